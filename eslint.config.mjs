@@ -1,0 +1,34 @@
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+// Workflows must stay deterministic: no Node built-ins, no I/O modules, no src/ code that does I/O.
+const banned = [
+  ...builtinModules,
+  ...builtinModules.map((m) => `node:${m}`),
+  'pg', 'knex', 'minio', 'koa', '@koa/router', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'bin/**', 'scripts/**', 'eslint.config.mjs'] },
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: banned.map((name) => ({ name, message: 'Workflows are deterministic: reach the world through activities.' })),
+          patterns: [{ group: ['../src/**', '../src'], message: 'Workflows may not import src/ modules (they do I/O).' }],
+        },
+      ],
+    },
+  },
+);

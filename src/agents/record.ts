@@ -1,0 +1,39 @@
+export type AgentState = 'ONLINE' | 'DRAINING' | 'DRAINED' | 'OFFLINE';
+
+export interface Agent {
+  id: string;
+  workspaceId: string;
+  name: string;
+  labels: Record<string, string>;
+  capabilities: Record<string, unknown>;
+  version: string | null;
+  state: AgentState;
+  drain: boolean;
+  drainDeadlineAt: string | null;
+  lastHeartbeatAt: string;
+  runningJobs: string[];
+  createdAt: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function agentFromRow(r: any, lostAfterMs: number, now = Date.now()): Agent {
+  const running: string[] = r.running_jobs ?? [];
+  const lastHeartbeat = new Date(r.last_heartbeat_at);
+  let state: AgentState = 'ONLINE';
+  if (now - lastHeartbeat.getTime() > lostAfterMs) state = 'OFFLINE';
+  else if (r.drain) state = running.length > 0 ? 'DRAINING' : 'DRAINED';
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    name: r.name,
+    labels: r.labels,
+    capabilities: r.capabilities,
+    version: r.version,
+    state,
+    drain: r.drain,
+    drainDeadlineAt: r.drain_deadline_at ? new Date(r.drain_deadline_at).toISOString() : null,
+    lastHeartbeatAt: lastHeartbeat.toISOString(),
+    runningJobs: running,
+    createdAt: new Date(r.created_at).toISOString(),
+  };
+}

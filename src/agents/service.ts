@@ -1,0 +1,187 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { NOTIFY } from '../db/channels';
+import type { Notifier } from '../db/notifier';
+import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
+import type { Principal } from '../auth/principal';
+import { applyProjection } from '../jobs/projection';
+import { type Job, jobFromRow } from '../jobs/record';
+import { AppError, notAssigned, notFound } from '../shared/errors';
+import { newId } from '../shared/ids';
+import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import { type Assignment, claimOne } from './claim';
+import { type Agent, agentFromRow } from './record';
+
+export interface AgentsDeps {
+  db: Knex;
+  workflows: JobWorkflowClient;
+  notifier: Notifier;
+  config: Config;
+  log: Logger;
+}
+
+export interface ResultReport {
+  nodeId: string;
+  jobId: string;
+  leaseId: string;
+  exitCode: number;
+  runtimeMs: number;
+  error?: string;
+}
+
+const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
+  WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
+
+export function createAgentsService({ db, workflows, notifier, config, log }: AgentsDeps) {
+  const lostAfterMs = config.durations.agentLostAfterMs;
+
+  /** The node, if it is in the caller's workspace and the caller may act for it. */
+  async function requireNode(principal: Principal, nodeId: string) {
+    const row = await db('agents').where({ id: nodeId, workspace_id: principal.workspaceId }).first();
+    if (!row) throw notFound('node');
+    if (principal.kind === 'node' && principal.agentId !== nodeId) {
+      throw new AppError('auth.forbidden', 'This node key belongs to another node');
+    }
+    return row;
+  }
+
+  async function getAgent(id: string): Promise<Agent> {
+    const row = await db('agents').where({ id }).first('*', db.raw(RUNNING_JOBS));
+    return agentFromRow(row, lostAfterMs);
+  }
+
+  return {
+    requireNode,
+
+    async register(principal: Principal, body: { name: string; labels: Record<string, string>; capabilities?: Record<string, unknown>; version?: string }) {
+      if (principal.kind === 'node') throw new AppError('auth.forbidden', 'Register with an agent or user key, not a node key');
+      const id = newId('agent');
+      const key = await db.transaction(async (trx) => {
+        await trx('agents').insert({
+          id,
+          workspace_id: principal.workspaceId,
+          name: body.name,
+          labels: JSON.stringify(body.labels),
+          capabilities: JSON.stringify(body.capabilities ?? {}),
+          version: body.version ?? null,
+          registered_with_key_id: principal.keyId,
+        });
+        return createApiKey(trx, { workspaceId: principal.workspaceId, name: `node ${body.name}`, kind: 'node', agentId: id });
+      });
+      return { nodeId: id, apiKey: key.key, heartbeatIntervalSeconds: config.limits.heartbeatIntervalSeconds };
+    },
+
+    /** Records liveness for the node and the jobs it names; answers drain and what to stop. */
+    async heartbeat(principal: Principal, body: { nodeId: string; runningJobs: string[] }) {
+      const node = await requireNode(principal, body.nodeId);
+      const running = [...new Set(body.runningJobs)];
+      const keep = await db.transaction(async (trx) => {
+        await trx('agents').where({ id: node.id }).update({ last_heartbeat_at: trx.fn.now() });
+        if (running.length === 0) return new Set<string>();
+        await trx('job_attempts')
+          .where({ agent_id: node.id })
+          .whereIn('job_id', running)
+          .whereNull('ended_at')
+          .update({ last_heartbeat_at: trx.fn.now() });
+        const live = await trx('job_attempts as a')
+          .join('jobs as j', (j) => j.on('j.id', 'a.job_id').andOn('j.lease_id', 'a.lease_id'))
+          .where({ 'a.agent_id': node.id, 'j.state': 'RUNNING' })
+          .whereIn('a.job_id', running)
+          .whereNull('a.ended_at')
+          .pluck('a.job_id');
+        return new Set<string>(live);
+      });
+      return { drain: node.drain as boolean, cancel: running.filter((id) => !keep.has(id)) };
+    },
+
+    /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
+    async poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: AbortSignal) {
+      let node = await requireNode(principal, body.nodeId);
+      const deadline = Date.now() + body.waitSeconds * 1000;
+      const jobs: Assignment[] = [];
+      const skip: string[] = [];
+      for (;;) {
+        const ticket = notifier.ticket([NOTIFY.jobQueued, node.workspace_id]);
+        while (!node.drain && jobs.length < body.maxJobs) {
+          const next = await claimOne(db, workflows, node, skip);
+          if (!next) break;
+          jobs.push(next);
+        }
+        if (jobs.length > 0 || Date.now() >= deadline || signal?.aborted) {
+          ticket.dispose();
+          break;
+        }
+        await ticket.wait(deadline - Date.now(), signal);
+        node = await requireNode(principal, body.nodeId);
+      }
+      const cancel = await db('job_attempts')
+        .where({ agent_id: node.id, kill_requested: true })
+        .whereNull('result')
+        .where('ended_at', '>', db.raw("now() - interval '10 minutes'"))
+        .pluck('job_id');
+      return { jobs, cancel: [...new Set<string>(cancel)] };
+    },
+
+    /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
+    async result(principal: Principal, report: ResultReport): Promise<Job> {
+      const node = await requireNode(principal, report.nodeId);
+      const jobRow = await db('jobs').where({ id: report.jobId, workspace_id: node.workspace_id, workflow_started: true }).first();
+      if (!jobRow) throw notFound('job');
+      const attempt = await db('job_attempts').where({ lease_id: report.leaseId, job_id: report.jobId }).first();
+      if (attempt && attempt.agent_id !== node.id) throw notAssigned();
+      const result = { leaseId: report.leaseId, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error };
+      try {
+        const snapshot = await workflows.result(report.jobId, result);
+        await applyProjection(db, { snapshot, workspaceId: node.workspace_id, attemptEnds: [{ leaseId: report.leaseId, reason: 'result', kill: false, result }] });
+      } catch (err) {
+        if (!(err instanceof WorkflowClosedError)) throw err;
+        if (!attempt?.result) throw notAssigned();
+      }
+      return jobFromRow(await db('jobs').where({ id: report.jobId }).first());
+    },
+
+    async drain(principal: Principal, body: { nodeId: string; enable: boolean; deadlineSeconds?: number }): Promise<Agent> {
+      const node = await requireNode(principal, body.nodeId);
+      await db('agents')
+        .where({ id: node.id })
+        .update({
+          drain: body.enable,
+          drain_deadline_at:
+            body.enable && body.deadlineSeconds !== undefined ? db.raw(`now() + make_interval(secs => ?)`, [body.deadlineSeconds]) : null,
+        });
+      // Running jobs re-read the deadline now instead of at their next liveness check.
+      const running = await db('job_attempts').where({ agent_id: node.id }).whereNull('ended_at').pluck('job_id');
+      await Promise.all(
+        running.map((jobId: string) =>
+          workflows.recheckAgent(jobId).catch((err) => {
+            if (!(err instanceof WorkflowClosedError)) log.warn({ err, jobId }, 'could not signal drain to job');
+          }),
+        ),
+      );
+      return getAgent(node.id);
+    },
+
+    async list(principal: Principal, page: { limit: number; cursor?: string }) {
+      const q = db('agents').where({ workspace_id: principal.workspaceId });
+      if (page.cursor) q.where('id', '<', Buffer.from(page.cursor, 'base64url').toString());
+      const rows = await q.orderBy('id', 'desc').limit(page.limit + 1).select('*', db.raw(RUNNING_JOBS));
+      const nodes = rows.slice(0, page.limit).map((r) => agentFromRow(r, lostAfterMs));
+      const nextCursor = rows.length > page.limit ? Buffer.from(nodes[nodes.length - 1].id).toString('base64url') : null;
+      return { nodes, nextCursor };
+    },
+
+    /** Issues a new node key; every earlier key of the node stops working at once. */
+    async rotateKey(principal: Principal, body: { nodeId: string }) {
+      const node = await requireNode(principal, body.nodeId);
+      const key = await db.transaction(async (trx) => {
+        const created = await createApiKey(trx, { workspaceId: node.workspace_id, name: `node ${node.name}`, kind: 'node', agentId: node.id });
+        await revokeNodeKeys(trx, node.id, created.id);
+        return created;
+      });
+      return { nodeId: node.id, apiKey: key.key };
+    },
+  };
+}
+
+export type AgentsService = ReturnType<typeof createAgentsService>;

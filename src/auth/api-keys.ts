@@ -1,0 +1,62 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
+import { newId, randomToken } from '../shared/ids';
+import type { Principal } from './principal';
+
+export type KeyKind = 'user' | 'agent' | 'node';
+
+export interface Quotas {
+  maxJobsPerHour?: number;
+  maxConcurrentJobs?: number;
+  allowedJobTypes?: string[];
+}
+
+// Secrets are 192 random bits, so a plain SHA-256 is a sound at-rest hash (no KDF needed).
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const PREFIX_LETTER: Record<KeyKind, string> = { user: 'u', agent: 'a', node: 'n' };
+
+/** Mints `<prefix>_<secret>`; the whole key is returned only here, once. */
+export async function createApiKey(
+  db: Knex,
+  opts: { workspaceId: string; name: string; kind: KeyKind; agentId?: string; quotas?: Quotas },
+): Promise<{ id: string; prefix: string; key: string }> {
+  const id = newId('key');
+  const prefix = `ck${PREFIX_LETTER[opts.kind]}${randomToken(8).toLowerCase().slice(0, 10)}`;
+  const secret = randomToken(24);
+  await db('api_keys').insert({
+    id,
+    workspace_id: opts.workspaceId,
+    prefix,
+    secret_hash: hashSecret(secret),
+    name: opts.name,
+    kind: opts.kind,
+    agent_id: opts.agentId ?? null,
+    quotas: opts.quotas ? JSON.stringify(opts.quotas) : null,
+  });
+  return { id, prefix, key: `${prefix}_${secret}` };
+}
+
+/** Resolves a presented key; null for anything unknown, malformed or revoked. Read per request,
+ * so a revocation holds at once on every API instance. */
+export async function authenticateApiKey(db: Knex, presented: string): Promise<Principal | null> {
+  const sep = presented.lastIndexOf('_');
+  if (sep <= 0 || presented.length > 200) return null;
+  const prefix = presented.slice(0, sep);
+  const row = await db('api_keys').where({ prefix }).whereNull('revoked_at').first();
+  if (!row) return null;
+  const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
+  if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
+  // Coarse last-used stamp: at most one write per key per minute.
+  void db('api_keys')
+    .where({ id: row.id })
+    .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
+    .update({ last_used_at: db.fn.now() })
+    .catch(() => undefined);
+  return { workspaceId: row.workspace_id, kind: row.kind, keyId: row.id, agentId: row.agent_id ?? undefined };
+}
+
+export async function revokeNodeKeys(db: Knex, agentId: string, exceptKeyId?: string): Promise<void> {
+  const q = db('api_keys').where({ agent_id: agentId, kind: 'node' }).whereNull('revoked_at');
+  if (exceptKeyId) q.whereNot({ id: exceptKeyId });
+  await q.update({ revoked_at: db.fn.now() });
+}

@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+import { newId } from '../shared/ids';
+
+/** The workspace `npm run dev` and `compute keys create` use when none is named; made on first use. */
+export async function ensureDefaultWorkspace(db: Knex): Promise<string> {
+  const existing = await db('workspaces').where({ is_default: true }).first('id');
+  if (existing) return existing.id;
+  const id = newId('ws');
+  await db('workspaces').insert({ id, name: 'default', is_default: true }).onConflict().ignore();
+  const row = await db('workspaces').where({ is_default: true }).first('id');
+  return row.id;
+}
+
+export async function createWorkspace(db: Knex, name: string): Promise<string> {
+  const id = newId('ws');
+  await db('workspaces').insert({ id, name });
+  return id;
+}

@@ -1,0 +1,128 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+// The one place that reads the environment. Everything else receives a Config.
+
+const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: int(3000),
+  PUBLIC_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().optional(),
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('compute-jobs'),
+  TEMPORAL_UI_PORT: int(8233),
+  S3_ENDPOINT: z.string().optional(),
+  S3_ACCESS_KEY: z.string().optional(),
+  S3_SECRET_KEY: z.string().optional(),
+  S3_BUCKET: z.string().default('compute-artifacts'),
+  S3_REGION: z.string().default('us-east-1'),
+  COMPUTE_DATA_DIR: z.string().optional(),
+  COMPUTE_TOOLS_DIR: z.string().optional(),
+  AGENT_LOST_AFTER_MS: int(90_000),
+  CANCEL_GRACE_MS: int(30_000),
+  AGENT_LOSS_BACKOFF_MS: int(10_000),
+  AGENT_LOSS_MAX_ATTEMPTS: int(3),
+  HEARTBEAT_INTERVAL_SECONDS: int(30),
+  SSE_KEEPALIVE_MS: int(15_000),
+  LOG_LIMIT_BYTES: int(64 * 1024 * 1024),
+  BODY_LIMIT_BYTES: int(1024 * 1024),
+  RECONCILE_INTERVAL_MS: int(30_000),
+  DEPENDENCY_RETRY_AFTER_SECONDS: int(5),
+  DEV_POSTGRES_PORT: int(55432),
+  DEV_TEMPORAL_PORT: int(7233),
+  DEV_MINIO_PORT: int(9000),
+  DEV_MINIO_CONSOLE_PORT: int(9001),
+});
+
+export interface Durations {
+  /** A running job whose agent has not named it in a heartbeat for this long is lost. */
+  agentLostAfterMs: number;
+  /** How long a CANCELLING job waits for the agent's confirmation. */
+  cancelGraceMs: number;
+  /** First backoff before requeueing a job whose agent was lost; doubles per loss. */
+  agentLossBackoffMs: number;
+  sseKeepAliveMs: number;
+  reconcileIntervalMs: number;
+}
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  logLevel: string;
+  http: { host: string; port: number; publicUrl?: string };
+  databaseUrl?: string;
+  temporal: { address?: string; namespace: string; taskQueue: string; uiPort: number };
+  s3: { endpoint?: string; accessKey?: string; secretKey?: string; bucket: string; region: string };
+  dataDir: string;
+  toolsDir: string;
+  durations: Durations;
+  limits: {
+    agentLossMaxAttempts: number;
+    heartbeatIntervalSeconds: number;
+    logBytesPerJob: number;
+    bodyBytes: number;
+  };
+  dependencyRetryAfterSeconds: number;
+  /** Ports of the services `npm run dev` starts itself when no external one is configured. */
+  dev: { postgresPort: number; temporalPort: number; minioPort: number; minioConsolePort: number };
+}
+
+/** The database `npm run dev` runs when DATABASE_URL is unset; the CLI finds it the same way. */
+export function databaseUrlOf(config: Config): string {
+  return config.databaseUrl ?? `postgres://postgres:postgres@127.0.0.1:${config.dev.postgresPort}/compute`;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    http: { host: e.HOST, port: e.PORT, publicUrl: e.PUBLIC_URL },
+    databaseUrl: e.DATABASE_URL,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiPort: e.TEMPORAL_UI_PORT,
+    },
+    s3: {
+      endpoint: e.S3_ENDPOINT,
+      accessKey: e.S3_ACCESS_KEY,
+      secretKey: e.S3_SECRET_KEY,
+      bucket: e.S3_BUCKET,
+      region: e.S3_REGION,
+    },
+    dataDir: path.resolve(e.COMPUTE_DATA_DIR ?? '.data'),
+    toolsDir: path.resolve(e.COMPUTE_TOOLS_DIR ?? path.join(os.homedir(), '.cache', 'compute-tools')),
+    durations: {
+      agentLostAfterMs: e.AGENT_LOST_AFTER_MS,
+      cancelGraceMs: e.CANCEL_GRACE_MS,
+      agentLossBackoffMs: e.AGENT_LOSS_BACKOFF_MS,
+      sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
+      reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+    },
+    limits: {
+      agentLossMaxAttempts: e.AGENT_LOSS_MAX_ATTEMPTS,
+      heartbeatIntervalSeconds: e.HEARTBEAT_INTERVAL_SECONDS,
+      logBytesPerJob: e.LOG_LIMIT_BYTES,
+      bodyBytes: e.BODY_LIMIT_BYTES,
+    },
+    dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,
+    dev: {
+      postgresPort: e.DEV_POSTGRES_PORT,
+      temporalPort: e.DEV_TEMPORAL_PORT,
+      minioPort: e.DEV_MINIO_PORT,
+      minioConsolePort: e.DEV_MINIO_CONSOLE_PORT,
+    },
+  };
+}

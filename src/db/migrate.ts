@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+import * as createCoreTables from './migrations/20261122000000_create_core_tables';
+
+// Migrations are imported, not discovered on disk, so they run the same from TS sources and from
+// a compiled build.
+const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
+  '20261122000000_create_core_tables': createCoreTables,
+};
+
+const source: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(MIGRATIONS).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => MIGRATIONS[name],
+};
+
+export async function migrateLatest(db: Knex): Promise<void> {
+  await db.migrate.latest({ migrationSource: source });
+}

@@ -1,0 +1,68 @@
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Knex } from 'knex';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Services } from '../services';
+import { apiKeyAuthenticator, authenticate, principalOf } from './authenticate';
+import { lastEventIdOf, streamJobLogs } from './log-stream';
+import { buildDocument, newRegistry } from './openapi';
+import { surfaceAEnvelope } from './surface-a/envelope';
+import { jobsRoutes } from './surface-a/jobs-routes';
+import { nodesRoutes } from './surface-a/nodes-routes';
+import { stateA } from './surface-a/render';
+
+export function createApp({ services, config, log, db }: { services: Services; config: Config; log: Logger; db: Knex }): Koa {
+  const app = new Koa();
+  const registry = newRegistry();
+
+  const surfaceA = new Router({ prefix: '/api' });
+  surfaceA.use(authenticate([apiKeyAuthenticator(db)]));
+  surfaceA.use(jobsRoutes(services, registry).routes());
+  surfaceA.use(nodesRoutes(services, registry).routes());
+  surfaceA.get('/compute/jobs/:jobId/logs', async (ctx) => {
+    const principal = principalOf(ctx);
+    const jobId = ctx.params.jobId;
+    await services.jobs.get(principal, jobId);
+    streamJobLogs(ctx, jobId, lastEventIdOf(ctx), {
+      logs: services.logs,
+      notifier: services.notifier,
+      keepAliveMs: config.durations.sseKeepAliveMs,
+      log,
+      loadJob: () => services.jobs.get(principal, jobId),
+      renderState: (job) => stateA(job.state),
+    });
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/compute/jobs/{jobId}/logs',
+    summary: 'SSE stream of a job\'s log: `event: log` (id = seq), `event: log.truncated`, then `event: end`; resume with Last-Event-ID',
+    tags: ['jobs'],
+    security: [{ ApiKey: [] }],
+    responses: { 200: { description: 'text/event-stream' } },
+  });
+  const document = buildDocument(registry);
+
+  const open = new Router();
+  open.get('/api/openapi.json', (ctx) => {
+    ctx.state.raw = true;
+    ctx.body = document;
+  });
+  open.get('/healthz', (ctx) => {
+    ctx.body = { ok: true };
+  });
+
+  const envelope = surfaceAEnvelope(log, config.dependencyRetryAfterSeconds);
+  app.use(async (ctx, next) => {
+    const started = Date.now();
+    await next();
+    log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
+  });
+  app.use((ctx, next) => (ctx.path.startsWith('/api') ? envelope(ctx, next) : next()));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' }));
+  app.use(open.routes());
+  app.use(surfaceA.routes());
+  app.use(surfaceA.allowedMethods());
+  return app;
+}

@@ -1,0 +1,70 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { parse } from './validate';
+
+/** Surface A's error envelope, as documented. */
+export const ErrorEnvelope = z
+  .object({
+    status: z.literal('ERROR'),
+    code: z.string().meta({ examples: ['request.invalid', 'resource.not_found', 'job.invalid_state'] }),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
+  path: string;
+  summary: string;
+  tag: string;
+  body: B;
+  response: R;
+  handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R>>;
+}
+
+/**
+ * Mounts a Surface A operation and documents it from the same zod schemas that validate it,
+ * so the OpenAPI document cannot drift from what the server accepts.
+ */
+export function postOperation<B extends z.ZodType, R extends z.ZodType>(
+  router: Router,
+  registry: OpenAPIRegistry,
+  prefix: string,
+  op: PostOperation<B, R>,
+) {
+  registry.registerPath({
+    method: 'post',
+    path: prefix + op.path,
+    summary: op.summary,
+    tags: [op.tag],
+    security: [{ ApiKey: [] }],
+    request: { body: { content: { 'application/json': { schema: op.body } } } },
+    responses: {
+      200: { description: 'OK', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
+      default: { description: 'Error', content: { 'application/json': { schema: ErrorEnvelope } } },
+    },
+  });
+  router.post(op.path, async (ctx) => {
+    ctx.body = await op.handle(ctx, parse(op.body, ctx.request.body));
+  });
+}
+
+export function newRegistry(): OpenAPIRegistry {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  return registry;
+}
+
+export function buildDocument(registry: OpenAPIRegistry) {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Compute job service',
+      version: '0.1.0',
+      description:
+        'Surface A (/api). Successful responses are {status: "OK", payload}; failures are {status: "ERROR", code, message, details?}. ' +
+        'Request bodies are JSON of at most 1 MiB; unknown fields are 400 request.invalid. IDs of another workspace are 404.',
+    },
+  });
+}

@@ -1,0 +1,91 @@
+import Router from '@koa/router';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { Services } from '../../services';
+import { principalOf } from '../authenticate';
+import { type PostOperation, postOperation } from '../openapi';
+import { assignedJobA, jobA, nodeA } from './render';
+import {
+  AssignedJob, DrainRequest, HeartbeatRequest, JobA, ListNodesRequest, LogsRequest, NodeA, NodeRef, PollRequest, RegisterRequest, ResultRequest,
+} from './schemas';
+
+const KeyResponse = z.object({ nodeId: z.string(), apiKey: z.string() });
+
+export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Router {
+  const router = new Router({ prefix: '/compute/nodes' });
+  const mount = <B extends z.ZodType, R extends z.ZodType>(op: Omit<PostOperation<B, R>, 'tag'>) =>
+    postOperation(router, registry, '/api/compute/nodes', { ...op, tag: 'nodes' });
+  const { agents, logs } = services;
+
+  mount({
+    path: '/register',
+    summary: "An agent's first contact (agent or user key); returns the node key used from then on",
+    body: RegisterRequest,
+    response: KeyResponse.extend({ heartbeatIntervalSeconds: z.number().int() }),
+    handle: (ctx, body) => agents.register(principalOf(ctx), body),
+  });
+  mount({
+    path: '/heartbeat',
+    summary: 'Keep-alive every 30 s naming running jobs; answers drain and the jobs to stop',
+    body: HeartbeatRequest,
+    response: z.object({ drain: z.boolean(), cancel: z.array(z.string()) }),
+    handle: (ctx, body) => agents.heartbeat(principalOf(ctx), body),
+  });
+  mount({
+    path: '/poll',
+    summary: 'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted',
+    body: PollRequest,
+    response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
+    handle: async (ctx, body) => {
+      const aborted = new AbortController();
+      ctx.req.once('close', () => aborted.abort());
+      const out = await agents.poll(principalOf(ctx), body, aborted.signal);
+      return { jobs: out.jobs.map(assignedJobA), cancel: out.cancel };
+    },
+  });
+  mount({
+    path: '/logs',
+    summary: "Push a batch of log lines for the node's current lease (idempotent on seq)",
+    body: LogsRequest,
+    response: z.object({ accepted: z.number().int(), duplicates: z.number().int() }),
+    handle: async (ctx, body) => {
+      await agents.requireNode(principalOf(ctx), body.nodeId);
+      return logs.push(principalOf(ctx), { nodeId: body.nodeId, jobId: body.job_id, leaseId: body.leaseId, lines: body.lines });
+    },
+  });
+  mount({
+    path: '/result',
+    summary: "Report an attempt's terminal result (idempotent); 409 job.not_assigned for a stale lease",
+    body: ResultRequest,
+    response: JobA,
+    handle: async (ctx, body) => {
+      const job = await agents.result(principalOf(ctx), { ...body, jobId: body.job_id });
+      return jobA(job);
+    },
+  });
+  mount({
+    path: '/drain',
+    summary: 'Stop handing the node new jobs; past deadlineSeconds its unfinished jobs are requeued',
+    body: DrainRequest,
+    response: NodeA,
+    handle: async (ctx, body) => nodeA(await agents.drain(principalOf(ctx), body)),
+  });
+  mount({
+    path: '/list',
+    summary: "Nodes of the caller's workspace, newest first",
+    body: ListNodesRequest,
+    response: z.object({ nodes: z.array(NodeA), nextCursor: z.string().nullable() }),
+    handle: async (ctx, page) => {
+      const out = await agents.list(principalOf(ctx), page);
+      return { nodes: out.nodes.map(nodeA), nextCursor: out.nextCursor };
+    },
+  });
+  mount({
+    path: '/rotate-key',
+    summary: "Replace the node's key; the old one stops working at once",
+    body: NodeRef,
+    response: KeyResponse,
+    handle: (ctx, body) => agents.rotateKey(principalOf(ctx), body),
+  });
+  return router;
+}

@@ -1,0 +1,63 @@
+import type { Agent } from '../../agents/record';
+import type { Assignment } from '../../agents/claim';
+import type { Job } from '../../jobs/record';
+import type { JobState } from '../../../workflows/definitions';
+
+// Surface A's spelling of the service's records (CONTRACT §3, §4).
+
+export const stateA = (s: JobState) => s.toLowerCase().replace('_', '-');
+
+export function jobA(job: Job) {
+  return {
+    job_id: job.id,
+    type: job.type,
+    command: job.command,
+    state: stateA(job.state),
+    labels: job.labels,
+    selector: job.selector,
+    timeoutSeconds: job.timeoutSeconds,
+    priority: job.priority,
+    pool: job.pool,
+    retry: job.retry,
+    attempt: job.attempt,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+    exitCode: job.exitCode,
+    runtimeMs: job.runtimeMs,
+    nodeId: job.agentId,
+    failureReason: job.failureReason,
+    error: job.error,
+    artifacts: [],
+  };
+}
+
+export function assignedJobA({ job, leaseId }: Assignment) {
+  return {
+    job_id: job.id,
+    leaseId,
+    type: job.type,
+    command: job.command,
+    env: job.env,
+    timeoutSeconds: job.timeoutSeconds,
+    attempt: job.attempt,
+    labels: job.labels,
+    artifacts: { paths: job.artifactPaths },
+    artifactUploadUrl: null,
+  };
+}
+
+export function nodeA(a: Agent) {
+  return {
+    nodeId: a.id,
+    name: a.name,
+    labels: a.labels,
+    state: a.state,
+    drain: a.drain,
+    drainDeadlineAt: a.drainDeadlineAt,
+    lastHeartbeatAt: a.lastHeartbeatAt,
+    runningJobs: a.runningJobs,
+    version: a.version,
+    createdAt: a.createdAt,
+  };
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { JOB_STATES } from '../../../workflows/definitions';
+import { LabelsSchema } from '../../jobs/schemas';
+
+// Surface A's request and response shapes (CONTRACT §4). Requests are strict: unknown fields are
+// 400 `request.invalid`. Responses are documented in the OpenAPI document.
+
+const JobId = z.string().min(1).max(64).meta({ examples: ['job_01jdq0d6v3c7b1y1w2k3m4n5p6'] });
+const NodeId = z.string().min(1).max(64);
+const LeaseId = z.string().min(1).max(64);
+
+export const A_STATES = JOB_STATES.map((s) => s.toLowerCase().replace('_', '-')) as [string, ...string[]];
+/** Accepts Surface A's spelling (`timed-out`) and the canonical one (`TIMED_OUT`). */
+const StateFilter = z
+  .string()
+  .transform((s) => s.toUpperCase().replace('-', '_'))
+  .pipe(z.enum(JOB_STATES));
+
+export const JobRef = z.strictObject({ job_id: JobId });
+export const ListJobsRequest = z.strictObject({
+  state: z.union([StateFilter, z.array(StateFilter).max(7)]).optional(),
+  labels: LabelsSchema.optional(),
+  createdAfter: z.iso.datetime().optional(),
+  createdBefore: z.iso.datetime().optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+export const RegisterRequest = z.strictObject({
+  name: z.string().min(1).max(200),
+  labels: LabelsSchema.default({}),
+  capabilities: z.record(z.string(), z.unknown()).optional(),
+  version: z.string().max(100).optional(),
+});
+export const HeartbeatRequest = z.strictObject({ nodeId: NodeId, runningJobs: z.array(JobId).max(1000).default([]) });
+export const PollRequest = z.strictObject({
+  nodeId: NodeId,
+  maxJobs: z.number().int().min(1).max(100).default(1),
+  waitSeconds: z.number().int().min(0).max(30).default(0),
+});
+export const LogsRequest = z.strictObject({
+  nodeId: NodeId,
+  job_id: JobId,
+  leaseId: LeaseId,
+  lines: z
+    .array(
+      z.strictObject({
+        seq: z.number().int().min(0),
+        stream: z.enum(['stdout', 'stderr']),
+        line: z.string().max(64 * 1024),
+        ts: z.iso.datetime().optional(),
+      }),
+    )
+    .max(5000),
+});
+export const ResultRequest = z.strictObject({
+  nodeId: NodeId,
+  job_id: JobId,
+  leaseId: LeaseId,
+  exitCode: z.number().int().min(-255).max(255),
+  runtimeMs: z.number().int().min(0),
+  error: z.string().max(4096).optional(),
+  usage: z.record(z.string(), z.number()).optional(),
+});
+export const DrainRequest = z.strictObject({
+  nodeId: NodeId,
+  enable: z.boolean().default(true),
+  deadlineSeconds: z.number().int().min(0).max(7 * 86_400).optional(),
+});
+export const ListNodesRequest = z.strictObject({
+  limit: z.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export const NodeRef = z.strictObject({ nodeId: NodeId });
+
+export const JobA = z
+  .object({
+    job_id: z.string(),
+    type: z.string(),
+    command: z.string(),
+    state: z.enum(A_STATES),
+    labels: z.record(z.string(), z.string()),
+    selector: z.record(z.string(), z.string()),
+    timeoutSeconds: z.number().int(),
+    priority: z.number().int(),
+    pool: z.string(),
+    retry: z.object({ maxAttempts: z.number().int(), backoffSeconds: z.number().int() }),
+    attempt: z.number().int(),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    exitCode: z.number().int().nullable(),
+    runtimeMs: z.number().int().nullable(),
+    nodeId: z.string().nullable(),
+    failureReason: z.enum(['exit_code', 'agent_error', 'agent_lost', 'timeout']).nullable(),
+    error: z.string().nullable(),
+    artifacts: z.array(z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() })),
+  })
+  .meta({ id: 'JobA' });
+export const SubmitResponse = z.object({ job_id: z.string(), state: z.enum(A_STATES), createdAt: z.string() });
+export const JobListResponse = z.object({ jobs: z.array(JobA), nextCursor: z.string().nullable() });
+export const AssignedJob = z
+  .object({
+    job_id: z.string(),
+    leaseId: z.string(),
+    type: z.string(),
+    command: z.string(),
+    env: z.record(z.string(), z.string()),
+    timeoutSeconds: z.number().int(),
+    attempt: z.number().int(),
+    labels: z.record(z.string(), z.string()),
+    artifacts: z.object({ paths: z.array(z.string()) }),
+    artifactUploadUrl: z.string().nullable(),
+  })
+  .meta({ id: 'AssignedJob' });
+export const NodeA = z
+  .object({
+    nodeId: z.string(),
+    name: z.string(),
+    labels: z.record(z.string(), z.string()),
+    state: z.enum(['ONLINE', 'DRAINING', 'DRAINED', 'OFFLINE']),
+    drain: z.boolean(),
+    drainDeadlineAt: z.string().nullable(),
+    lastHeartbeatAt: z.string(),
+    runningJobs: z.array(z.string()),
+    version: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'NodeA' });

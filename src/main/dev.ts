@@ -1,0 +1,66 @@
+import { type Config, loadConfig } from '../config';
+import { ensureDevApiKey } from '../auth/dev-key';
+import { ensureDefaultWorkspace } from '../auth/workspaces';
+import { createDb } from '../db/knex';
+import { migrateLatest } from '../db/migrate';
+import { createLogger } from '../log';
+import { startServiceProcess } from '../runtime/service-process';
+import { startLocalStack } from '../stack/local-stack';
+import { runUntilSignal } from './run-until-signal';
+
+// `npm run dev`: the whole service on one machine. Temporal (with its UI), PostgreSQL and MinIO
+// are started from the project's own tools unless TEMPORAL_ADDRESS, DATABASE_URL or S3_ENDPOINT
+// point elsewhere; all data lives under COMPUTE_DATA_DIR (default .data) and survives restarts.
+async function main() {
+  const base = loadConfig();
+  const log = createLogger(base.logLevel, 'dev');
+  const say = (msg: string) => process.stderr.write(`${msg}\n`);
+  say(`compute dev: data in ${base.dataDir}`);
+  const stack = await startLocalStack({
+    dataDir: base.dataDir,
+    toolsDir: base.toolsDir,
+    ports: {
+      postgres: base.dev.postgresPort,
+      temporal: base.dev.temporalPort,
+      temporalUi: base.temporal.uiPort,
+      minio: base.dev.minioPort,
+      minioConsole: base.dev.minioConsolePort,
+    },
+    start: { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint },
+    log: (msg) => say(`  ${msg}`),
+  });
+  const config: Config = {
+    ...base,
+    databaseUrl: base.databaseUrl ?? stack.databaseUrl,
+    temporal: { ...base.temporal, address: base.temporal.address ?? stack.temporalAddress },
+    s3: stack.s3 ? { ...base.s3, endpoint: stack.s3.endpoint, accessKey: stack.s3.accessKey, secretKey: stack.s3.secretKey } : base.s3,
+  };
+  const db = createDb(config.databaseUrl!);
+  await migrateLatest(db);
+  const workspaceId = await ensureDefaultWorkspace(db);
+  const key = await ensureDevApiKey(db, config.dataDir, workspaceId);
+  await db.destroy();
+
+  const proc = await startServiceProcess({ config, log, api: true, worker: true });
+  say('');
+  say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
+  say(`  Temporal       ${config.temporal.address}   namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}`);
+  if (stack.temporalUiUrl) say(`  Temporal UI    ${stack.temporalUiUrl}   (filter: JobState="RUNNING")`);
+  say(`  PostgreSQL     ${config.databaseUrl}`);
+  if (stack.s3) say(`  MinIO          ${stack.s3.endpoint}   (console ${stack.s3.consoleUrl})`);
+  say(`  Workspace      ${workspaceId}`);
+  say(`  API key        ${key}`);
+  say('');
+  say(`  try: curl -s -H 'X-API-Key: ${key}' -H 'Content-Type: application/json' \\`);
+  say(`         -d '{"type":"COMMAND","command":"echo hello"}' ${proc.url}/api/compute/jobs/submit`);
+  say('  Ctrl-C stops everything.');
+  runUntilSignal(log, async () => {
+    await proc.stop();
+    await stack.stop();
+  });
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

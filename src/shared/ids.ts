@@ -1,0 +1,17 @@
+import { randomBytes } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
+
+// Opaque, prefixed, time-sortable IDs (CONTRACT §1). ULIDs sort by creation time, so an ID
+// doubles as a stable pagination cursor.
+const next = monotonicFactory();
+
+export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease';
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${next().toLowerCase()}`;
+}
+
+/** URL-safe random token without `_`, so `<prefix>_<secret>` splits unambiguously. */
+export function randomToken(bytes: number): string {
+  return randomBytes(bytes).toString('base64url').replace(/[-_]/g, 'x');
+}

@@ -1,0 +1,98 @@
+import {
+  type Client,
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { AppError } from '../shared/errors';
+import {
+  type AssignInput,
+  type JobSnapshot,
+  type JobWorkflowInput,
+  type ResultInput,
+  REFUSAL,
+  assignUpdate,
+  cancelUpdate,
+  recheckAgentSignal,
+  resultUpdate,
+} from '../../workflows/definitions';
+import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../../workflows/search-attributes';
+
+export const workflowIdOf = (jobId: string) => `job-${jobId}`;
+
+/** The job's workflow has closed (or never started): the caller falls back to the read model. */
+export class WorkflowClosedError extends Error {}
+
+const CALL_BUDGET_MS = 10_000;
+
+/** Thin typed access to job workflows; translates Temporal's errors into the service's. */
+export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
+  const translate = (err: unknown): never => {
+    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+      const type = err.cause.type;
+      if (type === REFUSAL.invalidState || type === REFUSAL.notAssigned) throw new AppError(type, err.cause.message);
+    }
+    if (err instanceof WorkflowNotFoundError) throw new WorkflowClosedError(err.message);
+    if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message)) throw new WorkflowClosedError(err.message);
+    if (err instanceof ServiceError || isTransportError(err)) {
+      throw new AppError('dependency.unavailable', 'The workflow service is unavailable', undefined, opts.retryAfterSeconds);
+    }
+    throw err;
+  };
+  const call = <T>(fn: () => Promise<T>): Promise<T> =>
+    client.withDeadline(Date.now() + CALL_BUDGET_MS, fn).catch(translate);
+  const handle = (jobId: string) => client.workflow.getHandle(workflowIdOf(jobId));
+
+  return {
+    /** Starts the job's run; false when a run with this ID is already open. */
+    async start(input: JobWorkflowInput): Promise<boolean> {
+      const { spec } = input;
+      try {
+        await call(() =>
+          client.workflow.start('jobWorkflow', {
+            workflowId: workflowIdOf(spec.jobId),
+            taskQueue: opts.taskQueue,
+            args: [input],
+            requestEagerStart: opts.eager,
+            typedSearchAttributes: [
+              { key: JobStateKey, value: 'QUEUED' },
+              { key: WorkspaceIdKey, value: spec.workspaceId },
+              { key: JobTypeKey, value: spec.type },
+              { key: LabelsKey, value: Object.entries(spec.labels).map(([k, v]) => `${k}=${v}`) },
+            ],
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+        throw err;
+      }
+    },
+    assign: (jobId: string, input: AssignInput): Promise<JobSnapshot> =>
+      call(() => handle(jobId).executeUpdate(assignUpdate, { args: [input] })),
+    result: (jobId: string, input: ResultInput): Promise<JobSnapshot> =>
+      call(() => handle(jobId).executeUpdate(resultUpdate, { args: [input] })),
+    cancel: (jobId: string): Promise<JobSnapshot> => call(() => handle(jobId).executeUpdate(cancelUpdate)),
+    recheckAgent: (jobId: string): Promise<void> => call(() => handle(jobId).signal(recheckAgentSignal)),
+    /** True when a run of the job's workflow exists, open or closed. */
+    async exists(jobId: string): Promise<boolean> {
+      try {
+        await call(() => handle(jobId).describe());
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowClosedError) return false;
+        throw err;
+      }
+    },
+  };
+}
+
+export type JobWorkflowClient = ReturnType<typeof createJobWorkflowClient>;
+
+function isTransportError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  // gRPC UNAVAILABLE, DEADLINE_EXCEEDED and connection failures.
+  return code === 14 || code === 4 || (err instanceof Error && /ECONNREFUSED|transport|connect/i.test(err.message));
+}

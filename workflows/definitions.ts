@@ -1,0 +1,97 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+// Messages of the job workflow, defined once and imported by the workflow, the API and the tests.
+
+export const JOB_STATES = [
+  'QUEUED',
+  'RUNNING',
+  'CANCELLING',
+  'SUCCEEDED',
+  'FAILED',
+  'TIMED_OUT',
+  'CANCELLED',
+] as const;
+export type JobState = (typeof JOB_STATES)[number];
+export const TERMINAL_STATES: readonly JobState[] = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'];
+export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
+
+export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout';
+
+/** What the workflow needs of a job. `env` stays out: secrets don't belong in workflow history. */
+export interface JobSpec {
+  jobId: string;
+  workspaceId: string;
+  type: string;
+  command: string;
+  labels: Record<string, string>;
+  timeoutSeconds: number;
+  retry: { maxAttempts: number; backoffSeconds: number };
+  createdAt: string;
+}
+
+/** Durations from config, passed in so the workflow stays deterministic and tests can shorten them. */
+export interface JobTimings {
+  agentLostAfterMs: number;
+  cancelGraceMs: number;
+  agentLossBackoffMs: number;
+  agentLossMaxAttempts: number;
+}
+
+export interface JobWorkflowInput {
+  spec: JobSpec;
+  timings: JobTimings;
+  /** Attempt number of the first hand-out in this run; a manual retry starts a new run at attempt + 1. */
+  attempt: number;
+  /** Projection version the row already has; the run's own writes continue from it. */
+  version: number;
+  /** A manual retry: the run projects its QUEUED state before anything else. */
+  manualRetry?: boolean;
+}
+
+/** The job as the workflow sees it; projected into PostgreSQL after each transition. */
+export interface JobSnapshot {
+  jobId: string;
+  state: JobState;
+  attempt: number;
+  leaseId: string | null;
+  agentId: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  exitCode: number | null;
+  runtimeMs: number | null;
+  failureReason: FailureReason | null;
+  error: string | null;
+  availableAt: string;
+  version: number;
+}
+
+/** How an attempt ended, projected beside the snapshot. */
+export interface AttemptEnd {
+  leaseId: string;
+  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline';
+  /** The agent must kill the attempt's process. */
+  kill: boolean;
+  result?: ResultInput;
+}
+
+export interface AssignInput {
+  leaseId: string;
+  agentId: string;
+}
+
+export interface ResultInput {
+  leaseId: string;
+  exitCode: number;
+  runtimeMs: number;
+  error?: string;
+}
+
+/** Failure types of refused updates; the API maps them to HTTP 409 codes. */
+export const REFUSAL = { invalidState: 'job.invalid_state', notAssigned: 'job.not_assigned' } as const;
+
+export const assignUpdate = defineUpdate<JobSnapshot, [AssignInput]>('assign');
+export const resultUpdate = defineUpdate<JobSnapshot, [ResultInput]>('result');
+export const cancelUpdate = defineUpdate<JobSnapshot, []>('cancel');
+/** The agent's drain deadline changed: re-read it now rather than at the next liveness check. */
+export const recheckAgentSignal = defineSignal('recheckAgent');
+export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec }>('state');

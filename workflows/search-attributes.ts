@@ -1,0 +1,18 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+// Custom search attributes that ops teams filter on in the Temporal UI, e.g.
+// `JobState = "RUNNING" AND WorkspaceId = "ws_…"`. The dev server registers them at start.
+export const JobStateKey = defineSearchAttributeKey('JobState', SearchAttributeType.KEYWORD);
+export const WorkspaceIdKey = defineSearchAttributeKey('WorkspaceId', SearchAttributeType.KEYWORD);
+export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
+export const JobTypeKey = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
+export const LabelsKey = defineSearchAttributeKey('Labels', SearchAttributeType.KEYWORD_LIST);
+
+/** Name and server-side type of each key, as `temporal server start-dev --search-attribute` takes them. */
+export const SEARCH_ATTRIBUTE_REGISTRATIONS: ReadonlyArray<{ name: string; type: 'Keyword' | 'KeywordList' }> = [
+  { name: JobStateKey.name, type: 'Keyword' },
+  { name: WorkspaceIdKey.name, type: 'Keyword' },
+  { name: AgentIdKey.name, type: 'Keyword' },
+  { name: JobTypeKey.name, type: 'Keyword' },
+  { name: LabelsKey.name, type: 'KeywordList' },
+];
