@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import { type Config, loadConfig } from '../../src/config';
+import { createDb } from '../../src/db/knex';
+import { migrateLatest } from '../../src/db/migrate';
+import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
+import { type LocalStack, startLocalStack } from '../../src/stack/local-stack';
+import { freePort } from '../../src/stack/ports';
+
+/** Durations shortened so the timer paths run in seconds; everything else as in production. */
+export const TEST_ENV = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'warn',
+  PORT: '0',
+  AGENT_LOST_AFTER_MS: '2500',
+  CANCEL_GRACE_MS: '1500',
+  AGENT_LOSS_BACKOFF_MS: '200',
+  SSE_KEEPALIVE_MS: '400',
+  LOG_LIMIT_BYTES: String(64 * 1024),
+  RECONCILE_INTERVAL_MS: '3600000',
+  DEPENDENCY_RETRY_AFTER_SECONDS: '3',
+};
+
+export interface TestEnv {
+  stack: LocalStack;
+  dataDir: string;
+  config: Config;
+  db: Knex;
+  bundle: WorkflowBundleWithSourceMap;
+  service: ServiceProcess;
+  url: string;
+  /** A config for extra processes (a second API, a worker child) against the same stack. */
+  configWith(overrides: Record<string, string>): Config;
+}
+
+let env: TestEnv | undefined;
+
+export function testEnv(): TestEnv {
+  if (!env) throw new Error('test stack not started');
+  return env;
+}
+
+export const quietLog = pino({ level: 'silent' });
+
+export async function startTestEnv(): Promise<TestEnv> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-test-'));
+  fs.chmodSync(dataDir, 0o755);
+  const base = loadConfig(TEST_ENV);
+  const stack = await startLocalStack({
+    dataDir,
+    toolsDir: loadConfig().toolsDir,
+    ports: { postgres: await freePort(), temporal: await freePort() },
+    ephemeralTemporal: true,
+    start: { postgres: true, temporal: true, minio: false },
+    log: (msg) => process.stderr.write(`  [stack] ${msg}\n`),
+  });
+  const envVars = { ...TEST_ENV, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir };
+  const configWith = (overrides: Record<string, string>) => loadConfig({ ...envVars, ...overrides });
+  const config = configWith({});
+  const db = createDb(config.databaseUrl!);
+  await migrateLatest(db);
+  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
+  const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
+  env = { stack, dataDir, config: { ...base, ...config }, db, bundle, service, url: service.url!, configWith };
+  return env;
+}
+
+export async function stopTestEnv(): Promise<void> {
+  if (!env) return;
+  await env.service.stop();
+  await env.db.destroy();
+  await env.stack.stop();
+  fs.rmSync(env.dataDir, { recursive: true, force: true });
+  env = undefined;
+}
+
+const noop = () => undefined;
+export const silentSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };

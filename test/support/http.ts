@@ -1,0 +1,65 @@
+import { createApiKey } from '../../src/auth/api-keys';
+import { createWorkspace } from '../../src/auth/workspaces';
+import { testEnv } from './env';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export async function post(path: string, body: unknown, key?: string, baseUrl = testEnv().url): Promise<Reply> {
+  const res = await fetch(`${baseUrl}/api${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-Key': key } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Asserts success and returns the payload. */
+export async function ok(path: string, body: unknown, key: string, baseUrl?: string) {
+  const reply = await post(path, body, key, baseUrl);
+  if (reply.status !== 200) throw new Error(`${path} -> ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.payload;
+}
+
+/** A fresh workspace with a user key: each test's data is its own. */
+export async function newWorkspace(name = 'test') {
+  const db = testEnv().db;
+  const workspaceId = await createWorkspace(db, name);
+  const { key } = await createApiKey(db, { workspaceId, name: 'test', kind: 'user' });
+  return { workspaceId, key };
+}
+
+export async function registerNode(key: string, labels: Record<string, string> = {}, name = 'node') {
+  const reg = await ok('/compute/nodes/register', { name, labels }, key);
+  return { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
+}
+
+export const submit = (key: string, manifest: Record<string, unknown> = {}) =>
+  ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo hi', ...manifest }, key);
+
+export const retrieve = (key: string, jobId: string) => ok('/compute/jobs/retrieve', { job_id: jobId }, key);
+
+export async function pollOne(node: { nodeId: string; nodeKey: string }, waitSeconds = 5) {
+  const out = await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds }, node.nodeKey);
+  return out.jobs[0] as { job_id: string; leaseId: string; attempt: number; env: Record<string, string> } | undefined;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls a job until `predicate` holds (state changes land through the workflow's projection). */
+export async function waitForJob(key: string, jobId: string, predicate: (job: { state: string }) => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await retrieve(key, jobId);
+    if (predicate(job)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${job.state}`);
+    await sleep(50);
+  }
+}
+
+export const inState = (...states: string[]) => (job: { state: string }) => states.includes(job.state);
