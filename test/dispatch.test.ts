@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { newWorkspace, ok, pollOne, registerNode, submit } from './support/http';
+
+describe('dispatch', () => {
+  it('wakes a long poll within tens of milliseconds of a submit', async () => {
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    await pollOne(node, 0); // warm the path
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const polling = ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 10 }, node.nodeKey).then((out) => ({ out, at: Date.now() }));
+      await new Promise((r) => setTimeout(r, 300));
+      const submittedAt = Date.now();
+      const sub = await submit(key);
+      const { out, at } = await polling;
+      assert.equal(out.jobs[0].job_id, sub.job_id);
+      latencies.push(at - submittedAt);
+      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: sub.job_id, leaseId: out.jobs[0].leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    }
+    latencies.sort((a, b) => a - b);
+    process.stderr.write(`      submit→poll (incl. submit round trip) ms: ${latencies.join(', ')}\n`);
+    // Generous: well under a poll interval of any kind, also on a loaded 2-core CI machine.
+    assert.ok(latencies[2] < 250, `median ${latencies[2]} ms`);
+  });
+
+  it('hands out the highest priority first, then the oldest, and honours the selector', async () => {
+    const { key } = await newWorkspace();
+    const low = await submit(key, { priority: 1 });
+    const oldHigh = await submit(key, { priority: 5 });
+    const newHigh = await submit(key, { priority: 5 });
+    const gpuOnly = await submit(key, { priority: 5, selector: { gpu: 'a100' } });
+    const cpuNode = await registerNode(key, { os: 'linux' });
+    const order = [];
+    for (let i = 0; i < 3; i++) order.push((await pollOne(cpuNode, 0))!.job_id);
+    assert.deepEqual(order, [oldHigh.job_id, newHigh.job_id, low.job_id]);
+    assert.equal(await pollOne(cpuNode, 0), undefined, 'the gpu job does not match');
+    const gpuNode = await registerNode(key, { gpu: 'a100', os: 'linux' });
+    assert.equal((await pollOne(gpuNode, 0))!.job_id, gpuOnly.job_id);
+  });
+
+  it('hands a job to exactly one of many concurrent pollers', async () => {
+    const { key } = await newWorkspace();
+    const nodes = await Promise.all([1, 2, 3, 4].map((i) => registerNode(key, {}, `n${i}`)));
+    const polls = nodes.map((n) => ok('/compute/nodes/poll', { nodeId: n.nodeId, waitSeconds: 2 }, n.nodeKey));
+    await new Promise((r) => setTimeout(r, 200));
+    const sub = await submit(key);
+    const results = await Promise.all(polls);
+    const winners = results.filter((r) => r.jobs.length > 0);
+    assert.equal(winners.length, 1);
+    assert.equal(winners[0].jobs[0].job_id, sub.job_id);
+  });
+
+  it('never hands a job to another workspace\'s node', async () => {
+    const a = await newWorkspace();
+    const b = await newWorkspace();
+    await submit(a.key);
+    const nodeB = await registerNode(b.key);
+    assert.equal(await pollOne(nodeB, 0), undefined);
+  });
+});
