@@ -15,6 +15,11 @@ import { stateA } from './surface-a/render';
 
 export function createApp({ services, config, log, db }: { services: Services; config: Config; log: Logger; db: Knex }): Koa {
   const app = new Koa();
+  // A client closing a stream (SSE reader gone, long poll abandoned) is normal, not an error.
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
+    log.error({ err }, 'http error');
+  });
   const registry = newRegistry();
 
   const surfaceA = new Router({ prefix: '/api' });

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { testEnv } from './support/env';
+import { newWorkspace, ok, pollOne, post, registerNode, submit } from './support/http';
+
+const countJobs = async (workspaceId: string) =>
+  Number((await testEnv().db('jobs').where({ workspace_id: workspaceId }).count<{ count: string }[]>('* as count'))[0].count);
+
+function assertError(reply: { status: number; body: Record<string, unknown> }, status: number, code: string) {
+  assert.equal(reply.status, status, JSON.stringify(reply.body));
+  assert.equal(reply.body.status, 'ERROR');
+  assert.equal(reply.body.code, code);
+  assert.equal(typeof reply.body.message, 'string');
+  assert.equal('payload' in reply.body, false);
+  assert.doesNotMatch(JSON.stringify(reply.body), /at .*\.(ts|js):\d+/, 'no stack trace');
+}
+
+describe('bad input is refused with the right code and changes nothing', () => {
+  it('malformed JSON, wrong types, unknown fields, out-of-range values, unsupported type', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    assertError(await post('/compute/jobs/submit', '{"type": "COMMAND", ', key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/submit', { type: 'COMMAND', command: 42 }, key), 400, 'request.invalid');
+    const unknown = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', colour: 'red' }, key);
+    assertError(unknown, 400, 'request.invalid');
+    assert.deepEqual(unknown.body.details.fields, [{ path: 'colour', message: 'unknown field' }]);
+    assertError(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', timeoutSeconds: 0 }, key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', timeoutSeconds: 86_401 }, key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/submit', { type: 'COMMAND', command: '' }, key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', labels: { 'Bad Key': 'v' } }, key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', priority: 9 }, key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x'.repeat(64 * 1024 + 1) }, key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/submit', { type: 'GPU_MAGIC', command: 'x' }, key), 400, 'job.unsupported_type');
+    assertError(await post('/compute/jobs/submit', [1, 2], key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/list', { limit: 201 }, key), 400, 'request.invalid');
+    assertError(await post('/compute/jobs/list', { cursor: 'not-a-cursor' }, key), 400, 'request.invalid');
+    assert.equal(await countJobs(workspaceId), 0);
+  });
+
+  it('bodies over 1 MiB are 413 request.too_large', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const reply = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', env: { BIG: 'y'.repeat(1024 * 1024) } }, key);
+    assertError(reply, 413, 'request.too_large');
+    assert.equal(await countJobs(workspaceId), 0);
+  });
+
+  it('missing, malformed and unknown credentials are 401 auth.unauthenticated', async () => {
+    assertError(await post('/compute/jobs/list', {}), 401, 'auth.unauthenticated');
+    assertError(await post('/compute/jobs/list', {}, 'nonsense'), 401, 'auth.unauthenticated');
+    assertError(await post('/compute/jobs/list', {}, 'ckuxxxxxxxxxx_yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'), 401, 'auth.unauthenticated');
+    const { key } = await newWorkspace();
+    const tampered = key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a');
+    assertError(await post('/compute/jobs/list', {}, tampered), 401, 'auth.unauthenticated');
+  });
+
+  it('unknown IDs and another workspace\'s IDs are 404 resource.not_found on every route that takes one', async () => {
+    const a = await newWorkspace();
+    const b = await newWorkspace();
+    const nodeA = await registerNode(a.key);
+    const jobA = await submit(a.key);
+    const held = (await pollOne(nodeA))!;
+    for (const jobId of ['job_00000000000000000000000000', jobA.job_id]) {
+      for (const op of ['retrieve', 'cancel', 'retry']) assertError(await post(`/compute/jobs/${op}`, { job_id: jobId }, b.key), 404, 'resource.not_found');
+      const sse = await fetch(`${testEnv().url}/api/compute/jobs/${jobId}/logs`, { headers: { 'X-API-Key': b.key } });
+      assert.equal(sse.status, 404);
+      assert.equal(((await sse.json()) as { code: string }).code, 'resource.not_found');
+    }
+    const nodeB = await registerNode(b.key);
+    assertError(await post('/compute/nodes/result', { nodeId: nodeB.nodeId, job_id: jobA.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 1 }, nodeB.nodeKey), 404, 'resource.not_found');
+    assertError(await post('/compute/nodes/logs', { nodeId: nodeB.nodeId, job_id: jobA.job_id, leaseId: held.leaseId, lines: [] }, nodeB.nodeKey), 404, 'resource.not_found');
+    for (const op of ['heartbeat', 'poll', 'drain', 'rotate-key']) {
+      assertError(await post(`/compute/nodes/${op}`, { nodeId: nodeA.nodeId }, b.key), 404, 'resource.not_found');
+    }
+    assertError(await post('/compute/nodes/heartbeat', { nodeId: nodeA.nodeId }, nodeB.nodeKey), 404, 'resource.not_found');
+    const still = await ok('/compute/jobs/retrieve', { job_id: jobA.job_id }, a.key);
+    assert.equal(still.state, 'running', 'nothing of A changed');
+  });
+
+  it('a node key acts only for its own node; rotation retires the old key at once', async () => {
+    const { key } = await newWorkspace();
+    const one = await registerNode(key, {}, 'one');
+    const two = await registerNode(key, {}, 'two');
+    assertError(await post('/compute/nodes/heartbeat', { nodeId: two.nodeId }, one.nodeKey), 403, 'auth.forbidden');
+    assertError(await post('/compute/nodes/register', { name: 'x' }, one.nodeKey), 403, 'auth.forbidden');
+    const rotated = await ok('/compute/nodes/rotate-key', { nodeId: one.nodeId }, one.nodeKey);
+    assertError(await post('/compute/nodes/heartbeat', { nodeId: one.nodeId }, one.nodeKey), 401, 'auth.unauthenticated');
+    await ok('/compute/nodes/heartbeat', { nodeId: one.nodeId }, rotated.apiKey);
+  });
+
+  it('unknown routes are 404 in the envelope; the OpenAPI document lists the operations', async () => {
+    const { key } = await newWorkspace();
+    assertError(await post('/compute/nope', {}, key), 404, 'resource.not_found');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const doc = (await (await fetch(`${testEnv().url}/api/openapi.json`)).json()) as any;
+    assert.equal(doc.openapi, '3.1.0');
+    for (const path of ['submit', 'retrieve', 'list', 'cancel', 'retry']) assert.ok(doc.paths[`/api/compute/jobs/${path}`], path);
+    for (const path of ['register', 'heartbeat', 'poll', 'logs', 'result', 'drain', 'list', 'rotate-key']) assert.ok(doc.paths[`/api/compute/nodes/${path}`], path);
+    assert.ok(doc.paths['/api/compute/jobs/{jobId}/logs']);
+    assert.ok(doc.components.schemas.JobManifest.properties.command);
+  });
+});

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { testEnv } from './support/env';
+import { newWorkspace, pollOne, registerNode, retrieve } from './support/http';
+import type { Principal } from '../src/auth/principal';
+import { ManifestSchema } from '../src/jobs/schemas';
+
+describe('a crash of the API between the steps of a submit', () => {
+  it('neither loses an acknowledged job nor runs an unacknowledged one', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const jobs = testEnv().service.services!.jobs;
+    const principal: Principal = { workspaceId, kind: 'user', keyId: 'key_test' };
+    const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo interrupted' });
+
+    // Crash after the row, before the workflow: never acknowledged, so it must never run.
+    const orphan = await jobs.insertUnstarted(principal, manifest);
+    // Crash after the workflow started, before the row was marked: the client may have its ID.
+    const acknowledged = await jobs.submit(principal, manifest);
+    await testEnv().db('jobs').where({ id: acknowledged.id }).update({ workflow_started: false });
+
+    const node = await registerNode(key);
+    assert.equal(await pollOne(node, 0), undefined, 'unsettled rows are not handed out');
+    const settled = await jobs.reconcile(0);
+    assert.ok(settled.removed >= 1 && settled.started >= 1);
+    assert.equal(await testEnv().db('jobs').where({ id: orphan.id }).first(), undefined);
+    const job = (await pollOne(node, 2))!;
+    assert.equal(job.job_id, acknowledged.id);
+    assert.equal((await retrieve(key, acknowledged.id)).state, 'running');
+    assert.equal(await pollOne(node, 0), undefined, 'nothing else to run: no duplicate');
+  });
+});
