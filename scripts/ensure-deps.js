@@ -10,6 +10,13 @@ const lock = path.join(root, 'package-lock.json');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
 const stale = !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs;
 if (stale) {
-  process.stderr.write('installing npm dependencies (npm ci)…\n');
-  execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  process.stderr.write('installing npm dependencies…\n');
+  try {
+    execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  } catch {
+    // npm 11 can record optional platform packages (@swc/core-*) without lock entries and then
+    // refuse `npm ci` on its own lock; `npm install` still resolves from the committed lock.
+    process.stderr.write('npm ci refused the lock; falling back to npm install\n');
+    execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  }
 }

@@ -1,3 +1,4 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { type Config, loadConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
 import { ensureDefaultWorkspace } from '../auth/workspaces';
@@ -12,6 +13,8 @@ import { runUntilSignal } from './run-until-signal';
 // are started from the project's own tools unless TEMPORAL_ADDRESS, DATABASE_URL or S3_ENDPOINT
 // point elsewhere; all data lives under COMPUTE_DATA_DIR (default .data) and survives restarts.
 async function main() {
+  // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const base = loadConfig();
   const log = createLogger(base.logLevel, 'dev');
   const say = (msg: string) => process.stderr.write(`${msg}\n`);

@@ -1,3 +1,4 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createLogger } from '../log';
 import { startServiceProcess } from '../runtime/service-process';
@@ -5,6 +6,8 @@ import { runUntilSignal } from './run-until-signal';
 
 // The Temporal worker alone: runs job workflows and their activities.
 async function main() {
+  // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker');
   const proc = await startServiceProcess({ config, log, api: false, worker: true });
