@@ -126,3 +126,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
+
+/** The environment for a child process we spawn (a tool build, a server): ours plus `extra`. */
+export function childEnvironment(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  return { ...process.env, ...extra };
+}

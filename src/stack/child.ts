@@ -1,3 +1,4 @@
+import { childEnvironment } from '../config';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,7 +64,7 @@ export function startChild(opts: ChildOptions): ManagedChild {
     child = spawn(opts.command, opts.args, {
       cwd: opts.cwd,
       // The child's own environment: ours plus what the caller adds.
-      env: opts.env ? { ...process.env, ...opts.env } : undefined,
+      env: opts.env ? childEnvironment(opts.env) : undefined,
       detached: true,
       stdio: ['ignore', fd, fd],
     });

@@ -1,3 +1,4 @@
+import { childEnvironment } from '../config';
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -93,7 +94,7 @@ async function build(name: ToolName, spec: ToolSpec, root: string, finalDir: str
 function goInstall(target: string, gobin: string, log: Log): Promise<void> {
   return new Promise((resolve, reject) => {
     // The child's environment is ours plus GOBIN.
-    const go = spawn('go', ['install', target], { env: { ...process.env, GOBIN: gobin }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const go = spawn('go', ['install', target], { env: childEnvironment({ GOBIN: gobin }), stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [go.stdout, go.stderr]) readline.createInterface({ input: stream }).on('line', log);
     go.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'ENOENT' ? new Error(`Go is needed to build ${target}, and "go" is not on PATH`) : err),
