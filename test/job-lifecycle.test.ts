@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob } from './support/http';
+import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob, heldJob, resultOf } from './support/http';
 import { readLogStream } from './support/sse';
 
 describe('a job through the agent protocol', () => {
@@ -18,7 +18,7 @@ describe('a job through the agent protocol', () => {
       nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId,
       lines: [{ seq: 1, stream: 'stdout', line: 'hello' }, { seq: 2, stream: 'stderr', line: 'oops' }],
     }, node.nodeKey);
-    const done = await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 42 }, node.nodeKey);
+    const done = await ok('/compute/nodes/result', resultOf(node, job, 0, 42), node.nodeKey);
     assert.equal(done.state, 'succeeded');
     const rec = await retrieve(key, sub.job_id);
     assert.equal(rec.exitCode, 0);
@@ -31,11 +31,8 @@ describe('a job through the agent protocol', () => {
   });
 
   it('repeats a result idempotently and fails on a non-zero exit', async () => {
-    const { key } = await newWorkspace();
-    const node = await registerNode(key);
-    const sub = await submit(key);
-    const job = (await pollOne(node))!;
-    const body = { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 3, runtimeMs: 5 };
+    const { key, node, sub, job } = await heldJob();
+    const body = resultOf(node, job, 3, 5);
     const first = await ok('/compute/nodes/result', body, node.nodeKey);
     const again = await ok('/compute/nodes/result', body, node.nodeKey);
     assert.equal(first.state, 'failed');
@@ -59,15 +56,12 @@ describe('a job through the agent protocol', () => {
   });
 
   it('cancels a running job: cancelling until the agent confirms, and the agent is told to stop', async () => {
-    const { key } = await newWorkspace();
-    const node = await registerNode(key);
-    const sub = await submit(key);
-    const job = (await pollOne(node))!;
+    const { key, node, sub, job } = await heldJob();
     const cancelling = await ok('/compute/jobs/cancel', { job_id: sub.job_id }, key);
     assert.equal(cancelling.state, 'cancelling');
     const hb = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
     assert.deepEqual(hb.cancel, [job.job_id]);
-    const confirmed = await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 143, runtimeMs: 9 }, node.nodeKey);
+    const confirmed = await ok('/compute/nodes/result', resultOf(node, job, 143, 9), node.nodeKey);
     assert.equal(confirmed.state, 'cancelled');
   });
 
@@ -89,19 +83,19 @@ describe('a job through the agent protocol', () => {
     const notYet = await post('/compute/jobs/retry', { job_id: sub.job_id }, key);
     assert.equal(notYet.status, 409, 'a running job cannot be retried');
     assert.equal(notYet.body.code, 'job.invalid_state');
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: first.job_id, leaseId: first.leaseId, exitCode: 1, runtimeMs: 1 }, node.nodeKey);
+    await ok('/compute/nodes/result', resultOf(node, first, 1), node.nodeKey);
     const retried = await ok('/compute/jobs/retry', { job_id: sub.job_id }, key);
     assert.equal(retried.state, 'queued');
     assert.equal(retried.attempt, 2);
     const second = (await pollOne(node))!;
     assert.equal(second.attempt, 2);
     assert.notEqual(second.leaseId, first.leaseId);
-    const stale = await post('/compute/nodes/result', { nodeId: node.nodeId, job_id: first.job_id, leaseId: first.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    const stale = await post('/compute/nodes/result', resultOf(node, first, 0), node.nodeKey);
     assert.equal(stale.status, 409);
     assert.equal(stale.body.code, 'job.not_assigned');
     const staleLogs = await post('/compute/nodes/logs', { nodeId: node.nodeId, job_id: first.job_id, leaseId: first.leaseId, lines: [{ seq: 9, stream: 'stdout', line: 'late' }] }, node.nodeKey);
     assert.equal(staleLogs.body.code, 'job.not_assigned');
-    const done = await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: second.job_id, leaseId: second.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    const done = await ok('/compute/nodes/result', resultOf(node, second, 0), node.nodeKey);
     assert.equal(done.state, 'succeeded');
     assert.equal(done.attempt, 2);
     const retryDone = await post('/compute/jobs/retry', { job_id: sub.job_id }, key);
@@ -114,13 +108,13 @@ describe('a job through the agent protocol', () => {
     const sub = await submit(key, { retry: { maxAttempts: 2, backoffSeconds: 1 } });
     const first = (await pollOne(node))!;
     const failedAt = Date.now();
-    const requeued = await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: first.job_id, leaseId: first.leaseId, exitCode: 2, runtimeMs: 1 }, node.nodeKey);
+    const requeued = await ok('/compute/nodes/result', resultOf(node, first, 2), node.nodeKey);
     assert.equal(requeued.state, 'queued');
     assert.equal(requeued.attempt, 2);
     const second = (await pollOne(node, 10))!;
     assert.ok(Date.now() - failedAt >= 900, 'not handed out before the backoff');
     assert.equal(second.attempt, 2);
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: second.job_id, leaseId: second.leaseId, exitCode: 2, runtimeMs: 1 }, node.nodeKey);
+    await ok('/compute/nodes/result', resultOf(node, second, 2), node.nodeKey);
     const rec = await retrieve(key, sub.job_id);
     assert.equal(rec.state, 'failed', 'maxAttempts spent');
   });

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { newWorkspace, ok, pollOne, registerNode, submit } from './support/http';
+import { ok, heldJob, resultOf } from './support/http';
 import { readLogStream } from './support/sse';
 
 async function runningJob() {
-  const { key } = await newWorkspace();
-  const node = await registerNode(key);
-  const sub = await submit(key);
-  const job = (await pollOne(node))!;
+  const { key, node, sub, job } = await heldJob();
   const push = (lines: Array<{ seq: number; line: string }>) =>
     ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines: lines.map((l) => ({ ...l, stream: 'stdout' })) }, node.nodeKey);
-  const finish = () => ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+  const finish = () => ok('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey);
   return { key, jobId: sub.job_id as string, push, finish };
 }
 

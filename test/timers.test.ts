@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict';
 import { testEnv } from './support/env';
-import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob } from './support/http';
+import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob, heldJob, resultOf } from './support/http';
 
 // Test config: agents are lost after 2.5 s without a heartbeat naming the job, backoff 200 ms.
 describe('durable timers', () => {
   it('times a job out and tells the agent to kill it; its late result is refused', async () => {
-    const { key } = await newWorkspace();
-    const node = await registerNode(key);
-    const sub = await submit(key, { timeoutSeconds: 1 });
-    const job = (await pollOne(node))!;
+    const { key, node, sub, job } = await heldJob({ timeoutSeconds: 1 });
     const out = await waitForJob(key, sub.job_id, inState('timed-out'), 10_000);
     assert.equal(out.failureReason, 'timeout');
     const hb = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
     assert.deepEqual(hb.cancel, [job.job_id]);
     const poll = await ok('/compute/nodes/poll', { nodeId: node.nodeId }, node.nodeKey);
     assert.deepEqual(poll.cancel, [job.job_id], 'the poll answer carries the kill too');
-    const late = await post('/compute/nodes/result', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    const late = await post('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey);
     assert.equal(late.body.code, 'job.not_assigned');
     assert.equal((await retrieve(key, sub.job_id)).state, 'timed-out');
   });
@@ -39,9 +36,9 @@ describe('durable timers', () => {
     assert.notEqual(second.leaseId, first.leaseId);
     const back = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [first.job_id] }, node.nodeKey);
     assert.deepEqual(back.cancel, [first.job_id], 'the lost agent, back, is told to kill its copy');
-    const late = await post('/compute/nodes/result', { nodeId: node.nodeId, job_id: first.job_id, leaseId: first.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    const late = await post('/compute/nodes/result', resultOf(node, first, 0), node.nodeKey);
     assert.equal(late.body.code, 'job.not_assigned');
-    const done = await ok('/compute/nodes/result', { nodeId: other.nodeId, job_id: second.job_id, leaseId: second.leaseId, exitCode: 0, runtimeMs: 1 }, other.nodeKey);
+    const done = await ok('/compute/nodes/result', resultOf(other, second, 0), other.nodeKey);
     assert.equal(done.state, 'succeeded');
   });
 
@@ -62,10 +59,7 @@ describe('durable timers', () => {
   });
 
   it('drains a node: no new jobs, and past the deadline its running job is requeued', async () => {
-    const { key } = await newWorkspace();
-    const node = await registerNode(key);
-    const sub = await submit(key);
-    const job = (await pollOne(node))!;
+    const { key, node, sub, job } = await heldJob();
     const drained = await ok('/compute/nodes/drain', { nodeId: node.nodeId, deadlineSeconds: 1 }, key);
     assert.equal(drained.state, 'DRAINING');
     const hb = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);

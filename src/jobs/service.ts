@@ -95,7 +95,7 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
         throw err;
       }
       await markStarted(job.id, job.workspaceId);
-      return { ...job };
+      return job;
     },
 
     list: (principal: Principal, filter: JobListFilter) => listJobs(db, principal.workspaceId, filter),

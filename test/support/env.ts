@@ -49,7 +49,6 @@ export const quietLog = pino({ level: 'silent' });
 export async function startTestEnv(): Promise<TestEnv> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-test-'));
   fs.chmodSync(dataDir, 0o755);
-  const base = loadConfig(TEST_ENV);
   const stack = await startLocalStack({
     dataDir,
     toolsDir: loadConfig().toolsDir,
@@ -65,7 +64,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   await migrateLatest(db);
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
   const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
-  env = { stack, dataDir, config: { ...base, ...config }, db, bundle, service, url: service.url!, configWith };
+  env = { stack, dataDir, config, db, bundle, service, url: service.url!, configWith };
   return env;
 }
 

@@ -63,3 +63,20 @@ export async function waitForJob(key: string, jobId: string, predicate: (job: { 
 }
 
 export const inState = (...states: string[]) => (job: { state: string }) => states.includes(job.state);
+
+type NodeRef = { nodeId: string; nodeKey: string };
+type Held = { job_id: string; leaseId: string };
+
+/** A fresh workspace with one node already holding one submitted job. */
+export async function heldJob(manifest: Record<string, unknown> = {}) {
+  const ws = await newWorkspace();
+  const node = await registerNode(ws.key);
+  const sub = await submit(ws.key, manifest);
+  const job = (await pollOne(node))!;
+  return { ...ws, node, sub, job };
+}
+
+/** The body of a node's result report for the attempt it holds. */
+export const resultOf = (node: NodeRef, job: Held, exitCode: number, runtimeMs = 1) => ({
+  nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode, runtimeMs,
+});
