@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { REFUSAL, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate } from '../../workflows/definitions';
+import { testEnv } from '../support/env';
+import { FakeActivities, UNIT_TIMINGS, startJob, waitForSnapshot, workflowInput } from '../support/workflow-harness';
+
+// The job workflow alone, on the suite's Temporal dev server, with stand-in activities. The dev
+// server cannot skip time (that needs the Java test server, which cannot be fetched here), so the
+// timer paths run on real, shortened durations.
+describe('job workflow (TestWorkflowEnvironment)', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const fake = new FakeActivities();
+  const taskQueue = `wf-unit-${Date.now()}`;
+
+  before(async () => {
+    env = await TestWorkflowEnvironment.createFromExistingServer({ address: testEnv().stack.temporalAddress! });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: testEnv().bundle,
+      activities: fake.activities,
+    });
+    running = worker.run();
+  });
+
+  after(async () => {
+    worker.shutdown();
+    await running;
+    await env.teardown();
+  });
+
+  const start = (overrides?: Parameters<typeof workflowInput>[0]) => startJob(env.client, taskQueue, workflowInput(overrides));
+  const assign = (handle: Awaited<ReturnType<typeof start>>, leaseId: string) =>
+    handle.executeUpdate(assignUpdate, { args: [{ leaseId, agentId: 'agent-unit' }] });
+  const refusalOf = async (p: Promise<unknown>) => {
+    const err = await p.then(() => assert.fail('expected a refusal'), (e: unknown) => e);
+    assert.ok(err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure, String(err));
+    return err.cause.type;
+  };
+
+  it('times a running job out on its durable timer and asks for a kill', async () => {
+    const handle = await start({ timeoutSeconds: 1 });
+    const running = await assign(handle, 'lease-t1');
+    const done = await handle.result();
+    assert.equal(done.state, 'TIMED_OUT');
+    assert.equal(done.failureReason, 'timeout');
+    assert.ok(Date.parse(done.finishedAt!) - Date.parse(running.startedAt!) >= 1000);
+    assert.deepEqual(fake.endsOf(done.jobId).map((e) => [e.leaseId, e.reason, e.kill]), [['lease-t1', 'timeout', true]]);
+    assert.deepEqual(fake.statesOf(done.jobId), ['RUNNING', 'TIMED_OUT']);
+  });
+
+  it('requeues after each agent loss with doubling backoff, then fails with agent_lost', async () => {
+    const handle = await start();
+    const requeueGaps: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const leaseId = `lease-l${attempt}`;
+      await waitForSnapshot(handle, (s) => s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now());
+      const held = await assign(handle, leaseId);
+      assert.equal(held.attempt, attempt);
+      fake.silent.add(leaseId);
+      if (attempt < 3) {
+        const queued = await waitForSnapshot(handle, (s) => s.attempt === attempt + 1);
+        requeueGaps.push(Date.parse(queued.availableAt) - Date.now());
+        assert.equal(await refusalOf(assign(handle, 'too-early')), REFUSAL.invalidState, 'no hand-out during the backoff');
+      }
+    }
+    const done = await handle.result();
+    assert.equal(done.state, 'FAILED');
+    assert.equal(done.failureReason, 'agent_lost');
+    assert.deepEqual(fake.endsOf(done.jobId).map((e) => e.reason), ['agent_lost', 'agent_lost', 'agent_lost']);
+    // Backoffs of 400 ms then 800 ms, each read a little after it began.
+    const [first, second] = requeueGaps;
+    assert.ok(first > 200 && first <= 400 && second > 400 && second <= 800, `gaps ${requeueGaps}`);
+  });
+
+  it('keeps a job whose agent stays alive past several loss periods', async () => {
+    const handle = await start();
+    await assign(handle, 'lease-alive');
+    await new Promise((r) => setTimeout(r, UNIT_TIMINGS.agentLostAfterMs * 3));
+    const mid = await waitForSnapshot(handle, () => true);
+    assert.equal(mid.state, 'RUNNING');
+    assert.equal(mid.attempt, 1);
+    const done = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-alive', exitCode: 0, runtimeMs: 5 }] });
+    assert.equal(done.state, 'SUCCEEDED');
+  });
+
+  it('ends a cancelled running job after the grace when the agent never confirms', async () => {
+    const handle = await start();
+    await assign(handle, 'lease-c1');
+    const cancelling = await handle.executeUpdate(cancelUpdate);
+    assert.equal(cancelling.state, 'CANCELLING');
+    const askedAt = Date.now();
+    const done = await handle.result();
+    assert.equal(done.state, 'CANCELLED');
+    assert.ok(Date.parse(done.finishedAt!) - askedAt >= UNIT_TIMINGS.cancelGraceMs - 50);
+    assert.deepEqual(fake.endsOf(done.jobId).map((e) => [e.reason, e.kill]), [['cancelled', true]]);
+  });
+
+  it('ends a cancelled running job at once when the agent confirms', async () => {
+    const handle = await start();
+    await assign(handle, 'lease-c2');
+    await handle.executeUpdate(cancelUpdate);
+    const done = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-c2', exitCode: 143, runtimeMs: 9 }] });
+    assert.equal(done.state, 'CANCELLED');
+    assert.equal(done.exitCode, 143);
+  });
+
+  it('retries a failed attempt after its backoff and refuses a hand-out before it', async () => {
+    const handle = await start({ retry: { maxAttempts: 2, backoffSeconds: 1 } });
+    await assign(handle, 'lease-r1');
+    const failedAt = Date.now();
+    const queued = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-r1', exitCode: 1, runtimeMs: 3 }] });
+    assert.equal(queued.state, 'QUEUED');
+    assert.equal(queued.attempt, 2);
+    assert.ok(Date.parse(queued.availableAt) - failedAt >= 900, 'backoff of 1 s');
+    assert.equal(await refusalOf(assign(handle, 'lease-r2')), REFUSAL.invalidState);
+    await waitForSnapshot(handle, (s) => Date.parse(s.availableAt) <= Date.now());
+    await assign(handle, 'lease-r2');
+    const done = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-r2', exitCode: 0, runtimeMs: 3 }] });
+    assert.equal(done.state, 'SUCCEEDED');
+    assert.equal(await refusalOf(handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-x', exitCode: 0, runtimeMs: 1 }] })), REFUSAL.notAssigned);
+  });
+
+  it('requeues a job when its draining agent passes the deadline', async () => {
+    const handle = await start();
+    await assign(handle, 'lease-d1');
+    const deadline = Date.now() + 250;
+    fake.drainDeadlines.set('lease-d1', deadline);
+    await handle.signal(recheckAgentSignal);
+    const queued = await waitForSnapshot(handle, (s) => s.state === 'QUEUED');
+    assert.equal(queued.attempt, 2);
+    assert.ok(Date.now() >= deadline);
+    await handle.executeUpdate(cancelUpdate);
+    assert.equal((await handle.result()).state, 'CANCELLED');
+    assert.deepEqual(fake.endsOf(queued.jobId).map((e) => [e.reason, e.kill]), [['drain_deadline', true]]);
+  });
+});
