@@ -35,7 +35,7 @@ export interface ServiceProcess {
 export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
   const { config, log } = opts;
   if (!config.databaseUrl || !config.temporal.address) throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { log });
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
@@ -48,6 +48,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       taskQueue: config.temporal.taskQueue,
       ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
       activities: createActivities({ db }),
+      // A worker killed outright leaves its workflows' next tasks on its sticky queue until this
+      // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
+      stickyQueueScheduleToStartTimeout: '2s',
     });
     workerRun = worker.run();
     workerRun.catch((err) => log.error({ err }, 'worker stopped'));

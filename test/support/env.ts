@@ -33,6 +33,8 @@ export interface TestEnv {
   bundle: WorkflowBundleWithSourceMap;
   service: ServiceProcess;
   url: string;
+  /** The environment the suite's config is read from, for child processes on the same stack. */
+  vars: Record<string, string>;
   /** A config for extra processes (a second API, a worker child) against the same stack. */
   configWith(overrides: Record<string, string>): Config;
 }
@@ -64,7 +66,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   await migrateLatest(db);
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
   const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
-  env = { stack, dataDir, config, db, bundle, service, url: service.url!, configWith };
+  env = { stack, dataDir, config, db, bundle, service, url: service.url!, vars: envVars, configWith };
   return env;
 }
 

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
+import { type ManagedChild, startChild } from '../src/stack/child';
+import { quietLog, testEnv } from './support/env';
+import { inState, newWorkspace, ok, pollOne, resultOf, retrieve, sleep, waitForJob } from './support/http';
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** `npm run worker` as its own process tree on `taskQueue`; resolves once it polls. */
+async function spawnWorker(taskQueue: string, name: string): Promise<ManagedChild> {
+  const logFile = path.join(testEnv().dataDir, 'logs', `${name}.log`);
+  const child = startChild({
+    command: process.execPath,
+    args: [require.resolve('tsx/cli'), 'src/main/worker.ts'],
+    cwd: ROOT,
+    env: { ...testEnv().vars, LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: taskQueue },
+    logFile,
+  });
+  const deadline = Date.now() + 60_000;
+  while (!fs.existsSync(logFile) || !fs.readFileSync(logFile, 'utf8').includes('worker running')) {
+    if (Date.now() > deadline) throw new Error(`worker ${name} never started; see ${logFile}`);
+    await sleep(100);
+  }
+  return child;
+}
+
+// The worker is killed with SIGKILL while a job runs: no shutdown, no flushing. A new worker
+// picks the workflow up from its history and the job finishes as if nothing happened.
+describe('kill -9 of the worker mid-job', () => {
+  const taskQueue = `killtest-${Date.now()}`;
+  let api: ServiceProcess;
+  let worker: ManagedChild | undefined;
+
+  before(async () => {
+    api = await startServiceProcess({ config: testEnv().configWith({ TEMPORAL_TASK_QUEUE: taskQueue }), log: quietLog, api: true, worker: false });
+  });
+
+  after(async () => {
+    await worker?.stop(2000);
+    await api.stop();
+  });
+
+  it('loses nothing: the running job, its logs and a job submitted while no worker ran all finish', async () => {
+    const { key } = await newWorkspace();
+    const url = api.url!;
+    worker = await spawnWorker(taskQueue, 'worker-1');
+    const reg = await ok('/compute/nodes/register', { name: 'survivor', labels: {} }, key, url);
+    const node = { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
+    const first = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo one' }, key, url);
+    const held = (await pollOne(node))!;
+    assert.equal(held.job_id, first.job_id);
+    await ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'before the crash' }] }, node.nodeKey, url);
+
+    process.kill(-worker.pid, 'SIGKILL');
+    assert.equal(await worker.exited, null, 'killed by the signal');
+
+    // No worker: the API still acknowledges a submit, and the agent keeps heartbeating.
+    const second = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo two' }, key, url);
+    for (let i = 0; i < 3; i++) {
+      await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey, url);
+      await sleep(1000);
+    }
+    worker = await spawnWorker(taskQueue, 'worker-2');
+    await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey, url);
+    assert.equal((await retrieve(key, first.job_id)).state, 'running', 'the agent was never counted lost');
+
+    const done = await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, url);
+    assert.equal(done.state, 'succeeded');
+    const next = (await pollOne(node, 10))!;
+    assert.equal(next.job_id, second.job_id);
+    await ok('/compute/nodes/result', resultOf(node, next, 0), node.nodeKey, url);
+    await waitForJob(key, second.job_id, inState('succeeded'));
+    const logs = await testEnv().db('job_logs').where({ job_id: first.job_id }).select('line');
+    assert.deepEqual(logs.map((l) => l.line), ['before the crash']);
+  });
+});
