@@ -42,6 +42,13 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
     request: { body: { content: { 'application/json': { schema: op.body } } } },
     responses: {
       200: { description: 'OK', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
+      503: {
+        description:
+          'dependency.unavailable: Temporal or PostgreSQL cannot be reached; nothing was written. ' +
+          'The first call to an unreachable Temporal waits up to 10 s; later ones fail at once until Retry-After passes.',
+        headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
       default: { description: 'Error', content: { 'application/json': { schema: ErrorEnvelope } } },
     },
   });

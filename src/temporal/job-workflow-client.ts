@@ -4,6 +4,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../shared/errors';
@@ -29,6 +30,12 @@ const CALL_BUDGET_MS = 10_000;
 
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
+  const retryAfterMs = opts.retryAfterSeconds * 1000;
+  const unavailableError = () =>
+    new AppError('dependency.unavailable', 'The workflow service is unavailable', undefined, opts.retryAfterSeconds);
+  // After Temporal proved unreachable, calls fail at once until the Retry-After we gave has
+  // passed: during an outage requests do not each hang for the whole call budget.
+  let unreachableUntil = 0;
   const translate = (err: unknown): never => {
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
       const type = err.cause.type;
@@ -36,13 +43,18 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     }
     if (err instanceof WorkflowNotFoundError) throw new WorkflowClosedError(err.message);
     if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message)) throw new WorkflowClosedError(err.message);
+    // An update no worker took up within the budget is unavailable too, but the server is up.
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw unavailableError();
     if (err instanceof ServiceError || isTransportError(err)) {
-      throw new AppError('dependency.unavailable', 'The workflow service is unavailable', undefined, opts.retryAfterSeconds);
+      if (isTransportError(err) || isTransportError((err as Error).cause)) unreachableUntil = Date.now() + retryAfterMs;
+      throw unavailableError();
     }
     throw err;
   };
-  const call = <T>(fn: () => Promise<T>): Promise<T> =>
-    client.withDeadline(Date.now() + CALL_BUDGET_MS, fn).catch(translate);
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (Date.now() < unreachableUntil) throw unavailableError();
+    return client.withDeadline(Date.now() + CALL_BUDGET_MS, fn).catch(translate);
+  };
   const handle = (jobId: string) => client.workflow.getHandle(workflowIdOf(jobId));
 
   return {

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { createApiKey } from '../src/auth/api-keys';
+import { createWorkspace } from '../src/auth/workspaces';
+import { createDb } from '../src/db/knex';
+import { migrateLatest } from '../src/db/migrate';
+import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
+import { freePort } from '../src/stack/ports';
+import { type RunningPostgres, startPostgres } from '../src/stack/postgres';
+import { startTemporalDevServer } from '../src/stack/temporal-server';
+import { ensureTool } from '../src/stack/tools';
+import { quietLog, testEnv } from './support/env';
+import { type Reply, newWorkspace, ok, post, resultOf } from './support/http';
+
+function assertUnavailable(reply: Reply, what: string) {
+  assert.equal(reply.status, 503, `${what}: ${JSON.stringify(reply.body)}`);
+  assert.equal(reply.body.code, 'dependency.unavailable');
+  assert.equal(reply.headers.get('retry-after'), String(testEnv().config.dependencyRetryAfterSeconds));
+  assert.ok(!JSON.stringify(reply.body).includes(' at '), 'no stack trace');
+}
+
+// Each outage gets its own server to kill, and its own API process in front of it.
+describe('a dependency outage', () => {
+  it('answers 503 with Retry-After while Temporal is down, and acknowledges nothing it cannot run', async () => {
+    const temporal = await startTemporalDevServer({
+      binary: await ensureTool('temporal', testEnv().config.toolsDir),
+      port: await freePort(),
+      headless: true,
+      logFile: path.join(testEnv().dataDir, 'logs', 'outage-temporal.log'),
+    });
+    let api: ServiceProcess | undefined;
+    try {
+      api = await startServiceProcess({ config: testEnv().configWith({ TEMPORAL_ADDRESS: temporal.address }), log: quietLog, api: true, worker: false });
+      const url = api.url!;
+      const { key } = await newWorkspace();
+      const before = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo before' }, key, url);
+      await temporal.stop();
+
+      assertUnavailable(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo during' }, key, url), 'submit');
+      assertUnavailable(await post('/compute/jobs/cancel', { job_id: before.job_id }, key, url), 'cancel');
+      const listed = await ok('/compute/jobs/list', {}, key, url);
+      assert.deepEqual(listed.jobs.map((j: { job_id: string }) => j.job_id), [before.job_id], 'the refused submit left nothing visible');
+      assert.equal((await ok('/compute/jobs/retrieve', { job_id: before.job_id }, key, url)).state, 'queued', 'reads still work');
+    } finally {
+      await temporal.stop();
+      await api?.stop();
+    }
+  });
+
+  it('answers 503 with Retry-After while PostgreSQL is down, and keeps what it acknowledged', async () => {
+    const dataDir = path.join(testEnv().dataDir, 'outage-postgres');
+    const port = await freePort();
+    let pg: RunningPostgres | undefined = await startPostgres({ dataDir, port });
+    let api: ServiceProcess | undefined;
+    try {
+      const db = createDb(pg.url);
+      await migrateLatest(db);
+      const workspaceId = await createWorkspace(db, 'outage');
+      const { key } = await createApiKey(db, { workspaceId, name: 'outage', kind: 'user' });
+      await db.destroy();
+      // Its own task queue and worker, so the job's projections land in this database.
+      const config = testEnv().configWith({ DATABASE_URL: pg.url, TEMPORAL_TASK_QUEUE: `outage-${Date.now()}` });
+      api = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: testEnv().bundle });
+      const url = api.url!;
+      const acked = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo kept' }, key, url);
+      const reg = await ok('/compute/nodes/register', { name: 'n', labels: {} }, key, url);
+      const node = { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
+
+      await pg.stop();
+      pg = undefined;
+      assertUnavailable(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo during' }, key, url), 'submit');
+      assertUnavailable(await post('/compute/jobs/retrieve', { job_id: acked.job_id }, key, url), 'retrieve');
+      assertUnavailable(await post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, url), 'poll');
+
+      pg = await startPostgres({ dataDir, port });
+      const polled = await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey, url);
+      assert.deepEqual(polled.jobs.map((j: { job_id: string }) => j.job_id), [acked.job_id], 'the acknowledged job survived the outage');
+      const done = await ok('/compute/nodes/result', resultOf(node, polled.jobs[0], 0), node.nodeKey, url);
+      assert.equal(done.state, 'succeeded');
+      const listed = await ok('/compute/jobs/list', {}, key, url);
+      assert.equal(listed.jobs.length, 1, 'the refused submit left nothing behind');
+    } finally {
+      await api?.stop();
+      await pg?.stop();
+    }
+  });
+});
