@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import pino from 'pino';
 import { databaseUrlOf, loadConfig } from '../config';
 import { createApiKey } from '../auth/api-keys';
 import { ensureDefaultWorkspace } from '../auth/workspaces';
@@ -18,7 +19,8 @@ keys
     if (opts.kind !== 'user' && opts.kind !== 'agent') throw new Error('--kind must be user or agent');
     const config = loadConfig();
     const url = databaseUrlOf(config);
-    const db = createDb(url, { max: 1 });
+    // Silent: stdout carries the key alone, and an outage gets one plain message below.
+    const db = createDb(url, { max: 1, log: pino({ level: 'silent' }) });
     try {
       const workspaceId = opts.workspace ?? (await ensureDefaultWorkspace(db));
       if (!(await db('workspaces').where({ id: workspaceId }).first())) throw new Error(`workspace ${workspaceId} not found`);
