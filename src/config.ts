@@ -34,6 +34,20 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: int(1024 * 1024),
   RECONCILE_INTERVAL_MS: int(30_000),
   DEPENDENCY_RETRY_AFTER_SECONDS: int(5),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  JWT_PREVIOUS_SECRET: z.string().min(32).optional(),
+  JWT_ISSUER: z.string().default('compute-job-service'),
+  JWT_AUDIENCE: z.string().default('compute-api'),
+  JWT_TTL_SECONDS: int(3600),
+  OTP_TTL_SECONDS: int(600),
+  OTP_MAX_TRIES: int(5),
+  OTP_MAX_PER_HOUR: int(5),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Compute <no-reply@compute.localhost>'),
+  RATE_LIMIT_PER_MINUTE: int(1000),
+  RATE_LIMIT_PER_HOUR: int(30_000),
+  COMPUTE_API_URL: z.string().url().default('http://127.0.0.1:3000'),
+  COMPUTE_CONFIG_DIR: z.string().optional(),
   DEV_POSTGRES_PORT: int(55432),
   DEV_TEMPORAL_PORT: int(7233),
   DEV_MINIO_PORT: int(9000),
@@ -68,6 +82,24 @@ export interface Config {
     bodyBytes: number;
   };
   dependencyRetryAfterSeconds: number;
+  auth: {
+    /** HS256 signing secret; `npm run dev` keeps one in the data folder when unset, production requires it. */
+    jwtSecret?: string;
+    /** Still accepted for verification after a rotation; never used to sign. */
+    jwtPreviousSecret?: string;
+    jwtIssuer: string;
+    jwtAudience: string;
+    jwtTtlSeconds: number;
+    otpTtlSeconds: number;
+    otpMaxTries: number;
+    /** Codes mailed per address per hour; past it request-otp still answers 200 but sends nothing. */
+    otpMaxPerHour: number;
+  };
+  /** SMTP for login codes; without it codes are only logged (development and test). */
+  mail: { smtpUrl?: string; from: string };
+  rateLimits: { perMinute: number; perHour: number };
+  /** Where the CLI finds the API and keeps its login session. */
+  cli: { apiUrl: string; configDir: string };
   /** Ports of the services `npm run dev` starts itself when no external one is configured. */
   dev: { postgresPort: number; temporalPort: number; minioPort: number; minioConsolePort: number };
 }
@@ -118,6 +150,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyBytes: e.BODY_LIMIT_BYTES,
     },
     dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,
+    auth: {
+      jwtSecret: e.JWT_SECRET,
+      jwtPreviousSecret: e.JWT_PREVIOUS_SECRET,
+      jwtIssuer: e.JWT_ISSUER,
+      jwtAudience: e.JWT_AUDIENCE,
+      jwtTtlSeconds: e.JWT_TTL_SECONDS,
+      otpTtlSeconds: e.OTP_TTL_SECONDS,
+      otpMaxTries: e.OTP_MAX_TRIES,
+      otpMaxPerHour: e.OTP_MAX_PER_HOUR,
+    },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR },
+    cli: {
+      apiUrl: e.COMPUTE_API_URL,
+      configDir: path.resolve(e.COMPUTE_CONFIG_DIR ?? path.join(os.homedir(), '.config', 'compute')),
+    },
     dev: {
       postgresPort: e.DEV_POSTGRES_PORT,
       temporalPort: e.DEV_TEMPORAL_PORT,

@@ -1,18 +1,50 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createAgentsService } from './agents/service';
+import { createTokenIssuer } from './auth/jwt';
+import { createKeyService } from './auth/key-service';
+import { createLoginService } from './auth/login';
+import { createMailer } from './auth/mailer';
 import type { Config } from './config';
 import type { Notifier } from './db/notifier';
 import { createJobsService } from './jobs/service';
 import { createLogsService } from './logs/service';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
 
+export interface ServiceDeps {
+  db: Knex;
+  workflows: JobWorkflowClient;
+  notifier: Notifier;
+  config: Config;
+  log: Logger;
+  /** Resolved by the caller: it may come from the data folder (see resolveJwtSecret). */
+  jwtSecret: string;
+}
+
 /** The composition root of the domain services; neither HTTP surface is known here. */
-export function createServices(deps: { db: Knex; workflows: JobWorkflowClient; notifier: Notifier; config: Config; log: Logger }) {
+export function createServices(deps: ServiceDeps) {
+  const { db, config, log, jwtSecret } = deps;
+  const tokens = createTokenIssuer({
+    secret: jwtSecret,
+    previousSecret: config.auth.jwtPreviousSecret,
+    issuer: config.auth.jwtIssuer,
+    audience: config.auth.jwtAudience,
+    ttlSeconds: config.auth.jwtTtlSeconds,
+  });
+  const mailer = createMailer({
+    smtpUrl: config.mail.smtpUrl,
+    from: config.mail.from,
+    logCodes: config.env !== 'production',
+    log,
+    retryAfterSeconds: config.dependencyRetryAfterSeconds,
+  });
   return {
     jobs: createJobsService(deps),
     agents: createAgentsService(deps),
     logs: createLogsService(deps),
+    login: createLoginService({ db, mailer, tokens, hashKey: `otp:${jwtSecret}`, auth: config.auth, log }),
+    keys: createKeyService({ db }),
+    tokens,
     notifier: deps.notifier,
   };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { assignmentAllowance } from '../auth/quotas';
 import { applyProjection } from '../jobs/projection';
 import { type Job, jobFromRow } from '../jobs/record';
 import { AppError } from '../shared/errors';
@@ -18,16 +19,20 @@ export interface Assignment {
 export async function claimOne(
   db: Knex,
   workflows: JobWorkflowClient,
-  agent: { id: string; workspace_id: string; labels: Record<string, string> },
+  agent: { id: string; workspace_id: string; labels: Record<string, string>; registered_with_key_id: string | null },
   skip: string[],
 ): Promise<Assignment | null> {
   for (;;) {
     const outcome = await db.transaction(async (trx) => {
+      // The quotas of the key the node registered with bound what all its nodes hold together.
+      const allowance = await assignmentAllowance(trx, agent.registered_with_key_id);
+      if (allowance?.blocked) return null;
       const q = trx('jobs')
         .where({ workspace_id: agent.workspace_id, state: 'QUEUED', workflow_started: true, pool: 'self' })
         .where('available_at', '<=', trx.fn.now())
         .whereRaw('selector <@ ?::jsonb', [JSON.stringify(agent.labels)]);
       if (skip.length) q.whereNotIn('id', skip);
+      if (allowance?.types) q.whereIn('type', allowance.types);
       const row = await q.orderBy([{ column: 'priority', order: 'desc' }, 'created_at', 'id']).forUpdate().skipLocked().first();
       if (!row) return null;
       const leaseId = newId('lease');

@@ -18,7 +18,7 @@ const PREFIX_LETTER: Record<KeyKind, string> = { user: 'u', agent: 'a', node: 'n
 /** Mints `<prefix>_<secret>`; the whole key is returned only here, once. */
 export async function createApiKey(
   db: Knex,
-  opts: { workspaceId: string; name: string; kind: KeyKind; agentId?: string; quotas?: Quotas },
+  opts: { workspaceId: string; name: string; kind: KeyKind; agentId?: string; userId?: string; quotas?: Quotas },
 ): Promise<{ id: string; prefix: string; key: string }> {
   const id = newId('key');
   const prefix = `ck${PREFIX_LETTER[opts.kind]}${randomToken(8).toLowerCase().slice(0, 10)}`;
@@ -31,6 +31,7 @@ export async function createApiKey(
     name: opts.name,
     kind: opts.kind,
     agent_id: opts.agentId ?? null,
+    user_id: opts.userId ?? null,
     quotas: opts.quotas ? JSON.stringify(opts.quotas) : null,
   });
   return { id, prefix, key: `${prefix}_${secret}` };
@@ -52,7 +53,14 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
     .update({ last_used_at: db.fn.now() })
     .catch(() => undefined);
-  return { workspaceId: row.workspace_id, kind: row.kind, keyId: row.id, agentId: row.agent_id ?? undefined };
+  return {
+    workspaceId: row.workspace_id,
+    kind: row.kind,
+    credential: 'api_key',
+    keyId: row.id,
+    userId: row.user_id ?? undefined,
+    agentId: row.agent_id ?? undefined,
+  };
 }
 
 export async function revokeNodeKeys(db: Knex, agentId: string, exceptKeyId?: string): Promise<void> {

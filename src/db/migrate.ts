@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import * as createCoreTables from './migrations/20261122000000_create_core_tables';
+import * as accounts from './migrations/20261122010000_accounts';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
 const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_create_core_tables': createCoreTables,
+  '20261122010000_accounts': accounts,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -5,11 +5,14 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
-import { apiKeyAuthenticator, authenticate, principalOf } from './authenticate';
+import { apiKeyAuthenticator, authenticate, jwtAuthenticator, principalOf } from './authenticate';
 import { lastEventIdOf, streamJobLogs } from './log-stream';
 import { buildDocument, newRegistry } from './openapi';
+import { createRateLimiter, rateLimit } from './rate-limit';
+import { authRoutes } from './surface-a/auth-routes';
 import { surfaceAEnvelope } from './surface-a/envelope';
 import { jobsRoutes } from './surface-a/jobs-routes';
+import { keysRoutes } from './surface-a/keys-routes';
 import { nodesRoutes } from './surface-a/nodes-routes';
 import { stateA } from './surface-a/render';
 
@@ -22,10 +25,19 @@ export function createApp({ services, config, log, db }: { services: Services; c
   });
   const registry = newRegistry();
 
+  const limiter = createRateLimiter({ db, perMinute: config.rateLimits.perMinute, perHour: config.rateLimits.perHour, log });
+
+  // Login takes no credential; its budget is the caller's address.
+  const login = new Router({ prefix: '/api' });
+  login.use(rateLimit(limiter));
+  login.use(authRoutes(services, registry).routes());
+
   const surfaceA = new Router({ prefix: '/api' });
-  surfaceA.use(authenticate([apiKeyAuthenticator(db)]));
+  surfaceA.use(authenticate([apiKeyAuthenticator(db), jwtAuthenticator(services.tokens, db)]));
+  surfaceA.use(rateLimit(limiter));
   surfaceA.use(jobsRoutes(services, registry).routes());
   surfaceA.use(nodesRoutes(services, registry).routes());
+  surfaceA.use(keysRoutes(services, registry).routes());
   surfaceA.get('/compute/jobs/:jobId/logs', async (ctx) => {
     const principal = principalOf(ctx);
     const jobId = ctx.params.jobId;
@@ -44,7 +56,7 @@ export function createApp({ services, config, log, db }: { services: Services; c
     path: '/api/compute/jobs/{jobId}/logs',
     summary: 'SSE stream of a job\'s log: `event: log` (id = seq), `event: log.truncated`, then `event: end`; resume with Last-Event-ID',
     tags: ['jobs'],
-    security: [{ ApiKey: [] }],
+    security: [{ ApiKey: [] }, { Bearer: [] }],
     responses: { 200: { description: 'text/event-stream' } },
   });
   const document = buildDocument(registry);
@@ -67,6 +79,7 @@ export function createApp({ services, config, log, db }: { services: Services; c
   app.use((ctx, next) => (ctx.path.startsWith('/api') ? envelope(ctx, next) : next()));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' }));
   app.use(open.routes());
+  app.use(login.routes());
   app.use(surfaceA.routes());
   app.use(surfaceA.allowedMethods());
   return app;

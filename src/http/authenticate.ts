@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
 import { authenticateApiKey } from '../auth/api-keys';
+import type { TokenIssuer } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
+import { isMember } from '../auth/users';
 import { AppError } from '../shared/errors';
 
 /**
@@ -17,6 +19,19 @@ export const apiKeyAuthenticator =
     const key = ctx.get('X-API-Key');
     if (!key) return undefined;
     return authenticateApiKey(db, key);
+  };
+
+/** `Authorization: Bearer <JWT>` from verify-otp; membership is re-checked so removal takes effect at once. */
+export const jwtAuthenticator =
+  (tokens: TokenIssuer, db: Knex): Authenticator =>
+  async (ctx) => {
+    const header = ctx.get('Authorization');
+    if (!header) return undefined;
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) return null;
+    const claims = await tokens.verify(match[1]);
+    if (!claims || !(await isMember(db, claims.userId, claims.workspaceId))) return null;
+    return { workspaceId: claims.workspaceId, kind: 'user', credential: 'jwt', userId: claims.userId };
   };
 
 export function authenticate(authenticators: Authenticator[]): Middleware {

@@ -18,6 +18,8 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   path: string;
   summary: string;
   tag: string;
+  /** Credentials accepted (documentation; enforcement is the router's and the service's). Default: key or JWT. */
+  auth?: 'none' | 'jwt' | 'any';
   body: B;
   response: R;
   handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R>>;
@@ -38,10 +40,21 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
     path: prefix + op.path,
     summary: op.summary,
     tags: [op.tag],
-    security: [{ ApiKey: [] }],
+    security: op.auth === 'none' ? [] : op.auth === 'jwt' ? [{ Bearer: [] }] : [{ ApiKey: [] }, { Bearer: [] }],
     request: { body: { content: { 'application/json': { schema: op.body } } } },
     responses: {
       200: { description: 'OK', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
+      429: {
+        description:
+          'rate_limit.exceeded (per caller: RATE_LIMIT_PER_MINUTE and RATE_LIMIT_PER_HOUR, shared by all API instances) or ' +
+          'quota.exceeded (an API key quota). Every answer carries RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
+        headers: {
+          'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } },
+          'RateLimit-Remaining': { description: 'Requests left in the tighter window', schema: { type: 'integer' } },
+          'RateLimit-Reset': { description: 'Seconds until that window starts over', schema: { type: 'integer' } },
+        },
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
       503: {
         description:
           'dependency.unavailable: Temporal or PostgreSQL cannot be reached; nothing was written. ' +
@@ -59,7 +72,8 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
 
 export function newRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`<prefix>_<secret>`: user, agent or node key' });
+  registry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token from /api/auth/verify-otp (HS256, short-lived)' });
   return registry;
 }
 

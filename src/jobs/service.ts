@@ -5,6 +5,7 @@ import { NOTIFY } from '../db/channels';
 import { AppError, invalidState, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Principal } from '../auth/principal';
+import { enforceSubmitQuota } from '../auth/quotas';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import type { JobSnapshot, JobSpec, JobWorkflowInput } from '../../workflows/definitions';
 import { applyProjection } from './projection';
@@ -53,8 +54,15 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
 
   /** Inserts the not-yet-acknowledged row: step one of submit, invisible until its workflow exists. */
   async function insertUnstarted(principal: Principal, manifest: Manifest): Promise<Job> {
+    return db.transaction(async (trx) => {
+      await enforceSubmitQuota(trx, principal.keyId, manifest.type);
+      return insertRow(trx, principal, manifest);
+    });
+  }
+
+  async function insertRow(trx: Knex.Transaction, principal: Principal, manifest: Manifest): Promise<Job> {
     const now = new Date().toISOString();
-    const [row] = await db('jobs')
+    const [row] = await trx('jobs')
       .insert({
         id: newId('job'),
         workspace_id: principal.workspaceId,
@@ -72,7 +80,7 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
         state: 'QUEUED',
         created_at: now,
         available_at: now,
-        submitted_with_key_id: principal.keyId,
+        submitted_with_key_id: principal.keyId ?? null,
       })
       .returning('*');
     return jobFromRow(row);

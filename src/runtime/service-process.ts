@@ -5,6 +5,7 @@ import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@tem
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createActivities } from '../../activities';
+import { resolveJwtSecret } from '../auth/jwt-secret';
 import type { Config } from '../config';
 import { createDb } from '../db/knex';
 import { Notifier } from '../db/notifier';
@@ -72,7 +73,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     });
     const notifier = new Notifier(config.databaseUrl, log);
     await notifier.start();
-    services = createServices({ db, workflows, notifier, config, log });
+    services = createServices({ db, workflows, notifier, config, log, jwtSecret: await resolveJwtSecret(config) });
     const app = createApp({ services, config, log, db });
     const server = http.createServer(app.callback());
     // Long polls last up to 30 s; keep sockets open longer than that.

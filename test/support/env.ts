@@ -10,6 +10,7 @@ import { migrateLatest } from '../../src/db/migrate';
 import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
 import { type LocalStack, startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
+import { Mailbox } from './mailbox';
 
 /** Durations shortened so the timer paths run in seconds; everything else as in production. */
 export const TEST_ENV = {
@@ -23,6 +24,8 @@ export const TEST_ENV = {
   LOG_LIMIT_BYTES: String(64 * 1024),
   RECONCILE_INTERVAL_MS: '3600000',
   DEPENDENCY_RETRY_AFTER_SECONDS: '3',
+  JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+  OTP_MAX_PER_HOUR: '1000',
 };
 
 export interface TestEnv {
@@ -33,6 +36,8 @@ export interface TestEnv {
   bundle: WorkflowBundleWithSourceMap;
   service: ServiceProcess;
   url: string;
+  /** Where the API mails login codes. */
+  mailbox: Mailbox;
   /** The environment the suite's config is read from, for child processes on the same stack. */
   vars: Record<string, string>;
   /** A config for extra processes (a second API, a worker child) against the same stack. */
@@ -59,14 +64,16 @@ export async function startTestEnv(): Promise<TestEnv> {
     start: { postgres: true, temporal: true, minio: false },
     log: (msg) => process.stderr.write(`  [stack] ${msg}\n`),
   });
-  const envVars = { ...TEST_ENV, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir };
+  const mailbox = new Mailbox();
+  await mailbox.start();
+  const envVars = { ...TEST_ENV, SMTP_URL: mailbox.url, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir };
   const configWith = (overrides: Record<string, string>) => loadConfig({ ...envVars, ...overrides });
   const config = configWith({});
   const db = createDb(config.databaseUrl!);
   await migrateLatest(db);
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
   const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
-  env = { stack, dataDir, config, db, bundle, service, url: service.url!, vars: envVars, configWith };
+  env = { stack, dataDir, config, db, bundle, service, url: service.url!, mailbox, vars: envVars, configWith };
   return env;
 }
 
@@ -74,6 +81,7 @@ export async function stopTestEnv(): Promise<void> {
   if (!env) return;
   await env.service.stop();
   await env.db.destroy();
+  await env.mailbox.stop();
   await env.stack.stop();
   fs.rmSync(env.dataDir, { recursive: true, force: true });
   env = undefined;

@@ -9,10 +9,14 @@ export interface Reply {
   body: any;
 }
 
+/** An API key goes in X-API-Key; a JWT (from login) as a Bearer token. */
+export const credentialHeaders = (credential?: string): Record<string, string> =>
+  !credential ? {} : credential.startsWith('eyJ') ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential };
+
 export async function post(path: string, body: unknown, key?: string, baseUrl = testEnv().url): Promise<Reply> {
   const res = await fetch(`${baseUrl}/api${path}`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-Key': key } : {}) },
+    headers: { 'Content-Type': 'application/json', ...credentialHeaders(key) },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();

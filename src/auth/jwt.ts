@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+
+// Session tokens: HS256 only (pinned, so `none` or an RSA/HMAC confusion cannot be presented),
+// with `iss`, `aud`, `exp` and `kid` always checked. `kid` names the secret, so a rotated-out
+// secret keeps verifying the tokens it signed until they expire.
+
+export interface TokenClaims {
+  userId: string;
+  workspaceId: string;
+  email: string;
+}
+
+export interface TokenIssuerOptions {
+  secret: string;
+  previousSecret?: string;
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+const ALG = 'HS256';
+const kidOf = (secret: string) => `k${createHash('sha256').update(secret).digest('hex').slice(0, 12)}`;
+
+export function createTokenIssuer(opts: TokenIssuerOptions) {
+  const encode = (s: string) => new TextEncoder().encode(s);
+  const keys = new Map<string, Uint8Array>([[kidOf(opts.secret), encode(opts.secret)]]);
+  if (opts.previousSecret) keys.set(kidOf(opts.previousSecret), encode(opts.previousSecret));
+  const signingKid = kidOf(opts.secret);
+
+  return {
+    async issue(claims: TokenClaims): Promise<{ token: string; expiresAt: string }> {
+      const now = Math.floor(Date.now() / 1000);
+      const exp = now + opts.ttlSeconds;
+      const token = await new SignJWT({ ws: claims.workspaceId, email: claims.email })
+        .setProtectedHeader({ alg: ALG, kid: signingKid, typ: 'JWT' })
+        .setSubject(claims.userId)
+        .setIssuer(opts.issuer)
+        .setAudience(opts.audience)
+        .setIssuedAt(now)
+        .setExpirationTime(exp)
+        .sign(keys.get(signingKid)!);
+      return { token, expiresAt: new Date(exp * 1000).toISOString() };
+    },
+
+    /** The token's claims, or null for anything forged, expired, mis-addressed or malformed. */
+    async verify(token: string): Promise<TokenClaims | null> {
+      try {
+        const { payload } = await jwtVerify(
+          token,
+          (header) => {
+            const key = header.kid ? keys.get(header.kid) : undefined;
+            if (!key) throw new joseErrors.JWKSNoMatchingKey();
+            return key;
+          },
+          { algorithms: [ALG], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'iat', 'sub'] },
+        );
+        if (typeof payload.ws !== 'string' || typeof payload.email !== 'string') return null;
+        return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email };
+      } catch (err) {
+        if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
+        throw err;
+      }
+    },
+  };
+}
+
+export type TokenIssuer = ReturnType<typeof createTokenIssuer>;

@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import { AppError, notFound } from '../shared/errors';
+import { type KeyKind, type Quotas, createApiKey } from './api-keys';
+import type { Principal } from './principal';
+
+export interface ApiKeyRecord {
+  id: string;
+  prefix: string;
+  name: string;
+  kind: KeyKind;
+  quotas: Quotas | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+const recordOf = (r: Record<string, unknown>): ApiKeyRecord => ({
+  id: r.id as string,
+  prefix: r.prefix as string,
+  name: r.name as string,
+  kind: r.kind as KeyKind,
+  quotas: (r.quotas as Quotas | null) ?? null,
+  createdAt: iso(r.created_at as Date)!,
+  lastUsedAt: iso(r.last_used_at as Date | null),
+  revokedAt: iso(r.revoked_at as Date | null),
+});
+
+/** The user and agent keys of the caller's user: node keys belong to their nodes (rotate-key). */
+function ownedBy(db: Knex, p: Principal) {
+  const q = db('api_keys').where({ workspace_id: p.workspaceId }).whereIn('kind', ['user', 'agent']);
+  // Keys minted by an operator (`compute keys create`) have no user; such a key sees its siblings.
+  return p.userId ? q.where({ user_id: p.userId }) : q.whereNull('user_id');
+}
+
+export function createKeyService({ db }: { db: Knex }) {
+  return {
+    async create(p: Principal, body: { name: string; kind: 'user' | 'agent'; quotas?: Quotas }) {
+      if (p.credential !== 'jwt' || !p.userId) throw new AppError('auth.forbidden', 'Creating an API key needs a live session token (Authorization: Bearer)');
+      const { id, key } = await createApiKey(db, { workspaceId: p.workspaceId, name: body.name, kind: body.kind, userId: p.userId, quotas: body.quotas });
+      const row = await db('api_keys').where({ id }).first();
+      return { ...recordOf(row), key };
+    },
+
+    async list(p: Principal, page: { limit: number; cursor?: string }) {
+      const q = ownedBy(db, p);
+      if (page.cursor) {
+        const id = Buffer.from(page.cursor, 'base64url').toString();
+        if (!/^key_[0-9a-z]{26}$/.test(id)) throw new AppError('request.invalid', 'Invalid cursor', { fields: [{ path: 'cursor', message: 'not a cursor from this API' }] });
+        q.where('id', '<', id);
+      }
+      const rows = await q.orderBy('id', 'desc').limit(page.limit + 1);
+      const keys = rows.slice(0, page.limit).map(recordOf);
+      const nextCursor = rows.length > page.limit ? Buffer.from(keys[keys.length - 1].id).toString('base64url') : null;
+      return { keys, nextCursor };
+    },
+
+    /** Idempotent; every API instance refuses the key from the next request on (keys are read per request). */
+    async revoke(p: Principal, id: string): Promise<ApiKeyRecord> {
+      const row = await ownedBy(db, p).where({ id }).first();
+      if (!row) throw notFound('API key');
+      if (!row.revoked_at) await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+      return recordOf(await db('api_keys').where({ id }).first());
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

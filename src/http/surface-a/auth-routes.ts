@@ -1,0 +1,35 @@
+import Router from '@koa/router';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { Services } from '../../services';
+import { postOperation } from '../openapi';
+
+const Email = z.string().trim().max(254).pipe(z.email());
+const User = z.object({ id: z.string(), email: z.string(), workspaceId: z.string(), createdAt: z.string() });
+
+/** Login by e-mailed code; the only Surface A operations that take no credential. */
+export function authRoutes(services: Services, registry: OpenAPIRegistry): Router {
+  const router = new Router({ prefix: '/auth' });
+  postOperation(router, registry, '/api/auth', {
+    path: '/request-otp',
+    tag: 'auth',
+    auth: 'none',
+    summary: 'Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account or not',
+    body: z.strictObject({ email: Email }),
+    response: z.object({ sent: z.literal(true) }),
+    handle: async (_ctx, { email }) => {
+      await services.login.requestCode(email);
+      return { sent: true as const };
+    },
+  });
+  postOperation(router, registry, '/api/auth', {
+    path: '/verify-otp',
+    tag: 'auth',
+    auth: 'none',
+    summary: 'Exchange the code for a session JWT; the first login creates the user and a personal workspace (owner)',
+    body: z.strictObject({ email: Email, code: z.string().regex(/^\d{6}$/, 'six digits') }),
+    response: z.object({ token: z.string(), expiresAt: z.string(), user: User }),
+    handle: (_ctx, { email, code }) => services.login.verifyCode(email, code),
+  });
+  return router;
+}
