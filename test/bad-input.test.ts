@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { testEnv } from './support/env';
-import { newWorkspace, ok, pollOne, post, registerNode, submit } from './support/http';
+import { login } from './support/auth';
+import { credentialHeaders, newWorkspace, ok, pollOne, post, registerNode, submit } from './support/http';
 
 const countJobs = async (workspaceId: string) =>
   Number((await testEnv().db('jobs').where({ workspace_id: workspaceId }).count<{ count: string }[]>('* as count'))[0].count);
@@ -51,15 +52,16 @@ describe('bad input is refused with the right code and changes nothing', () => {
     assertError(await post('/compute/jobs/list', {}, tampered), 401, 'auth.unauthenticated');
   });
 
-  it('unknown IDs and another workspace\'s IDs are 404 resource.not_found on every route that takes one', async () => {
+  const isolation = (caller: string, workspaceB: () => Promise<{ key: string }>) =>
+    it(`unknown IDs and another workspace's IDs are 404 resource.not_found on every route that takes one (${caller})`, async () => {
     const a = await newWorkspace();
-    const b = await newWorkspace();
+    const b = await workspaceB();
     const nodeA = await registerNode(a.key);
     const jobA = await submit(a.key);
     const held = (await pollOne(nodeA))!;
     for (const jobId of ['job_00000000000000000000000000', jobA.job_id]) {
       for (const op of ['retrieve', 'cancel', 'retry']) assertError(await post(`/compute/jobs/${op}`, { job_id: jobId }, b.key), 404, 'resource.not_found');
-      const sse = await fetch(`${testEnv().url}/api/compute/jobs/${jobId}/logs`, { headers: { 'X-API-Key': b.key } });
+      const sse = await fetch(`${testEnv().url}/api/compute/jobs/${jobId}/logs`, { headers: credentialHeaders(b.key) });
       assert.equal(sse.status, 404);
       assert.equal(((await sse.json()) as { code: string }).code, 'resource.not_found');
     }
@@ -70,9 +72,14 @@ describe('bad input is refused with the right code and changes nothing', () => {
       assertError(await post(`/compute/nodes/${op}`, { nodeId: nodeA.nodeId }, b.key), 404, 'resource.not_found');
     }
     assertError(await post('/compute/nodes/heartbeat', { nodeId: nodeA.nodeId }, nodeB.nodeKey), 404, 'resource.not_found');
+    const keyA = await testEnv().db('api_keys').where({ prefix: a.key.split('_')[0] }).first('id');
+    assertError(await post('/compute/api-keys/revoke', { id: keyA.id }, b.key), 404, 'resource.not_found');
     const still = await ok('/compute/jobs/retrieve', { job_id: jobA.job_id }, a.key);
     assert.equal(still.state, 'running', 'nothing of A changed');
+    assert.equal((await post('/compute/jobs/list', {}, a.key)).status, 200, "A's key still works");
   });
+  isolation('API key', () => newWorkspace());
+  isolation('session JWT', async () => ({ key: (await login()).token }));
 
   it('a node key acts only for its own node; rotation retires the old key at once', async () => {
     const { key } = await newWorkspace();
