@@ -1,27 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { childEnvironment } from '../src/config';
+import { cliConfigDir, compute as run } from './support/cli';
 import { testEnv } from './support/env';
 import { newWorkspace, ok, post } from './support/http';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..');
-
-/** `npx compute …` as a person types it, against the suite's database. */
-async function compute(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run('npx', ['--no-install', 'compute', ...args], {
-      cwd: ROOT,
-      env: childEnvironment({ DATABASE_URL: testEnv().vars.DATABASE_URL, ...env }),
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** Operator mode: no session saved, so keys are minted straight into the database. */
+const compute = (args: string[], env: Record<string, string> = {}) => run(args, { env: { COMPUTE_CONFIG_DIR: cliConfigDir(), ...env } });
 
 describe('npx compute keys create', () => {
   it('prints a key alone on stdout that the API accepts at once, for the default workspace', async () => {

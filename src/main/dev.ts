@@ -56,6 +56,7 @@ async function main() {
   say('');
   say(`  try: curl -s -H 'X-API-Key: ${key}' -H 'Content-Type: application/json' \\`);
   say(`         -d '{"type":"COMMAND","command":"echo hello"}' ${proc.url}/api/compute/jobs/submit`);
+  say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
   say('  Ctrl-C stops everything.');
   runUntilSignal(log, async () => {
     await proc.stop();

@@ -1,0 +1,115 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import pino from 'pino';
+import { type Quotas, createApiKey } from '../../auth/api-keys';
+import { ensureDefaultWorkspace } from '../../auth/workspaces';
+import { databaseUrlOf, loadConfig } from '../../config';
+import { createDb } from '../../db/knex';
+import { isDatabaseUnavailable } from '../../shared/dependency-errors';
+import { CliError, callApi } from '../api-client';
+import { type Session, loadSession } from '../session';
+import { dim, printTable, status } from '../terminal';
+
+interface KeyRecord {
+  id: string;
+  prefix: string;
+  name: string;
+  kind: string;
+  quotas: Quotas | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+const positiveInt = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+};
+
+async function requireSession(): Promise<Session> {
+  const session = await loadSession(loadConfig().cli.configDir);
+  if (!session) throw new CliError('not logged in (or the session expired): run `compute login` first');
+  return session;
+}
+
+/** Operator mode: mint straight into the database, as `npm run dev` does for its printed key. */
+async function createInDatabase(opts: { name: string; kind: 'user' | 'agent'; workspace?: string; quotas?: Quotas }) {
+  const url = databaseUrlOf(loadConfig());
+  // Silent: stdout carries the key alone, and an outage gets one plain message below.
+  const db = createDb(url, { max: 1, log: pino({ level: 'silent' }) });
+  try {
+    const workspaceId = opts.workspace ?? (await ensureDefaultWorkspace(db));
+    if (!(await db('workspaces').where({ id: workspaceId }).first())) throw new CliError(`workspace ${workspaceId} not found`);
+    return (await createApiKey(db, { workspaceId, name: opts.name, kind: opts.kind, quotas: opts.quotas })).key;
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) throw new CliError(`cannot reach the database at ${url.replace(/:[^:@/]*@/, ':***@')}: is \`npm run dev\` running?`);
+    throw err;
+  } finally {
+    await db.destroy();
+  }
+}
+
+const quotaText = (q: Quotas | null) =>
+  !q ? '-' : [q.maxJobsPerHour && `${q.maxJobsPerHour}/h`, q.maxConcurrentJobs && `${q.maxConcurrentJobs} at once`, q.allowedJobTypes?.join('|')].filter(Boolean).join(', ');
+
+export function registerKeysCommands(program: Command): void {
+  const keys = program.command('keys').description('Manage API keys');
+
+  keys
+    .command('create')
+    .description('Create an API key, printed alone on stdout (shown only this once)')
+    .requiredOption('--name <name>', 'a name to recognize the key by')
+    .option('--kind <kind>', 'user or agent', 'user')
+    .option('--max-jobs-per-hour <n>', 'quota: jobs submitted with the key (or handed to its nodes) per hour', positiveInt)
+    .option('--max-concurrent-jobs <n>', 'quota: unfinished jobs at once', positiveInt)
+    .option('--allowed-job-types <types>', 'quota: comma-separated job types')
+    .option('--workspace <id>', 'operator mode: mint in the database for this workspace')
+    .option('--database', 'operator mode even when logged in (uses DATABASE_URL or the `npm run dev` database)')
+    .action(async (opts: { name: string; kind: string; maxJobsPerHour?: number; maxConcurrentJobs?: number; allowedJobTypes?: string; workspace?: string; database?: boolean }) => {
+      if (opts.kind !== 'user' && opts.kind !== 'agent') throw new CliError('--kind must be user or agent');
+      const quotas: Quotas = {
+        ...(opts.maxJobsPerHour && { maxJobsPerHour: opts.maxJobsPerHour }),
+        ...(opts.maxConcurrentJobs && { maxConcurrentJobs: opts.maxConcurrentJobs }),
+        ...(opts.allowedJobTypes && { allowedJobTypes: opts.allowedJobTypes.split(',').map((t) => t.trim()).filter(Boolean) }),
+      };
+      const body = { name: opts.name, kind: opts.kind, ...(Object.keys(quotas).length && { quotas }) } as const;
+      const session = opts.workspace || opts.database ? null : await loadSession(loadConfig().cli.configDir);
+      if (session) {
+        const made = await callApi<KeyRecord & { key: string }>(session.apiUrl, '/compute/api-keys/create', body, session.token);
+        status(dim(`created ${made.id} for ${session.email} in ${session.workspaceId}`));
+        process.stdout.write(`${made.key}\n`);
+      } else {
+        process.stdout.write(`${await createInDatabase({ ...body, workspace: opts.workspace })}\n`);
+      }
+    });
+
+  keys
+    .command('list')
+    .description('Your keys: prefix, name, kind, quotas, last use; never the secret')
+    .option('--json', 'print JSON instead of a table')
+    .action(async (opts: { json?: boolean }) => {
+      const session = await requireSession();
+      const all: KeyRecord[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { keys: KeyRecord[]; nextCursor: string | null } = await callApi(session.apiUrl, '/compute/api-keys/list', { limit: 200, ...(cursor && { cursor }) }, session.token);
+        all.push(...page.keys);
+        cursor = page.nextCursor;
+      } while (cursor);
+      if (opts.json) return void process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+      printTable(
+        ['ID', 'PREFIX', 'NAME', 'KIND', 'QUOTAS', 'CREATED', 'LAST USED', 'REVOKED'],
+        all.map((k) => [k.id, k.prefix, k.name, k.kind, quotaText(k.quotas), k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
+      );
+    });
+
+  keys
+    .command('revoke')
+    .description('Revoke a key by ID; it stops working at once')
+    .argument('<id>', 'the key ID (key_…), as `compute keys list` shows it')
+    .action(async (id: string) => {
+      const session = await requireSession();
+      const out = await callApi<KeyRecord>(session.apiUrl, '/compute/api-keys/revoke', { id }, session.token);
+      status(`revoked ${out.id} (${out.prefix}, ${out.name}) at ${out.revokedAt}`);
+    });
+}

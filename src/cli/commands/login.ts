@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config';
+import { CliError, callApi } from '../api-client';
+import { clearSession, saveSession } from '../session';
+import { ask, dim, green, status } from '../terminal';
+
+interface Verified {
+  token: string;
+  expiresAt: string;
+  user: { id: string; email: string; workspaceId: string };
+}
+
+/** `compute login` and `compute logout`: the portal's e-mailed-code login, from a terminal. */
+export function registerLoginCommands(program: Command): void {
+  program
+    .command('login')
+    .description('Log in with a code sent to your e-mail; the session is kept for later commands')
+    .option('--email <address>', 'your e-mail address (asked for when omitted)')
+    .option('--api <url>', 'API base URL (default: COMPUTE_API_URL or http://127.0.0.1:3000)')
+    .action(async (opts: { email?: string; api?: string }) => {
+      const config = loadConfig();
+      const apiUrl = opts.api ?? config.cli.apiUrl;
+      const email = opts.email ?? (await ask('E-mail: '));
+      if (!email) throw new CliError('an e-mail address is needed');
+      status(dim(`Sending a login code to ${email}…`));
+      await callApi(apiUrl, '/auth/request-otp', { email });
+      const code = await ask(`Code sent to ${email} (valid 10 minutes). Enter the 6 digits: `);
+      if (!/^\d{6}$/.test(code)) throw new CliError('the code is six digits');
+      const out = await callApi<Verified>(apiUrl, '/auth/verify-otp', { email, code });
+      const file = await saveSession(config.cli.configDir, {
+        apiUrl,
+        token: out.token,
+        expiresAt: out.expiresAt,
+        email: out.user.email,
+        workspaceId: out.user.workspaceId,
+      });
+      status(`${green('✔')} Logged in as ${out.user.email} (workspace ${out.user.workspaceId}) until ${out.expiresAt}`);
+      status(dim(`session saved in ${file}`));
+    });
+
+  program
+    .command('logout')
+    .description('Forget the saved session')
+    .action(async () => {
+      const removed = await clearSession(loadConfig().cli.configDir);
+      status(removed ? 'Logged out.' : 'No session was saved.');
+    });
+}

@@ -1,0 +1,34 @@
+import readline from 'node:readline/promises';
+
+// Prompts and status go to stderr, so stdout carries only the command's result (a key, a table).
+
+const tty = process.stderr.isTTY;
+const paint = (code: number) => (s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+export const green = paint(32);
+export const dim = paint(2);
+export const bold = paint(1);
+
+export function status(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** One line from the person (or from piped stdin). */
+export async function ask(question: string): Promise<string> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
+  try {
+    if (!process.stdin.isTTY) process.stderr.write(question);
+    const answer = process.stdin.isTTY ? await rl.question(question) : await new Promise<string>((resolve) => rl.once('line', resolve).once('close', () => resolve('')));
+    return answer.trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/** Rows as aligned columns on stdout. */
+export function printTable(headers: string[], rows: string[][]): void {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const header = line(headers);
+  process.stdout.write(`${process.stdout.isTTY ? `\x1b[1m${header}\x1b[0m` : header}\n`);
+  for (const r of rows) process.stdout.write(`${line(r)}\n`);
+}

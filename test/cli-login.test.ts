@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { newEmail } from './support/auth';
+import { cliConfigDir, compute } from './support/cli';
+import { testEnv } from './support/env';
+import { post, sleep } from './support/http';
+
+/** Types the mailed code into `compute login` once the mail has arrived. */
+const typeCodeFor = (email: string) => async (stdin: NodeJS.WritableStream) => {
+  for (let i = 0; testEnv().mailbox.count(email) === 0; i++) {
+    if (i > 400) throw new Error('no login code arrived');
+    await sleep(50);
+  }
+  stdin.write(`${testEnv().mailbox.codeFor(email)}\n`);
+};
+
+describe('the portal flow from the CLI', () => {
+  it('logs in by code, then creates, lists and revokes keys through the API', async () => {
+    const email = newEmail();
+    const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
+    const login = await compute(['login', '--email', email], { env, interact: typeCodeFor(email) });
+    assert.equal(login.code, 0, login.stderr);
+    assert.match(login.stderr, /Logged in as .* \(workspace ws_/);
+    const sessionFile = path.join(env.COMPUTE_CONFIG_DIR, 'session.json');
+    assert.equal(fs.statSync(sessionFile).mode & 0o777, 0o600, 'only its owner can read the session');
+    const session = JSON.parse(fs.readFileSync(sessionFile, 'utf8'));
+
+    const created = await compute(['keys', 'create', '--name', 'from-cli', '--kind', 'agent', '--max-concurrent-jobs', '2', '--allowed-job-types', 'COMMAND'], { env });
+    assert.equal(created.code, 0, created.stderr);
+    const key = created.stdout.trim();
+    assert.match(key, /^cka[a-z0-9]+_\S+$/, 'the key alone on stdout');
+    const job = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo' }, key);
+    assert.equal(job.status, 200);
+    const owner = await testEnv().db('jobs').where({ id: job.body.payload.job_id }).first('workspace_id');
+    assert.equal(owner.workspace_id, session.workspaceId, "the key acts in the logged-in user's workspace");
+
+    const listed = await compute(['keys', 'list', '--json'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    const keys = JSON.parse(listed.stdout) as Array<{ id: string; prefix: string; quotas: unknown }>;
+    assert.equal(keys.length, 1);
+    assert.equal(keys[0].prefix, key.split('_')[0]);
+    assert.deepEqual(keys[0].quotas, { maxConcurrentJobs: 2, allowedJobTypes: ['COMMAND'] });
+    const table = await compute(['keys', 'list'], { env });
+    assert.match(table.stdout, /^ID\s+PREFIX\s+NAME\s+KIND\s+QUOTAS/);
+    assert.match(table.stdout, /from-cli\s+agent\s+2 at once, COMMAND/);
+
+    const revoked = await compute(['keys', 'revoke', keys[0].id], { env });
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal((await post('/compute/jobs/list', {}, key)).status, 401);
+  });
+
+  it('refuses a wrong code and needs a login before listing keys', async () => {
+    const email = newEmail();
+    const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
+    const wrong = await compute(['login', '--email', email], {
+      env,
+      interact: async (stdin) => {
+        await typeCodeFor(email)({ write: () => true } as unknown as NodeJS.WritableStream);
+        stdin.write(testEnv().mailbox.codeFor(email) === '000000' ? '000001\n' : '000000\n');
+      },
+    });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /error: The code is wrong, expired or already used.*\[auth\.unauthenticated\]/);
+    assert.ok(!fs.existsSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json')));
+    const list = await compute(['keys', 'list'], { env });
+    assert.equal(list.code, 1);
+    assert.match(list.stderr, /run `compute login` first/);
+  });
+});
