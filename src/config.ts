@@ -48,6 +48,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_HOUR: int(30_000),
   COMPUTE_API_URL: z.string().url().default('http://127.0.0.1:3000'),
   COMPUTE_CONFIG_DIR: z.string().optional(),
+  COMPUTE_API_KEY: z.string().optional(),
+  COMPUTE_AGENT_KEY: z.string().optional(),
+  COMPUTE_AGENT_DIR: z.string().optional(),
+  AGENT_KILL_GRACE_MS: int(10_000),
   DEV_POSTGRES_PORT: int(55432),
   DEV_TEMPORAL_PORT: int(7233),
   DEV_MINIO_PORT: int(9000),
@@ -98,8 +102,10 @@ export interface Config {
   /** SMTP for login codes; without it codes are only logged (development and test). */
   mail: { smtpUrl?: string; from: string };
   rateLimits: { perMinute: number; perHour: number };
-  /** Where the CLI finds the API and keeps its login session. */
-  cli: { apiUrl: string; configDir: string };
+  /** Where the CLI finds the API and keeps its login session; the key it sends when given one. */
+  cli: { apiUrl: string; configDir: string; apiKey?: string };
+  /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */
+  agent: { key?: string; dir: string; killGraceMs: number };
   /** Ports of the services `npm run dev` starts itself when no external one is configured. */
   dev: { postgresPort: number; temporalPort: number; minioPort: number; minioConsolePort: number };
 }
@@ -165,6 +171,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cli: {
       apiUrl: e.COMPUTE_API_URL,
       configDir: path.resolve(e.COMPUTE_CONFIG_DIR ?? path.join(os.homedir(), '.config', 'compute')),
+      apiKey: e.COMPUTE_API_KEY,
+    },
+    agent: {
+      key: e.COMPUTE_AGENT_KEY,
+      dir: path.resolve(e.COMPUTE_AGENT_DIR ?? path.join(os.homedir(), '.compute-agent')),
+      killGraceMs: e.AGENT_KILL_GRACE_MS,
     },
     dev: {
       postgresPort: e.DEV_POSTGRES_PORT,

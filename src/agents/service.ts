@@ -98,6 +98,9 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
     /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
     async poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: AbortSignal) {
       let node = await requireNode(principal, body.nodeId);
+      // A drain that starts while this poll waits answers it at once; an already draining node
+      // still long-polls, so an idle drained agent does not spin.
+      const drainingAtStart = node.drain as boolean;
       const deadline = Date.now() + body.waitSeconds * 1000;
       const jobs: Assignment[] = [];
       const skip: string[] = [];
@@ -108,7 +111,7 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
           if (!next) break;
           jobs.push(next);
         }
-        if (jobs.length > 0 || Date.now() >= deadline || signal?.aborted) {
+        if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) {
           ticket.dispose();
           break;
         }
@@ -150,6 +153,8 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
           drain_deadline_at:
             body.enable && body.deadlineSeconds !== undefined ? db.raw(`now() + make_interval(secs => ?)`, [body.deadlineSeconds]) : null,
         });
+      // Wake the node's long polls: a draining node's poll answers at once, empty.
+      await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
       // Running jobs re-read the deadline now instead of at their next liveness check.
       const running = await db('job_attempts').where({ agent_id: node.id }).whereNull('ended_at').pluck('job_id');
       await Promise.all(

@@ -8,17 +8,27 @@ interface Envelope {
   message?: string;
 }
 
+/** Where the CLI sends requests, and as whom: an API key, a session token, or nobody (login). */
+export interface Target {
+  apiUrl: string;
+  apiKey?: string;
+  token?: string;
+}
+
+export const authHeaders = (t: Target): Record<string, string> =>
+  t.apiKey ? { 'X-API-Key': t.apiKey } : t.token ? { Authorization: `Bearer ${t.token}` } : {};
+
 /** POSTs to Surface A and returns the payload; an error envelope or an unreachable API becomes a CliError. */
-export async function callApi<T>(apiUrl: string, path: string, body: unknown, token?: string): Promise<T> {
+export async function callApi<T>(target: Target, path: string, body: unknown): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(new URL(`/api${path}`, apiUrl), {
+    res = await fetch(new URL(`/api${path}`, target.apiUrl), {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      headers: { 'Content-Type': 'application/json', ...authHeaders(target) },
       body: JSON.stringify(body),
     });
   } catch {
-    throw new CliError(`cannot reach the API at ${apiUrl}: is it running? (set COMPUTE_API_URL or --api)`);
+    throw new CliError(`cannot reach the API at ${target.apiUrl}: is it running? (set COMPUTE_API_URL or --api)`);
   }
   const reply = (await res.json().catch(() => null)) as Envelope | null;
   if (reply?.status === 'OK') return reply.payload as T;

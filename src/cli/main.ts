@@ -1,11 +1,15 @@
 import { Command } from 'commander';
 import { CliError } from './api-client';
+import { registerAgentCommand } from './commands/agent';
+import { registerJobCommands } from './commands/jobs';
 import { registerKeysCommands } from './commands/keys';
 import { registerLoginCommands } from './commands/login';
 
 const program = new Command('compute').description('Compute job service command-line tool');
 registerLoginCommands(program);
 registerKeysCommands(program);
+registerJobCommands(program);
+registerAgentCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures are one line; anything else is a bug worth its message, still without a stack.

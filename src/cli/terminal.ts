@@ -32,3 +32,34 @@ export function printTable(headers: string[], rows: string[][]): void {
   process.stdout.write(`${process.stdout.isTTY ? `\x1b[1m${header}\x1b[0m` : header}\n`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);
 }
+
+/** Job stderr in red, when a person is watching. */
+export const paintStderr = paint(31);
+
+/** A one-line spinner on stderr while a person waits; silent when stderr is not a terminal. */
+export class Spinner {
+  private static readonly FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  private timer?: NodeJS.Timeout;
+  private frame = 0;
+
+  constructor(private text: string) {
+    if (!tty) return;
+    this.timer = setInterval(() => this.draw(), 80);
+    this.draw();
+  }
+
+  update(text: string): void {
+    this.text = text;
+  }
+
+  private draw(): void {
+    process.stderr.write(`\r\x1b[2K${Spinner.FRAMES[this.frame++ % Spinner.FRAMES.length]} ${this.text}`);
+  }
+
+  stop(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    process.stderr.write('\r\x1b[2K');
+  }
+}

@@ -49,12 +49,15 @@ export function createApp({ services, config, log, db }: { services: Services; c
       log,
       loadJob: () => services.jobs.get(principal, jobId),
       renderState: (job) => stateA(job.state),
+      follow: ctx.query.follow !== 'false',
     });
   });
   registry.registerPath({
     method: 'get',
     path: '/api/compute/jobs/{jobId}/logs',
-    summary: 'SSE stream of a job\'s log: `event: log` (id = seq), `event: log.truncated`, then `event: end`; resume with Last-Event-ID',
+    summary:
+      "SSE stream of a job's log: `event: log` (id = seq), `event: log.truncated`, then `event: end`; resume with Last-Event-ID. " +
+      '`?follow=false` sends what is stored and closes (with `end` only if the job is over)',
     tags: ['jobs'],
     security: [{ ApiKey: [] }, { Bearer: [] }],
     responses: { 200: { description: 'text/event-stream' } },

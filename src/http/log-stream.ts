@@ -18,6 +18,8 @@ export interface LogStreamDeps {
   loadJob: () => Promise<Job>;
   /** The state as the surface spells it, for the `end` event. */
   renderState: (job: Job) => string;
+  /** False: send what is stored (and `end` if the job is over), then close instead of following. */
+  follow?: boolean;
 }
 
 const PAGE = 1000;
@@ -76,6 +78,10 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
       if (isTerminal(job.state) && (await deps.logs.read(jobId, last, 1)).length === 0) {
         ticket.dispose();
         await write(`event: end\ndata: ${JSON.stringify({ state: deps.renderState(job), exitCode: job.exitCode })}\n\n`);
+        break;
+      }
+      if (deps.follow === false) {
+        ticket.dispose();
         break;
       }
       if (!(await ticket.wait(deps.keepAliveMs, abort.signal)) && !abort.signal.aborted) await write(': keep-alive\n\n');

@@ -1,4 +1,7 @@
+import os from 'node:os';
+import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Agent } from '../agent/agent';
 import { type Config, loadConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
 import { ensureDefaultWorkspace } from '../auth/workspaces';
@@ -45,20 +48,34 @@ async function main() {
   await db.destroy();
 
   const proc = await startServiceProcess({ config, log, api: true, worker: true });
+  // One agent in this process, so a submitted job runs on this machine.
+  const agent = new Agent({
+    apiUrl: proc.url!,
+    key,
+    name: `${os.hostname()}-dev`,
+    labels: { dev: 'true' },
+    concurrency: 2,
+    dir: path.join(config.dataDir, 'agent'),
+    killGraceMs: config.agent.killGraceMs,
+    log: createLogger(base.logLevel, 'agent'),
+  });
+  await agent.start();
   say('');
   say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
   say(`  Temporal       ${config.temporal.address}   namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}`);
   if (stack.temporalUiUrl) say(`  Temporal UI    ${stack.temporalUiUrl}   (filter: JobState="RUNNING")`);
   say(`  PostgreSQL     ${config.databaseUrl}`);
   if (stack.s3) say(`  MinIO          ${stack.s3.endpoint}   (console ${stack.s3.consoleUrl})`);
+  say(`  Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`);
   say(`  Workspace      ${workspaceId}`);
   say(`  API key        ${key}`);
   say('');
-  say(`  try: curl -s -H 'X-API-Key: ${key}' -H 'Content-Type: application/json' \\`);
-  say(`         -d '{"type":"COMMAND","command":"echo hello"}' ${proc.url}/api/compute/jobs/submit`);
+  say(`  try:     echo '{"type":"COMMAND","command":"echo hello; sleep 1; echo done"}' > job.json`);
+  say(`           COMPUTE_API_KEY=${key} npx compute run job.json`);
   say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
   say('  Ctrl-C stops everything.');
   runUntilSignal(log, async () => {
+    await agent.killJobs();
     await proc.stop();
     await stack.stop();
   });

@@ -26,6 +26,8 @@ export const TEST_ENV = {
   DEPENDENCY_RETRY_AFTER_SECONDS: '3',
   JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
   OTP_MAX_PER_HOUR: '1000',
+  HEARTBEAT_INTERVAL_SECONDS: '1',
+  AGENT_KILL_GRACE_MS: '1000',
 };
 
 export interface TestEnv {

@@ -75,7 +75,7 @@ export function registerKeysCommands(program: Command): void {
       const body = { name: opts.name, kind: opts.kind, ...(Object.keys(quotas).length && { quotas }) } as const;
       const session = opts.workspace || opts.database ? null : await loadSession(loadConfig().cli.configDir);
       if (session) {
-        const made = await callApi<KeyRecord & { key: string }>(session.apiUrl, '/compute/api-keys/create', body, session.token);
+        const made = await callApi<KeyRecord & { key: string }>(session, '/compute/api-keys/create', body);
         status(dim(`created ${made.id} for ${session.email} in ${session.workspaceId}`));
         process.stdout.write(`${made.key}\n`);
       } else {
@@ -92,7 +92,7 @@ export function registerKeysCommands(program: Command): void {
       const all: KeyRecord[] = [];
       let cursor: string | null = null;
       do {
-        const page: { keys: KeyRecord[]; nextCursor: string | null } = await callApi(session.apiUrl, '/compute/api-keys/list', { limit: 200, ...(cursor && { cursor }) }, session.token);
+        const page: { keys: KeyRecord[]; nextCursor: string | null } = await callApi(session, '/compute/api-keys/list', { limit: 200, ...(cursor && { cursor }) });
         all.push(...page.keys);
         cursor = page.nextCursor;
       } while (cursor);
@@ -109,7 +109,7 @@ export function registerKeysCommands(program: Command): void {
     .argument('<id>', 'the key ID (key_…), as `compute keys list` shows it')
     .action(async (id: string) => {
       const session = await requireSession();
-      const out = await callApi<KeyRecord>(session.apiUrl, '/compute/api-keys/revoke', { id }, session.token);
+      const out = await callApi<KeyRecord>(session, '/compute/api-keys/revoke', { id });
       status(`revoked ${out.id} (${out.prefix}, ${out.name}) at ${out.revokedAt}`);
     });
 }

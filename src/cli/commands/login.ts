@@ -23,10 +23,10 @@ export function registerLoginCommands(program: Command): void {
       const email = opts.email ?? (await ask('E-mail: '));
       if (!email) throw new CliError('an e-mail address is needed');
       status(dim(`Sending a login code to ${email}…`));
-      await callApi(apiUrl, '/auth/request-otp', { email });
+      await callApi({ apiUrl }, '/auth/request-otp', { email });
       const code = await ask(`Code sent to ${email} (valid 10 minutes). Enter the 6 digits: `);
       if (!/^\d{6}$/.test(code)) throw new CliError('the code is six digits');
-      const out = await callApi<Verified>(apiUrl, '/auth/verify-otp', { email, code });
+      const out = await callApi<Verified>({ apiUrl }, '/auth/verify-otp', { email, code });
       const file = await saveSession(config.cli.configDir, {
         apiUrl,
         token: out.token,

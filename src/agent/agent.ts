@@ -1,0 +1,226 @@
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { AgentApi, ApiRefusal, backoffMs } from './api';
+import { JobProcess } from './job-process';
+import { LogBatcher } from './log-batcher';
+import { loadIdentity, saveIdentity } from './node-identity';
+
+export interface AgentOptions {
+  apiUrl: string;
+  /** An agent key (or a user key, or a session token's key) to register with. */
+  key: string;
+  name: string;
+  labels: Record<string, string>;
+  concurrency: number;
+  /** Keeps the node identity and the jobs' working folders. */
+  dir: string;
+  killGraceMs: number;
+  log: Logger;
+}
+
+interface AssignedJob {
+  job_id: string;
+  leaseId: string;
+  command: string;
+  env: Record<string, string>;
+  attempt: number;
+}
+
+interface Running {
+  job: AssignedJob;
+  proc: JobProcess;
+  batcher: LogBatcher;
+  /** The API moved the job on (409): no result is reported. */
+  forgotten: boolean;
+}
+
+/**
+ * The reference agent: registers (or resumes as) a node, heartbeats, long-polls, runs up to
+ * `concurrency` jobs and reports them. Every call retries through API restarts and network
+ * errors; a 409 means the job moved on and its process is stopped.
+ */
+export class Agent {
+  private api: AgentApi;
+  private nodeId = '';
+  private readonly running = new Map<string, Running>();
+  private draining = false;
+  private heartbeatMs = 30_000;
+  private slotFreed: () => void = () => undefined;
+  private readonly stopHeartbeat = new AbortController();
+  private pollLoop?: Promise<void>;
+  private heartbeatLoop?: Promise<void>;
+
+  constructor(private readonly o: AgentOptions) {
+    this.api = new AgentApi(o.apiUrl, o.key, (p, why) => o.log.warn({ path: p, why }, 'API call failed; retrying'));
+  }
+
+  get id(): string {
+    return this.nodeId;
+  }
+
+  get runningJobs(): string[] {
+    return [...this.running.keys()];
+  }
+
+  async start(): Promise<void> {
+    await this.resumeOrRegister();
+    // A restarted agent takes work again, whatever drain its previous run left.
+    await this.api.call('/compute/nodes/drain', { nodeId: this.nodeId, enable: false });
+    this.o.log.info({ nodeId: this.nodeId, labels: this.o.labels, concurrency: this.o.concurrency }, 'agent ready');
+    this.heartbeatLoop = this.heartbeats();
+    this.pollLoop = this.polls();
+  }
+
+  private async resumeOrRegister(): Promise<void> {
+    const keyPrefix = this.o.key.split('_')[0];
+    const saved = await loadIdentity(this.o.dir, this.o.apiUrl, keyPrefix);
+    if (saved) {
+      const api = new AgentApi(this.o.apiUrl, saved.nodeKey);
+      const alive = await api.call('/compute/nodes/heartbeat', { nodeId: saved.nodeId, runningJobs: [] }).then(
+        () => true,
+        (err) => (err instanceof ApiRefusal ? false : Promise.reject(err)),
+      );
+      if (alive) {
+        this.api.key = saved.nodeKey;
+        this.nodeId = saved.nodeId;
+        this.heartbeatMs = saved.heartbeatIntervalSeconds * 1000;
+        return;
+      }
+    }
+    const reg = await this.api.call<{ nodeId: string; apiKey: string; heartbeatIntervalSeconds: number }>('/compute/nodes/register', {
+      name: this.o.name,
+      labels: this.o.labels,
+      capabilities: { concurrency: this.o.concurrency, os: process.platform, arch: process.arch, cpus: os.cpus().length },
+      version: 'compute-agent/0.1.0',
+    });
+    this.heartbeatMs = reg.heartbeatIntervalSeconds * 1000;
+    this.nodeId = reg.nodeId;
+    this.api.key = reg.apiKey;
+    await saveIdentity(this.o.dir, {
+      apiUrl: this.o.apiUrl,
+      keyPrefix,
+      nodeId: reg.nodeId,
+      nodeKey: reg.apiKey,
+      heartbeatIntervalSeconds: reg.heartbeatIntervalSeconds,
+    });
+  }
+
+  private async heartbeats(): Promise<void> {
+    const signal = this.stopHeartbeat.signal;
+    while (!signal.aborted) {
+      try {
+        const out = await this.api.call<{ drain: boolean; cancel: string[]; heartbeatIntervalSeconds?: number }>(
+          '/compute/nodes/heartbeat',
+          { nodeId: this.nodeId, runningJobs: this.runningJobs },
+          { budgetMs: this.heartbeatMs, signal },
+        );
+        this.stopJobs(out.cancel, 'the API asked to stop it');
+      } catch (err) {
+        if (signal.aborted) return;
+        this.o.log.warn({ err: String(err) }, 'heartbeat failed');
+      }
+      await sleep(this.heartbeatMs, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  private async polls(): Promise<void> {
+    for (let failures = 0; !this.draining; ) {
+      if (this.running.size >= this.o.concurrency) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        continue;
+      }
+      try {
+        const out = await this.api.call<{ jobs: AssignedJob[]; cancel: string[] }>(
+          '/compute/nodes/poll',
+          { nodeId: this.nodeId, maxJobs: this.o.concurrency - this.running.size, waitSeconds: 30 },
+          { budgetMs: 0 },
+        );
+        failures = 0;
+        this.stopJobs(out.cancel, 'the API asked to stop it');
+        for (const job of out.jobs) await this.run(job);
+      } catch (err) {
+        if (err instanceof ApiRefusal && err.status === 401) throw err;
+        this.o.log.warn({ err: String(err) }, 'poll failed; retrying');
+        await sleep(backoffMs(failures++));
+      }
+    }
+  }
+
+  private async run(job: AssignedJob): Promise<void> {
+    const log = this.o.log.child({ jobId: job.job_id, attempt: job.attempt });
+    const batcher = new LogBatcher({
+      send: (lines) => this.api.call('/compute/nodes/logs', { nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines }, { budgetMs: 15_000 }),
+      onLeaseLost: () => this.forget(job.job_id, 'its log was refused: the job moved on'),
+      onError: (err) => log.warn({ err: String(err) }, 'log push failed; will resend'),
+    });
+    const proc = await JobProcess.start({
+      command: job.command,
+      env: { ...job.env, COMPUTE_JOB_ID: job.job_id, COMPUTE_ATTEMPT: String(job.attempt) },
+      workRoot: path.join(this.o.dir, 'work'),
+      name: job.job_id,
+      onLine: (stream, line) => batcher.push(stream, line),
+    });
+    const entry: Running = { job, proc, batcher, forgotten: false };
+    this.running.set(job.job_id, entry);
+    log.info({ pid: proc.pid }, 'job started');
+    void proc.exited.then((exit) => this.finish(entry, exit.exitCode, exit.runtimeMs, exit.signal));
+  }
+
+  private async finish(entry: Running, exitCode: number, runtimeMs: number, signal: NodeJS.Signals | null): Promise<void> {
+    const { job } = entry;
+    const log = this.o.log.child({ jobId: job.job_id, attempt: job.attempt });
+    try {
+      await entry.batcher.close();
+      if (!entry.forgotten) {
+        const body = { nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode, runtimeMs, ...(signal && { error: `killed by ${signal}` }) };
+        const out = await this.api.call<{ state: string }>('/compute/nodes/result', body, { budgetMs: Infinity });
+        log.info({ exitCode, runtimeMs, state: out.state }, 'job reported');
+      }
+    } catch (err) {
+      if (err instanceof ApiRefusal) log.warn({ code: err.code }, 'result refused: the job moved on');
+      else log.error({ err: String(err) }, 'could not report the result');
+    } finally {
+      this.running.delete(job.job_id);
+      this.slotFreed();
+    }
+  }
+
+  private forget(jobId: string, why: string): void {
+    const entry = this.running.get(jobId);
+    if (!entry || entry.forgotten) return;
+    entry.forgotten = true;
+    this.o.log.warn({ jobId, why }, 'stopping the job and forgetting it');
+    entry.proc.stop(this.o.killGraceMs);
+  }
+
+  private stopJobs(jobIds: string[], why: string): void {
+    for (const jobId of jobIds) {
+      const entry = this.running.get(jobId);
+      if (!entry) continue;
+      this.o.log.info({ jobId, why }, 'stopping job');
+      entry.proc.stop(this.o.killGraceMs);
+    }
+  }
+
+  /** Takes no new job, lets running ones finish and report, then stops. */
+  async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    this.o.log.info({ running: this.runningJobs }, 'draining: finishing running jobs, taking no new ones');
+    // Server-side drain answers our waiting long poll at once and shows ops the node is draining.
+    await this.api.call('/compute/nodes/drain', { nodeId: this.nodeId, enable: true }, { budgetMs: 5_000 }).catch(() => undefined);
+    this.slotFreed();
+    await this.pollLoop?.catch(() => undefined);
+    while (this.running.size > 0) await new Promise<void>((resolve) => (this.slotFreed = resolve));
+    this.stopHeartbeat.abort();
+    await this.heartbeatLoop;
+  }
+
+  /** Stops every running job (each is still reported), then drains. */
+  async killJobs(): Promise<void> {
+    this.stopJobs(this.runningJobs, 'the agent is stopping');
+    await this.drain();
+  }
+}

@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { childEnvironment } from '../config';
+
+export interface Exit {
+  exitCode: number;
+  /** Set when the process was ended by a signal. */
+  signal: NodeJS.Signals | null;
+  runtimeMs: number;
+}
+
+/**
+ * A job's command: `sh -c` in its own process group and a fresh folder, every output line handed
+ * to `onLine`. Stopping signals the whole group, so nothing the command started survives it.
+ */
+export class JobProcess {
+  private readonly child: ChildProcess;
+  private readonly started = Date.now();
+  private killTimer?: NodeJS.Timeout;
+  readonly exited: Promise<Exit>;
+
+  private constructor(child: ChildProcess, onLine: (stream: 'stdout' | 'stderr', line: string) => void, private readonly workDir: string) {
+    this.child = child;
+    const streams = (['stdout', 'stderr'] as const).map((name) => {
+      const rl = readline.createInterface({ input: child[name]!, crlfDelay: Infinity });
+      rl.on('line', (line) => onLine(name, line));
+      return new Promise<void>((resolve) => rl.once('close', resolve));
+    });
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('error', (err) => {
+        onLine('stderr', `[compute-agent] could not start the command: ${err.message}`);
+        resolve({ code: 127, signal: null });
+      });
+      child.once('exit', (code, signal) => {
+        // The job is over when its shell is: whatever it left running in its group goes too,
+        // which also closes the output pipes those leftovers held.
+        clearTimeout(this.killTimer);
+        this.signalGroup('SIGKILL');
+        resolve({ code, signal });
+      });
+    });
+    this.exited = Promise.all([exit, ...streams]).then(async ([{ code, signal }]) => {
+      await fs.rm(this.workDir, { recursive: true, force: true }).catch(() => undefined);
+      return { exitCode: code ?? 128 + signalNumber(signal), signal, runtimeMs: Date.now() - this.started };
+    });
+  }
+
+  static async start(opts: {
+    command: string;
+    env: Record<string, string>;
+    workRoot: string;
+    name: string;
+    onLine: (stream: 'stdout' | 'stderr', line: string) => void;
+  }): Promise<JobProcess> {
+    await fs.mkdir(opts.workRoot, { recursive: true });
+    const workDir = await fs.mkdtemp(path.join(opts.workRoot, `${opts.name}-`));
+    const child = spawn('sh', ['-c', opts.command], {
+      cwd: workDir,
+      env: childEnvironment(opts.env),
+      detached: true, // its own process group
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new JobProcess(child, opts.onLine, workDir);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** SIGTERM to the group, SIGKILL after `graceMs` if it is still there. */
+  stop(graceMs: number): void {
+    if (this.killTimer || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.signalGroup('SIGTERM');
+    this.killTimer = setTimeout(() => this.signalGroup('SIGKILL'), graceMs);
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    if (!this.child.pid) return;
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      // The group is gone.
+    }
+  }
+}
+
+const signalNumber = (signal: NodeJS.Signals | null) => (signal ? os.constants.signals[signal] : 1);

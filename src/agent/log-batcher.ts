@@ -1,0 +1,118 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiRefusal, backoffMs } from './api';
+
+export interface LogLine {
+  seq: number;
+  stream: 'stdout' | 'stderr';
+  line: string;
+  ts: string;
+}
+
+export interface BatcherOptions {
+  send: (lines: LogLine[]) => Promise<void>;
+  /** The API said the lease is gone (409): stop the job. */
+  onLeaseLost: (err: ApiRefusal) => void;
+  onError?: (err: unknown) => void;
+  maxLines?: number;
+  maxBytes?: number;
+  intervalMs?: number;
+  /** Lines held while the API is unreachable; past it new lines are counted, not kept. */
+  maxBuffered?: number;
+}
+
+const MAX_LINE_CHARS = 60_000; // under the API's 64 KiB per line
+
+/**
+ * One job's log on its way to the API: batches of up to `maxLines` lines or `maxBytes`, sent at
+ * least every `intervalMs`, one batch in flight at a time and retried until accepted. Pushes are
+ * idempotent on seq, so a retried batch never doubles a line.
+ */
+export class LogBatcher {
+  private readonly buffer: LogLine[] = [];
+  private nextSeq = 1;
+  private dropped = 0;
+  private timer?: NodeJS.Timeout;
+  private inflight?: Promise<void>;
+  private closed = false;
+  private lost = false;
+  private readonly o: Required<Omit<BatcherOptions, 'onError'>> & Pick<BatcherOptions, 'onError'>;
+
+  constructor(opts: BatcherOptions) {
+    this.o = { maxLines: 100, maxBytes: 512 * 1024, intervalMs: 200, maxBuffered: 100_000, ...opts };
+  }
+
+  push(stream: 'stdout' | 'stderr', text: string): void {
+    if (this.lost) return;
+    if (this.buffer.length >= this.o.maxBuffered) {
+      this.dropped++;
+      return;
+    }
+    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped while the API was unreachable`);
+    this.append(stream, text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…[line truncated]` : text);
+  }
+
+  private note(text: string) {
+    this.dropped = 0;
+    this.append('stderr', text);
+  }
+
+  private append(stream: 'stdout' | 'stderr', line: string) {
+    this.buffer.push({ seq: this.nextSeq++, stream, line, ts: new Date().toISOString() });
+    if (this.buffer.length >= this.o.maxLines) this.kick();
+    else this.timer ??= setTimeout(() => this.kick(), this.o.intervalMs);
+  }
+
+  private kick(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.inflight ??= this.drain().finally(() => (this.inflight = undefined));
+  }
+
+  private async drain(): Promise<void> {
+    for (let attempt = 0; this.buffer.length > 0 && !this.lost; ) {
+      const batch = this.takeBatch();
+      try {
+        await this.o.send(batch);
+        this.buffer.splice(0, batch.length);
+        attempt = 0;
+        if (this.buffer.length < this.o.maxLines && !this.closed) break; // the timer sends the rest
+      } catch (err) {
+        if (err instanceof ApiRefusal && (err.status === 409 || err.status === 404)) {
+          this.lost = true;
+          this.buffer.length = 0;
+          this.o.onLeaseLost(err);
+          return;
+        }
+        this.o.onError?.(err);
+        await sleep(backoffMs(attempt++));
+      }
+    }
+    if (this.buffer.length > 0 && !this.lost) this.timer ??= setTimeout(() => this.kick(), this.o.intervalMs);
+  }
+
+  private takeBatch(): LogLine[] {
+    let bytes = 0;
+    let n = 0;
+    while (n < this.buffer.length && n < this.o.maxLines) {
+      bytes += Buffer.byteLength(this.buffer[n].line) + 64;
+      if (n > 0 && bytes > this.o.maxBytes) break;
+      n++;
+    }
+    return this.buffer.slice(0, n);
+  }
+
+  /** Sends everything still held; resolves once the API has it all (or the lease is gone). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped while the API was unreachable`);
+    while (this.buffer.length > 0 && !this.lost) {
+      this.kick();
+      await this.inflight;
+    }
+    clearTimeout(this.timer);
+  }
+
+  get leaseLost(): boolean {
+    return this.lost;
+  }
+}

@@ -1,0 +1,22 @@
+import { loadConfig } from '../config';
+import { CliError, type Target } from './api-client';
+import { loadSession } from './session';
+
+export interface TargetFlags {
+  api?: string;
+  key?: string;
+}
+
+/** Flags first, then COMPUTE_API_URL / COMPUTE_API_KEY, then the `compute login` session. */
+export async function resolveTarget(flags: TargetFlags): Promise<Target> {
+  const config = loadConfig();
+  const apiKey = flags.key ?? config.cli.apiKey;
+  if (apiKey) return { apiUrl: flags.api ?? config.cli.apiUrl, apiKey };
+  const session = await loadSession(config.cli.configDir);
+  if (session) return { apiUrl: flags.api ?? session.apiUrl, token: session.token };
+  throw new CliError('no credentials: pass --key, set COMPUTE_API_KEY, or run `compute login`');
+}
+
+/** Adds --api and --key to a command. */
+export const targetOptions = <T extends { option: (flags: string, description: string) => T }>(cmd: T): T =>
+  cmd.option('--api <url>', 'API base URL (default: COMPUTE_API_URL or http://127.0.0.1:3000)').option('--key <key>', 'API key (default: COMPUTE_API_KEY, else your login session)');
