@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { type ManagedChild, startChild } from '../src/stack/child';
+import { freePort } from '../src/stack/ports';
+import { type AgentProcess, spawnAgent, waitFor } from './support/agents';
+import { testEnv } from './support/env';
+import { inState, newWorkspace, ok, retrieve, sleep, submit, waitForJob } from './support/http';
+
+const ROOT = path.resolve(__dirname, '..');
+const linesOf = async (jobId: string) =>
+  (await testEnv().db('job_logs').where({ job_id: jobId, kind: 'line' }).orderBy('seq')).map((r) => r.line as string);
+const hasLine = (jobId: string, line: string) => async () => (await linesOf(jobId)).includes(line);
+
+/** `npm run api` as its own process tree, on a fixed port so a restart comes back at the same URL. */
+async function spawnApi(port: number, env: Record<string, string>): Promise<ManagedChild> {
+  const child = startChild({
+    command: process.execPath,
+    args: [require.resolve('tsx/cli'), 'src/main/api.ts'],
+    cwd: ROOT,
+    env: { ...testEnv().vars, PORT: String(port), ...env },
+    logFile: path.join(testEnv().dataDir, 'logs', `api-${port}.log`),
+  });
+  await waitFor('the API to listen', () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 60_000);
+  return child;
+}
+
+describe('agent failures on the real stack', () => {
+  const agents: AgentProcess[] = [];
+  const start = async (opts: Parameters<typeof spawnAgent>[0]) => {
+    const a = await spawnAgent(opts);
+    agents.push(a);
+    return a;
+  };
+  afterEach(async () => {
+    for (const a of agents.splice(0)) {
+      try {
+        process.kill(a.child.pid, 'SIGCONT');
+      } catch {
+        // gone already
+      }
+      await a.child.stop(2000);
+    }
+  });
+
+  it('kill -9 of an agent mid-job: requeued after the loss window, finished elsewhere, each line once; the agent resumes as its node', async () => {
+    const { key } = await newWorkspace();
+    const first = await start({ key });
+    const job = await submit(key, { command: 'echo attempt-$COMPUTE_ATTEMPT start; sleep 3; echo attempt-$COMPUTE_ATTEMPT end' });
+    await waitFor('attempt 1 to start', hasLine(job.job_id, 'attempt-1 start'));
+    process.kill(first.child.pid, 'SIGKILL');
+    await first.child.exited;
+
+    await start({ key });
+    const done = await waitForJob(key, job.job_id, inState('succeeded'), 30_000);
+    assert.equal(done.attempt, 2);
+    assert.deepEqual(await linesOf(job.job_id), ['attempt-1 start', 'attempt-2 start', 'attempt-2 end']);
+
+    const back = await start({ key, dir: first.dir });
+    assert.equal(back.nodeId(), first.nodeId(), 'same node identity after a restart');
+    const next = await submit(key, { command: 'echo again' });
+    await waitForJob(key, next.job_id, inState('succeeded'), 15_000);
+  });
+
+  it('a frozen agent brought back gets 409 for its late log push and result, stops the job and forgets it', async () => {
+    const { key } = await newWorkspace();
+    const frozen = await start({ key, concurrency: 2 });
+    const chatty = await submit(key, { command: 'echo x-$COMPUTE_ATTEMPT; sleep 2; echo late-x-$COMPUTE_ATTEMPT' });
+    const quiet = await submit(key, { command: 'echo y-$COMPUTE_ATTEMPT; sleep 2' });
+    await waitFor('both first attempts', async () => (await hasLine(chatty.job_id, 'x-1')()) && hasLine(quiet.job_id, 'y-1')());
+    process.kill(frozen.child.pid, 'SIGSTOP');
+
+    await start({ key, concurrency: 2 });
+    for (const j of [chatty, quiet]) assert.equal((await waitForJob(key, j.job_id, inState('succeeded'), 30_000)).attempt, 2);
+    process.kill(frozen.child.pid, 'SIGCONT');
+    await waitFor('the late agent to give up both jobs', () => {
+      const log = frozen.log();
+      return log.includes('stopping the job and forgetting it') && log.includes('result refused: the job moved on');
+    });
+    assert.deepEqual(await linesOf(chatty.job_id), ['x-1', 'x-2', 'late-x-2'], "the late attempt's last line was refused");
+    assert.deepEqual(await linesOf(quiet.job_id), ['y-1', 'y-2']);
+    for (const j of [chatty, quiet]) assert.equal((await retrieve(key, j.job_id)).state, 'succeeded');
+  });
+
+  it('kill -9 of the API mid-job and a restart: the agent carries on, buffered lines arrive, nothing doubled', async () => {
+    const { key } = await newWorkspace();
+    const port = await freePort();
+    // A long loss window for jobs this API submits: the agent cannot heartbeat while it is down.
+    const env = { AGENT_LOST_AFTER_MS: '60000' };
+    let api = await spawnApi(port, env);
+    try {
+      await start({ key, apiUrl: `http://127.0.0.1:${port}` });
+      const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'for i in $(seq 1 40); do echo line-$i; sleep 0.1; done' }, key, `http://127.0.0.1:${port}`);
+      await waitFor('the first lines', hasLine(job.job_id, 'line-3'));
+      process.kill(-api.pid, 'SIGKILL');
+      await api.exited;
+      await sleep(1500);
+      api = await spawnApi(port, env);
+      await waitForJob(key, job.job_id, inState('succeeded'), 30_000);
+      assert.deepEqual(await linesOf(job.job_id), Array.from({ length: 40 }, (_, i) => `line-${i + 1}`));
+    } finally {
+      await api.stop(2000);
+    }
+  });
+});
