@@ -3,13 +3,9 @@ import type { Command } from 'commander';
 import { Agent } from '../../agent/agent';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../log';
+import { labelPair } from '../options';
 import { CliError } from '../api-client';
 
-const labelPair = (v: string, all: Record<string, string> = {}) => {
-  const eq = v.indexOf('=');
-  if (eq <= 0) throw new CliError(`--label wants key=value, got ${v}`);
-  return { ...all, [v.slice(0, eq)]: v.slice(eq + 1) };
-};
 
 /** `compute agent`: run jobs on this machine until stopped. */
 export function registerAgentCommand(program: Command): void {

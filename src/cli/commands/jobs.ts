@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { labelPair } from '../options';
 import { CliError, callApi } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
 import { exitStatusOf, readJobLog } from '../log-follow';
@@ -21,11 +22,6 @@ interface Job {
 }
 
 const printJson = (v: unknown): void => void process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
-const labelPair = (v: string, all: Record<string, string> = {}) => {
-  const eq = v.indexOf('=');
-  if (eq <= 0) throw new CliError(`--label wants key=value, got ${v}`);
-  return { ...all, [v.slice(0, eq)]: v.slice(eq + 1) };
-};
 
 function printJob(job: Job): void {
   for (const [k, v] of Object.entries(job)) process.stdout.write(`${k.padEnd(14)} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '-')}\n`);
