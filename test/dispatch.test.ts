@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { newWorkspace, ok, pollOne, registerNode, submit } from './support/http';
+import { testEnv } from './support/env';
+import { newWorkspace, ok, pollOne, registerNode, sleep, submit } from './support/http';
 
 describe('dispatch', () => {
   it('wakes a long poll within tens of milliseconds of a submit', async () => {
@@ -48,6 +49,27 @@ describe('dispatch', () => {
     const winners = results.filter((r) => r.jobs.length > 0);
     assert.equal(winners.length, 1);
     assert.equal(winners[0].jobs[0].job_id, sub.job_id);
+  });
+
+  it('does not hand a job to a long poll whose agent hung up', async () => {
+    const { key } = await newWorkspace();
+    const gone = await registerNode(key, {}, 'gone');
+    const hangUp = new AbortController();
+    const dropped = fetch(`${testEnv().url}/api/compute/nodes/poll`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': gone.nodeKey },
+      body: JSON.stringify({ nodeId: gone.nodeId, waitSeconds: 20 }),
+      signal: hangUp.signal,
+    }).catch(() => 'aborted');
+    await sleep(200);
+    hangUp.abort();
+    assert.equal(await dropped, 'aborted');
+    await sleep(200);
+    const sub = await submit(key);
+    const live = await registerNode(key, {}, 'live');
+    const job = await pollOne(live, 5);
+    assert.equal(job?.job_id, sub.job_id, 'the job went to the agent that is still there');
+    assert.equal(job?.attempt, 1, 'at once, not after the gone agent was counted lost');
   });
 
   it('never hands a job to another workspace\'s node', async () => {

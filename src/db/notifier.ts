@@ -65,6 +65,8 @@ export class Notifier {
     const dispose = () => keys.forEach((key) => this.emitter.off(key, onFire));
     const wait = (timeoutMs: number, signal?: AbortSignal): Promise<boolean> =>
       new Promise<boolean>((resolve) => {
+        // Armed before anything can call done(), which clears it.
+        const timer = setTimeout(() => done(), Math.max(0, timeoutMs));
         const done = () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', done);
@@ -73,7 +75,6 @@ export class Notifier {
         };
         if (fired || signal?.aborted) return done();
         wake = done;
-        const timer = setTimeout(done, Math.max(0, timeoutMs));
         signal?.addEventListener('abort', done);
       });
     return { wait, dispose };

@@ -53,7 +53,7 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
   ctx.req.socket.setNoDelay(true);
   ctx.body = out;
   const abort = new AbortController();
-  ctx.req.once('close', () => abort.abort());
+  ctx.res.once('close', () => abort.abort());
 
   const write = async (chunk: string) => {
     if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(abort.signal, 'abort')]);

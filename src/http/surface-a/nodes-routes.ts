@@ -38,7 +38,10 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Rout
     response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
     handle: async (ctx, body) => {
       const aborted = new AbortController();
-      ctx.req.once('close', () => aborted.abort());
+      // The request has been read by now; only the response tells of a client that went away.
+      ctx.res.once('close', () => {
+        if (!ctx.res.writableFinished) aborted.abort();
+      });
       const out = await agents.poll(principalOf(ctx), body, aborted.signal);
       return { jobs: out.jobs.map(assignedJobA), cancel: out.cancel };
     },

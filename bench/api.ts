@@ -1,0 +1,49 @@
+// The Surface A protocol as the benchmark drives it: every call is POST JSON, answers are
+// `{status: 'OK', payload}`.
+
+export interface Node {
+  nodeId: string;
+  nodeKey: string;
+}
+
+export interface Assigned {
+  job_id: string;
+  leaseId: string;
+}
+
+export function apiClient(baseUrl: string) {
+  async function call<T = Record<string, unknown>>(path: string, body: unknown, key: string, signal?: AbortSignal): Promise<T> {
+    const res = await fetch(`${baseUrl}/api${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${path} -> ${res.status} ${text}`);
+    const parsed = JSON.parse(text) as { status: string; payload: T };
+    if (parsed.status !== 'OK') throw new Error(`${path} -> ${text}`);
+    return parsed.payload;
+  }
+
+  return {
+    call,
+    async register(userKey: string, name: string, labels: Record<string, string> = {}): Promise<Node> {
+      const reg = await call<{ nodeId: string; apiKey: string }>('/compute/nodes/register', { name, labels }, userKey);
+      return { nodeId: reg.nodeId, nodeKey: reg.apiKey };
+    },
+    async submit(userKey: string): Promise<string> {
+      const out = await call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true' }, userKey);
+      return out.job_id;
+    },
+    async poll(node: Node, maxJobs: number, waitSeconds: number, signal?: AbortSignal): Promise<Assigned[]> {
+      const out = await call<{ jobs: Assigned[] }>('/compute/nodes/poll', { nodeId: node.nodeId, maxJobs, waitSeconds }, node.nodeKey, signal);
+      return out.jobs;
+    },
+    async result(node: Node, job: Assigned): Promise<void> {
+      await call('/compute/nodes/result', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    },
+  };
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;

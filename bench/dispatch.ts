@@ -1,0 +1,147 @@
+/**
+ * `npm run bench:dispatch`: how fast the service hands a submitted job to a waiting agent, and how
+ * many jobs a second it carries end to end, next to what the same infrastructure costs bare.
+ *
+ * It starts its own stack as the test suite does (ephemeral Temporal dev server and PostgreSQL on
+ * free ports, data in a temp folder; the API and the worker in this process, so submits start
+ * their workflows eagerly) and measures, on that one stack:
+ *
+ * - dispatch latency: a node's long poll (`nodes/poll`, maxJobs 1) is already waiting; the time
+ *   from just before `jobs/submit` is sent to the poll answer holding that job. One job at a time,
+ *   each reported (`nodes/result`) before the next; warm-up first.
+ * - throughput: a submit pool keeps 200 jobs in flight; four nodes long-poll (maxJobs 50) and
+ *   report every job's result at once; a job is done when its read-model row is SUCCEEDED.
+ *   jobs/s = jobs / (first submit → last done).
+ * - baselines: (a) a bare Temporal client + worker on their own task queue, a workflow that waits
+ *   for one Update then completes, started eagerly over the worker's NativeConnection: start →
+ *   Update answered, and start + Update + result with 200 in flight; (b) PostgreSQL INSERT +
+ *   pg_notify in a transaction → delivery to a LISTEN connection.
+ *   baseline_p50 = bare start→Update p50 + bare NOTIFY p50: what one dispatch must at least pay
+ *   (submit starts the workflow, a NOTIFY wakes the poll, the poll runs the assign Update).
+ *   baseline_throughput = the bare Temporal loop's jobs/s.
+ * - where the time goes: a timeline of the measured dispatches (the bench's clock, the row's
+ *   created_at, NOTIFY delivery to a LISTEN connection of the bench's own, the workflow
+ *   histories' event times), the Temporal work per job next to the bare workflow's, and the CPU
+ *   (per process group, from /proc) and service knex-pool use during each run.
+ *
+ * Order: baselines first, then the service, all on the one stack; it takes about two minutes on
+ * a 2-core machine. The bench's own HTTP client runs in the service's process, as the tests' does.
+ *
+ * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
+ * run, default 1000), --warmup=N (default 20). The last line of output is the summary, alone.
+ */
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createLogger } from '../src/log';
+import { runUntilSignal } from '../src/main/run-until-signal';
+import { apiClient } from './api';
+import { bareNotify, bareTemporal } from './baselines';
+import { watchLoad } from './load';
+import { profileDispatch } from './profile';
+import { serviceLatency, serviceThroughput, startNotifyProbe } from './service';
+import { type BenchStack, startBenchStack } from './stack';
+import { describe, ms } from './stats';
+
+const IN_FLIGHT = 200;
+
+function option(name: string, fallback: number): number {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  const value = arg ? Number(arg.split('=')[1]) : fallback;
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+const note = (line: string) => process.stderr.write(`${line}\n`);
+const rate = (v: number) => v.toFixed(1);
+
+async function run(stack: BenchStack, counts: { warmup: number; latency: number; throughput: number }) {
+  const { config } = stack;
+  const temporal = { address: stack.temporalAddress, namespace: config.temporal.namespace };
+
+  note('baseline: PostgreSQL INSERT + NOTIFY → LISTEN …');
+  const notify = await bareNotify({ databaseUrl: stack.databaseUrl, warmup: counts.warmup, iterations: counts.latency });
+  note('baseline: bare Temporal start → Update …');
+  const bare = await bareTemporal({ ...temporal, warmup: counts.warmup, iterations: counts.latency, throughputJobs: counts.throughput, inFlight: IN_FLIGHT, watch: () => watchLoad(stack.service.db) });
+
+  const api = apiClient(stack.url);
+  const probe = await startNotifyProbe(stack.databaseUrl);
+  try {
+    note('service: dispatch latency …');
+    const node = await api.register(stack.userKey, 'bench-latency', { role: 'latency' });
+    const latencyLoad = watchLoad(stack.service.db);
+    const latency = await serviceLatency({ api, userKey: stack.userKey, node, warmup: counts.warmup, iterations: counts.latency, settleMs: 40, probe });
+    const latencyLoadLines = latencyLoad.stop();
+    note('service: throughput …');
+    const nodes = await Promise.all([1, 2, 3, 4].map((i) => api.register(stack.userKey, `bench-tp-${i}`, { role: 'throughput' })));
+    const tpLoad = watchLoad(stack.service.db);
+    const tp = await serviceThroughput({ api, db: stack.db, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
+    const tpLoadLines = tpLoad.stop(counts.throughput);
+    note('profile: reading workflow histories …');
+    const profile = await profileDispatch({ ...temporal, db: stack.db, samples: latency.samples, bareWorkflowIds: bare.latencyWorkflowIds, dumpOne: true });
+
+    const baselineP50 = bare.latency.p50 + notify.p50;
+    const ratioP50 = latency.latency.p50 / baselineP50;
+    const ratioThroughput = tp.perSecond / bare.throughput.perSecond;
+    say();
+    say('== dispatch latency (poll waiting; submit sent → poll answer with the job) ==');
+    say(describe('service: submit → poll answer', latency.latency));
+    say(describe('service: submit round trip (same jobs)', latency.submit));
+    say(describe('bare Temporal: start → Update answered', bare.latency));
+    say(describe('  start RPC (returns with the eager task)', bare.start));
+    say(describe('  Update RPC (waits for the first task)', bare.update));
+    say(`  bare starts that ran eagerly: ${(bare.eagerShare * 100).toFixed(0)}%`);
+    say(describe('bare PostgreSQL: INSERT + NOTIFY → LISTEN', notify));
+    for (const line of latencyLoadLines) say(`  service latency run: ${line}`);
+    say(`baseline p50 = ${ms(bare.latency.p50)} + ${ms(notify.p50)} = ${ms(baselineP50)} ms; ratio ${ratioP50.toFixed(2)}`);
+    say();
+    say(`== throughput (${IN_FLIGHT} in flight) ==`);
+    say(`service: ${tp.jobs} jobs in ${(tp.elapsedMs / 1000).toFixed(2)} s = ${rate(tp.perSecond)} jobs/s (middle 80%: ${rate(tp.steadyPerSecond)} jobs/s); ${tp.polls} polls, ${tp.jobsPerPoll.toFixed(1)} jobs per poll`);
+    for (const [message, count] of tp.pollErrors) say(`  ${count} polls failed (retried): ${message}`);
+    say(describe('  submit round trip under load', tp.submit));
+    say(describe('  submit → SUCCEEDED in the read model', tp.endToEnd));
+    for (const line of tpLoadLines) say(`  ${line}`);
+    const b = bare.throughput;
+    say(`bare Temporal: ${b.jobs} start+Update+result in ${(b.elapsedMs / 1000).toFixed(2)} s = ${rate(b.perSecond)} /s (middle 80%: ${rate(b.steadyPerSecond)} /s)`);
+    for (const line of bare.load) say(`  ${line}`);
+    say(`ratio ${ratioThroughput.toFixed(2)}`);
+    say();
+    say('== profile of the measured dispatches ==');
+    for (const line of profile) say(line);
+    say();
+    return (
+      `dispatch p50=${ms(latency.latency.p50)} p99=${ms(latency.latency.p99)} baseline_p50=${ms(baselineP50)} ratio_p50=${ratioP50.toFixed(2)} ` +
+      `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bare.throughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)}`
+    );
+  } finally {
+    await probe.stop();
+  }
+}
+
+async function main() {
+  const counts = { warmup: option('warmup', 20), latency: option('latency', 300), throughput: option('throughput', 1000) };
+  // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const started = Date.now();
+  note('starting the stack (Temporal dev server, PostgreSQL, API + worker in process) …');
+  const stack = await startBenchStack(note);
+  note(`stack ready in ${Date.now() - started} ms`);
+  // Ctrl-C: take the stack down before leaving.
+  runUntilSignal(createLogger('warn', 'bench'), async () => {
+    await stack.stop();
+    process.exit(130);
+  });
+  let summary: string;
+  try {
+    summary = await run(stack, counts);
+  } finally {
+    await stack.stop();
+  }
+  note(`bench done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  say(summary);
+  process.exit(0);
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Knex } from 'knex';
+import { nowMs } from './stats';
+
+// Where a phase's CPU and database connections go: CPU time per process group from /proc (Linux),
+// and the service's knex pool sampled while the phase runs.
+
+const CLK_TCK = 100; // USER_HZ: 100 on every mainstream Linux
+
+type Group = 'this process (API + worker + bench)' | 'temporal dev server' | 'postgres' | 'other';
+
+function groupOf(pid: number, comm: string): Group {
+  if (pid === process.pid) return 'this process (API + worker + bench)';
+  if (comm.startsWith('temporal')) return 'temporal dev server';
+  if (comm.startsWith('postgres')) return 'postgres';
+  return 'other';
+}
+
+function cpuByGroup(): Map<Group, number> {
+  const out = new Map<Group, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    const group = groupOf(Number(entry), comm);
+    out.set(group, (out.get(group) ?? 0) + (ticks * 1000) / CLK_TCK);
+  }
+  return out;
+}
+
+interface PoolLike {
+  numUsed?(): number;
+  numPendingAcquires?(): number;
+}
+
+/** Starts measuring; `stop()` returns report lines for the phase. */
+export function watchLoad(db: Knex) {
+  const startedAt = nowMs();
+  const before = cpuByGroup();
+  const pool = (db.client as { pool?: PoolLike }).pool;
+  const used: number[] = [];
+  const pending: number[] = [];
+  const sampler = setInterval(() => {
+    if (pool?.numUsed && pool.numPendingAcquires) {
+      used.push(pool.numUsed());
+      pending.push(pool.numPendingAcquires());
+    }
+  }, 20);
+  return {
+    /** Report lines; with `jobs`, also the CPU each job cost. */
+    stop(jobs?: number): string[] {
+      clearInterval(sampler);
+      const wallMs = nowMs() - startedAt;
+      const after = cpuByGroup();
+      const spent = [...after.entries()]
+        .map(([group, ms]) => [group, ms - (before.get(group) ?? 0)] as const)
+        .filter(([, ms]) => (ms / wallMs) * 100 >= 0.5)
+        .sort((a, b) => b[1] - a[1]);
+      const parts = spent.map(([group, ms]) => `${group} ${((ms / wallMs) * 100).toFixed(0)}%`);
+      const lines = [`CPU (of ${100 * os.cpus().length}%): ${parts.join(', ')}`];
+      if (jobs) {
+        const total = spent.reduce((s, [, ms]) => s + ms, 0);
+        lines.push(`CPU per job: ${(total / jobs).toFixed(1)} ms (${spent.map(([group, ms]) => `${group.split(' ')[0]} ${(ms / jobs).toFixed(1)}`).join(', ')})`);
+      }
+      if (used.length > 0) {
+        const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;
+        lines.push(
+          `service knex pool: ${mean(used).toFixed(1)} connections in use on average (max ${Math.max(...used)}), ` +
+            `${mean(pending).toFixed(1)} acquires waiting on average (max ${Math.max(...pending)})`,
+        );
+      }
+      return lines;
+    },
+  };
+}
