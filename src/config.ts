@@ -13,6 +13,7 @@ const EnvSchema = z.object({
   PORT: int(3000),
   PUBLIC_URL: z.string().url().optional(),
   DATABASE_URL: z.string().optional(),
+  DB_POOL_MAX: int(20),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('compute-jobs'),
@@ -74,6 +75,8 @@ export interface Config {
   logLevel: string;
   http: { host: string; port: number; publicUrl?: string };
   databaseUrl?: string;
+  /** Connections per process; each API request and activity holds one briefly. */
+  dbPoolMax: number;
   temporal: { address?: string; namespace: string; taskQueue: string; uiPort: number };
   s3: { endpoint?: string; accessKey?: string; secretKey?: string; bucket: string; region: string };
   dataDir: string;
@@ -127,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     http: { host: e.HOST, port: e.PORT, publicUrl: e.PUBLIC_URL },
     databaseUrl: e.DATABASE_URL,
+    dbPoolMax: e.DB_POOL_MAX,
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

@@ -60,6 +60,7 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     keyId: row.id,
     userId: row.user_id ?? undefined,
     agentId: row.agent_id ?? undefined,
+    hasQuotas: Boolean(row.quotas),
   };
 }
 

@@ -9,4 +9,6 @@ export interface Principal {
   /** The logged-in user (JWT), or the user who minted the key; absent for keys minted by an operator. */
   userId?: string;
   agentId?: string;
+  /** The key carries quotas: submits must be counted under the key's lock. */
+  hasQuotas?: boolean;
 }

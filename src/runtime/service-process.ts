@@ -36,7 +36,7 @@ export interface ServiceProcess {
 export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
   const { config, log } = opts;
   if (!config.databaseUrl || !config.temporal.address) throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
-  const db = createDb(config.databaseUrl, { log });
+  const db = createDb(config.databaseUrl, { log, max: config.dbPoolMax });
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
