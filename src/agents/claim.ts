@@ -19,13 +19,13 @@ export interface Assignment {
 export async function claimOne(
   db: Knex,
   workflows: JobWorkflowClient,
-  agent: { id: string; workspace_id: string; labels: Record<string, string>; registered_with_key_id: string | null },
+  agent: { id: string; workspace_id: string; labels: Record<string, string>; registered_with_key_id: string | null; key_has_quotas?: boolean },
   skip: string[],
 ): Promise<Assignment | null> {
   for (;;) {
     const outcome = await db.transaction(async (trx) => {
       // The quotas of the key the node registered with bound what all its nodes hold together.
-      const allowance = await assignmentAllowance(trx, agent.registered_with_key_id);
+      const allowance = agent.key_has_quotas ? await assignmentAllowance(trx, agent.registered_with_key_id) : null;
       if (allowance?.blocked) return null;
       const q = trx('jobs')
         .where({ workspace_id: agent.workspace_id, state: 'QUEUED', workflow_started: true, pool: 'self' })
@@ -38,9 +38,8 @@ export async function claimOne(
       const leaseId = newId('lease');
       try {
         const snapshot = await workflows.assign(row.id, { leaseId, agentId: agent.id });
-        await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
-        const fresh = await trx('jobs').where({ id: row.id }).first();
-        return { job: jobFromRow(fresh), leaseId };
+        const fresh = await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
+        return { job: jobFromRow(fresh ?? (await trx('jobs').where({ id: row.id }).first())), leaseId };
       } catch (err) {
         const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
         if (!refused) throw err;

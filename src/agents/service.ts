@@ -38,7 +38,11 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
 
   /** The node, if it is in the caller's workspace and the caller may act for it. */
   async function requireNode(principal: Principal, nodeId: string) {
-    const row = await db('agents').where({ id: nodeId, workspace_id: principal.workspaceId }).first();
+    // With the quotas of the key it registered with, so a claim skips the quota lock when there are none.
+    const row = await db('agents as g')
+      .leftJoin('api_keys as k', 'k.id', 'g.registered_with_key_id')
+      .where({ 'g.id': nodeId, 'g.workspace_id': principal.workspaceId })
+      .first('g.*', db.raw('k.quotas IS NOT NULL AS key_has_quotas'));
     if (!row) throw notFound('node');
     if (principal.kind === 'node' && principal.agentId !== nodeId) {
       throw new AppError('auth.forbidden', 'This node key belongs to another node');

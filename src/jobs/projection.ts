@@ -7,9 +7,10 @@ import { NOTIFY } from '../db/channels';
  * than the row's version changes nothing, attempt ends only fill what is still empty. Both the
  * workflow's projection activity and the API's hot path (assignment, result) call it.
  */
+/** Returns the row as written, or undefined when the row already had this version or a newer one. */
 export async function applyProjection(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, attemptEnds }: ProjectJobInput) {
-  await db.transaction(async (trx) => {
-    const updated = await trx('jobs')
+  return db.transaction(async (trx) => {
+    const [row] = await trx('jobs')
       .where({ id: s.jobId })
       .where('version', '<', s.version)
       .update({
@@ -26,7 +27,8 @@ export async function applyProjection(db: Knex | Knex.Transaction, { snapshot: s
         available_at: s.availableAt,
         version: s.version,
         workflow_started: true,
-      });
+      })
+      .returning('*');
     if (s.leaseId && s.agentId) {
       await trx('job_attempts')
         .insert({ lease_id: s.leaseId, job_id: s.jobId, attempt: s.attempt, agent_id: s.agentId, assigned_at: s.startedAt })
@@ -43,12 +45,13 @@ export async function applyProjection(db: Knex | Knex.Transaction, { snapshot: s
           result: trx.raw('coalesce(result, ?::jsonb)', [end.result ? JSON.stringify(end.result) : null]),
         });
     }
-    if (updated > 0) {
+    if (row) {
       // Delivered on commit: SSE readers learn the state, idle agents learn of claimable work.
       await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobState, s.jobId]);
       if (s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now()) {
         await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, workspaceId]);
       }
     }
+    return row as Record<string, unknown> | undefined;
   });
 }
