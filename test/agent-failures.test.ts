@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { type ManagedChild, startChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
-import { type AgentProcess, spawnAgent, waitFor } from './support/agents';
+import { agentPool, waitFor } from './support/agents';
 import { testEnv } from './support/env';
 import { inState, newWorkspace, ok, retrieve, sleep, submit, waitForJob } from './support/http';
 
@@ -25,22 +25,7 @@ async function spawnApi(port: number, env: Record<string, string>): Promise<Mana
 }
 
 describe('agent failures on the real stack', () => {
-  const agents: AgentProcess[] = [];
-  const start = async (opts: Parameters<typeof spawnAgent>[0]) => {
-    const a = await spawnAgent(opts);
-    agents.push(a);
-    return a;
-  };
-  afterEach(async () => {
-    for (const a of agents.splice(0)) {
-      try {
-        process.kill(a.child.pid, 'SIGCONT');
-      } catch {
-        // gone already
-      }
-      await a.child.stop(2000);
-    }
-  });
+  const start = agentPool();
 
   it('kill -9 of an agent mid-job: requeued after the loss window, finished elsewhere, each line once; the agent resumes as its node', async () => {
     const { key } = await newWorkspace();

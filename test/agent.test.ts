@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type AgentProcess, alive, spawnAgent, waitFor } from './support/agents';
+import { agentPool, alive, waitFor } from './support/agents';
 import { compute } from './support/cli';
 import { testEnv } from './support/env';
 import { inState, newWorkspace, ok, retrieve, submit, waitForJob } from './support/http';
@@ -14,15 +14,7 @@ const treeCommand = (file: string) => `sleep 300 & a=$!; sleep 300 & b=$!; echo 
 const pidsIn = (file: string) => fs.readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
 
 describe('the agent', () => {
-  const agents: AgentProcess[] = [];
-  const start = async (opts: Parameters<typeof spawnAgent>[0]) => {
-    const a = await spawnAgent(opts);
-    agents.push(a);
-    return a;
-  };
-  afterEach(async () => {
-    for (const a of agents.splice(0)) await a.child.stop(2000);
-  });
+  const start = agentPool();
 
   it('runs `compute run` end to end: output streams, stderr apart, the exit code comes back', async () => {
     const { key } = await newWorkspace();

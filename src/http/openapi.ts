@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { parse } from './validate';
@@ -68,6 +68,17 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
   router.post(op.path, async (ctx) => {
     ctx.body = await op.handle(ctx, parse(op.body, ctx.request.body));
   });
+}
+
+/**
+ * A router for one group of Surface A operations (`/api/compute/<group>/…`) and the `mount`
+ * that registers each operation on it and in the OpenAPI document under the group's tag.
+ */
+export function operationGroup(registry: OpenAPIRegistry, group: string) {
+  const router = new Router({ prefix: `/compute/${group}` });
+  const mount = <B extends z.ZodType, R extends z.ZodType>(op: Omit<PostOperation<B, R>, 'tag'>) =>
+    postOperation(router, registry, `/api/compute/${group}`, { ...op, tag: group });
+  return { router, mount };
 }
 
 export function newRegistry(): OpenAPIRegistry {

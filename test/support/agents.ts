@@ -51,3 +51,26 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     await sleep(50);
   }
 }
+
+/**
+ * Agents started by one suite, all stopped after each test (thawed first, should a test have
+ * frozen one with SIGSTOP).
+ */
+export function agentPool() {
+  const agents: AgentProcess[] = [];
+  afterEach(async () => {
+    for (const a of agents.splice(0)) {
+      try {
+        process.kill(a.child.pid, 'SIGCONT');
+      } catch {
+        // gone already
+      }
+      await a.child.stop(2000);
+    }
+  });
+  return async (opts: Parameters<typeof spawnAgent>[0]) => {
+    const a = await spawnAgent(opts);
+    agents.push(a);
+    return a;
+  };
+}

@@ -1,17 +1,14 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../services';
 import { ManifestSchema } from '../../jobs/schemas';
 import { principalOf } from '../authenticate';
-import type { z } from 'zod';
-import { type PostOperation, postOperation } from '../openapi';
+import { operationGroup } from '../openapi';
 import { JobA, JobListResponse, JobRef, ListJobsRequest, SubmitResponse } from './schemas';
 import { jobA, stateA } from './render';
 
 export function jobsRoutes(services: Services, registry: OpenAPIRegistry): Router {
-  const router = new Router({ prefix: '/compute/jobs' });
-  const mount = <B extends z.ZodType, R extends z.ZodType>(op: Omit<PostOperation<B, R>, 'tag'>) =>
-    postOperation(router, registry, '/api/compute/jobs', { ...op, tag: 'jobs' });
+  const { router, mount } = operationGroup(registry, 'jobs');
 
   mount({
     path: '/submit',

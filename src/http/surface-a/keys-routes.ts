@@ -1,9 +1,9 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
-import { type PostOperation, postOperation } from '../openapi';
+import { operationGroup } from '../openapi';
 
 const Quotas = z
   .strictObject({
@@ -28,9 +28,7 @@ const ApiKey = z.object({
 });
 
 export function keysRoutes(services: Services, registry: OpenAPIRegistry): Router {
-  const router = new Router({ prefix: '/compute/api-keys' });
-  const mount = <B extends z.ZodType, R extends z.ZodType>(op: Omit<PostOperation<B, R>, 'tag'>) =>
-    postOperation(router, registry, '/api/compute/api-keys', { ...op, tag: 'api-keys' });
+  const { router, mount } = operationGroup(registry, 'api-keys');
 
   mount({
     path: '/create',

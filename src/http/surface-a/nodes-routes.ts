@@ -1,9 +1,9 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
-import { type PostOperation, postOperation } from '../openapi';
+import { operationGroup } from '../openapi';
 import { assignedJobA, jobA, nodeA } from './render';
 import {
   AssignedJob, DrainRequest, HeartbeatRequest, JobA, ListNodesRequest, LogsRequest, NodeA, NodeRef, PollRequest, RegisterRequest, ResultRequest,
@@ -12,9 +12,7 @@ import {
 const KeyResponse = z.object({ nodeId: z.string(), apiKey: z.string() });
 
 export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Router {
-  const router = new Router({ prefix: '/compute/nodes' });
-  const mount = <B extends z.ZodType, R extends z.ZodType>(op: Omit<PostOperation<B, R>, 'tag'>) =>
-    postOperation(router, registry, '/api/compute/nodes', { ...op, tag: 'nodes' });
+  const { router, mount } = operationGroup(registry, 'nodes');
   const { agents, logs } = services;
 
   mount({
