@@ -4,7 +4,7 @@ import path from 'node:path';
 import { newEmail } from './support/auth';
 import { cliConfigDir, compute } from './support/cli';
 import { testEnv } from './support/env';
-import { post, sleep } from './support/http';
+import { newWorkspace, post, sleep } from './support/http';
 
 /** Types the mailed code into `compute login` once the mail has arrived. */
 const typeCodeFor = (email: string) => async (stdin: NodeJS.WritableStream) => {
@@ -66,5 +66,18 @@ describe('the portal flow from the CLI', () => {
     const list = await compute(['keys', 'list'], { env });
     assert.equal(list.code, 1);
     assert.match(list.stderr, /run `compute login` first/);
+  });
+
+  it('uses the key `npm run dev` keeps when given no other credentials', async () => {
+    const { key } = await newWorkspace();
+    const dataDir = cliConfigDir();
+    fs.writeFileSync(path.join(dataDir, 'dev-api-key'), `${key}\n`);
+    const env = { COMPUTE_CONFIG_DIR: cliConfigDir(), COMPUTE_DATA_DIR: dataDir };
+    const listed = await compute(['jobs', 'list', '--json'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout), { jobs: [], nextCursor: null });
+    const none = await compute(['jobs', 'list'], { env: { ...env, COMPUTE_DATA_DIR: cliConfigDir() } });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /no credentials: pass --key, set COMPUTE_API_KEY, or run `compute login`/);
   });
 });

@@ -71,7 +71,7 @@ async function main() {
   say(`  API key        ${key}`);
   say('');
   say(`  try:     echo '{"type":"COMMAND","command":"echo hello; sleep 1; echo done"}' > job.json`);
-  say(`           COMPUTE_API_KEY=${key} npx compute run job.json`);
+  say('           npx compute run job.json      (from this folder; elsewhere set COMPUTE_API_KEY)');
   say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
   say('  Ctrl-C stops everything.');
   runUntilSignal(log, async () => {
