@@ -133,19 +133,23 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {
       const node = await requireNode(principal, report.nodeId);
-      const jobRow = await db('jobs').where({ id: report.jobId, workspace_id: node.workspace_id, workflow_started: true }).first();
+      // The job and this lease's attempt in one read.
+      const jobRow = await db('jobs as j')
+        .leftJoin('job_attempts as a', (on) => on.on('a.job_id', 'j.id').andOn('a.lease_id', db.raw('?', [report.leaseId])))
+        .where({ 'j.id': report.jobId, 'j.workspace_id': node.workspace_id, 'j.workflow_started': true })
+        .first('j.id', 'a.agent_id as attempt_agent_id', 'a.result as attempt_result');
       if (!jobRow) throw notFound('job');
-      const attempt = await db('job_attempts').where({ lease_id: report.leaseId, job_id: report.jobId }).first();
-      if (attempt && attempt.agent_id !== node.id) throw notAssigned();
+      if (jobRow.attempt_agent_id && jobRow.attempt_agent_id !== node.id) throw notAssigned();
       const result = { leaseId: report.leaseId, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error };
+      let written: Record<string, unknown> | undefined;
       try {
         const snapshot = await workflows.result(report.jobId, result);
-        await applyProjection(db, { snapshot, workspaceId: node.workspace_id, attemptEnds: [{ leaseId: report.leaseId, reason: 'result', kill: false, result }] });
+        written = await applyProjection(db, { snapshot, workspaceId: node.workspace_id, attemptEnds: [{ leaseId: report.leaseId, reason: 'result', kill: false, result }] });
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
-        if (!attempt?.result) throw notAssigned();
+        if (!jobRow.attempt_result) throw notAssigned();
       }
-      return jobFromRow(await db('jobs').where({ id: report.jobId }).first());
+      return jobFromRow(written ?? (await db('jobs').where({ id: report.jobId }).first()));
     },
 
     async drain(principal: Principal, body: { nodeId: string; enable: boolean; deadlineSeconds?: number }): Promise<Agent> {
