@@ -73,4 +73,12 @@ describe('the agent', () => {
     assert.deepEqual(await linesOf(slow[1].job_id), ['stdout:two']);
     assert.equal((await retrieve(key, late.job_id)).state, 'queued', 'nothing new was taken');
   });
+
+  it('stops with an error when its node key is revoked', async () => {
+    const { key } = await newWorkspace();
+    const agent = await start({ key });
+    await ok('/compute/nodes/rotate-key', { nodeId: agent.nodeId() }, key);
+    assert.equal(await agent.child.exited, 1);
+    assert.match(agent.log(), /the API refused this node/);
+  });
 });

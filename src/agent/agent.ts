@@ -18,6 +18,8 @@ export interface AgentOptions {
   dir: string;
   killGraceMs: number;
   log: Logger;
+  /** The API refused the node's key (revoked or rotated elsewhere): the agent cannot go on. */
+  onFatal?: (err: Error) => void;
 }
 
 interface AssignedJob {
@@ -70,7 +72,7 @@ export class Agent {
     await this.api.call('/compute/nodes/drain', { nodeId: this.nodeId, enable: false });
     this.o.log.info({ nodeId: this.nodeId, labels: this.o.labels, concurrency: this.o.concurrency }, 'agent ready');
     this.heartbeatLoop = this.heartbeats();
-    this.pollLoop = this.polls();
+    this.pollLoop = this.polls().catch((err: Error) => this.fatal(err));
   }
 
   private async resumeOrRegister(): Promise<void> {
@@ -107,6 +109,14 @@ export class Agent {
     });
   }
 
+  private fatal(err: Error): void {
+    if (this.draining) return;
+    this.o.log.error({ err: err.message }, 'the API refused this node; it takes no more jobs');
+    this.draining = true;
+    this.slotFreed();
+    this.o.onFatal?.(err);
+  }
+
   private async heartbeats(): Promise<void> {
     const signal = this.stopHeartbeat.signal;
     while (!signal.aborted) {
@@ -119,7 +129,8 @@ export class Agent {
         this.stopJobs(out.cancel, 'the API asked to stop it');
       } catch (err) {
         if (signal.aborted) return;
-        this.o.log.warn({ err: String(err) }, 'heartbeat failed');
+        if (err instanceof ApiRefusal && err.status === 401) this.fatal(err);
+        else this.o.log.warn({ err: String(err) }, 'heartbeat failed');
       }
       await sleep(this.heartbeatMs, undefined, { signal }).catch(() => undefined);
     }

@@ -33,6 +33,10 @@ export function registerAgentCommand(program: Command): void {
         dir: opts.dir ?? config.agent.dir,
         killGraceMs: config.agent.killGraceMs,
         log,
+        onFatal: () => {
+          process.exitCode = 1;
+          void agent.killJobs().then(() => process.exit(1));
+        },
       });
       await agent.start();
       // First SIGTERM/SIGINT: drain (finish running jobs, take no new ones). Second: stop the jobs.
