@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sseFrames } from '../shared/sse-frames';
 import { CliError, type Target, authHeaders } from './api-client';
 
 export interface LogEvent {
@@ -44,28 +45,14 @@ export async function readJobLog(
       throw new CliError(`${reply?.message ?? `HTTP ${res.status}`}${reply?.code ? ` [${reply.code}]` : ''}`);
     }
     failures = 0;
-    let buffer = '';
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          let event = 'message';
-          let data = '';
-          for (const line of frame.split('\n')) {
-            if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data += line.slice(6);
-          }
-          if (!data) continue; // a comment: keep-alive
-          const parsed = JSON.parse(data);
-          if (event === 'end') return parsed as EndEvent;
-          if (event === 'log') opts.onLine(parsed as LogEvent);
-          else if (event === 'log.truncated') opts.onTruncated?.(parsed as TruncatedEvent);
-          if (typeof parsed.seq === 'number') lastSeq = parsed.seq;
-        }
+      for await (const frame of sseFrames(res.body)) {
+        if (!frame.data) continue; // a keep-alive comment
+        const parsed = JSON.parse(frame.data);
+        if (frame.event === 'end') return parsed as EndEvent;
+        if (frame.event === 'log') opts.onLine(parsed as LogEvent);
+        else if (frame.event === 'log.truncated') opts.onTruncated?.(parsed as TruncatedEvent);
+        if (typeof parsed.seq === 'number') lastSeq = parsed.seq;
       }
     } catch {
       // The connection dropped mid-stream: resume after the last line seen.

@@ -1,3 +1,4 @@
+import { sseFrames } from '../../src/shared/sse-frames';
 import { testEnv } from './env';
 
 export interface SseEvent {
@@ -25,27 +26,13 @@ export async function readLogStream(
     clearTimeout(timer);
     return { events, comments, status: res.status };
   }
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let sep: number;
-      while ((sep = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, sep);
-        buffer = buffer.slice(sep + 2);
-        const ev: SseEvent = { event: 'message', data: undefined };
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) comments.push(line.slice(1).trim());
-          else if (line.startsWith('event: ')) ev.event = line.slice(7);
-          else if (line.startsWith('id: ')) ev.id = line.slice(4);
-          else if (line.startsWith('data: ')) ev.data = JSON.parse(line.slice(6));
-        }
-        if (ev.data !== undefined) events.push(ev);
-        if (ev.event === 'end' || (opts.stopAfter && events.length >= opts.stopAfter)) {
-          abort.abort();
-          return { events, comments, status: 200 };
-        }
+    for await (const frame of sseFrames(res.body)) {
+      comments.push(...frame.comments);
+      if (frame.data) events.push({ event: frame.event, id: frame.id, data: JSON.parse(frame.data) });
+      if (frame.event === 'end' || (opts.stopAfter && events.length >= opts.stopAfter)) {
+        abort.abort();
+        return { events, comments, status: 200 };
       }
     }
   } catch (err) {
