@@ -23,6 +23,10 @@ const EnvSchema = z.object({
   S3_SECRET_KEY: z.string().optional(),
   S3_BUCKET: z.string().default('compute-artifacts'),
   S3_REGION: z.string().default('us-east-1'),
+  S3_TIMEOUT_MS: int(15_000),
+  S3_PART_SIZE_BYTES: z.coerce.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024),
+  ARTIFACT_MAX_BYTES: int(10 * 1024 ** 3),
+  ARTIFACT_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   COMPUTE_DATA_DIR: z.string().optional(),
   COMPUTE_TOOLS_DIR: z.string().optional(),
   AGENT_LOST_AFTER_MS: int(90_000),
@@ -78,7 +82,19 @@ export interface Config {
   /** Connections per process; each API request and activity holds one briefly. */
   dbPoolMax: number;
   temporal: { address?: string; namespace: string; taskQueue: string; uiPort: number };
-  s3: { endpoint?: string; accessKey?: string; secretKey?: string; bucket: string; region: string };
+  s3: {
+    endpoint?: string;
+    accessKey?: string;
+    secretKey?: string;
+    bucket: string;
+    region: string;
+    /** A MinIO call idle this long fails as 503 instead of hanging the request. */
+    timeoutMs: number;
+    /** Uploads go up in parts of this size; the API holds about one part per upload in memory. */
+    partSizeBytes: number;
+  };
+  /** Largest artifact accepted (413 above); default TTL of presigned URLs (at most 24 h). */
+  artifacts: { maxBytes: number; urlTtlSeconds: number };
   dataDir: string;
   toolsDir: string;
   durations: Durations;
@@ -143,7 +159,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secretKey: e.S3_SECRET_KEY,
       bucket: e.S3_BUCKET,
       region: e.S3_REGION,
+      timeoutMs: e.S3_TIMEOUT_MS,
+      partSizeBytes: e.S3_PART_SIZE_BYTES,
     },
+    artifacts: { maxBytes: e.ARTIFACT_MAX_BYTES, urlTtlSeconds: e.ARTIFACT_URL_TTL_SECONDS },
     dataDir: path.resolve(e.COMPUTE_DATA_DIR ?? '.data'),
     toolsDir: path.resolve(e.COMPUTE_TOOLS_DIR ?? path.join(os.homedir(), '.cache', 'compute-tools')),
     durations: {

@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createAgentsService } from './agents/service';
+import type { ObjectStore } from './artifacts/object-store';
+import { createArtifactsService } from './artifacts/service';
+import { createUrlSigner } from './artifacts/signed-urls';
 import { createTokenIssuer } from './auth/jwt';
 import { createKeyService } from './auth/key-service';
 import { createLoginService } from './auth/login';
@@ -19,6 +22,8 @@ export interface ServiceDeps {
   log: Logger;
   /** Resolved by the caller: it may come from the data folder (see resolveJwtSecret). */
   jwtSecret: string;
+  /** Artifact storage; absent when no S3_ENDPOINT is configured (artifact calls answer 503). */
+  store?: ObjectStore;
 }
 
 /** The composition root of the domain services; neither HTTP surface is known here. */
@@ -38,8 +43,11 @@ export function createServices(deps: ServiceDeps) {
     log,
     retryAfterSeconds: config.dependencyRetryAfterSeconds,
   });
+  const signer = createUrlSigner(jwtSecret);
   return {
     jobs: createJobsService(deps),
+    artifacts: createArtifactsService({ db, store: deps.store, signer, config }),
+    signer,
     agents: createAgentsService(deps),
     logs: createLogsService(deps),
     login: createLoginService({ db, mailer, tokens, hashKey: `otp:${jwtSecret}`, auth: config.auth, log }),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { AgentApi, ApiRefusal, backoffMs } from './api';
+import { ArtifactLeaseLost, uploadArtifacts } from './artifact-uploader';
 import { JobProcess } from './job-process';
 import { LogBatcher } from './log-batcher';
 import { loadIdentity, saveIdentity } from './node-identity';
@@ -28,6 +29,8 @@ interface AssignedJob {
   command: string;
   env: Record<string, string>;
   attempt: number;
+  artifacts: { paths: string[] };
+  artifactUploadUrl: string;
 }
 
 interface Running {
@@ -172,6 +175,14 @@ export class Agent {
       workRoot: path.join(this.o.dir, 'work'),
       name: job.job_id,
       onLine: (stream, line) => batcher.push(stream, line),
+      // Artifacts of a command that ended by itself, before the result; none of a stopped job.
+      beforeCleanup: async (workDir, exit) => {
+        if (exit.stopped || entry.forgotten || job.artifacts.paths.length === 0) return;
+        await uploadArtifacts({ workDir, patterns: job.artifacts.paths, template: job.artifactUploadUrl, report: (s, l) => batcher.push(s, l) }).catch((err) => {
+          if (err instanceof ArtifactLeaseLost) this.forget(job.job_id, 'its artifact upload was refused: the job moved on');
+          else batcher.push('stderr', `[compute-agent] artifact upload failed: ${String(err)}`);
+        });
+      },
     });
     const entry: Running = { job, proc, batcher, forgotten: false };
     this.running.set(job.job_id, entry);

@@ -22,7 +22,12 @@ export class JobProcess {
   private killTimer?: NodeJS.Timeout;
   readonly exited: Promise<Exit>;
 
-  private constructor(child: ChildProcess, onLine: (stream: 'stdout' | 'stderr', line: string) => void, private readonly workDir: string) {
+  private constructor(
+    child: ChildProcess,
+    onLine: (stream: 'stdout' | 'stderr', line: string) => void,
+    private readonly workDir: string,
+    beforeCleanup?: (workDir: string, exit: { stopped: boolean; signal: NodeJS.Signals | null }) => Promise<void>,
+  ) {
     this.child = child;
     const streams = (['stdout', 'stderr'] as const).map((name) => {
       const rl = readline.createInterface({ input: child[name]!, crlfDelay: Infinity });
@@ -43,8 +48,11 @@ export class JobProcess {
       });
     });
     this.exited = Promise.all([exit, ...streams]).then(async ([{ code, signal }]) => {
+      const runtimeMs = Date.now() - this.started;
+      // The folder is still there: the agent collects artifacts before it goes.
+      await beforeCleanup?.(this.workDir, { stopped: this.killTimer !== undefined, signal }).catch(() => undefined);
       await fs.rm(this.workDir, { recursive: true, force: true }).catch(() => undefined);
-      return { exitCode: code ?? 128 + signalNumber(signal), signal, runtimeMs: Date.now() - this.started };
+      return { exitCode: code ?? 128 + signalNumber(signal), signal, runtimeMs };
     });
   }
 
@@ -54,6 +62,8 @@ export class JobProcess {
     workRoot: string;
     name: string;
     onLine: (stream: 'stdout' | 'stderr', line: string) => void;
+    /** Runs after the command and its output are done, before the folder is removed. */
+    beforeCleanup?: (workDir: string, exit: { stopped: boolean; signal: NodeJS.Signals | null }) => Promise<void>;
   }): Promise<JobProcess> {
     await fs.mkdir(opts.workRoot, { recursive: true });
     const workDir = await fs.mkdtemp(path.join(opts.workRoot, `${opts.name}-`));
@@ -63,7 +73,7 @@ export class JobProcess {
       detached: true, // its own process group
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return new JobProcess(child, opts.onLine, workDir);
+    return new JobProcess(child, opts.onLine, workDir, opts.beforeCleanup);
   }
 
   get pid(): number | undefined {

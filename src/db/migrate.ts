@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
 import * as createCoreTables from './migrations/20261122000000_create_core_tables';
 import * as accounts from './migrations/20261122010000_accounts';
+import * as artifacts from './migrations/20261122020000_artifacts';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
 const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_create_core_tables': createCoreTables,
   '20261122010000_accounts': accounts,
+  '20261122020000_artifacts': artifacts,
 };
 
 const source: Knex.MigrationSource<string> = {

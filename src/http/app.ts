@@ -5,10 +5,12 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
+import { artifactRoutes } from './artifact-routes';
 import { apiKeyAuthenticator, authenticate, jwtAuthenticator, principalOf } from './authenticate';
 import { lastEventIdOf, streamJobLogs } from './log-stream';
 import { buildDocument, newRegistry } from './openapi';
 import { createRateLimiter, rateLimit } from './rate-limit';
+import { artifactPresignRoutes } from './surface-a/artifacts-routes';
 import { authRoutes } from './surface-a/auth-routes';
 import { surfaceAEnvelope } from './surface-a/envelope';
 import { jobsRoutes } from './surface-a/jobs-routes';
@@ -38,6 +40,9 @@ export function createApp({ services, config, log, db }: { services: Services; c
   surfaceA.use(jobsRoutes(services, registry).routes());
   surfaceA.use(nodesRoutes(services, registry).routes());
   surfaceA.use(keysRoutes(services, registry).routes());
+  surfaceA.use(artifactPresignRoutes(services, registry).routes());
+  // Signed URLs are their own credential: no authentication, and raw bodies (before the JSON parser).
+  const artifactUrls = artifactRoutes(services, registry);
   surfaceA.get('/compute/jobs/:jobId/logs', async (ctx) => {
     const principal = principalOf(ctx);
     const jobId = ctx.params.jobId;
@@ -80,6 +85,7 @@ export function createApp({ services, config, log, db }: { services: Services; c
     log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
   });
   app.use((ctx, next) => (ctx.path.startsWith('/api') ? envelope(ctx, next) : next()));
+  app.use(artifactUrls.routes());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' }));
   app.use(open.routes());
   app.use(login.routes());

@@ -16,6 +16,8 @@ export interface Job {
   retry: { maxAttempts: number; backoffSeconds: number };
   resources: Record<string, number> | null;
   artifactPaths: string[];
+  /** What the job's attempts uploaded (CONTRACT §3). */
+  artifacts: Array<{ id: string; name: string; size: number; sha256: string; createdAt: string }>;
   attempt: number;
   createdAt: string;
   startedAt: string | null;
@@ -48,6 +50,7 @@ export function jobFromRow(r: any): Job {
     retry: r.retry,
     resources: r.resources,
     artifactPaths: r.artifacts_spec?.paths ?? [],
+    artifacts: r.artifacts ?? [],
     attempt: r.attempt,
     createdAt: iso(r.created_at)!,
     startedAt: iso(r.started_at),

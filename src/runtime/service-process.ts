@@ -5,6 +5,7 @@ import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@tem
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createActivities } from '../../activities';
+import { createObjectStore } from '../artifacts/object-store';
 import { resolveJwtSecret } from '../auth/jwt-secret';
 import type { Config } from '../config';
 import { createDb } from '../db/knex';
@@ -73,7 +74,11 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     });
     const notifier = new Notifier(config.databaseUrl, log);
     await notifier.start();
-    services = createServices({ db, workflows, notifier, config, log, jwtSecret: await resolveJwtSecret(config) });
+    const store = createObjectStore(config);
+    if (!store) log.warn('no S3_ENDPOINT configured: artifact uploads and downloads answer 503');
+    // Made at start when missing; if storage is down now, the first upload reports it as a 503.
+    await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
+    services = createServices({ db, workflows, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
     const app = createApp({ services, config, log, db });
     const server = http.createServer(app.callback());
     // Long polls last up to 30 s; keep sockets open longer than that.

@@ -6,6 +6,8 @@ export type ErrorCode =
   | 'job.unsupported_type'
   | 'auth.unauthenticated'
   | 'auth.forbidden'
+  | 'auth.signature_invalid'
+  | 'auth.url_expired'
   | 'resource.not_found'
   | 'job.invalid_state'
   | 'job.not_assigned'
@@ -21,6 +23,8 @@ const STATUS: Record<ErrorCode, number> = {
   'job.unsupported_type': 400,
   'auth.unauthenticated': 401,
   'auth.forbidden': 403,
+  'auth.signature_invalid': 403,
+  'auth.url_expired': 403,
   'resource.not_found': 404,
   'job.invalid_state': 409,
   'job.not_assigned': 409,

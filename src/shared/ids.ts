@@ -5,7 +5,7 @@ import { monotonicFactory } from 'ulid';
 // doubles as a stable pagination cursor.
 const next = monotonicFactory();
 
-export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp';
+export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp' | 'art';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

@@ -61,14 +61,23 @@ export async function startTestEnv(): Promise<TestEnv> {
   const stack = await startLocalStack({
     dataDir,
     toolsDir: loadConfig().toolsDir,
-    ports: { postgres: await freePort(), temporal: await freePort() },
+    ports: { postgres: await freePort(), temporal: await freePort(), minio: await freePort(), minioConsole: await freePort() },
     ephemeralTemporal: true,
-    start: { postgres: true, temporal: true, minio: false },
+    start: { postgres: true, temporal: true, minio: true },
     log: (msg) => process.stderr.write(`  [stack] ${msg}\n`),
   });
   const mailbox = new Mailbox();
   await mailbox.start();
-  const envVars = { ...TEST_ENV, SMTP_URL: mailbox.url, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir };
+  const envVars = {
+    ...TEST_ENV,
+    SMTP_URL: mailbox.url,
+    DATABASE_URL: stack.databaseUrl!,
+    TEMPORAL_ADDRESS: stack.temporalAddress!,
+    S3_ENDPOINT: stack.s3!.endpoint,
+    S3_ACCESS_KEY: stack.s3!.accessKey,
+    S3_SECRET_KEY: stack.s3!.secretKey,
+    COMPUTE_DATA_DIR: dataDir,
+  };
   const configWith = (overrides: Record<string, string>) => loadConfig({ ...envVars, ...overrides });
   const config = configWith({});
   const db = createDb(config.databaseUrl!);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import { operationGroup } from '../openapi';
+import { requestOrigin } from '../request-origin';
 import { assignedJobA, jobA, nodeA } from './render';
 import {
   AssignedJob, DrainRequest, HeartbeatRequest, JobA, ListNodesRequest, LogsRequest, NodeA, NodeRef, PollRequest, RegisterRequest, ResultRequest,
@@ -41,7 +42,8 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Rout
         if (!ctx.res.writableFinished) aborted.abort();
       });
       const out = await agents.poll(principalOf(ctx), body, aborted.signal);
-      return { jobs: out.jobs.map(assignedJobA), cancel: out.cancel };
+      const uploadUrl = (a: (typeof out.jobs)[number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
+      return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
     },
   });
   mount({

@@ -28,11 +28,12 @@ export function jobA(job: Job) {
     nodeId: job.agentId,
     failureReason: job.failureReason,
     error: job.error,
-    artifacts: [],
+    artifacts: job.artifacts,
   };
 }
 
-export function assignedJobA({ job, leaseId }: Assignment) {
+/** A job as a poll hands it out, with the upload URL template scoped to its job and lease. */
+export function assignedJobA({ job, leaseId }: Assignment, artifactUploadUrl: string) {
   return {
     job_id: job.id,
     leaseId,
@@ -43,7 +44,7 @@ export function assignedJobA({ job, leaseId }: Assignment) {
     attempt: job.attempt,
     labels: job.labels,
     artifacts: { paths: job.artifactPaths },
-    artifactUploadUrl: null,
+    artifactUploadUrl,
   };
 }
 

@@ -110,7 +110,7 @@ export const AssignedJob = z
     attempt: z.number().int(),
     labels: z.record(z.string(), z.string()),
     artifacts: z.object({ paths: z.array(z.string()) }),
-    artifactUploadUrl: z.string().nullable(),
+    artifactUploadUrl: z.string().meta({ description: 'Signed PUT URL template for this job and lease; replace {id} with an artifact id, add &name=' }),
   })
   .meta({ id: 'AssignedJob' });
 export const NodeA = z

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { glob } from 'tinyglobby';
+import { newId } from '../shared/ids';
+import { backoffMs } from './api';
+
+/** The job's lease no longer holds it (409): uploading more is pointless. */
+export class ArtifactLeaseLost extends Error {}
+
+const MAX_FILES = 1000;
+const TRIES = 6;
+const TYPES: Record<string, string> = {
+  '.txt': 'text/plain; charset=utf-8',
+  '.log': 'text/plain; charset=utf-8',
+  '.json': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.xml': 'application/xml',
+  '.csv': 'text/csv',
+  '.gz': 'application/gzip',
+  '.tgz': 'application/gzip',
+  '.zip': 'application/zip',
+  '.tar': 'application/x-tar',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.svg': 'image/svg+xml',
+  '.pdf': 'application/pdf',
+};
+const typeOf = (file: string) => TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+
+/** Files under `workDir` matching the globs: regular files only, never a path that leaves it. */
+export async function matchArtifacts(workDir: string, patterns: string[]): Promise<string[]> {
+  if (patterns.length === 0) return [];
+  const found = await glob(patterns, { cwd: workDir, onlyFiles: true, dot: true, followSymbolicLinks: false, expandDirectories: false });
+  const root = path.resolve(workDir) + path.sep;
+  return [...new Set(found)].filter((rel) => path.resolve(workDir, rel).startsWith(root)).sort();
+}
+
+function put(url: string, file: string, size: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = (target.protocol === 'https:' ? https : http).request(
+      target,
+      { method: 'PUT', headers: { 'Content-Length': size, 'Content-Type': typeOf(file) } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          if (body.length < 64 * 1024) body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    const source = fs.createReadStream(file);
+    source.on('error', (err) => req.destroy(err));
+    source.pipe(req);
+  });
+}
+
+const codeOf = (body: string) => {
+  try {
+    return (JSON.parse(body) as { code?: string }).code ?? '';
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * Uploads every file matching `patterns` through the poll's URL template, one at a time, each
+ * under a fresh id with its relative path as name. Network errors and 5xx are retried with
+ * backoff; a refusal is reported on the job's log and the next file goes on; 409 stops it all.
+ */
+export async function uploadArtifacts(opts: {
+  workDir: string;
+  patterns: string[];
+  template: string;
+  report: (stream: 'stdout' | 'stderr', line: string) => void;
+}): Promise<void> {
+  const { report } = opts;
+  const files = await matchArtifacts(opts.workDir, opts.patterns);
+  if (files.length > MAX_FILES) report('stderr', `[compute-agent] ${files.length} files match artifacts.paths; uploading the first ${MAX_FILES}`);
+  for (const rel of files.slice(0, MAX_FILES)) {
+    const file = path.join(opts.workDir, rel);
+    const { size } = await fs.promises.stat(file);
+    const url = `${opts.template.replace('{id}', newId('art'))}&name=${encodeURIComponent(rel)}`;
+    for (let attempt = 0; ; attempt++) {
+      let why: string;
+      try {
+        const { status, body } = await put(url, file, size);
+        if (status === 200) {
+          const { payload } = JSON.parse(body) as { payload: { sha256: string } };
+          report('stdout', `[compute-agent] uploaded artifact ${rel} (${size} bytes, sha256 ${payload.sha256.slice(0, 12)}…)`);
+          break;
+        }
+        if (status === 409) throw new ArtifactLeaseLost(`artifact upload refused: ${codeOf(body)}`);
+        why = `${status} ${codeOf(body)}`;
+        if (status < 500 && status !== 429) {
+          report('stderr', `[compute-agent] artifact ${rel} was refused: ${why}`);
+          break;
+        }
+      } catch (err) {
+        if (err instanceof ArtifactLeaseLost) throw err;
+        why = (err as Error).message;
+      }
+      if (attempt + 1 >= TRIES) {
+        report('stderr', `[compute-agent] could not upload artifact ${rel}: ${why}`);
+        break;
+      }
+      await sleep(backoffMs(attempt + 2));
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/principal';
+import type { Config } from '../config';
+import { AppError, notAssigned, notFound } from '../shared/errors';
+import { newId } from '../shared/ids';
+import { type ObjectStore, ObjectTooLarge } from './object-store';
+import { ID_PLACEHOLDER, type UrlSigner } from './signed-urls';
+
+// Artifacts of a job: stored in object storage under workspace/job/id, recorded in `artifacts`,
+// summarized on the job row. Every byte moves through URLs that authorize themselves.
+
+export const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const MAX_ARTIFACTS_PER_JOB = 1000;
+/** An agent's upload template outlives the job's timeout by this much: uploads come after the command. */
+const TEMPLATE_GRACE_SECONDS = 3600;
+const LIVE_STATES = ['RUNNING', 'CANCELLING'];
+
+export interface ArtifactRecord {
+  jobId: string;
+  id: string;
+  name: string;
+  size: number;
+  sha256: string;
+  contentType: string;
+  objectKey: string;
+  createdAt: string;
+}
+
+export interface ArtifactsDeps {
+  db: Knex;
+  store?: ObjectStore;
+  signer: UrlSigner;
+  config: Config;
+}
+
+const uploadPath = (jobId: string, id: string) => `/api/compute/artifacts/upload/${jobId}/${id}`;
+const downloadPath = (jobId: string, id: string) => `/api/compute/artifacts/download/${jobId}/${id}`;
+const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const recordFromRow = (r: any): ArtifactRecord => ({
+  jobId: r.job_id,
+  id: r.id,
+  name: r.name,
+  size: Number(r.size),
+  sha256: r.sha256,
+  contentType: r.content_type,
+  objectKey: r.object_key,
+  createdAt: new Date(r.created_at).toISOString(),
+});
+
+export function createArtifactsService({ db, store, signer, config }: ArtifactsDeps) {
+  const requireStore = () => {
+    if (!store) throw new AppError('dependency.unavailable', 'No object storage is configured (S3_ENDPOINT)', undefined, config.dependencyRetryAfterSeconds);
+    return store;
+  };
+  const requireSession = (principal: Principal) => {
+    if (principal.credential !== 'jwt') throw new AppError('auth.forbidden', 'Presigned URLs need a session token (Authorization: Bearer), not an API key');
+  };
+  const jobOfWorkspace = async (principal: Principal, jobId: string) => {
+    const job = await db('jobs').where({ id: jobId, workspace_id: principal.workspaceId }).first('id');
+    if (!job) throw notFound('job');
+  };
+  const ttlOf = (ttlSeconds?: number) => ttlSeconds ?? config.artifacts.urlTtlSeconds;
+  // PUBLIC_URL when the API sits behind a proxy; else the origin the caller reached us at.
+  const base = (requestOrigin: string) => config.http.publicUrl?.replace(/\/$/, '') ?? requestOrigin;
+
+  /** Rewrites the job row's summary from the artifacts table, in the caller's transaction. */
+  const summarize = (trx: Knex.Transaction, jobId: string) =>
+    trx.raw(
+      `UPDATE jobs SET artifacts = (
+         SELECT coalesce(jsonb_agg(jsonb_build_object(
+           'id', a.id, 'name', a.name, 'size', a.size, 'sha256', a.sha256,
+           'createdAt', to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+         ) ORDER BY a.created_at, a.id), '[]'::jsonb)
+         FROM artifacts a WHERE a.job_id = ?)
+       WHERE id = ?`,
+      [jobId, jobId],
+    );
+
+  return {
+    /** The upload URL a poll hands an agent with each job: `{id}` is the agent's to fill. */
+    uploadTemplate(origin: string, job: { id: string; timeoutSeconds: number }, leaseId: string): string {
+      const path = uploadPath(job.id, ID_PLACEHOLDER);
+      const expiresAt = epochSeconds(Date.now()) + job.timeoutSeconds + TEMPLATE_GRACE_SECONDS;
+      return `${base(origin)}${path}?${signer.sign({ method: 'PUT', path, expiresAt, lease: leaseId })}`;
+    },
+
+    async presignUpload(principal: Principal, origin: string, input: { job_id: string; ttlSeconds?: number }) {
+      requireSession(principal);
+      await jobOfWorkspace(principal, input.job_id);
+      const id = newId('art');
+      const path = uploadPath(input.job_id, id);
+      const expiresAt = epochSeconds(Date.now()) + ttlOf(input.ttlSeconds);
+      return { id, method: 'PUT' as const, url: `${base(origin)}${path}?${signer.sign({ method: 'PUT', path, expiresAt })}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
+    },
+
+    async presignDownload(principal: Principal, origin: string, input: { job_id: string; id: string; ttlSeconds?: number }) {
+      requireSession(principal);
+      await jobOfWorkspace(principal, input.job_id);
+      const exists = await db('artifacts').where({ job_id: input.job_id, id: input.id, workspace_id: principal.workspaceId }).first('id');
+      if (!exists) throw notFound('artifact');
+      const path = downloadPath(input.job_id, input.id);
+      const expiresAt = epochSeconds(Date.now()) + ttlOf(input.ttlSeconds);
+      return { method: 'GET' as const, url: `${base(origin)}${path}?${signer.sign({ method: 'GET', path, expiresAt })}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
+    },
+
+    /**
+     * Stores one upload. The URL was verified by the caller; `lease` is the one it carries. A
+     * lease that no longer holds the job is 409 before a byte is stored, and again at the end (the
+     * job may move on during a long upload); then nothing is kept.
+     */
+    async receive(
+      input: { jobId: string; id: string; lease?: string; name?: string; contentType?: string; contentLength?: number },
+      body: AsyncIterable<Buffer>,
+    ): Promise<{ id: string; size: number; sha256: string }> {
+      if (!ARTIFACT_ID.test(input.id)) throw new AppError('request.invalid', 'An artifact id is 1-128 of A-Z a-z 0-9 . _ - and starts with a letter or digit');
+      const name = input.name ?? input.id;
+      if (name.length === 0 || name.length > 1024) throw new AppError('request.invalid', 'An artifact name is 1-1024 characters');
+      const { maxBytes } = config.artifacts;
+      if (input.contentLength !== undefined && input.contentLength > maxBytes) throw new ObjectTooLarge(maxBytes);
+      const job = await db('jobs').where({ id: input.jobId }).first('workspace_id', 'lease_id', 'state');
+      if (!job) throw notFound('job');
+      if (input.lease && (job.lease_id !== input.lease || !LIVE_STATES.includes(job.state))) throw notAssigned();
+      const [{ count }] = await db('artifacts').where({ job_id: input.jobId }).whereNot({ id: input.id }).count({ count: '*' });
+      if (Number(count) >= MAX_ARTIFACTS_PER_JOB) throw new AppError('resource.conflict', `A job keeps at most ${MAX_ARTIFACTS_PER_JOB} artifacts`);
+
+      const objects = requireStore();
+      const objectKey = `${job.workspace_id}/${input.jobId}/${input.id}`;
+      const contentType = input.contentType || 'application/octet-stream';
+      const stored = await objects.upload(objectKey, body, { maxBytes, contentType });
+      const kept = await db.transaction(async (trx) => {
+        if (input.lease) {
+          const holds = await trx('jobs').where({ id: input.jobId, lease_id: input.lease }).whereIn('state', LIVE_STATES).forShare().first('id');
+          if (!holds) return false;
+        }
+        await trx('artifacts')
+          .insert({ job_id: input.jobId, id: input.id, workspace_id: job.workspace_id, name, size: stored.size, sha256: stored.sha256, content_type: contentType, object_key: objectKey, lease_id: input.lease ?? null })
+          .onConflict(['job_id', 'id'])
+          .merge(['name', 'size', 'sha256', 'content_type', 'lease_id', 'created_at']);
+        await summarize(trx, input.jobId);
+        return true;
+      });
+      if (!kept) {
+        await objects.remove(objectKey).catch(() => undefined);
+        throw notAssigned();
+      }
+      return { id: input.id, ...stored };
+    },
+
+    /** The artifact a verified download URL names, and a reader of its bytes. */
+    async open(jobId: string, id: string) {
+      const row = await db('artifacts').where({ job_id: jobId, id }).first();
+      if (!row) throw notFound('artifact');
+      const artifact = recordFromRow(row);
+      const objects = requireStore();
+      return { artifact, read: (range?: { start: number; end: number }) => objects.read(artifact.objectKey, range) };
+    },
+  };
+}
+
+export type ArtifactsService = ReturnType<typeof createArtifactsService>;

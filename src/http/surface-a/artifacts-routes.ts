@@ -1,0 +1,40 @@
+import type Router from '@koa/router';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { Services } from '../../services';
+import { principalOf } from '../authenticate';
+import { operationGroup } from '../openapi';
+import { requestOrigin } from '../request-origin';
+
+const Ttl = z
+  .number()
+  .int()
+  .min(1)
+  .max(86_400)
+  .optional()
+  .meta({ description: 'Seconds the URL stays valid: 1..86400 (24 h), default ARTIFACT_URL_TTL_SECONDS (3600)' });
+const PresignUploadRequest = z.strictObject({ job_id: z.string(), ttlSeconds: Ttl });
+const PresignDownloadRequest = z.strictObject({ job_id: z.string(), id: z.string(), ttlSeconds: Ttl });
+const Presigned = z.object({ url: z.string(), method: z.enum(['PUT', 'GET']), expiresAt: z.string() });
+
+/** Presigned artifact URLs for the browser flow: a session token only, never an API key. */
+export function artifactPresignRoutes(services: Services, registry: OpenAPIRegistry): Router {
+  const { router, mount } = operationGroup(registry, 'jobs');
+  mount({
+    path: '/artifacts/presign-upload',
+    summary: "A URL to PUT one new artifact of a job (JWT only; API keys get 403). The id is chosen here; add `&name=` to set its display name.",
+    auth: 'jwt',
+    body: PresignUploadRequest,
+    response: Presigned.extend({ id: z.string() }),
+    handle: (ctx, body) => services.artifacts.presignUpload(principalOf(ctx), requestOrigin(ctx), body),
+  });
+  mount({
+    path: '/artifacts/presign-download',
+    summary: "A URL to GET one of a job's artifacts, resumable with Range (JWT only; API keys get 403)",
+    auth: 'jwt',
+    body: PresignDownloadRequest,
+    response: Presigned,
+    handle: (ctx, body) => services.artifacts.presignDownload(principalOf(ctx), requestOrigin(ctx), body),
+  });
+  return router;
+}
