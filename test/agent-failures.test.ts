@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { type ManagedChild, startChild } from '../src/stack/child';
+import type { ManagedChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
 import { agentPool, waitFor } from './support/agents';
+import { spawnApi } from './support/api-process';
 import { testEnv } from './support/env';
 import { inState, newWorkspace, ok, retrieve, sleep, submit, waitForJob } from './support/http';
 
-const ROOT = path.resolve(__dirname, '..');
 const linesOf = async (jobId: string) =>
   (await testEnv().db('job_logs').where({ job_id: jobId, kind: 'line' }).orderBy('seq')).map((r) => r.line as string);
 const hasLine = (jobId: string, line: string) => async () => (await linesOf(jobId)).includes(line);
-
-/** `npm run api` as its own process tree, on a fixed port so a restart comes back at the same URL. */
-async function spawnApi(port: number, env: Record<string, string>): Promise<ManagedChild> {
-  const child = startChild({
-    command: process.execPath,
-    args: [require.resolve('tsx/cli'), 'src/main/api.ts'],
-    cwd: ROOT,
-    env: { ...testEnv().vars, PORT: String(port), ...env },
-    logFile: path.join(testEnv().dataDir, 'logs', `api-${port}.log`),
-  });
-  await waitFor('the API to listen', () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 60_000);
-  return child;
-}
 
 describe('agent failures on the real stack', () => {
   const start = agentPool();

@@ -101,6 +101,9 @@ describe('bad input is refused with the right code and changes nothing', () => {
     for (const path of ['submit', 'retrieve', 'list', 'cancel', 'retry']) assert.ok(doc.paths[`/api/compute/jobs/${path}`], path);
     for (const path of ['register', 'heartbeat', 'poll', 'logs', 'result', 'drain', 'list', 'rotate-key']) assert.ok(doc.paths[`/api/compute/nodes/${path}`], path);
     assert.ok(doc.paths['/api/compute/jobs/{jobId}/logs']);
+    for (const path of ['presign-upload', 'presign-download']) assert.deepEqual(doc.paths[`/api/compute/jobs/artifacts/${path}`].post.security, [{ Bearer: [] }], path);
+    assert.ok(doc.paths['/api/compute/artifacts/upload/{jobId}/{id}'].put.responses['413']);
+    assert.ok(doc.paths['/api/compute/artifacts/download/{jobId}/{id}'].get.responses['206']);
     assert.ok(doc.components.schemas.JobManifest.properties.command);
   });
 });

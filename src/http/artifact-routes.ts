@@ -25,6 +25,18 @@ async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
   }
 }
 
+/**
+ * After an early answer (413, 403, 409) Node drains the rest of the body so the client, still
+ * sending, reads our answer instead of a reset. A body that keeps coming past the linger is cut.
+ */
+function lingerThenClose(req: IncomingMessage, lingerMs = 10_000) {
+  if (req.readableEnded) return;
+  const timer = setTimeout(() => req.socket.destroy(), lingerMs);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+}
+
 const contentDisposition = (name: string) => {
   const file = path.posix.basename(name) || 'artifact';
   return `attachment; filename="${file.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file)}`;
@@ -45,8 +57,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
         bodyOf(ctx.req),
       );
     } catch (err) {
-      // An unread body would be drained before the socket is reused; close it instead.
-      if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
+      lingerThenClose(ctx.req);
       throw err;
     }
   });
