@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import type { ManagedChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
 import { agentPool, waitFor } from './support/agents';
 import { spawnApi } from './support/api-process';
