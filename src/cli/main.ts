@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { CliError } from './api-client';
 import { registerAgentCommand } from './commands/agent';
+import { registerArtifactCommands } from './commands/artifacts';
 import { registerJobCommands } from './commands/jobs';
 import { registerKeysCommands } from './commands/keys';
 import { registerLoginCommands } from './commands/login';
@@ -9,6 +10,7 @@ const program = new Command('compute').description('Compute job service command-
 registerLoginCommands(program);
 registerKeysCommands(program);
 registerJobCommands(program);
+registerArtifactCommands(program);
 registerAgentCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

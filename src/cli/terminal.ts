@@ -63,3 +63,22 @@ export class Spinner {
     process.stderr.write('\r\x1b[2K');
   }
 }
+
+const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+
+/** A byte counter on one stderr line (at most 10 redraws a second); silent when not a terminal. */
+export class Progress {
+  private last = 0;
+  constructor(private readonly label: string, private readonly total: number) {}
+
+  update(done: number): void {
+    if (!tty || Date.now() - this.last < 100) return;
+    this.last = Date.now();
+    const pct = this.total > 0 ? Math.floor((done / this.total) * 100) : 100;
+    process.stderr.write(`\r\x1b[2K${this.label} ${green(`${pct}%`)} ${dim(`${mib(done)} / ${mib(this.total)}`)}`);
+  }
+
+  done(): void {
+    if (tty) process.stderr.write('\r\x1b[2K');
+  }
+}
