@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import pg from 'pg';
 import { bareAssignUpdate, bareJob } from './bare-workflow';
-import { type Summary, nowMs, runPool, steadyRate, summarize } from './stats';
+import { nowMs, runPool, steadyRate } from './stats';
 
 // What one dispatch must at least pay, measured on the same Temporal dev server and PostgreSQL
 // as the service: a Temporal start followed by an Update, and a PostgreSQL NOTIFY round trip.
@@ -10,106 +10,87 @@ import { type Summary, nowMs, runPool, steadyRate, summarize } from './stats';
 const noop = () => undefined;
 const silentSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
-export interface BareTemporalResult {
+export interface BareLatency {
   /** start sent → Update answered (accepted and completed in the same task: the handler is synchronous). */
-  latency: Summary;
+  total: number[];
   /** the start RPC alone (eager: it returns with the first workflow task, which the worker then runs). */
-  start: Summary;
+  start: number[];
   /** the Update RPC alone: waits for the first task to complete, then the Update's own task. */
-  update: Summary;
+  update: number[];
   /** the measured workflows, for comparing histories */
-  latencyWorkflowIds: string[];
-  eagerShare: number;
-  /** CPU and pool use during the throughput run */
-  load: string[];
-  throughput: { jobs: number; inFlight: number; elapsedMs: number; perSecond: number; steadyPerSecond: number };
+  workflowIds: string[];
+  eager: number;
+}
+
+export interface BareThroughput {
+  jobs: number;
+  inFlight: number;
+  elapsedMs: number;
+  perSecond: number;
+  steadyPerSecond: number;
 }
 
 /**
  * A bare client + worker on their own task queue: the client shares the worker's NativeConnection
- * and asks for eager start, as the service's API does.
+ * and asks for eager start, as the service's API does. Latency is taken in rounds, so the bench
+ * can interleave them with the service's on the same machine at the same moments.
  */
-export async function bareTemporal(opts: {
-  address: string;
-  namespace: string;
-  warmup: number;
-  iterations: number;
-  throughputJobs: number;
-  inFlight: number;
-  /** Watches the machine during the throughput run; its lines land in the result. */
-  watch?: () => { stop(jobs?: number): string[] };
-}): Promise<BareTemporalResult> {
+export async function startBareTemporal(opts: { address: string; namespace: string }) {
   const taskQueue = 'bench-bare';
   const tag = Date.now().toString(36);
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./bare-workflow'), logger: silentSdkLogger });
   const native = await NativeConnection.connect({ address: opts.address });
-  try {
-    const worker = await Worker.create({ connection: native, namespace: opts.namespace, taskQueue, workflowBundle, stickyQueueScheduleToStartTimeout: '2s' });
-    const running = worker.run();
-    try {
-      const client = new Client({ connection: native, namespace: opts.namespace });
-      let eager = 0;
-      const once = async (id: string) => {
-        const t0 = nowMs();
-        const handle = await client.workflow.start(bareJob, { workflowId: id, taskQueue, requestEagerStart: true });
-        const t1 = nowMs();
-        await handle.executeUpdate(bareAssignUpdate, { args: ['lease'] });
-        const t2 = nowMs();
-        if (handle.eagerlyStarted) eager++;
-        await handle.result();
-        return { total: t2 - t0, start: t1 - t0, update: t2 - t1 };
-      };
-      for (let i = 0; i < opts.warmup; i++) await once(`bare-${tag}-w${i}`);
-      eager = 0;
-      const total: number[] = [];
-      const start: number[] = [];
-      const update: number[] = [];
-      for (let i = 0; i < opts.iterations; i++) {
-        const r = await once(`bare-${tag}-l${i}`);
-        total.push(r.total);
-        start.push(r.start);
-        update.push(r.update);
+  const worker = await Worker.create({ connection: native, namespace: opts.namespace, taskQueue, workflowBundle, stickyQueueScheduleToStartTimeout: '2s' });
+  const running = worker.run();
+  const client = new Client({ connection: native, namespace: opts.namespace });
+  let counter = 0;
+  const once = async (id: string) => {
+    const t0 = nowMs();
+    const handle = await client.workflow.start(bareJob, { workflowId: id, taskQueue, requestEagerStart: true });
+    const t1 = nowMs();
+    await handle.executeUpdate(bareAssignUpdate, { args: ['lease'] });
+    const t2 = nowMs();
+    await handle.result();
+    return { total: t2 - t0, start: t1 - t0, update: t2 - t1, eager: handle.eagerlyStarted };
+  };
+  return {
+    async latency(iterations: number): Promise<BareLatency> {
+      const out: BareLatency = { total: [], start: [], update: [], workflowIds: [], eager: 0 };
+      for (let i = 0; i < iterations; i++) {
+        const id = `bare-${tag}-l${counter++}`;
+        const r = await once(id);
+        out.total.push(r.total);
+        out.start.push(r.start);
+        out.update.push(r.update);
+        out.workflowIds.push(id);
+        if (r.eager) out.eager++;
       }
-      const eagerShare = eager / opts.iterations;
+      return out;
+    },
+    async throughput(jobs: number, inFlight: number): Promise<BareThroughput> {
       const doneAt: number[] = [];
-      const watcher = opts.watch?.();
-      const elapsedMs = await runPool(opts.throughputJobs, opts.inFlight, async (i) => {
+      const elapsedMs = await runPool(jobs, inFlight, async (i) => {
         await once(`bare-${tag}-t${i}`);
         doneAt.push(nowMs());
       });
-      const load = watcher?.stop(opts.throughputJobs) ?? [];
-      return {
-        latency: summarize(total),
-        start: summarize(start),
-        update: summarize(update),
-        eagerShare,
-        latencyWorkflowIds: Array.from({ length: opts.iterations }, (_, i) => `bare-${tag}-l${i}`),
-        throughput: {
-          jobs: opts.throughputJobs,
-          inFlight: opts.inFlight,
-          elapsedMs,
-          perSecond: (opts.throughputJobs / elapsedMs) * 1000,
-          steadyPerSecond: steadyRate(doneAt),
-        },
-        load,
-      };
-    } finally {
+      return { jobs, inFlight, elapsedMs, perSecond: (jobs / elapsedMs) * 1000, steadyPerSecond: steadyRate(doneAt) };
+    },
+    async stop() {
       worker.shutdown();
       await running.catch(noop);
-    }
-  } finally {
-    await native.close();
-  }
+      await native.close();
+    },
+  };
 }
 
 /**
  * One connection LISTENs; another runs BEGIN, INSERT into a scratch table, pg_notify, COMMIT (the
  * four round trips of the service's markStarted). Latency: BEGIN sent → notification received.
  */
-export async function bareNotify(opts: { databaseUrl: string; warmup: number; iterations: number }): Promise<Summary> {
+export async function startBareNotify(databaseUrl: string) {
   const channel = 'bench_notify';
-  const listener = new pg.Client({ connectionString: opts.databaseUrl });
-  const writer = new pg.Client({ connectionString: opts.databaseUrl });
+  const listener = new pg.Client({ connectionString: databaseUrl });
+  const writer = new pg.Client({ connectionString: databaseUrl });
   const waiters = new Map<string, (at: number) => void>();
   listener.on('notification', (msg) => {
     const at = nowMs();
@@ -117,27 +98,30 @@ export async function bareNotify(opts: { databaseUrl: string; warmup: number; it
     waiters.delete(msg.payload ?? '');
     wake?.(at);
   });
-  try {
-    await listener.connect();
-    await writer.connect();
-    await listener.query(`LISTEN ${channel}`);
-    await writer.query('CREATE TABLE IF NOT EXISTS bench_notify_scratch (id text PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())');
-    const once = async (id: string) => {
-      const arrived = new Promise<number>((resolve) => waiters.set(id, resolve));
-      const t0 = nowMs();
-      await writer.query('BEGIN');
-      await writer.query('INSERT INTO bench_notify_scratch (id) VALUES ($1)', [id]);
-      await writer.query('SELECT pg_notify($1, $2)', [channel, id]);
-      await writer.query('COMMIT');
-      return (await arrived) - t0;
-    };
-    for (let i = 0; i < opts.warmup; i++) await once(`w${i}`);
-    const samples: number[] = [];
-    for (let i = 0; i < opts.iterations; i++) samples.push(await once(`l${i}`));
-    await writer.query('DROP TABLE bench_notify_scratch');
-    return summarize(samples);
-  } finally {
-    await listener.end().catch(noop);
-    await writer.end().catch(noop);
-  }
+  await listener.connect();
+  await writer.connect();
+  await listener.query(`LISTEN ${channel}`);
+  await writer.query('CREATE TABLE IF NOT EXISTS bench_notify_scratch (id text PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())');
+  let counter = 0;
+  const once = async (id: string) => {
+    const arrived = new Promise<number>((resolve) => waiters.set(id, resolve));
+    const t0 = nowMs();
+    await writer.query('BEGIN');
+    await writer.query('INSERT INTO bench_notify_scratch (id) VALUES ($1)', [id]);
+    await writer.query('SELECT pg_notify($1, $2)', [channel, id]);
+    await writer.query('COMMIT');
+    return (await arrived) - t0;
+  };
+  return {
+    async latency(iterations: number): Promise<number[]> {
+      const samples: number[] = [];
+      for (let i = 0; i < iterations; i++) samples.push(await once(`n${counter++}`));
+      return samples;
+    },
+    async stop() {
+      await writer.query('DROP TABLE IF EXISTS bench_notify_scratch').catch(noop);
+      await listener.end().catch(noop);
+      await writer.end().catch(noop);
+    },
+  };
 }

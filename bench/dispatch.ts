@@ -24,8 +24,10 @@
  *   histories' event times), the Temporal work per job next to the bare workflow's, and the CPU
  *   (per process group, from /proc) and service knex-pool use during each run.
  *
- * Order: baselines first, then the service, all on the one stack; it takes about two minutes on
- * a 2-core machine. The bench's own HTTP client runs in the service's process, as the tests' does.
+ * Order: latency in six rounds, each bare Temporal, bare PostgreSQL, then the service, so drift of
+ * the VM hits both sides alike; then the bare throughput run and the service's. All on the one
+ * stack; about two minutes on a 2-core machine. The bench's own HTTP client runs in the
+ * service's process, as the tests' does.
  *
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
  * run, default 1000), --warmup=N (default 20). The last line of output is the summary, alone.
@@ -34,14 +36,16 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createLogger } from '../src/log';
 import { runUntilSignal } from '../src/main/run-until-signal';
 import { apiClient } from './api';
-import { bareNotify, bareTemporal } from './baselines';
+import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';
 import { watchLoad } from './load';
 import { profileDispatch } from './profile';
-import { serviceLatency, serviceThroughput, startNotifyProbe } from './service';
+import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
 import { type BenchStack, startBenchStack } from './stack';
-import { describe, ms } from './stats';
+import { describe, ms, summarize } from './stats';
 
 const IN_FLIGHT = 200;
+/** Latency rounds per kind, interleaved. */
+const ROUNDS = 6;
 
 function option(name: string, fallback: number): number {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -57,21 +61,51 @@ const rate = (v: number) => v.toFixed(1);
 async function run(stack: BenchStack, counts: { warmup: number; latency: number; throughput: number }) {
   const { config } = stack;
   const temporal = { address: stack.temporalAddress, namespace: config.temporal.namespace };
-
-  note('baseline: PostgreSQL INSERT + NOTIFY → LISTEN …');
-  const notify = await bareNotify({ databaseUrl: stack.databaseUrl, warmup: counts.warmup, iterations: counts.latency });
-  note('baseline: bare Temporal start → Update …');
-  const bare = await bareTemporal({ ...temporal, warmup: counts.warmup, iterations: counts.latency, throughputJobs: counts.throughput, inFlight: IN_FLIGHT, watch: () => watchLoad(stack.service.db) });
-
   const api = apiClient(stack.url);
   const probe = await startNotifyProbe(stack.databaseUrl);
+  const bareTemporal = await startBareTemporal(temporal);
+  const bareNotify = await startBareNotify(stack.databaseUrl);
   try {
-    note('service: dispatch latency …');
     const node = await api.register(stack.userKey, 'bench-latency', { role: 'latency' });
+    const serviceRound = (iterations: number, warmup = 0) =>
+      serviceLatency({ api, userKey: stack.userKey, node, warmup, iterations, settleMs: 40, probe });
+
+    // Rounds alternate bare and service, so both see the machine in the same state: on a shared
+    // VM the speed drifts by tens of percent over a minute, which skews a ratio of two phases.
+    note(`latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL and the service …`);
+    await bareTemporal.latency(counts.warmup);
+    await bareNotify.latency(counts.warmup);
+    await serviceRound(0, counts.warmup);
+    const bareRuns: BareLatency[] = [];
+    const notifySamples: number[] = [];
+    const samples: DispatchSample[] = [];
     const latencyLoad = watchLoad(stack.service.db);
-    const latency = await serviceLatency({ api, userKey: stack.userKey, node, warmup: counts.warmup, iterations: counts.latency, settleMs: 40, probe });
+    for (let round = 0; round < ROUNDS; round++) {
+      const n = Math.ceil(counts.latency / ROUNDS);
+      bareRuns.push(await bareTemporal.latency(n));
+      notifySamples.push(...(await bareNotify.latency(n)));
+      samples.push(...(await serviceRound(n)).samples);
+    }
     const latencyLoadLines = latencyLoad.stop();
-    note('service: throughput …');
+    const bare = {
+      latency: summarize(bareRuns.flatMap((r) => r.total)),
+      start: summarize(bareRuns.flatMap((r) => r.start)),
+      update: summarize(bareRuns.flatMap((r) => r.update)),
+      eagerShare: bareRuns.reduce((a, r) => a + r.eager, 0) / bareRuns.reduce((a, r) => a + r.total.length, 0),
+      latencyWorkflowIds: bareRuns.flatMap((r) => r.workflowIds),
+    };
+    const notify = summarize(notifySamples);
+    const latency = {
+      latency: summarize(samples.map((x) => x.polledAt - x.sentAt)),
+      submit: summarize(samples.map((x) => x.submittedAt - x.sentAt)),
+      samples,
+    };
+
+    note('throughput: bare Temporal …');
+    const bareTpLoad = watchLoad(stack.service.db);
+    const bareThroughput = await bareTemporal.throughput(counts.throughput, IN_FLIGHT);
+    const bareTpLoadLines = bareTpLoad.stop(counts.throughput);
+    note('throughput: service …');
     const nodes = await Promise.all([1, 2, 3, 4].map((i) => api.register(stack.userKey, `bench-tp-${i}`, { role: 'throughput' })));
     const tpLoad = watchLoad(stack.service.db);
     const tp = await serviceThroughput({ api, db: stack.db, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
@@ -81,7 +115,7 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
 
     const baselineP50 = bare.latency.p50 + notify.p50;
     const ratioP50 = latency.latency.p50 / baselineP50;
-    const ratioThroughput = tp.perSecond / bare.throughput.perSecond;
+    const ratioThroughput = tp.perSecond / bareThroughput.perSecond;
     say();
     say('== dispatch latency (poll waiting; submit sent → poll answer with the job) ==');
     say(describe('service: submit → poll answer', latency.latency));
@@ -91,7 +125,7 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say(describe('  Update RPC (waits for the first task)', bare.update));
     say(`  bare starts that ran eagerly: ${(bare.eagerShare * 100).toFixed(0)}%`);
     say(describe('bare PostgreSQL: INSERT + NOTIFY → LISTEN', notify));
-    for (const line of latencyLoadLines) say(`  service latency run: ${line}`);
+    for (const line of latencyLoadLines) say(`  latency rounds (bare and service): ${line}`);
     say(`baseline p50 = ${ms(bare.latency.p50)} + ${ms(notify.p50)} = ${ms(baselineP50)} ms; ratio ${ratioP50.toFixed(2)}`);
     say();
     say(`== throughput (${IN_FLIGHT} in flight) ==`);
@@ -100,9 +134,9 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say(describe('  submit round trip under load', tp.submit));
     say(describe('  submit → SUCCEEDED in the read model', tp.endToEnd));
     for (const line of tpLoadLines) say(`  ${line}`);
-    const b = bare.throughput;
+    const b = bareThroughput;
     say(`bare Temporal: ${b.jobs} start+Update+result in ${(b.elapsedMs / 1000).toFixed(2)} s = ${rate(b.perSecond)} /s (middle 80%: ${rate(b.steadyPerSecond)} /s)`);
-    for (const line of bare.load) say(`  ${line}`);
+    for (const line of bareTpLoadLines) say(`  ${line}`);
     say(`ratio ${ratioThroughput.toFixed(2)}`);
     say();
     say('== profile of the measured dispatches ==');
@@ -110,10 +144,12 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say();
     return (
       `dispatch p50=${ms(latency.latency.p50)} p99=${ms(latency.latency.p99)} baseline_p50=${ms(baselineP50)} ratio_p50=${ratioP50.toFixed(2)} ` +
-      `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bare.throughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)}`
+      `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)}`
     );
   } finally {
     await probe.stop();
+    await bareNotify.stop();
+    await bareTemporal.stop();
   }
 }
 

@@ -14,7 +14,7 @@ import { freePort } from '../src/stack/ports';
 
 /** The service's settings for the benchmark: its defaults, quiet logs, no rate limiting. */
 const BENCH_ENV = {
-  LOG_LEVEL: 'warn',
+  LOG_LEVEL: 'error',
   PORT: '0',
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123456789',
   RATE_LIMIT_PER_MINUTE: '10000000',

@@ -7,54 +7,53 @@ import { NOTIFY } from '../db/channels';
  * than the row's version changes nothing, attempt ends only fill what is still empty. Both the
  * workflow's projection activity and the API's hot path (assignment, result) call it. Returns the
  * row as written, or undefined when the row already had this version or a newer one.
+ *
+ * The row, the attempt and the NOTIFYs go in one statement: without attempt ends that is the
+ * whole write, with no transaction around it; the claim calls it inside its own.
  */
 export async function applyProjection(db: Knex | Knex.Transaction, input: ProjectJobInput) {
-  // Inside a caller's transaction (the claim), no savepoint: two round trips fewer on the hot path.
-  return db.isTransaction ? write(db as Knex.Transaction, input) : db.transaction((trx) => write(trx, input));
+  if (input.attemptEnds.length === 0 || db.isTransaction) return write(db, input);
+  return db.transaction((trx) => write(trx, input));
 }
 
-async function write(trx: Knex.Transaction, { snapshot: s, workspaceId, attemptEnds }: ProjectJobInput) {
-  const [row] = await trx('jobs')
-    .where({ id: s.jobId })
-    .where('version', '<', s.version)
-    .update({
-      state: s.state,
-      attempt: s.attempt,
-      lease_id: s.leaseId,
-      agent_id: s.agentId,
-      started_at: s.startedAt,
-      finished_at: s.finishedAt,
-      exit_code: s.exitCode,
-      runtime_ms: s.runtimeMs,
-      failure_reason: s.failureReason,
-      error: s.error,
-      available_at: s.availableAt,
-      version: s.version,
-      workflow_started: true,
-    })
-    .returning('*');
-  if (s.leaseId && s.agentId) {
-    await trx('job_attempts')
-      .insert({ lease_id: s.leaseId, job_id: s.jobId, attempt: s.attempt, agent_id: s.agentId, assigned_at: s.startedAt })
-      .onConflict('lease_id')
-      .ignore();
-  }
+async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, attemptEnds }: ProjectJobInput) {
+  const attempt = s.leaseId && s.agentId;
+  const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
+  // A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so
+  // they fire exactly when the row changed, and are delivered on commit.
+  const { rows } = await db.raw(
+    `WITH u AS (
+       UPDATE jobs SET state = ?, attempt = ?, lease_id = ?, agent_id = ?, started_at = ?, finished_at = ?,
+         exit_code = ?, runtime_ms = ?, failure_reason = ?, error = ?, available_at = ?, version = ?, workflow_started = true
+       WHERE id = ? AND version < ?
+       RETURNING *
+     ), a AS (
+       INSERT INTO job_attempts (lease_id, job_id, attempt, agent_id, assigned_at)
+       SELECT ?::text, ?::text, ?::int, ?::text, ?::timestamptz WHERE ?::boolean
+       ON CONFLICT (lease_id) DO NOTHING
+     ), n AS (
+       SELECT pg_notify(?, u.id) FROM u
+       UNION ALL
+       SELECT pg_notify(?, ?) FROM u WHERE ?::boolean
+     )
+     SELECT u.*, (SELECT count(*) FROM n) AS notified FROM u`,
+    [
+      s.state, s.attempt, s.leaseId, s.agentId, s.startedAt, s.finishedAt,
+      s.exitCode, s.runtimeMs, s.failureReason, s.error, s.availableAt, s.version,
+      s.jobId, s.version,
+      s.leaseId, s.jobId, s.attempt, s.agentId, s.startedAt, Boolean(attempt),
+      NOTIFY.jobState, NOTIFY.jobQueued, workspaceId, wakesAgents,
+    ],
+  );
   for (const end of attemptEnds) {
-    await trx('job_attempts')
+    await db('job_attempts')
       .where({ lease_id: end.leaseId })
       .update({
-        ended_at: trx.raw('coalesce(ended_at, now())'),
-        end_reason: trx.raw('coalesce(end_reason, ?)', [end.reason]),
-        kill_requested: trx.raw('kill_requested OR ?', [end.kill]),
-        result: trx.raw('coalesce(result, ?::jsonb)', [end.result ? JSON.stringify(end.result) : null]),
+        ended_at: db.raw('coalesce(ended_at, now())'),
+        end_reason: db.raw('coalesce(end_reason, ?)', [end.reason]),
+        kill_requested: db.raw('kill_requested OR ?', [end.kill]),
+        result: db.raw('coalesce(result, ?::jsonb)', [end.result ? JSON.stringify(end.result) : null]),
       });
   }
-  if (row) {
-    // Delivered on commit: SSE readers learn the state, idle agents learn of claimable work.
-    await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobState, s.jobId]);
-    if (s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now()) {
-      await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, workspaceId]);
-    }
-  }
-  return row as Record<string, unknown> | undefined;
+  return rows[0] as Record<string, unknown> | undefined;
 }
