@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { glob } from 'tinyglobby';
 import { newId } from '../shared/ids';
+import { putFile } from '../shared/put-file';
 import { backoffMs } from './api';
 
 /** The job's lease no longer holds it (409): uploading more is pointless. */
@@ -38,29 +37,6 @@ export async function matchArtifacts(workDir: string, patterns: string[]): Promi
   return [...new Set(found)].filter((rel) => path.resolve(workDir, rel).startsWith(root)).sort();
 }
 
-function put(url: string, file: string, size: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const req = (target.protocol === 'https:' ? https : http).request(
-      target,
-      { method: 'PUT', headers: { 'Content-Length': size, 'Content-Type': typeOf(file) } },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          if (body.length < 64 * 1024) body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    const source = fs.createReadStream(file);
-    source.on('error', (err) => req.destroy(err));
-    source.pipe(req);
-  });
-}
-
 const codeOf = (body: string) => {
   try {
     return (JSON.parse(body) as { code?: string }).code ?? '';
@@ -90,7 +66,7 @@ export async function uploadArtifacts(opts: {
     for (let attempt = 0; ; attempt++) {
       let why: string;
       try {
-        const { status, body } = await put(url, file, size);
+        const { status, body } = await putFile(url, file, { size, contentType: typeOf(file) });
         if (status === 200) {
           const { payload } = JSON.parse(body) as { payload: { sha256: string } };
           report('stdout', `[compute-agent] uploaded artifact ${rel} (${size} bytes, sha256 ${payload.sha256.slice(0, 12)}…)`);

@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { putFile } from '../../shared/put-file';
 import { CliError, type Target, callApi } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
 import { Progress, printTable, status } from '../terminal';
@@ -28,20 +29,22 @@ async function presign<T>(target: Target, path: string, body: unknown): Promise<
   });
 }
 
-/** One request on a signed URL (no header of ours); the body is streamed both ways. */
-function request(url: string, method: 'GET' | 'PUT', opts: { headers?: Record<string, string | number>; body?: fs.ReadStream }): Promise<http.IncomingMessage> {
+/** A GET on a signed URL (no header of ours); the body is streamed. */
+function get(url: string, headers: Record<string, string>): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = (u.protocol === 'https:' ? https : http).request(u, { method, headers: opts.headers }, resolve);
+    const req = (u.protocol === 'https:' ? https : http).get(u, { headers }, resolve);
     req.on('error', (err) => reject(new CliError(`transfer failed: ${err.message}`)));
-    if (opts.body) opts.body.pipe(req);
-    else req.end();
   });
 }
 
-async function failure(res: http.IncomingMessage): Promise<CliError> {
+const readAll = async (res: http.IncomingMessage) => {
   let text = '';
   for await (const c of res) text += c;
+  return text;
+};
+
+function failure(status: number | undefined, text: string): CliError {
   const reply = (() => {
     try {
       return JSON.parse(text) as { code?: string; message?: string };
@@ -49,7 +52,7 @@ async function failure(res: http.IncomingMessage): Promise<CliError> {
       return {};
     }
   })();
-  return new CliError(`${reply.message ?? `HTTP ${res.statusCode}`}${reply.code ? ` [${reply.code}]` : ''}`);
+  return new CliError(`${reply.message ?? `HTTP ${status}`}${reply.code ? ` [${reply.code}]` : ''}`);
 }
 
 async function sha256Of(file: string): Promise<string> {
@@ -85,8 +88,8 @@ export function registerArtifactCommands(program: Command): void {
       const from = have < artifact.size ? have : 0;
       if (have !== artifact.size) {
         const { url } = await presign<{ url: string }>(target, '/compute/jobs/artifacts/presign-download', { job_id: jobId, id: artifact.id });
-        const res = await request(url, 'GET', { headers: from > 0 ? { Range: `bytes=${from}-`, 'If-Range': `"${artifact.sha256}"` } : {} });
-        if (res.statusCode !== 200 && res.statusCode !== 206) throw await failure(res);
+        const res = await get(url, from > 0 ? { Range: `bytes=${from}-`, 'If-Range': `"${artifact.sha256}"` } : {});
+        if (res.statusCode !== 200 && res.statusCode !== 206) throw failure(res.statusCode, await readAll(res));
         const start = res.statusCode === 206 ? from : 0;
         if (start > 0) status(`resuming at byte ${start}`);
         const progress = new Progress(`${artifact.name}`, artifact.size);
@@ -114,15 +117,18 @@ export function registerArtifactCommands(program: Command): void {
         throw new CliError(`cannot read ${file}`);
       });
       const { url } = await presign<{ url: string }>(target, '/compute/jobs/artifacts/presign-upload', { job_id: jobId });
-      const body = fs.createReadStream(file);
       const progress = new Progress(path.basename(file), size);
-      let sent = 0;
-      body.on('data', (c) => progress.update((sent += c.length)));
-      const res = await request(`${url}&name=${encodeURIComponent(opts.name ?? path.basename(file))}`, 'PUT', { headers: { 'Content-Length': size, 'Content-Type': 'application/octet-stream' }, body }).finally(() => progress.done());
-      if (res.statusCode !== 200) throw await failure(res);
-      let text = '';
-      for await (const c of res) text += c;
-      const { payload } = JSON.parse(text) as { payload: { id: string; size: number; sha256: string } };
+      const { status: code, body } = await putFile(`${url}&name=${encodeURIComponent(opts.name ?? path.basename(file))}`, file, {
+        size,
+        contentType: 'application/octet-stream',
+        onProgress: (sent) => progress.update(sent),
+      })
+        .catch((err: Error) => {
+          throw new CliError(`transfer failed: ${err.message}`);
+        })
+        .finally(() => progress.done());
+      if (code !== 200) throw failure(code, body);
+      const { payload } = JSON.parse(body) as { payload: { id: string; size: number; sha256: string } };
       status(`uploaded ${payload.size} bytes, sha256 ${payload.sha256}`);
       process.stdout.write(`${payload.id}\n`);
     });
