@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { login } from './support/auth';
 import { presignDownload, presignUpload, send, sessionWithJob, storedArtifact, storedKeys, tamper } from './support/artifacts';
 import { newWorkspace, ok, pollOne, post, registerNode, retrieve, sleep } from './support/http';
@@ -118,6 +119,22 @@ describe('artifacts through signed URLs', () => {
     assertRefused(await send('PUT', urlFor('late'), { body: Buffer.from('late') }), 409, 'job.not_assigned', 'a lease that no longer holds the job');
     const job = await retrieve(key, held.job_id);
     assert.deepEqual(job.artifacts.map((a: { name: string }) => a.name), ['report.txt'], 'only the live upload is listed');
+  });
+
+  it('keeps nothing of an upload during which the job moved on to a result', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const node = await registerNode(key);
+    await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo hi', artifacts: { paths: ['*'] } }, key);
+    const held = (await pollOne(node)) as unknown as { job_id: string; leaseId: string; artifactUploadUrl: string };
+    const body = new PassThrough();
+    const upload = send('PUT', held.artifactUploadUrl.replace('{id}', 'slow'), { body });
+    body.write(randomBytes(64 * 1024));
+    await sleep(300); // the upload is under way, its lease checked at the start
+    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 }, node.nodeKey);
+    body.end(randomBytes(64 * 1024));
+    assertRefused(await upload, 409, 'job.not_assigned', 'an upload that outlived its lease');
+    assert.deepEqual((await retrieve(key, held.job_id)).artifacts, []);
+    assert.deepEqual(await storedKeys(workspaceId, held.job_id), { objects: [], unfinished: [] });
   });
 
   it('presigns for a session only, within its workspace, for at most 24 h', async () => {
