@@ -39,6 +39,34 @@ describe('dispatch', () => {
     assert.equal((await pollOne(gpuNode, 0))!.job_id, gpuOnly.job_id);
   });
 
+  it('answers a poll before the read model commits; a heartbeat, log push or upload in that window waits for the commit', async () => {
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    const db = testEnv().db;
+    // Stretch this node's assignment commits to half a second, so the calls below land inside them.
+    await db.raw(`CREATE OR REPLACE FUNCTION test_slow_attempt() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await db.raw(`CREATE TRIGGER test_slow_attempt BEFORE INSERT ON job_attempts FOR EACH ROW WHEN (NEW.agent_id = '${node.nodeId}') EXECUTE FUNCTION test_slow_attempt()`);
+    try {
+      const sub = await submit(key, { artifacts: { paths: ['*'] } });
+      const polled = await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey);
+      const held = polled.jobs[0];
+      assert.equal(held.job_id, sub.job_id);
+      assert.equal((await db('jobs').where({ id: sub.job_id }).first()).state, 'QUEUED', 'the answer came before the commit');
+      const [beat, pushed, upload] = await Promise.all([
+        ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey),
+        ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'early' }] }, node.nodeKey),
+        fetch(held.artifactUploadUrl.replace('{id}', 'early'), { method: 'PUT', body: 'x' }),
+      ]);
+      assert.deepEqual(beat.cancel, [], 'the heartbeat does not tell the agent to stop the job it was just given');
+      assert.equal(pushed.accepted, 1);
+      assert.equal(upload.status, 200);
+      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    } finally {
+      await db.raw('DROP TRIGGER IF EXISTS test_slow_attempt ON job_attempts');
+      await db.raw('DROP FUNCTION IF EXISTS test_slow_attempt()');
+    }
+  });
+
   it('hands a job to exactly one of many concurrent pollers', async () => {
     const { key } = await newWorkspace();
     const nodes = await Promise.all([1, 2, 3, 4].map((i) => registerNode(key, {}, `n${i}`)));

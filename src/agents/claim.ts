@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { assignmentAllowance } from '../auth/quotas';
-import { applyProjection } from '../jobs/projection';
+import { applyProjection, snapshotColumns } from '../jobs/projection';
 import { type Job, jobFromRow } from '../jobs/record';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import type { JobSnapshot } from '../../workflows/definitions';
 
 export interface Assignment {
   job: Job;
@@ -15,15 +16,24 @@ export interface Assignment {
  * Takes the best claimable job for an agent: highest priority, then oldest, matching its labels.
  * The row stays locked (SKIP LOCKED, so other pollers pass over it) while the job's workflow
  * decides through the `assign` Update; a refusal (cancelled meanwhile) moves on to the next row.
+ *
+ * Once the workflow has assigned the job, the assignment is answered at once and the read model
+ * commits behind it: the workflow is the truth, and whoever asks the read model whether a node
+ * holds the job (heartbeat, log push, artifact upload) first waits on the row lock this claim
+ * holds until its commit. Should that commit fail, the workflow's own projection repairs the row.
  */
 export async function claimOne(
   db: Knex,
   workflows: JobWorkflowClient,
   agent: { id: string; workspace_id: string; labels: Record<string, string>; registered_with_key_id: string | null; key_has_quotas?: boolean },
   skip: string[],
+  onLateFailure: (err: unknown, jobId: string) => void,
 ): Promise<Assignment | null> {
   for (;;) {
-    const outcome = await db.transaction(async (trx) => {
+    let answer: (a: Assignment) => void = () => undefined;
+    const assigned = new Promise<Assignment>((resolve) => (answer = resolve));
+    let answeredJobId: string | undefined;
+    const claim = db.transaction(async (trx) => {
       // The quotas of the key the node registered with bound what all its nodes hold together.
       const allowance = agent.key_has_quotas ? await assignmentAllowance(trx, agent.registered_with_key_id) : null;
       if (allowance?.blocked) return null;
@@ -36,17 +46,24 @@ export async function claimOne(
       const row = await q.orderBy([{ column: 'priority', order: 'desc' }, 'created_at', 'id']).forUpdate().skipLocked().first();
       if (!row) return null;
       const leaseId = newId('lease');
+      let snapshot: JobSnapshot;
       try {
-        const snapshot = await workflows.assign(row.id, { leaseId, agentId: agent.id });
-        const fresh = await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
-        return { job: jobFromRow(fresh ?? (await trx('jobs').where({ id: row.id }).first())), leaseId };
+        snapshot = await workflows.assign(row.id, { leaseId, agentId: agent.id });
       } catch (err) {
         const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
         if (!refused) throw err;
         skip.push(row.id);
         return 'refused' as const;
       }
+      answeredJobId = row.id;
+      answer({ job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId });
+      await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
+      return 'assigned' as const;
     });
-    if (outcome !== 'refused') return outcome;
+    const outcome = await Promise.race([assigned, claim]);
+    if (outcome === 'refused') continue;
+    if (outcome === null || outcome === 'assigned') return outcome === null ? null : assigned;
+    claim.catch((err) => onLateFailure(err, answeredJobId!));
+    return outcome;
   }
 }

@@ -83,6 +83,8 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
       const keep = await db.transaction(async (trx) => {
         await trx('agents').where({ id: node.id }).update({ last_heartbeat_at: trx.fn.now() });
         if (running.length === 0) return new Set<string>();
+        // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
+        await trx('jobs').whereIn('id', running).forShare().select('id');
         await trx('job_attempts')
           .where({ agent_id: node.id })
           .whereIn('job_id', running)
@@ -111,7 +113,9 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
       for (;;) {
         const ticket = notifier.ticket([NOTIFY.jobQueued, node.workspace_id]);
         while (!node.drain && jobs.length < body.maxJobs) {
-          const next = await claimOne(db, workflows, node, skip);
+          const next = await claimOne(db, workflows, node, skip, (err, jobId) =>
+            log.warn({ err: String(err), jobId }, 'assignment answered, its read-model commit failed; the workflow will project it'),
+          );
           if (!next) break;
           jobs.push(next);
         }

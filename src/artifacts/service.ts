@@ -119,7 +119,8 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       if (name.length === 0 || name.length > 1024) throw new AppError('request.invalid', 'An artifact name is 1-1024 characters');
       const { maxBytes } = config.artifacts;
       if (input.contentLength !== undefined && input.contentLength > maxBytes) throw new ObjectTooLarge(maxBytes);
-      const job = await db('jobs').where({ id: input.jobId }).first('workspace_id', 'lease_id', 'state');
+      // The lock waits out a claim still committing (its answer may have reached the agent first).
+      const job = await db('jobs').where({ id: input.jobId }).forShare().first('workspace_id', 'lease_id', 'state');
       if (!job) throw notFound('job');
       if (input.lease && (job.lease_id !== input.lease || !LIVE_STATES.includes(job.state))) throw notAssigned();
       const [{ count }] = await db('artifacts').where({ job_id: input.jobId }).whereNot({ id: input.id }).count({ count: '*' });

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ProjectJobInput } from '../../activities/types';
 import { NOTIFY } from '../db/channels';
+import type { JobSnapshot } from '../../workflows/definitions';
 
 /**
  * Writes a workflow snapshot into the read model. Idempotent and order-safe: a snapshot older
@@ -16,15 +17,34 @@ export async function applyProjection(db: Knex | Knex.Transaction, input: Projec
   return db.transaction((trx) => write(trx, input));
 }
 
+/** The read-model columns a workflow snapshot sets. */
+export function snapshotColumns(s: JobSnapshot) {
+  return {
+    state: s.state,
+    attempt: s.attempt,
+    lease_id: s.leaseId,
+    agent_id: s.agentId,
+    started_at: s.startedAt,
+    finished_at: s.finishedAt,
+    exit_code: s.exitCode,
+    runtime_ms: s.runtimeMs,
+    failure_reason: s.failureReason,
+    error: s.error,
+    available_at: s.availableAt,
+    version: s.version,
+    workflow_started: true,
+  };
+}
+
 async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, attemptEnds }: ProjectJobInput) {
+  const columns = Object.entries(snapshotColumns(s));
   const attempt = s.leaseId && s.agentId;
   const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
   // A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so
   // they fire exactly when the row changed, and are delivered on commit.
   const { rows } = await db.raw(
     `WITH u AS (
-       UPDATE jobs SET state = ?, attempt = ?, lease_id = ?, agent_id = ?, started_at = ?, finished_at = ?,
-         exit_code = ?, runtime_ms = ?, failure_reason = ?, error = ?, available_at = ?, version = ?, workflow_started = true
+       UPDATE jobs SET ${columns.map(([name]) => `${name} = ?`).join(', ')}
        WHERE id = ? AND version < ?
        RETURNING *
      ), a AS (
@@ -38,8 +58,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
      )
      SELECT u.*, (SELECT count(*) FROM n) AS notified FROM u`,
     [
-      s.state, s.attempt, s.leaseId, s.agentId, s.startedAt, s.finishedAt,
-      s.exitCode, s.runtimeMs, s.failureReason, s.error, s.availableAt, s.version,
+      ...columns.map(([, value]) => value),
       s.jobId, s.version,
       s.leaseId, s.jobId, s.attempt, s.agentId, s.startedAt, Boolean(attempt),
       NOTIFY.jobState, NOTIFY.jobQueued, workspaceId, wakesAgents,
