@@ -26,6 +26,7 @@ const EnvSchema = z.object({
   S3_TIMEOUT_MS: int(15_000),
   S3_PART_SIZE_BYTES: z.coerce.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024),
   ARTIFACT_MAX_BYTES: int(10 * 1024 ** 3),
+  ARTIFACT_UPLOADS_MAX: z.coerce.number().int().min(1).default(32),
   ARTIFACT_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   COMPUTE_DATA_DIR: z.string().optional(),
   COMPUTE_TOOLS_DIR: z.string().optional(),
@@ -93,8 +94,11 @@ export interface Config {
     /** Uploads go up in parts of this size; the API holds about one part per upload in memory. */
     partSizeBytes: number;
   };
-  /** Largest artifact accepted (413 above); default TTL of presigned URLs (at most 24 h). */
-  artifacts: { maxBytes: number; urlTtlSeconds: number };
+  /**
+   * Largest artifact accepted (413 above); uploads one instance takes at once (each holds about
+   * two parts in memory; past it 429 with Retry-After); default TTL of presigned URLs (≤ 24 h).
+   */
+  artifacts: { maxBytes: number; maxConcurrentUploads: number; urlTtlSeconds: number };
   dataDir: string;
   toolsDir: string;
   durations: Durations;
@@ -162,7 +166,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.S3_TIMEOUT_MS,
       partSizeBytes: e.S3_PART_SIZE_BYTES,
     },
-    artifacts: { maxBytes: e.ARTIFACT_MAX_BYTES, urlTtlSeconds: e.ARTIFACT_URL_TTL_SECONDS },
+    artifacts: { maxBytes: e.ARTIFACT_MAX_BYTES, maxConcurrentUploads: e.ARTIFACT_UPLOADS_MAX, urlTtlSeconds: e.ARTIFACT_URL_TTL_SECONDS },
     dataDir: path.resolve(e.COMPUTE_DATA_DIR ?? '.data'),
     toolsDir: path.resolve(e.COMPUTE_TOOLS_DIR ?? path.join(os.homedir(), '.cache', 'compute-tools')),
     durations: {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { ServiceProcess } from '../src/runtime/service-process';
 import { startServiceProcess } from '../src/runtime/service-process';
 import { startMinio } from '../src/stack/minio';
@@ -79,6 +79,27 @@ describe('artifact limits and outages', () => {
       assert.deepEqual(await storedKeys(workspaceId, jobId), { objects: [], unfinished: [] });
       const fits = await send('PUT', on((await presignUpload(token, jobId)).url), { body: randomBytes(12 * MiB) });
       assert.equal(fits.status, 200, 'exactly the limit is accepted');
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it('takes at most ARTIFACT_UPLOADS_MAX uploads at once and answers 429 with Retry-After past it', async () => {
+    const api = await startServiceProcess({ config: testEnv().configWith({ ARTIFACT_UPLOADS_MAX: '1' }), log: quietLog, api: true, worker: false });
+    try {
+      const { token, jobId } = await sessionWithJob();
+      const on = (url: string) => url.replace(testEnv().url, api.url!);
+      const slow = new PassThrough();
+      const first = send('PUT', on((await presignUpload(token, jobId)).url), { body: slow });
+      slow.write(randomBytes(1024));
+      await sleep(300);
+      const second = await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('second') });
+      assert.equal(second.status, 429);
+      assert.equal(second.json().code, 'rate_limit.exceeded');
+      assert.equal(second.headers['retry-after'], '1');
+      slow.end(randomBytes(1024));
+      assert.equal((await first).status, 200);
+      assert.equal((await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('third') })).status, 200, 'the slot is free again');
     } finally {
       await api.stop();
     }

@@ -61,6 +61,7 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
     const job = await db('jobs').where({ id: jobId, workspace_id: principal.workspaceId }).first('id');
     if (!job) throw notFound('job');
   };
+  let uploading = 0;
   const ttlOf = (ttlSeconds?: number) => ttlSeconds ?? config.artifacts.urlTtlSeconds;
   // PUBLIC_URL when the API sits behind a proxy; else the origin the caller reached us at.
   const base = (requestOrigin: string) => config.http.publicUrl?.replace(/\/$/, '') ?? requestOrigin;
@@ -127,9 +128,14 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       if (Number(count) >= MAX_ARTIFACTS_PER_JOB) throw new AppError('resource.conflict', `A job keeps at most ${MAX_ARTIFACTS_PER_JOB} artifacts`);
 
       const objects = requireStore();
+      // Each upload holds about two parts in memory: bound how many one instance takes at once.
+      if (uploading >= config.artifacts.maxConcurrentUploads) {
+        throw new AppError('rate_limit.exceeded', `${uploading} uploads are in progress on this instance; retry shortly`, undefined, 1);
+      }
       const objectKey = `${job.workspace_id}/${input.jobId}/${input.id}`;
       const contentType = input.contentType || 'application/octet-stream';
-      const stored = await objects.upload(objectKey, body, { maxBytes, contentType });
+      uploading++;
+      const stored = await objects.upload(objectKey, body, { maxBytes, contentType }).finally(() => uploading--);
       const kept = await db.transaction(async (trx) => {
         if (input.lease) {
           const holds = await trx('jobs').where({ id: input.jobId, lease_id: input.lease }).whereIn('state', LIVE_STATES).forShare().first('id');

@@ -132,6 +132,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
       ...errors,
       409: { description: 'job.not_assigned: the lease no longer holds the job; nothing is kept', content: { 'application/json': { schema: ErrorEnvelope } } },
       413: { description: 'request.too_large: past ARTIFACT_MAX_BYTES; nothing is kept', content: { 'application/json': { schema: ErrorEnvelope } } },
+      429: { description: 'rate_limit.exceeded: ARTIFACT_UPLOADS_MAX uploads already in progress on this instance (Retry-After)', content: { 'application/json': { schema: ErrorEnvelope } } },
     },
   });
   registry.registerPath({
