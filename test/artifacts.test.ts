@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
+import { createObjectStore } from '../src/artifacts/object-store';
 import { login } from './support/auth';
+import { testEnv } from './support/env';
 import { presignDownload, presignUpload, send, sessionWithJob, storedArtifact, storedKeys, tamper } from './support/artifacts';
 import { newWorkspace, ok, pollOne, post, registerNode, retrieve, sleep } from './support/http';
 
@@ -135,6 +137,13 @@ describe('artifacts through signed URLs', () => {
     assertRefused(await upload, 409, 'job.not_assigned', 'an upload that outlived its lease');
     assert.deepEqual((await retrieve(key, held.job_id)).artifacts, []);
     assert.deepEqual(await storedKeys(workspaceId, held.job_id), { objects: [], unfinished: [] });
+  });
+
+  it('answers 404 for an artifact whose object was removed from storage behind its back', async () => {
+    const { token, jobId, workspaceId } = await sessionWithJob();
+    const { id, download } = await storedArtifact(token, jobId, Buffer.from('soon gone'));
+    await createObjectStore(testEnv().config)!.remove(`${workspaceId}/${jobId}/${id}`);
+    assertRefused(await send('GET', download), 404, 'resource.not_found', 'a missing object');
   });
 
   it('presigns for a session only, within its workspace, for at most 24 h', async () => {

@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import * as Minio from 'minio';
 import type { Config } from '../config';
-import { AppError } from '../shared/errors';
+import { AppError, notFound } from '../shared/errors';
 
 /** What a finished upload stored. */
 export interface StoredObject {
@@ -13,7 +13,6 @@ export interface StoredObject {
 }
 
 export interface ObjectStore {
-  bucket: string;
   /** Creates the bucket when it is missing; safe to call again. */
   ensureBucket(): Promise<void>;
   /**
@@ -21,7 +20,7 @@ export interface ObjectStore {
    * the way. Past `maxBytes` it stops reading, leaves nothing stored and throws 413.
    */
   upload(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes: number; contentType: string }): Promise<StoredObject>;
-  /** Bytes [start, end] of the object (both inclusive), or the whole object. */
+  /** Bytes [start, end] of the object (both inclusive), or the whole object; 404 when it is gone. */
   read(key: string, range?: { start: number; end: number }): Promise<Readable>;
   remove(key: string): Promise<void>;
   /** Keys under `prefix`, finished objects and unfinished multipart uploads alike (for checks). */
@@ -46,7 +45,7 @@ export function isStoreUnavailable(err: unknown): boolean {
 }
 
 /** A missing object (HEAD says NotFound, GET says NoSuchKey). */
-export const isMissingObject = (err: unknown) => {
+const isMissingObject = (err: unknown) => {
   const code = (err as { code?: string } | undefined)?.code;
   return code === 'NotFound' || code === 'NoSuchKey';
 };
@@ -103,7 +102,6 @@ export function createObjectStore(config: Config): ObjectStore | undefined {
     }));
 
   return {
-    bucket,
     ensureBucket,
 
     async upload(key, source, { maxBytes, contentType }) {
@@ -150,7 +148,12 @@ export function createObjectStore(config: Config): ObjectStore | undefined {
     },
 
     read: (key, range) =>
-      guard(() => (range ? client.getPartialObject(bucket, key, range.start, range.end - range.start + 1) : client.getObject(bucket, key))),
+      guard(() => (range ? client.getPartialObject(bucket, key, range.start, range.end - range.start + 1) : client.getObject(bucket, key))).catch(
+        (err) => {
+          // A row whose object was removed behind our back: the artifact is gone, not a fault of ours.
+          throw isMissingObject(err) ? notFound('artifact') : err;
+        },
+      ),
 
     remove: (key) => guard(() => client.removeObject(bucket, key)),
 
