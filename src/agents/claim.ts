@@ -32,7 +32,6 @@ export async function claimOne(
   for (;;) {
     let answer: (a: Assignment) => void = () => undefined;
     const assigned = new Promise<Assignment>((resolve) => (answer = resolve));
-    let answeredJobId: string | undefined;
     const claim = db.transaction(async (trx) => {
       // The quotas of the key the node registered with bound what all its nodes hold together.
       const allowance = agent.key_has_quotas ? await assignmentAllowance(trx, agent.registered_with_key_id) : null;
@@ -55,15 +54,16 @@ export async function claimOne(
         skip.push(row.id);
         return 'refused' as const;
       }
-      answeredJobId = row.id;
       answer({ job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId });
       await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
       return 'assigned' as const;
     });
+    // The answer wins the race whenever there is one: it is given before the projection starts.
     const outcome = await Promise.race([assigned, claim]);
     if (outcome === 'refused') continue;
-    if (outcome === null || outcome === 'assigned') return outcome === null ? null : assigned;
-    claim.catch((err) => onLateFailure(err, answeredJobId!));
+    if (outcome === null) return null;
+    if (outcome === 'assigned') return assigned;
+    claim.catch((err) => onLateFailure(err, outcome.job.id));
     return outcome;
   }
 }

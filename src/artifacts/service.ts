@@ -9,8 +9,8 @@ import { ID_PLACEHOLDER, type UrlSigner } from './signed-urls';
 // Artifacts of a job: stored in object storage under workspace/job/id, recorded in `artifacts`,
 // summarized on the job row. Every byte moves through URLs that authorize themselves.
 
-export const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-export const MAX_ARTIFACTS_PER_JOB = 1000;
+const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const MAX_ARTIFACTS_PER_JOB = 1000;
 /** An agent's upload template outlives the job's timeout by this much: uploads come after the command. */
 const TEMPLATE_GRACE_SECONDS = 3600;
 const LIVE_STATES = ['RUNNING', 'CANCELLING'];

@@ -6,12 +6,6 @@ import { AppError } from '../shared/errors';
 
 export const ID_PLACEHOLDER = '{id}';
 
-export interface SignedQuery {
-  expires: string;
-  lease?: string;
-  sig: string;
-}
-
 export interface UrlSigner {
   /** The query (without `?`) that authorizes `method` on `path` until `expiresAt` (epoch seconds). */
   sign(input: { method: 'PUT' | 'GET'; path: string; expiresAt: number; lease?: string }): string;

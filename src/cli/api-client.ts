@@ -1,7 +1,7 @@
 /** A failure the CLI prints as one line, without a stack. */
 export class CliError extends Error {}
 
-interface Envelope {
+export interface Envelope {
   status: 'OK' | 'ERROR';
   payload?: unknown;
   code?: string;
@@ -32,7 +32,11 @@ export async function callApi<T>(target: Target, path: string, body: unknown): P
   }
   const reply = (await res.json().catch(() => null)) as Envelope | null;
   if (reply?.status === 'OK') return reply.payload as T;
-  const retry = res.headers.get('retry-after');
-  const hint = retry ? ` (retry in ${retry} s)` : '';
-  throw new CliError(`${reply?.message ?? `HTTP ${res.status}`}${reply?.code ? ` [${reply.code}]` : ''}${hint}`);
+  throw refusal(res.status, reply, res.headers.get('retry-after'));
+}
+
+/** An error answer as one line: the contract's message and code, and when to retry. */
+export function refusal(status: number | undefined, reply: Envelope | null, retryAfter?: string | null): CliError {
+  const hint = retryAfter ? ` (retry in ${retryAfter} s)` : '';
+  return new CliError(`${reply?.message ?? `HTTP ${status}`}${reply?.code ? ` [${reply.code}]` : ''}${hint}`);
 }

@@ -5,7 +5,7 @@ import https from 'node:https';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { putFile } from '../../shared/put-file';
-import { CliError, type Target, callApi } from '../api-client';
+import { CliError, type Envelope, type Target, callApi, refusal } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
 import { Progress, printTable, status } from '../terminal';
 
@@ -45,14 +45,11 @@ const readAll = async (res: http.IncomingMessage) => {
 };
 
 function failure(status: number | undefined, text: string): CliError {
-  const reply = (() => {
-    try {
-      return JSON.parse(text) as { code?: string; message?: string };
-    } catch {
-      return {};
-    }
-  })();
-  return new CliError(`${reply.message ?? `HTTP ${status}`}${reply.code ? ` [${reply.code}]` : ''}`);
+  try {
+    return refusal(status, JSON.parse(text) as Envelope);
+  } catch {
+    return refusal(status, null);
+  }
 }
 
 async function sha256Of(file: string): Promise<string> {
