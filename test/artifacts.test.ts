@@ -143,7 +143,9 @@ describe('artifacts through signed URLs', () => {
     const { token, jobId, workspaceId } = await sessionWithJob();
     const { id, download } = await storedArtifact(token, jobId, Buffer.from('soon gone'));
     await createObjectStore(testEnv().config)!.remove(`${workspaceId}/${jobId}/${id}`);
-    assertRefused(await send('GET', download), 404, 'resource.not_found', 'a missing object');
+    const gone = await send('GET', download);
+    assertRefused(gone, 404, 'resource.not_found', 'a missing object');
+    assert.equal(gone.headers['content-disposition'], undefined, 'an error is not offered as a file');
   });
 
   it('presigns for a session only, within its workspace, for at most 24 h', async () => {

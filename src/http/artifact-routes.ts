@@ -66,12 +66,14 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
     verify(ctx);
     const { artifact, read } = await artifacts.open(ctx.params.jobId, ctx.params.id);
     const etag = `"${artifact.sha256}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Accept-Ranges', 'bytes');
-    ctx.set('Last-Modified', new Date(artifact.createdAt).toUTCString());
-    ctx.set('Content-Disposition', contentDisposition(artifact.name));
+    const validators = () => {
+      ctx.set('ETag', etag);
+      ctx.set('Last-Modified', new Date(artifact.createdAt).toUTCString());
+      ctx.set('Accept-Ranges', 'bytes');
+    };
     ctx.state.raw = true;
     if (ctx.get('If-None-Match') === etag) {
+      validators();
       ctx.status = 304;
       return;
     }
@@ -89,11 +91,15 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
       // Malformed or several ranges: the whole artifact, as RFC 9110 allows.
       if (parsed !== -2 && parsed.length === 1) range = parsed[0];
     }
+    // Opened before any header is set, so a storage error is answered as a plain error. HEAD gets
+    // the headers only; no object read is opened for it.
+    const stream = ctx.method === 'HEAD' ? undefined : await read(range);
+    validators();
+    ctx.set('Content-Disposition', contentDisposition(artifact.name));
     ctx.type = artifact.contentType;
     ctx.status = range ? 206 : 200;
     if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${artifact.size}`);
-    // HEAD gets the headers only; no object read is opened for it.
-    if (ctx.method !== 'HEAD') ctx.body = await read(range);
+    if (stream) ctx.body = stream;
     ctx.length = range ? range.end - range.start + 1 : artifact.size;
   });
 
