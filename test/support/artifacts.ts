@@ -30,7 +30,7 @@ export function send(method: string, url: string, opts: { body?: Buffer | Readab
         resolve({ status: res.statusCode!, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) });
       });
     });
-    // A server that answers early (413) and closes may cut our sending short: the answer counts.
+    // An early refusal (413, 429, 503) still reaches us: the server drains the rest of the body.
     req.on('error', reject);
     if (!opts.body) req.end();
     else if (Buffer.isBuffer(opts.body)) req.end(opts.body);
