@@ -7,7 +7,8 @@ import { z } from 'zod';
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 
 const EnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  // Production unless said otherwise: a forgotten NODE_ENV never logs login codes or invents a JWT secret.
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HOST: z.string().default('127.0.0.1'),
   PORT: int(3000),
@@ -37,7 +38,18 @@ const EnvSchema = z.object({
   HEARTBEAT_INTERVAL_SECONDS: int(30),
   SSE_KEEPALIVE_MS: int(15_000),
   LOG_LIMIT_BYTES: int(64 * 1024 * 1024),
+  LOG_LIMIT_LINES: int(500_000),
+  // At least 1: each line costing something is what bounds the rows a push may have to trim.
+  LOG_LINE_OVERHEAD_BYTES: z.coerce.number().int().min(1).default(128),
   BODY_LIMIT_BYTES: int(1024 * 1024),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  UPLOAD_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  SSE_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(16),
+  POLLS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(4),
+  CLAIMS_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
+  CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   RECONCILE_INTERVAL_MS: int(30_000),
   DEPENDENCY_RETRY_AFTER_SECONDS: int(5),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
@@ -48,10 +60,14 @@ const EnvSchema = z.object({
   OTP_TTL_SECONDS: int(600),
   OTP_MAX_TRIES: int(5),
   OTP_MAX_PER_HOUR: int(5),
+  OTP_MAX_PER_HOUR_PER_IP: int(20),
+  OTP_MAX_PER_HOUR_PER_EMAIL: int(20),
+  OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP: z.coerce.number().int().min(1).default(30),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Compute <no-reply@compute.localhost>'),
   RATE_LIMIT_PER_MINUTE: int(1000),
   RATE_LIMIT_PER_HOUR: int(30_000),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   COMPUTE_API_URL: z.string().url().default('http://127.0.0.1:3000'),
   COMPUTE_CONFIG_DIR: z.string().optional(),
   COMPUTE_API_KEY: z.string().optional(),
@@ -78,7 +94,18 @@ export interface Durations {
 export interface Config {
   env: 'development' | 'production' | 'test';
   logLevel: string;
-  http: { host: string; port: number; publicUrl?: string };
+  http: {
+    host: string;
+    port: number;
+    publicUrl?: string;
+    /** Take the client address from X-Forwarded-For (behind a proxy that sets it). */
+    trustProxy: boolean;
+    /** A client must send its request headers within this. */
+    headersTimeoutMs: number;
+    /** ... and its whole request within this; uploads instead get an idle timeout each. */
+    requestTimeoutMs: number;
+    uploadIdleTimeoutMs: number;
+  };
   databaseUrl?: string;
   /** Connections per process; each API request and activity holds one briefly. */
   dbPoolMax: number;
@@ -105,8 +132,22 @@ export interface Config {
   limits: {
     agentLossMaxAttempts: number;
     heartbeatIntervalSeconds: number;
+    /**
+     * A job's log budget: each line costs its UTF-8 bytes plus `logLineOverheadBytes` (about what
+     * a row costs PostgreSQL besides its text), and a job keeps at most `logLinesPerJob` lines.
+     * The head takes half of each, the rolling tail the other half.
+     */
     logBytesPerJob: number;
+    logLinesPerJob: number;
+    logLineOverheadBytes: number;
     bodyBytes: number;
+    /** Open log streams and long polls one credential may hold on one instance (429 past it). */
+    sseStreamsPerCredential: number;
+    pollsPerCredential: number;
+    /** Assignments one instance asks workflows for at once; further polls wait their turn. */
+    claimsInFlightMax: number;
+    /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
+    claimReservationSeconds: number;
   };
   dependencyRetryAfterSeconds: number;
   auth: {
@@ -119,12 +160,20 @@ export interface Config {
     jwtTtlSeconds: number;
     otpTtlSeconds: number;
     otpMaxTries: number;
-    /** Codes mailed per address per hour; past it request-otp still answers 200 but sends nothing. */
+    /**
+     * Codes mailed per hour: per (address, client IP), per client IP over all addresses, and per
+     * address over all clients. Past any of them request-otp still answers 200 but sends nothing.
+     */
     otpMaxPerHour: number;
+    otpMaxPerHourPerIp: number;
+    otpMaxPerHourPerEmail: number;
+    /** Wrong codes one client IP may try per hour; past it verify-otp answers 429 before checking. */
+    otpMaxFailedVerifyPerHourPerIp: number;
   };
   /** SMTP for login codes; without it codes are only logged (development and test). */
   mail: { smtpUrl?: string; from: string };
-  rateLimits: { perMinute: number; perHour: number };
+  /** Per user (or workspace), shared by all instances; refused credentials per client address, per instance. */
+  rateLimits: { perMinute: number; perHour: number; authFailuresPerMinute: number };
   /** Where the CLI finds the API and keeps its login session; the key it sends when given one. */
   cli: { apiUrl: string; configDir: string; apiKey?: string };
   /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */
@@ -148,7 +197,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
-    http: { host: e.HOST, port: e.PORT, publicUrl: e.PUBLIC_URL },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      publicUrl: e.PUBLIC_URL,
+      trustProxy: e.TRUST_PROXY === 'true',
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_MS,
+    },
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.DB_POOL_MAX,
     temporal: {
@@ -180,7 +237,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       agentLossMaxAttempts: e.AGENT_LOSS_MAX_ATTEMPTS,
       heartbeatIntervalSeconds: e.HEARTBEAT_INTERVAL_SECONDS,
       logBytesPerJob: e.LOG_LIMIT_BYTES,
+      logLinesPerJob: e.LOG_LIMIT_LINES,
+      logLineOverheadBytes: e.LOG_LINE_OVERHEAD_BYTES,
       bodyBytes: e.BODY_LIMIT_BYTES,
+      sseStreamsPerCredential: e.SSE_STREAMS_PER_CREDENTIAL,
+      pollsPerCredential: e.POLLS_PER_CREDENTIAL,
+      claimsInFlightMax: e.CLAIMS_IN_FLIGHT_MAX,
+      claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
     },
     dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,
     auth: {
@@ -192,9 +255,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       otpTtlSeconds: e.OTP_TTL_SECONDS,
       otpMaxTries: e.OTP_MAX_TRIES,
       otpMaxPerHour: e.OTP_MAX_PER_HOUR,
+      otpMaxPerHourPerIp: e.OTP_MAX_PER_HOUR_PER_IP,
+      otpMaxPerHourPerEmail: e.OTP_MAX_PER_HOUR_PER_EMAIL,
+      otpMaxFailedVerifyPerHourPerIp: e.OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
-    rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR },
+    rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
     cli: {
       apiUrl: e.COMPUTE_API_URL,
       configDir: path.resolve(e.COMPUTE_CONFIG_DIR ?? path.join(os.homedir(), '.config', 'compute')),
@@ -212,6 +278,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       minioConsolePort: e.DEV_MINIO_CONSOLE_PORT,
     },
   };
+}
+
+/** What a job's command inherits from the agent: enough to run a shell, none of the agent's secrets. */
+const JOB_INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'TERM', 'TMPDIR'];
+
+/** The environment a job starts with: the allow-listed variables of the agent's, then `extra`. */
+export function jobEnvironment(extra: Record<string, string>): Record<string, string> {
+  const inherited = Object.fromEntries(
+    JOB_INHERITED_VARIABLES.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
+  );
+  return { ...inherited, ...extra };
+}
+
+/** `npm run dev`'s settings: development unless NODE_ENV says otherwise (elsewhere the default is production). */
+export function loadDevConfig(): Config {
+  return loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
 }
 
 /** The environment for a child process we spawn (a tool build, a server): ours plus `extra`. */

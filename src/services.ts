@@ -7,7 +7,7 @@ import { createUrlSigner } from './artifacts/signed-urls';
 import { createTokenIssuer } from './auth/jwt';
 import { createKeyService } from './auth/key-service';
 import { createLoginService } from './auth/login';
-import { createMailer } from './auth/mailer';
+import { mailerFor } from './auth/mailer';
 import type { Config } from './config';
 import type { Notifier } from './db/notifier';
 import { createJobsService } from './jobs/service';
@@ -36,13 +36,7 @@ export function createServices(deps: ServiceDeps) {
     audience: config.auth.jwtAudience,
     ttlSeconds: config.auth.jwtTtlSeconds,
   });
-  const mailer = createMailer({
-    smtpUrl: config.mail.smtpUrl,
-    from: config.mail.from,
-    logCodes: config.env !== 'production',
-    log,
-    retryAfterSeconds: config.dependencyRetryAfterSeconds,
-  });
+  const mailer = mailerFor(config, log);
   const signer = createUrlSigner(jwtSecret);
   return {
     jobs: createJobsService(deps),

@@ -142,7 +142,9 @@ describe('artifacts through signed URLs', () => {
   it('answers 404 for an artifact whose object was removed from storage behind its back', async () => {
     const { token, jobId, workspaceId } = await sessionWithJob();
     const { id, download } = await storedArtifact(token, jobId, Buffer.from('soon gone'));
-    await createObjectStore(testEnv().config)!.remove(`${workspaceId}/${jobId}/${id}`);
+    const { object_key: objectKey } = await testEnv().db('artifacts').where({ job_id: jobId, id }).first('object_key');
+    assert.ok(objectKey.startsWith(`${workspaceId}/${jobId}/${id}/`));
+    await createObjectStore(testEnv().config)!.remove(objectKey);
     const gone = await send('GET', download);
     assertRefused(gone, 404, 'resource.not_found', 'a missing object');
     assert.equal(gone.headers['content-disposition'], undefined, 'an error is not offered as a file');
@@ -170,6 +172,8 @@ describe('artifacts through signed URLs', () => {
     const day = await presignUpload(token, jobId, { ttlSeconds: 86_400 });
     const ttl = Date.parse(day.expiresAt) - Date.now();
     assert.ok(ttl > 86_390_000 && ttl <= 86_400_000, `a 24 h URL lasts 24 h (${ttl} ms)`);
-    assert.deepEqual((await storedKeys(workspaceId, jobId)).objects, [`${workspaceId}/${jobId}/${id}`], 'stored under workspace/job/id');
+    const { objects } = await storedKeys(workspaceId, jobId);
+    assert.equal(objects.length, 1);
+    assert.match(objects[0], new RegExp(`^${workspaceId}/${jobId}/${id}/art_[0-9a-z]{26}$`), 'stored under workspace/job/id/upload');
   });
 });

@@ -36,6 +36,50 @@ describe('bad input is refused with the right code and changes nothing', () => {
     assert.equal(await countJobs(workspaceId), 0);
   });
 
+  it('values PostgreSQL cannot store, foreign cursors and out-of-range numbers are 400 naming the field, never 500', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const fieldOf = (reply: { body: { details?: { fields?: Array<{ path: string }> } } }) => reply.body.details?.fields?.map((f) => f.path);
+    const nul = [
+      { type: 'COMMAND', command: 'echo a\u0000b' },
+      { type: 'COMMAND', command: 'x', labels: { team: 'o\u0000ps' } },
+      { type: 'COMMAND', command: 'x', env: { TOKEN: '\u0000' } },
+      { type: 'COMMAND', command: 'x', selector: { gpu: 'a\u0000' } },
+      { type: 'COMMAND', command: 'x', artifacts: { paths: ['out/\u0000'] } },
+    ];
+    const expected = ['command', 'labels.team', 'env.TOKEN', 'selector.gpu', 'artifacts.paths.0'];
+    for (const [i, manifest] of nul.entries()) {
+      const reply = await post('/compute/jobs/submit', manifest, key);
+      assertError(reply, 400, 'request.invalid');
+      assert.deepEqual(fieldOf(reply), [expected[i]]);
+    }
+    assertError(await post('/compute/nodes/register', '{"name": "n\\u0000"}', key), 400, 'request.invalid');
+    assertError(await post('/compute/nodes/register', '{"name": "n", "capabilities": {"k\\u0000": 1}}', key), 400, 'request.invalid');
+    assertError(await post('/compute/api-keys/list', { cursor: 'AA' }, key), 400, 'request.invalid');
+    for (const route of ['/compute/nodes/list', '/compute/jobs/list']) {
+      for (const cursor of ['AA', 'AAAA', Buffer.from('job_\u0000').toString('base64url')]) {
+        const reply = await post(route, { cursor }, key);
+        assertError(reply, 400, 'request.invalid');
+      }
+    }
+    const node = await registerNode(key);
+    await submit(key);
+    const held = (await pollOne(node))!;
+    const push = (seq: number) => post('/compute/nodes/logs', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq, stream: 'stdout', line: 'x' }] }, node.nodeKey);
+    assertError(await push(2 ** 31), 400, 'request.invalid');
+    assert.equal((await push(2 ** 31 - 1)).status, 200);
+    assertError(await post('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 2 ** 60 }, node.nodeKey), 400, 'request.invalid');
+    assert.equal(await countJobs(workspaceId), 1, 'only the valid submit made a job');
+  });
+
+  it('a job for the managed pool is refused with 400 until a managed pool exists', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const reply = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', pool: 'managed' }, key);
+    assertError(reply, 400, 'request.invalid');
+    assert.match(reply.body.message, /managed pool is not available/);
+    assert.deepEqual(reply.body.details.fields.map((f: { path: string }) => f.path), ['pool']);
+    assert.equal(await countJobs(workspaceId), 0);
+  });
+
   it('bodies over 1 MiB are 413 request.too_large', async () => {
     const { key, workspaceId } = await newWorkspace();
     const reply = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', env: { BIG: 'y'.repeat(1024 * 1024) } }, key);

@@ -8,7 +8,7 @@ describe('a crash of the API between the steps of a submit', () => {
   it('neither loses an acknowledged job nor runs an unacknowledged one', async () => {
     const { key, workspaceId } = await newWorkspace();
     const jobs = testEnv().service.services!.jobs;
-    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test' };
+    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
     const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo interrupted' });
 
     // Crash after the row, before the workflow: never acknowledged, so it must never run.

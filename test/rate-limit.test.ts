@@ -5,14 +5,16 @@ import { type ServiceProcess, startServiceProcess } from '../src/runtime/service
 import { freePort } from '../src/stack/ports';
 import { login } from './support/auth';
 import { quietLog, testEnv } from './support/env';
-import { newWorkspace, post } from './support/http';
+import { createApiKey } from '../src/auth/api-keys';
+import { newWorkspace, post, postFrom, registerNode } from './support/http';
 
 const PER_MINUTE = 30;
+const AUTH_FAILURES = 5;
 
 describe('rate limits', () => {
   const apis: ServiceProcess[] = [];
   before(async () => {
-    const config = testEnv().configWith({ RATE_LIMIT_PER_MINUTE: String(PER_MINUTE) });
+    const config = testEnv().configWith({ RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES) });
     for (let i = 0; i < 2; i++) apis.push(await startServiceProcess({ config, log: quietLog, api: true, worker: false }));
   });
   after(async () => {
@@ -47,6 +49,56 @@ describe('rate limits', () => {
     assert.equal((await post('/compute/jobs/list', {}, key, apis[1].url!)).status, 429, "the user's key shares the user's budget");
     const { key: otherKey } = await newWorkspace();
     assert.equal((await post('/compute/jobs/list', {}, otherKey, apis[1].url!)).status, 200, 'another caller is unaffected');
+  });
+
+  it("spends a user's budget for their agent keys and the nodes registered with them; a key without a user spends its workspace's", async () => {
+    const owner = await login();
+    const agentKey = (await post('/compute/api-keys/create', { name: 'fleet', kind: 'agent' }, owner.token)).body.payload.key as string;
+    const node = await registerNode(agentKey, {}, 'fleet-1');
+    const bySession = await registerNode(owner.token, {}, 'fleet-2');
+    // Setting up (key, registrations) spent some of the budget already: spend all but two.
+    const first = await post('/compute/jobs/list', {}, owner.token, apis[0].url!);
+    const remaining = Number(first.headers.get('ratelimit-remaining'));
+    for (let i = 0; i < remaining - 2; i++) await post('/compute/jobs/list', {}, owner.token, apis[i % 2].url!);
+    assert.equal((await post('/compute/nodes/heartbeat', { nodeId: node.nodeId }, node.nodeKey, apis[0].url!)).status, 200);
+    assert.equal((await post('/compute/nodes/heartbeat', { nodeId: bySession.nodeId }, bySession.nodeKey, apis[1].url!)).status, 200);
+    for (const [nodeKey, nodeId] of [[node.nodeKey, node.nodeId], [bySession.nodeKey, bySession.nodeId]]) {
+      const refused = await post('/compute/nodes/heartbeat', { nodeId }, nodeKey, apis[0].url!);
+      assert.equal(refused.status, 429, "a node registered by the user spends the user's budget");
+    }
+    assert.equal((await post('/compute/jobs/list', {}, agentKey, apis[1].url!)).status, 429, "the user's agent key too");
+
+    // Operator keys (no user) of one workspace share the workspace's budget.
+    const ws = await newWorkspace();
+    const second = await createApiKey(testEnv().db, { workspaceId: ws.workspaceId, name: 'second', kind: 'agent' });
+    for (let i = 0; i < PER_MINUTE; i++) await post('/compute/jobs/list', {}, ws.key, apis[i % 2].url!);
+    assert.equal((await post('/compute/jobs/list', {}, second.key, apis[0].url!)).status, 429);
+  });
+
+  it('counts refused credentials per client address and turns the address away before any lookup', async () => {
+    const api = apis[0];
+    const lookups: string[] = [];
+    const onQuery = (q: { sql: string }) => {
+      if (/api_keys/.test(q.sql)) lookups.push(q.sql);
+    };
+    const guesser = '127.0.0.7';
+    const bad = 'ckuguessguess_' + 'x'.repeat(32);
+    for (let i = 0; i < AUTH_FAILURES; i++) assert.equal((await postFrom(guesser, '/compute/jobs/list', {}, bad, api.url!)).status, 401);
+    api.db.on('query', onQuery);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const reply = await postFrom(guesser, '/compute/jobs/list', {}, i % 2 ? bad : undefined, api.url!);
+        assert.equal(reply.status, 429);
+        assert.equal(reply.body.code, 'rate_limit.exceeded');
+        assert.ok(Number(reply.headers['retry-after']) >= 1);
+      }
+      assert.deepEqual(lookups, [], 'no credential was looked up for the refused address');
+    } finally {
+      api.db.off('query', onQuery);
+    }
+    const { key } = await newWorkspace();
+    assert.equal((await postFrom('127.0.0.8', '/compute/jobs/list', {}, key, api.url!)).status, 200, 'another address is unaffected');
+    assert.equal((await postFrom(guesser, '/compute/jobs/list', {}, key, apis[1].url!)).status, 200, 'counted per instance, in memory');
   });
 
   it('falls back to the same limits per instance when the shared store is down', async () => {

@@ -68,7 +68,8 @@ export interface JobSnapshot {
 /** How an attempt ended, projected beside the snapshot. */
 export interface AttemptEnd {
   leaseId: string;
-  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline';
+  /** `undelivered`: the assignment never reached the agent (its poll failed); not an agent loss. */
+  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'undelivered';
   /** The agent must kill the attempt's process. */
   kill: boolean;
   result?: ResultInput;
@@ -81,6 +82,8 @@ export interface AssignInput {
 
 export interface ResultInput {
   leaseId: string;
+  /** The reporting agent: a lease is refused from any agent but the one it was handed to. */
+  agentId?: string;
   exitCode: number;
   runtimeMs: number;
   error?: string;
@@ -94,4 +97,10 @@ export const resultUpdate = defineUpdate<JobSnapshot, [ResultInput]>('result');
 export const cancelUpdate = defineUpdate<JobSnapshot, []>('cancel');
 /** The agent's drain deadline changed: re-read it now rather than at the next liveness check. */
 export const recheckAgentSignal = defineSignal('recheckAgent');
+/**
+ * An assignment whose Update failed on the caller's side (a timeout, an outage) may still apply
+ * later, to an agent that never heard of it: the caller withdraws the lease, which requeues the
+ * job without counting an agent loss, or refuses the assignment should it arrive afterwards.
+ */
+export const withdrawLeaseSignal = defineSignal<[{ leaseId: string }]>('withdrawLease');
 export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec }>('state');

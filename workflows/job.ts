@@ -20,6 +20,7 @@ import {
   recheckAgentSignal,
   resultUpdate,
   stateQuery,
+  withdrawLeaseSignal,
 } from './definitions';
 import { AgentIdKey, JobStateKey } from './search-attributes';
 
@@ -61,7 +62,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
   let drainDeadlineAt: number | null = null;
   let nextAgentCheckAt = 0;
   // Results already applied, by lease: a repeated result answers the same, it never re-applies.
-  const applied = new Map<string, JobSnapshot>();
+  const applied = new Map<string, { snap: JobSnapshot; agentId: string | null }>();
+  // Leases whose assignment never reached an agent: never assigned, or requeued when they were.
+  const withdrawn = new Set<string>();
 
   const transition = (changes: Partial<JobSnapshot>) => {
     const before = snap;
@@ -104,7 +107,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
       return snap;
     },
     {
-      validator: (_input: AssignInput) => {
+      validator: (input: AssignInput) => {
+        if (withdrawn.has(input.leaseId)) throw refuse(REFUSAL.invalidState, 'the assignment was withdrawn');
         if (snap.state !== 'QUEUED') throw refuse(REFUSAL.invalidState, `job is ${snap.state}`);
         if (Date.parse(snap.availableAt) > now()) throw refuse(REFUSAL.invalidState, 'job is waiting out a backoff');
       },
@@ -115,7 +119,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
     resultUpdate,
     (result: ResultInput) => {
       const earlier = applied.get(result.leaseId);
-      if (earlier) return earlier;
+      if (earlier) return earlier.snap;
+      const agentId = snap.agentId;
       endAttempt('result', false, result);
       const outcome = { exitCode: result.exitCode, runtimeMs: result.runtimeMs, error: result.error ?? null };
       if (snap.state === 'CANCELLING') {
@@ -127,14 +132,19 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
       } else {
         finish('FAILED', { ...outcome, failureReason: result.error ? 'agent_error' : 'exit_code' });
       }
-      applied.set(result.leaseId, snap);
+      applied.set(result.leaseId, { snap, agentId });
       return snap;
     },
     {
       validator: (result: ResultInput) => {
-        if (applied.has(result.leaseId)) return;
+        const otherAgent = (holder: string | null) => result.agentId !== undefined && result.agentId !== holder;
+        const earlier = applied.get(result.leaseId);
+        if (earlier) {
+          if (otherAgent(earlier.agentId)) throw refuse(REFUSAL.notAssigned, 'lease was not handed to this agent');
+          return;
+        }
         const live = snap.state === 'RUNNING' || snap.state === 'CANCELLING';
-        if (!live || result.leaseId !== snap.leaseId) throw refuse(REFUSAL.notAssigned, 'lease does not hold the job');
+        if (!live || result.leaseId !== snap.leaseId || otherAgent(snap.agentId)) throw refuse(REFUSAL.notAssigned, 'lease does not hold the job');
       },
     },
   );
@@ -160,6 +170,17 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
 
   setHandler(recheckAgentSignal, () => {
     recheckRequested = true;
+  });
+
+  setHandler(withdrawLeaseSignal, ({ leaseId }) => {
+    withdrawn.add(leaseId);
+    if (snap.leaseId !== leaseId || applied.has(leaseId)) return;
+    if (snap.state === 'RUNNING') {
+      endAttempt('undelivered', false);
+      requeue(0);
+    } else if (snap.state === 'CANCELLING') {
+      finish('CANCELLED');
+    }
   });
 
   const project = async () => {

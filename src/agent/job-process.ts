@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { childEnvironment } from '../config';
+import { jobEnvironment } from '../config';
 
 export interface Exit {
   exitCode: number;
@@ -58,6 +58,7 @@ export class JobProcess {
 
   static async start(opts: {
     command: string;
+    /** The job's whole environment beyond PATH, HOME, LANG, TERM and TMPDIR: the agent's own is not passed on. */
     env: Record<string, string>;
     workRoot: string;
     name: string;
@@ -69,7 +70,7 @@ export class JobProcess {
     const workDir = await fs.mkdtemp(path.join(opts.workRoot, `${opts.name}-`));
     const child = spawn('sh', ['-c', opts.command], {
       cwd: workDir,
-      env: childEnvironment(opts.env),
+      env: jobEnvironment(opts.env),
       detached: true, // its own process group
       stdio: ['ignore', 'pipe', 'pipe'],
     });

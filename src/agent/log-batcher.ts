@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { storableText } from '../shared/text';
 import { ApiRefusal, backoffMs } from './api';
 
 export interface LogLine {
@@ -31,6 +32,8 @@ export class LogBatcher {
   private readonly buffer: LogLine[] = [];
   private nextSeq = 1;
   private dropped = 0;
+  /** Seqs of the agent's own notes still buffered. */
+  private readonly notes = new Set<number>();
   private timer?: NodeJS.Timeout;
   private inflight?: Promise<void>;
   private closed = false;
@@ -48,11 +51,13 @@ export class LogBatcher {
       return;
     }
     if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped while the API was unreachable`);
-    this.append(stream, text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…[line truncated]` : text);
+    const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…[line truncated]` : text;
+    this.append(stream, storableText(line));
   }
 
   private note(text: string) {
     this.dropped = 0;
+    this.notes.add(this.nextSeq);
     this.append('stderr', text);
   }
 
@@ -74,6 +79,7 @@ export class LogBatcher {
       try {
         await this.o.send(batch);
         this.buffer.splice(0, batch.length);
+        for (const l of batch) this.notes.delete(l.seq);
         attempt = 0;
         if (this.buffer.length < this.o.maxLines && !this.closed) break; // the timer sends the rest
       } catch (err) {
@@ -84,6 +90,14 @@ export class LogBatcher {
           return;
         }
         this.o.onError?.(err);
+        if (err instanceof ApiRefusal) {
+          // Sent again it is refused again: drop it and say so in the log, so the batches behind
+          // it, and the job's result, are not held back forever. A refused note is not re-noted.
+          this.buffer.splice(0, batch.length);
+          const lines = batch.filter((l) => !this.notes.delete(l.seq)).length;
+          if (lines > 0) this.note(`[compute-agent] ${lines} log lines were refused by the API (${err.code}: ${err.message}) and dropped`);
+          continue;
+        }
         await sleep(backoffMs(attempt++));
       }
     }

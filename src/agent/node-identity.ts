@@ -26,6 +26,8 @@ export async function loadIdentity(dir: string, apiUrl: string, keyPrefix: strin
 
 export async function saveIdentity(dir: string, id: NodeIdentity): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  // A folder made by an older agent (or by hand) may be wider: the node key is only the agent's.
+  await fs.chmod(dir, 0o700);
   const tmp = `${fileIn(dir)}.${process.pid}.tmp`;
   await fs.writeFile(tmp, `${JSON.stringify(id, null, 2)}\n`, { mode: 0o600 });
   await fs.rename(tmp, fileIn(dir));

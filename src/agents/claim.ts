@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
 import { applyProjection, snapshotColumns } from '../jobs/projection';
 import { type Job, jobFromRow } from '../jobs/record';
@@ -12,58 +13,121 @@ export interface Assignment {
   leaseId: string;
 }
 
+export interface ClaimingAgent {
+  id: string;
+  workspace_id: string;
+  labels: Record<string, string>;
+  registered_with_key_id: string | null;
+  key_has_quotas?: boolean;
+}
+
+export interface ClaimOptions {
+  /** How long a reservation keeps other pollers off the row; longer than an Update's call budget. */
+  reservationSeconds: number;
+  log: Logger;
+}
+
 /**
  * Takes the best claimable job for an agent: highest priority, then oldest, matching its labels.
- * The row stays locked (SKIP LOCKED, so other pollers pass over it) while the job's workflow
- * decides through the `assign` Update; a refusal (cancelled meanwhile) moves on to the next row.
  *
- * Once the workflow has assigned the job, the assignment is answered at once and the read model
- * commits behind it: the workflow is the truth, and whoever asks the read model whether a node
- * holds the job (heartbeat, log push, artifact upload) first waits on the row lock this claim
- * holds until its commit. Should that commit fail, the workflow's own projection repairs the row.
+ * The row is first reserved for the agent in a statement of its own (SKIP LOCKED, so pollers pass
+ * over each other), and only then is the job's workflow asked, through the `assign` Update, with
+ * no database connection held: a slow or absent worker cannot drain the pool. A refusal
+ * (cancelled meanwhile) moves on to the next row.
+ *
+ * Once the workflow has assigned the job, the claim locks the row, answers, and commits the read
+ * model behind the answer: whoever asks the read model whether a node holds the job (heartbeat,
+ * log push, artifact upload) waits on that lock until the commit. Should the commit fail, the
+ * workflow's own projection repairs the row.
  */
 export async function claimOne(
   db: Knex,
   workflows: JobWorkflowClient,
-  agent: { id: string; workspace_id: string; labels: Record<string, string>; registered_with_key_id: string | null; key_has_quotas?: boolean },
+  agent: ClaimingAgent,
   skip: string[],
-  onLateFailure: (err: unknown, jobId: string) => void,
+  o: ClaimOptions,
 ): Promise<Assignment | null> {
   for (;;) {
-    let answer: (a: Assignment) => void = () => undefined;
-    const assigned = new Promise<Assignment>((resolve) => (answer = resolve));
-    const claim = db.transaction(async (trx) => {
-      // The quotas of the key the node registered with bound what all its nodes hold together.
-      const allowance = agent.key_has_quotas ? await assignmentAllowance(trx, agent.registered_with_key_id) : null;
-      if (allowance?.blocked) return null;
-      const q = trx('jobs')
-        .where({ workspace_id: agent.workspace_id, state: 'QUEUED', workflow_started: true, pool: 'self' })
-        .where('available_at', '<=', trx.fn.now())
-        .whereRaw('selector <@ ?::jsonb', [JSON.stringify(agent.labels)]);
-      if (skip.length) q.whereNotIn('id', skip);
-      if (allowance?.types) q.whereIn('type', allowance.types);
-      const row = await q.orderBy([{ column: 'priority', order: 'desc' }, 'created_at', 'id']).forUpdate().skipLocked().first();
-      if (!row) return null;
-      const leaseId = newId('lease');
-      let snapshot: JobSnapshot;
-      try {
-        snapshot = await workflows.assign(row.id, { leaseId, agentId: agent.id });
-      } catch (err) {
-        const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
-        if (!refused) throw err;
-        skip.push(row.id);
-        return 'refused' as const;
+    const row = await reserve(db, agent, skip, o.reservationSeconds);
+    if (!row) return null;
+    const leaseId = newId('lease');
+    let snapshot: JobSnapshot;
+    try {
+      snapshot = await workflows.assign(row.id, { leaseId, agentId: agent.id });
+    } catch (err) {
+      const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
+      if (!refused) {
+        // The Update may still apply, to an agent that will never hear of it: withdraw the lease.
+        // The reservation keeps the row from other pollers meanwhile.
+        withdrawInBackground(workflows, row.id, leaseId, o.log);
+        throw err;
       }
-      answer({ job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId });
-      await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
-      return 'assigned' as const;
-    });
-    // The answer wins the race whenever there is one: it is given before the projection starts.
-    const outcome = await Promise.race([assigned, claim]);
-    if (outcome === 'refused') continue;
-    if (outcome === null) return null;
-    if (outcome === 'assigned') return assigned;
-    claim.catch((err) => onLateFailure(err, outcome.job.id));
-    return outcome;
+      skip.push(row.id);
+      await db('jobs').where({ id: row.id, claimed_by: agent.id }).update({ claimed_by: null, claimed_until: null });
+      continue;
+    }
+    return answerThenCommit(db, agent, row, leaseId, snapshot, o.log);
   }
+}
+
+/** Reserves the next claimable row for the agent; under the key's lock when its key has quotas. */
+async function reserve(db: Knex, agent: ClaimingAgent, skip: string[], seconds: number) {
+  if (!agent.key_has_quotas) return reserveRow(db, agent, skip, seconds);
+  return db.transaction(async (trx) => {
+    // The quotas of the key the node registered with bound what all its nodes hold together.
+    const allowance = await assignmentAllowance(trx, agent.registered_with_key_id);
+    if (allowance?.blocked) return null;
+    return reserveRow(trx, agent, skip, seconds, allowance?.types);
+  });
+}
+
+async function reserveRow(db: Knex | Knex.Transaction, agent: ClaimingAgent, skip: string[], seconds: number, types?: string[]) {
+  const { rows } = await db.raw(
+    `UPDATE jobs SET claimed_by = ?, claimed_until = now() + make_interval(secs => ?)
+     WHERE id = (
+       SELECT id FROM jobs
+       WHERE workspace_id = ? AND state = 'QUEUED' AND workflow_started AND pool = 'self'
+         AND available_at <= now() AND selector <@ ?::jsonb
+         AND (claimed_until IS NULL OR claimed_until < now())
+         AND NOT (id = ANY(?::text[])) AND (?::text[] IS NULL OR type = ANY(?::text[]))
+       ORDER BY priority DESC, created_at, id
+       FOR UPDATE SKIP LOCKED
+       LIMIT 1)
+     RETURNING *`,
+    [agent.id, seconds, agent.workspace_id, JSON.stringify(agent.labels), skip, types ?? null, types ?? null],
+  );
+  return rows[0] as ({ id: string } & Record<string, unknown>) | undefined;
+}
+
+function answerThenCommit(db: Knex, agent: ClaimingAgent, row: Record<string, unknown>, leaseId: string, snapshot: JobSnapshot, log: Logger) {
+  const assignment: Assignment = { job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId };
+  let answer: (a: Assignment) => void = () => undefined;
+  const answered = new Promise<Assignment>((resolve) => (answer = resolve));
+  db.transaction(async (trx) => {
+    await trx.raw('SELECT 1 FROM jobs WHERE id = ? FOR UPDATE', [snapshot.jobId]);
+    answer(assignment);
+    await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
+  }).catch((err) => {
+    answer(assignment);
+    log.warn({ err: String(err), jobId: snapshot.jobId }, 'assignment answered, its read-model commit failed; the workflow will project it');
+  });
+  return answered;
+}
+
+const WITHDRAW_TRIES = 8;
+
+/** Keeps trying for about a minute: an outage that hid the Update's answer may hide this too. */
+function withdrawInBackground(workflows: JobWorkflowClient, jobId: string, leaseId: string, log: Logger): void {
+  void (async () => {
+    for (let i = 0; i < WITHDRAW_TRIES; i++) {
+      try {
+        await workflows.withdrawLease(jobId, leaseId);
+        return;
+      } catch (err) {
+        if (err instanceof WorkflowClosedError) return;
+        await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** i, 10_000)));
+      }
+    }
+    log.warn({ jobId, leaseId }, 'could not withdraw an unconfirmed assignment; the job counts an agent loss if it applied');
+  })();
 }

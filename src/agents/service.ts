@@ -7,9 +7,11 @@ import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
 import type { Principal } from '../auth/principal';
 import { applyProjection } from '../jobs/projection';
 import { type Job, jobFromRow } from '../jobs/record';
+import { decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import { createGate } from '../shared/gate';
 import { type Assignment, claimOne } from './claim';
 import { type Agent, agentFromRow } from './record';
 
@@ -35,6 +37,8 @@ const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at
 
 export function createAgentsService({ db, workflows, notifier, config, log }: AgentsDeps) {
   const lostAfterMs = config.durations.agentLostAfterMs;
+  const claims = createGate(config.limits.claimsInFlightMax);
+  const claimOptions = { reservationSeconds: config.limits.claimReservationSeconds, log };
 
   /** The node, if it is in the caller's workspace and the caller may act for it. */
   async function requireNode(principal: Principal, nodeId: string) {
@@ -70,6 +74,7 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
           capabilities: JSON.stringify(body.capabilities ?? {}),
           version: body.version ?? null,
           registered_with_key_id: principal.keyId,
+          registered_by_user_id: principal.userId ?? null,
         });
         return createApiKey(trx, { workspaceId: principal.workspaceId, name: `node ${body.name}`, kind: 'node', agentId: id });
       });
@@ -84,7 +89,7 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
         await trx('agents').where({ id: node.id }).update({ last_heartbeat_at: trx.fn.now() });
         if (running.length === 0) return new Set<string>();
         // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
-        await trx('jobs').whereIn('id', running).forShare().select('id');
+        await trx('jobs').whereIn('id', running).where({ workspace_id: node.workspace_id }).forShare().select('id');
         await trx('job_attempts')
           .where({ agent_id: node.id })
           .whereIn('job_id', running)
@@ -113,9 +118,22 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
       for (;;) {
         const ticket = notifier.ticket([NOTIFY.jobQueued, node.workspace_id]);
         while (!node.drain && jobs.length < body.maxJobs) {
-          const next = await claimOne(db, workflows, node, skip, (err, jobId) =>
-            log.warn({ err: String(err), jobId }, 'assignment answered, its read-model commit failed; the workflow will project it'),
-          );
+          // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
+          const leave = await claims.enter(deadline, signal);
+          if (!leave) break;
+          let next: Assignment | null;
+          try {
+            next = await claimOne(db, workflows, node, skip, claimOptions);
+          } catch (err) {
+            // Jobs already assigned are the agent's now: hand them over, report the failure next time.
+            if (jobs.length === 0) {
+              ticket.dispose();
+              throw err;
+            }
+            next = null;
+          } finally {
+            leave();
+          }
           if (!next) break;
           jobs.push(next);
         }
@@ -147,7 +165,7 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
       const result = { leaseId: report.leaseId, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error };
       let written: Record<string, unknown> | undefined;
       try {
-        const snapshot = await workflows.result(report.jobId, result);
+        const snapshot = await workflows.result(report.jobId, { ...result, agentId: node.id });
         written = await applyProjection(db, { snapshot, workspaceId: node.workspace_id, attemptEnds: [{ leaseId: report.leaseId, reason: 'result', kill: false, result }] });
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
@@ -181,11 +199,10 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
 
     async list(principal: Principal, page: { limit: number; cursor?: string }) {
       const q = db('agents').where({ workspace_id: principal.workspaceId });
-      if (page.cursor) q.where('id', '<', Buffer.from(page.cursor, 'base64url').toString());
+      if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'agent'));
       const rows = await q.orderBy('id', 'desc').limit(page.limit + 1).select('*', db.raw(RUNNING_JOBS));
-      const nodes = rows.slice(0, page.limit).map((r) => agentFromRow(r, lostAfterMs));
-      const nextCursor = rows.length > page.limit ? Buffer.from(nodes[nodes.length - 1].id).toString('base64url') : null;
-      return { nodes, nextCursor };
+      const out = pageOf(rows, page.limit, (r) => agentFromRow(r, lostAfterMs));
+      return { nodes: out.items, nextCursor: out.nextCursor };
     },
 
     /** Issues a new node key; every earlier key of the node stops working at once. */

@@ -132,26 +132,30 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       if (uploading >= config.artifacts.maxConcurrentUploads) {
         throw new AppError('rate_limit.exceeded', `${uploading} uploads are in progress on this instance; retry shortly`, undefined, 1);
       }
-      const objectKey = `${job.workspace_id}/${input.jobId}/${input.id}`;
+      // Every upload its own object: a replaced or refused upload never touches another's bytes.
+      const objectKey = `${job.workspace_id}/${input.jobId}/${input.id}/${newId('art')}`;
       const contentType = input.contentType || 'application/octet-stream';
       uploading++;
       const stored = await objects.upload(objectKey, body, { maxBytes, contentType }).finally(() => uploading--);
       const kept = await db.transaction(async (trx) => {
         if (input.lease) {
           const holds = await trx('jobs').where({ id: input.jobId, lease_id: input.lease }).whereIn('state', LIVE_STATES).forShare().first('id');
-          if (!holds) return false;
+          if (!holds) return { kept: false as const };
         }
+        const earlier = await trx('artifacts').where({ job_id: input.jobId, id: input.id }).forUpdate().first('object_key');
         await trx('artifacts')
           .insert({ job_id: input.jobId, id: input.id, workspace_id: job.workspace_id, name, size: stored.size, sha256: stored.sha256, content_type: contentType, object_key: objectKey, lease_id: input.lease ?? null })
           .onConflict(['job_id', 'id'])
-          .merge(['name', 'size', 'sha256', 'content_type', 'lease_id', 'created_at']);
+          .merge(['name', 'size', 'sha256', 'content_type', 'object_key', 'lease_id', 'created_at']);
         await summarize(trx, input.jobId);
-        return true;
+        return { kept: true as const, replaced: earlier?.object_key as string | undefined };
       });
-      if (!kept) {
+      if (!kept.kept) {
         await objects.remove(objectKey).catch(() => undefined);
         throw notAssigned();
       }
+      // The record points at the new object from the commit on; the one it replaced is unused.
+      if (kept.replaced && kept.replaced !== objectKey) await objects.remove(kept.replaced).catch(() => undefined);
       return { id: input.id, ...stored };
     },
 

@@ -43,7 +43,13 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
   const sep = presented.lastIndexOf('_');
   if (sep <= 0 || presented.length > 200) return null;
   const prefix = presented.slice(0, sep);
-  const row = await db('api_keys').where({ prefix }).whereNull('revoked_at').first();
+  // A node key acts for the user who registered its node (with a session or one of their keys).
+  const row = await db('api_keys as k')
+    .leftJoin('agents as g', (on) => on.on('g.id', 'k.agent_id').andOnVal('k.kind', '=', 'node'))
+    .leftJoin('api_keys as rk', 'rk.id', 'g.registered_with_key_id')
+    .where({ 'k.prefix': prefix })
+    .whereNull('k.revoked_at')
+    .first('k.*', db.raw('coalesce(k.user_id, g.registered_by_user_id, rk.user_id) AS owner_user_id'));
   if (!row) return null;
   const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
@@ -61,7 +67,14 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     userId: row.user_id ?? undefined,
     agentId: row.agent_id ?? undefined,
     hasQuotas: Boolean(row.quotas),
+    rateSubject: row.owner_user_id ? `usr:${row.owner_user_id}` : `ws:${row.workspace_id}`,
+    credentialId: row.id,
   };
+}
+
+/** False once the key is revoked: long-lived requests re-check the credential they began with. */
+export async function apiKeyStillValid(db: Knex, keyId: string): Promise<boolean> {
+  return Boolean(await db('api_keys').where({ id: keyId }).whereNull('revoked_at').first('id'));
 }
 
 export async function revokeNodeKeys(db: Knex, agentId: string, exceptKeyId?: string): Promise<void> {

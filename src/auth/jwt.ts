@@ -9,6 +9,8 @@ export interface TokenClaims {
   userId: string;
   workspaceId: string;
   email: string;
+  /** Set by verify: when the token expires, epoch ms. */
+  expiresAt?: number;
 }
 
 export interface TokenIssuerOptions {
@@ -56,7 +58,7 @@ export function createTokenIssuer(opts: TokenIssuerOptions) {
           { algorithms: [ALG], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'iat', 'sub'] },
         );
         if (typeof payload.ws !== 'string' || typeof payload.email !== 'string') return null;
-        return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email };
+        return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email, expiresAt: payload.exp! * 1000 };
       } catch (err) {
         if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
         throw err;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
 import { type KeyKind, type Quotas, createApiKey } from './api-keys';
 import type { Principal } from './principal';
@@ -44,15 +45,9 @@ export function createKeyService({ db }: { db: Knex }) {
 
     async list(p: Principal, page: { limit: number; cursor?: string }) {
       const q = ownedBy(db, p);
-      if (page.cursor) {
-        const id = Buffer.from(page.cursor, 'base64url').toString();
-        if (!/^key_[0-9a-z]{26}$/.test(id)) throw new AppError('request.invalid', 'Invalid cursor', { fields: [{ path: 'cursor', message: 'not a cursor from this API' }] });
-        q.where('id', '<', id);
-      }
-      const rows = await q.orderBy('id', 'desc').limit(page.limit + 1);
-      const keys = rows.slice(0, page.limit).map(recordOf);
-      const nextCursor = rows.length > page.limit ? Buffer.from(keys[keys.length - 1].id).toString('base64url') : null;
-      return { keys, nextCursor };
+      if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'key'));
+      const out = pageOf(await q.orderBy('id', 'desc').limit(page.limit + 1), page.limit, recordOf);
+      return { keys: out.items, nextCursor: out.nextCursor };
     },
 
     /** Idempotent; every API instance refuses the key from the next request on (keys are read per request). */

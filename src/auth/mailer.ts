@@ -1,16 +1,22 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import { AppError } from '../shared/errors';
+import type { Config } from '../config';
 
 export interface Mailer {
+  /** Never rejects: a relay that fails is logged, so request-otp answers alike whatever happened. */
   sendLoginCode(email: string, code: string, ttlMinutes: number): Promise<void>;
+}
+
+/** The mailer of a service process: codes are logged outside production only. */
+export function mailerFor(config: Config, log: Logger): Mailer {
+  return createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logCodes: config.env !== 'production', log });
 }
 
 /**
  * Login codes go out by SMTP when SMTP_URL is set. Outside production the code is also logged,
  * so a laptop without a mail server can log in; production never logs it.
  */
-export function createMailer(opts: { smtpUrl?: string; from: string; logCodes: boolean; log: Logger; retryAfterSeconds: number }): Mailer {
+export function createMailer(opts: { smtpUrl?: string; from: string; logCodes: boolean; log: Logger }): Mailer {
   if (!opts.smtpUrl && !opts.logCodes) throw new Error('SMTP_URL is required in production: login codes are sent by e-mail');
   const transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : undefined;
   return {
@@ -25,8 +31,9 @@ export function createMailer(opts: { smtpUrl?: string; from: string; logCodes: b
           text: `Your login code is ${code}. It expires in ${ttlMinutes} minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.\n`,
         });
       } catch (err) {
-        opts.log.warn({ err: String(err) }, 'sending a login code failed');
-        throw new AppError('dependency.unavailable', 'The mail service is unavailable', undefined, opts.retryAfterSeconds);
+        // request-otp answers 200 whatever happened (a 503 would tell a caller no limit was hit);
+        // the user asks again.
+        opts.log.warn({ email, err: String(err) }, 'sending a login code failed');
       }
     },
   };

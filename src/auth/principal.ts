@@ -11,4 +11,13 @@ export interface Principal {
   agentId?: string;
   /** The key carries quotas: submits must be counted under the key's lock. */
   hasQuotas?: boolean;
+  /**
+   * Whose request budget the call spends: `usr:<id>` for a user and every key and node acting for
+   * them (the interface's limits are per user), else `ws:<id>` for the workspace.
+   */
+  rateSubject: string;
+  /** The credential itself (a key's id, a session's user and workspace): what per-credential caps count. */
+  credentialId: string;
+  /** When the credential stops working by itself (a session token's expiry), epoch ms. */
+  expiresAt?: number;
 }

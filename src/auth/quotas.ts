@@ -59,13 +59,20 @@ export async function assignmentAllowance(
   if (!quotas) return null;
   const attempts = () =>
     trx('job_attempts as a').join('agents as g', 'g.id', 'a.agent_id').where('g.registered_with_key_id', keyId!);
+  // Claims of these nodes still waiting on the workflow's answer count as handed out.
+  const [{ n: inFlight }] = await trx('jobs as j')
+    .join('agents as g', 'g.id', 'j.claimed_by')
+    .where('g.registered_with_key_id', keyId!)
+    .where({ 'j.state': 'QUEUED' })
+    .where('j.claimed_until', '>', trx.fn.now())
+    .count<{ n: string }[]>('* as n');
   if (quotas.maxConcurrentJobs !== undefined) {
     const [{ n }] = await attempts().whereNull('a.ended_at').count<{ n: string }[]>('* as n');
-    if (Number(n) >= quotas.maxConcurrentJobs) return { blocked: true };
+    if (Number(n) + Number(inFlight) >= quotas.maxConcurrentJobs) return { blocked: true };
   }
   if (quotas.maxJobsPerHour !== undefined) {
     const [{ n }] = await attempts().where('a.assigned_at', '>', trx.raw("now() - interval '1 hour'")).count<{ n: string }[]>('* as n');
-    if (Number(n) >= quotas.maxJobsPerHour) return { blocked: true };
+    if (Number(n) + Number(inFlight) >= quotas.maxJobsPerHour) return { blocked: true };
   }
   return { blocked: false, types: quotas.allowedJobTypes };
 }

@@ -2,6 +2,9 @@ import type { Knex } from 'knex';
 import * as createCoreTables from './migrations/20261122000000_create_core_tables';
 import * as accounts from './migrations/20261122010000_accounts';
 import * as artifacts from './migrations/20261122020000_artifacts';
+import * as loginLimits from './migrations/20261122030000_login_limits';
+import * as logBudget from './migrations/20261122040000_log_budget';
+import * as claimsAndAgentOwners from './migrations/20261122050000_add_claims_and_agent_owners';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -9,6 +12,9 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122000000_create_core_tables': createCoreTables,
   '20261122010000_accounts': accounts,
   '20261122020000_artifacts': artifacts,
+  '20261122030000_login_limits': loginLimits,
+  '20261122040000_log_budget': logBudget,
+  '20261122050000_add_claims_and_agent_owners': claimsAndAgentOwners,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { artifactRoutes } from './artifact-routes';
-import { apiKeyAuthenticator, authenticate, jwtAuthenticator, principalOf } from './authenticate';
+import { apiKeyAuthenticator, authenticate, credentialStillValid, jwtAuthenticator, principalOf, refuseNodeKey } from './authenticate';
+import { credentialSlots } from './credential-slots';
 import { lastEventIdOf, streamJobLogs } from './log-stream';
 import { buildDocument, newRegistry } from './openapi';
 import { createRateLimiter, rateLimit } from './rate-limit';
@@ -20,6 +21,7 @@ import { stateA } from './surface-a/render';
 
 export function createApp({ services, config, log, db }: { services: Services; config: Config; log: Logger; db: Knex }): Koa {
   const app = new Koa();
+  app.proxy = config.http.trustProxy;
   // A client closing a stream (SSE reader gone, long poll abandoned) is normal, not an error.
   app.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
@@ -27,27 +29,40 @@ export function createApp({ services, config, log, db }: { services: Services; c
   });
   const registry = newRegistry();
 
+  const streams = credentialSlots('log streams', config.limits.sseStreamsPerCredential);
   const limiter = createRateLimiter({ db, perMinute: config.rateLimits.perMinute, perHour: config.rateLimits.perHour, log });
+
+  // Bodies are read only after the caller is known and within budget: an anonymous client cannot
+  // make us buffer a megabyte, and a bad credential costs no parsing.
+  const json = bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' });
 
   // Login takes no credential; its budget is the caller's address.
   const login = new Router({ prefix: '/api' });
   login.use(rateLimit(limiter));
+  login.use(json);
   login.use(authRoutes(services, registry).routes());
 
   const surfaceA = new Router({ prefix: '/api' });
-  surfaceA.use(authenticate([apiKeyAuthenticator(db), jwtAuthenticator(services.tokens, db)]));
+  surfaceA.use(authenticate([apiKeyAuthenticator(db), jwtAuthenticator(services.tokens, db)], config.rateLimits.authFailuresPerMinute));
   surfaceA.use(rateLimit(limiter));
+  surfaceA.use(json);
   surfaceA.use(jobsRoutes(services, registry).routes());
-  surfaceA.use(nodesRoutes(services, registry).routes());
+  surfaceA.use(nodesRoutes(services, registry, credentialSlots('polls', config.limits.pollsPerCredential)).routes());
   surfaceA.use(keysRoutes(services, registry).routes());
   surfaceA.use(artifactPresignRoutes(services, registry).routes());
   // Signed URLs are their own credential: no authentication, and raw bodies (before the JSON parser).
-  const artifactUrls = artifactRoutes(services, registry);
+  const artifactUrls = artifactRoutes({ ...services, idleTimeoutMs: config.http.uploadIdleTimeoutMs }, registry);
   surfaceA.get('/compute/jobs/:jobId/logs', async (ctx) => {
+    refuseNodeKey(ctx);
     const principal = principalOf(ctx);
     const jobId = ctx.params.jobId;
     await services.jobs.get(principal, jobId);
-    streamJobLogs(ctx, jobId, lastEventIdOf(ctx), {
+    const afterSeq = lastEventIdOf(ctx);
+    const release = streams.acquire(principal.credentialId);
+    streamJobLogs(ctx, jobId, afterSeq, {
+      credentialValid: () => credentialStillValid(db, principal),
+      credentialExpiresAt: principal.expiresAt,
+      onClose: release,
       logs: services.logs,
       notifier: services.notifier,
       keepAliveMs: config.durations.sseKeepAliveMs,
@@ -62,6 +77,7 @@ export function createApp({ services, config, log, db }: { services: Services; c
     path: '/api/compute/jobs/{jobId}/logs',
     summary:
       "SSE stream of a job's log: `event: log` (id = seq), `event: log.truncated`, then `event: end`; resume with Last-Event-ID. " +
+      'At most SSE_STREAMS_PER_CREDENTIAL streams per credential at once (429 past it); a stream whose credential is revoked or expires is closed. ' +
       '`?follow=false` sends what is stored and closes (with `end` only if the job is over)',
     tags: ['jobs'],
     security: [{ ApiKey: [] }, { Bearer: [] }],
@@ -86,7 +102,6 @@ export function createApp({ services, config, log, db }: { services: Services; c
   });
   app.use((ctx, next) => (ctx.path.startsWith('/api') ? envelope(ctx, next) : next()));
   app.use(artifactUrls.routes());
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' }));
   app.use(open.routes());
   app.use(login.routes());
   app.use(surfaceA.routes());

@@ -13,15 +13,34 @@ import { ErrorEnvelope } from './openapi';
 // The two self-authorizing artifact routes: no header, the signed URL is the credential. They sit
 // before the JSON body parser, since an upload's body is the artifact's raw bytes.
 
-const UPLOAD = '/api/compute/artifacts/upload/:jobId/:id';
+export const ARTIFACT_UPLOAD_PREFIX = '/api/compute/artifacts/upload/';
+const UPLOAD = `${ARTIFACT_UPLOAD_PREFIX}:jobId/:id`;
 const DOWNLOAD = '/api/compute/artifacts/download/:jobId/:id';
 
-/** The request body as chunks; leaving early does not destroy the socket, so a 413 still gets out. */
-async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
+/**
+ * The request body as chunks; leaving early does not destroy the socket, so a 413 still gets out.
+ * An upload may take as long as it needs, but not sit idle: a client that stops sending for
+ * `idleMs` is cut off, so a trickle cannot hold an upload slot.
+ */
+async function* bodyOf(req: IncomingMessage, idleMs: number): AsyncGenerator<Buffer> {
+  let idle = false;
+  // Armed only while we wait for the client: the time storage takes with a part is not its idling.
+  const arm = () =>
+    setTimeout(() => {
+      idle = true;
+      req.destroy();
+    }, idleMs);
+  let timer = arm();
   try {
-    for await (const chunk of req.iterator({ destroyOnReturn: false })) yield chunk as Buffer;
+    for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+      clearTimeout(timer);
+      yield chunk as Buffer;
+      timer = arm();
+    }
   } catch {
-    throw new AppError('request.invalid', 'The upload was cut off before its end');
+    throw new AppError('request.invalid', idle ? `The upload sent nothing for ${idleMs} ms and was cut off` : 'The upload was cut off before its end');
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -42,8 +61,8 @@ const contentDisposition = (name: string) => {
   return `attachment; filename="${file.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file)}`;
 };
 
-export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlSigner }, registry: OpenAPIRegistry): Router {
-  const { artifacts, signer } = deps;
+export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlSigner; idleTimeoutMs: number }, registry: OpenAPIRegistry): Router {
+  const { artifacts, signer, idleTimeoutMs } = deps;
   const router = new Router();
   const verify = (ctx: Context) => signer.verify({ method: ctx.method, path: ctx.path, query: ctx.query });
 
@@ -54,7 +73,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
       const name = typeof ctx.query.name === 'string' ? ctx.query.name : undefined;
       ctx.body = await artifacts.receive(
         { jobId: ctx.params.jobId, id: ctx.params.id, lease, name, contentType: ctx.get('Content-Type') || undefined, contentLength: length ? Number(length) : undefined },
-        bodyOf(ctx.req),
+        bodyOf(ctx.req, idleTimeoutMs),
       );
     } catch (err) {
       lingerThenClose(ctx.req);

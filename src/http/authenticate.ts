@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
-import { authenticateApiKey } from '../auth/api-keys';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { apiKeyStillValid, authenticateApiKey } from '../auth/api-keys';
 import type { TokenIssuer } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import { isMember } from '../auth/users';
@@ -31,21 +32,61 @@ export const jwtAuthenticator =
     if (!match) return null;
     const claims = await tokens.verify(match[1]);
     if (!claims || !(await isMember(db, claims.userId, claims.workspaceId))) return null;
-    return { workspaceId: claims.workspaceId, kind: 'user', credential: 'jwt', userId: claims.userId };
+    return {
+      workspaceId: claims.workspaceId,
+      kind: 'user',
+      credential: 'jwt',
+      userId: claims.userId,
+      rateSubject: `usr:${claims.userId}`,
+      credentialId: `jwt:${claims.userId}:${claims.workspaceId}`,
+      expiresAt: claims.expiresAt,
+    };
   };
 
-export function authenticate(authenticators: Authenticator[]): Middleware {
+/**
+ * Resolves the caller or refuses with 401. Refusals are counted per client address in this
+ * instance's memory, and an address past `failuresPerMinute` is refused with 429 before any
+ * credential is looked up: guessing keys costs the guesser, not the database.
+ */
+export function authenticate(authenticators: Authenticator[], failuresPerMinute: number): Middleware {
+  const failures = new RateLimiterMemory({ points: failuresPerMinute, duration: 60, keyPrefix: 'auth_fail' });
+  const refuse = async (ip: string, message: string): Promise<never> => {
+    await failures.consume(ip).catch(() => undefined);
+    throw new AppError('auth.unauthenticated', message);
+  };
   return async (ctx, next) => {
+    const spent = await failures.get(ctx.ip);
+    if (spent && spent.consumedPoints >= failuresPerMinute) {
+      const retryAfter = Math.max(1, Math.ceil(spent.msBeforeNext / 1000));
+      throw new AppError('rate_limit.exceeded', `Too many refused credentials from this address; retry in ${retryAfter} s`, { limit: failuresPerMinute }, retryAfter);
+    }
     for (const authenticator of authenticators) {
       const principal = await authenticator(ctx);
-      if (principal === null) throw new AppError('auth.unauthenticated', 'The credential is invalid, expired or revoked');
+      if (principal === null) return refuse(ctx.ip, 'The credential is invalid, expired or revoked');
       if (principal) {
         ctx.state.principal = principal;
         return next();
       }
     }
-    throw new AppError('auth.unauthenticated', 'Send an X-API-Key header or an Authorization: Bearer token');
+    return refuse(ctx.ip, 'Send an X-API-Key header or an Authorization: Bearer token');
   };
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
+
+/** Whether the credential a long-lived request began with still holds (not revoked, not expired, still a member). */
+export async function credentialStillValid(db: Knex, p: Principal): Promise<boolean> {
+  if (p.expiresAt !== undefined && Date.now() >= p.expiresAt) return false;
+  if (p.credential === 'api_key') return apiKeyStillValid(db, p.keyId!);
+  return isMember(db, p.userId!, p.workspaceId);
+}
+
+/**
+ * A node key acts for its node only: the node's own protocol operations take it, nothing else
+ * does. A job's command runs beside the agent, so a leaked node key must not reach the workspace.
+ */
+export function refuseNodeKey(ctx: Context): void {
+  if ((ctx.state.principal as Principal | undefined)?.kind === 'node') {
+    throw new AppError('auth.forbidden', "A node key may only call its own node's heartbeat, poll, logs, result, drain and rotate-key");
+  }
+}

@@ -14,6 +14,11 @@ export function toAppError(err: unknown, retryAfterSeconds: number): AppError {
     return new AppError('request.invalid', 'The request body must be application/json');
   }
   if (status === 400 && e?.expose) return new AppError('request.invalid', e.message ?? 'Bad request');
+  // PostgreSQL's data exceptions (class 22: a value out of range, a character it cannot store)
+  // come from what a caller sent that validation let through: the caller's error, not ours.
+  if (typeof (err as { code?: unknown })?.code === 'string' && /^22[0-9A-Z]{3}$/.test((err as { code: string }).code)) {
+    return new AppError('request.invalid', 'The request holds a value that cannot be stored');
+  }
   if (isDatabaseUnavailable(err)) {
     return new AppError('dependency.unavailable', 'The database is unavailable', undefined, retryAfterSeconds);
   }

@@ -20,9 +20,13 @@ export interface LogStreamDeps {
   renderState: (job: Job) => string;
   /** False: send what is stored (and `end` if the job is over), then close instead of following. */
   follow?: boolean;
+  /** Re-checks the credential the stream began with; checked at each keep-alive. */
+  credentialValid: () => Promise<boolean>;
+  /** When the credential expires by itself (epoch ms): the stream ends then. */
+  credentialExpiresAt?: number;
+  /** Called once when the stream ends, however it ends. */
+  onClose?: () => void;
 }
-
-const PAGE = 1000;
 
 function frame(e: LogEvent): string {
   if (e.kind === 'truncated') {
@@ -61,21 +65,22 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
 
   const pump = async () => {
     let last = afterSeq;
+    let checkedAt = Date.now();
     await write(': stream open\n\n');
     while (!abort.signal.aborted) {
       const ticket = deps.notifier.ticket([NOTIFY.jobLogs, jobId], [NOTIFY.jobState, jobId]);
-      const events = await deps.logs.read(jobId, last, PAGE);
+      const { events, full } = await deps.logs.read(jobId, last);
       for (const e of events) {
         await write(frame(e));
         last = e.seq;
       }
-      if (events.length === PAGE) {
+      if (full) {
         ticket.dispose();
         continue;
       }
       const job = await deps.loadJob();
       // Lines are pushed before the result, so once terminal a last read finds every line.
-      if (isTerminal(job.state) && (await deps.logs.read(jobId, last, 1)).length === 0) {
+      if (isTerminal(job.state) && (await deps.logs.read(jobId, last, { maxRows: 1 })).events.length === 0) {
         ticket.dispose();
         await write(`event: end\ndata: ${JSON.stringify({ state: deps.renderState(job), exitCode: job.exitCode })}\n\n`);
         break;
@@ -84,10 +89,27 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
         ticket.dispose();
         break;
       }
-      if (!(await ticket.wait(deps.keepAliveMs, abort.signal)) && !abort.signal.aborted) await write(': keep-alive\n\n');
+      const untilExpiry = (deps.credentialExpiresAt ?? Infinity) - Date.now();
+      let woken = false;
+      if (untilExpiry > 0) woken = await ticket.wait(Math.min(deps.keepAliveMs, untilExpiry), abort.signal);
+      else ticket.dispose();
+      if (abort.signal.aborted) break;
+      // A revoked or expired credential reads nothing more (a reconnect gets 401); checked once
+      // per keep-alive interval, however busy the log.
+      if (Date.now() - checkedAt >= deps.keepAliveMs || Date.now() >= (deps.credentialExpiresAt ?? Infinity)) {
+        checkedAt = Date.now();
+        if (Date.now() >= (deps.credentialExpiresAt ?? Infinity) || !(await deps.credentialValid())) {
+          await write(': credential revoked or expired\n\n');
+          break;
+        }
+      }
+      if (!woken) await write(': keep-alive\n\n');
     }
   };
   pump()
     .catch((err) => deps.log.warn({ err, jobId }, 'log stream failed'))
-    .finally(() => out.end());
+    .finally(() => {
+      out.end();
+      deps.onClose?.();
+    });
 }

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { refuseNodeKey } from './authenticate';
 import { parse } from './validate';
 
 /** Surface A's error envelope, as documented. */
@@ -20,6 +21,8 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   tag: string;
   /** Credentials accepted (documentation; enforcement is the router's and the service's). Default: key or JWT. */
   auth?: 'none' | 'jwt' | 'any';
+  /** A node key may call it (its own node's protocol operations); every other operation refuses node keys with 403. */
+  nodeKey?: boolean;
   body: B;
   response: R;
   handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R>>;
@@ -41,6 +44,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
     summary: op.summary,
     tags: [op.tag],
     security: op.auth === 'none' ? [] : op.auth === 'jwt' ? [{ Bearer: [] }] : [{ ApiKey: [] }, { Bearer: [] }],
+    description: op.nodeKey ? 'Node keys may call this for their own node.' : op.auth === 'none' ? undefined : 'Node keys get 403 auth.forbidden.',
     request: { body: { content: { 'application/json': { schema: op.body } } } },
     responses: {
       200: { description: 'OK', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
@@ -66,6 +70,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
     },
   });
   router.post(op.path, async (ctx) => {
+    if (!op.nodeKey) refuseNodeKey(ctx);
     ctx.body = await op.handle(ctx, parse(op.body, ctx.request.body));
   });
 }

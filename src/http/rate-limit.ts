@@ -78,13 +78,10 @@ export function createRateLimiter({ db, perMinute, perHour, log }: RateLimitOpti
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
-/** Who a budget belongs to: the user when there is one; otherwise the key, the node or the address. */
+/** Who a budget belongs to: the user the caller acts for, else its workspace; without a credential, the address. */
 export function subjectOf(ctx: Context): string {
   const p = ctx.state.principal as Principal | undefined;
-  if (!p) return `ip:${ctx.ip}`;
-  if (p.kind === 'node') return `node:${p.agentId}`;
-  if (p.kind === 'user' && p.userId) return `usr:${p.userId}`;
-  return `key:${p.keyId ?? p.userId}`;
+  return p ? p.rateSubject : `ip:${ctx.ip}`;
 }
 
 /** Sets RateLimit-* headers on every answer and refuses with 429 past either budget. */

@@ -1,16 +1,47 @@
 import type { z } from 'zod';
 import { AppError } from '../shared/errors';
 
-/** Parses input with a zod schema; failures are 400 `request.invalid` naming each bad field. */
+type FieldProblem = { path: string; message: string };
+
+/**
+ * Where `value` holds a NUL character, in a string or an object key. PostgreSQL stores neither
+ * in text nor in jsonb, so such input is refused here, by name, instead of failing as a 500.
+ */
+function nulProblems(value: unknown, path: string[] = [], out: FieldProblem[] = []): FieldProblem[] {
+  if (out.length >= 20) return out;
+  if (typeof value === 'string') {
+    if (value.includes('\0')) out.push({ path: path.join('.'), message: 'must not contain the NUL character (U+0000)' });
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => nulProblems(v, [...path, String(i)], out));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\0')) out.push({ path: [...path, k].join('.'), message: 'names must not contain the NUL character (U+0000)' });
+      nulProblems(v, [...path, k], out);
+    }
+  }
+  return out;
+}
+
+const invalid = (fields: FieldProblem[]) => new AppError('request.invalid', 'The request is invalid', { fields });
+
+/**
+ * Parses input with a zod schema; failures are 400 `request.invalid` naming each bad field.
+ * Checked after the schema, so fields the schema cleans (log lines replace NUL) pass.
+ */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {});
-  if (result.success) return result.data;
-  const fields = result.error.issues.flatMap((issue) => {
-    const base = issue.path.join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((k) => ({ path: base ? `${base}.${k}` : k, message: 'unknown field' }));
-    }
-    return [{ path: base, message: issue.message }];
-  });
-  throw new AppError('request.invalid', 'The request is invalid', { fields });
+  if (!result.success) {
+    throw invalid(
+      result.error.issues.flatMap((issue) => {
+        const base = issue.path.join('.');
+        if (issue.code === 'unrecognized_keys') {
+          return issue.keys.map((k) => ({ path: base ? `${base}.${k}` : k, message: 'unknown field' }));
+        }
+        return [{ path: base, message: issue.message }];
+      }),
+    );
+  }
+  const nul = nulProblems(result.data);
+  if (nul.length > 0) throw invalid(nul);
+  return result.data;
 }

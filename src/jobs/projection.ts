@@ -44,7 +44,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
   // they fire exactly when the row changed, and are delivered on commit.
   const { rows } = await db.raw(
     `WITH u AS (
-       UPDATE jobs SET ${columns.map(([name]) => `${name} = ?`).join(', ')}
+       UPDATE jobs SET ${columns.map(([name]) => `${name} = ?`).join(', ')}, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND version < ?
        RETURNING *
      ), a AS (

@@ -6,7 +6,7 @@ import { AppError, invalidState, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Principal } from '../auth/principal';
 import { enforceSubmitQuota } from '../auth/quotas';
-import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import { type JobWorkflowClient, StartOutcomeUnknownError, WorkflowClosedError } from '../temporal/job-workflow-client';
 import type { JobSnapshot, JobSpec, JobWorkflowInput } from '../../workflows/definitions';
 import { applyProjection } from './projection';
 import { type Job, jobFromRow } from './record';
@@ -19,6 +19,9 @@ export interface JobsDeps {
   config: Config;
   log: Logger;
 }
+
+/** Older than any submit can still be under way (its start's call budget is 10 s). */
+const RECONCILE_AFTER_MS = 30_000;
 
 export function createJobsService({ db, workflows, config, log }: JobsDeps) {
   const timings = {
@@ -45,13 +48,19 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
     return jobFromRow(row);
   }
 
-  // One statement, so one round trip on the submit's critical path; the NOTIFY goes out on commit.
-  async function markStarted(jobId: string, workspaceId: string) {
-    await db.raw(
-      `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started RETURNING id)
-       SELECT pg_notify(?, ?) FROM started`,
-      [jobId, NOTIFY.jobQueued, workspaceId],
+  /**
+   * Makes the row visible once its workflow exists. One statement, so one round trip on the
+   * submit's critical path; the NOTIFY goes out on commit. `gone` means no row is left to mark.
+   */
+  async function markStarted(jobId: string, workspaceId: string): Promise<'marked' | 'already' | 'gone'> {
+    const { rows } = await db.raw(
+      `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started RETURNING id),
+       n AS (SELECT pg_notify(?, ?) FROM started)
+       SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`,
+      [jobId, NOTIFY.jobQueued, workspaceId, jobId],
     );
+    if (Number(rows[0].marked) > 0) return 'marked';
+    return rows[0].present ? 'already' : 'gone';
   }
 
   /** Inserts the not-yet-acknowledged row: step one of submit, invisible until its workflow exists. */
@@ -65,7 +74,8 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
   }
 
   async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest): Promise<Job> {
-    const now = new Date().toISOString();
+    // The database's clock, which the reconciler measures ages with.
+    const now = trx.fn.now();
     const [row] = await trx('jobs')
       .insert({
         id: newId('job'),
@@ -98,15 +108,33 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
       if (manifest.type !== 'COMMAND') {
         throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, { supported: ['COMMAND'] });
       }
+      // Nothing serves the managed pool yet: such a job would wait forever.
+      if (manifest.pool === 'managed') {
+        throw new AppError('request.invalid', 'The managed pool is not available yet; run the job on your own agents (pool "self", the default)', {
+          fields: [{ path: 'pool', message: 'the managed pool is not available yet' }],
+        });
+      }
       const job = await insertUnstarted(principal, manifest);
       try {
         await workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 });
       } catch (err) {
-        // Not acknowledged: take the row back. If that fails too, the reconciler settles it.
+        // The workflow may exist after all: the reconciler looks and then starts or removes the row.
+        if (err instanceof StartOutcomeUnknownError) {
+          log.warn({ jobId: job.id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');
+          throw err;
+        }
+        // Certainly not started and not acknowledged: take the row back (else the reconciler will).
         await db('jobs').where({ id: job.id, workflow_started: false }).delete().catch(() => undefined);
         throw err;
       }
-      await markStarted(job.id, job.workspaceId);
+      if ((await markStarted(job.id, job.workspaceId)) === 'gone') {
+        // The reconciler found no workflow while the start was still under way, and removed the
+        // row: the run just started would be a job nobody can see. End it; the client resubmits.
+        await workflows.terminate(job.id, 'its submit was settled as failed before the workflow started').catch((err) =>
+          log.error({ err: String(err), jobId: job.id }, 'submit: could not terminate a workflow whose row is gone'),
+        );
+        throw new AppError('dependency.unavailable', 'The submit took too long and was not kept; submit it again', undefined, config.dependencyRetryAfterSeconds);
+      }
       return job;
     },
 
@@ -152,10 +180,11 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
      * was acknowledged (or about to be) and becomes visible; one without a workflow never was,
      * and is removed. Nothing acknowledged is lost, nothing is run twice.
      */
-    async reconcile(olderThanMs = 15_000): Promise<{ started: number; removed: number }> {
+    async reconcile(olderThanMs = RECONCILE_AFTER_MS): Promise<{ started: number; removed: number }> {
+      // Ages on the database's clock, which stamped the rows: an API host's clock may be off.
       const rows = await db('jobs')
         .where({ workflow_started: false })
-        .where('created_at', '<', new Date(Date.now() - olderThanMs).toISOString())
+        .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
         .select('id', 'workspace_id')
         .limit(500);
       let started = 0;

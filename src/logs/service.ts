@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
+import { costOf, logBudgetOf, planPush } from './budget';
 import type { Principal } from '../auth/principal';
 import { notAssigned, notFound } from '../shared/errors';
 
@@ -15,14 +16,42 @@ export type LogEvent =
   | { kind: 'line'; seq: number; stream: string; line: string; ts: string }
   | { kind: 'truncated'; seq: number; droppedLines: number; droppedBytes: number; ts: string };
 
+export interface LogPage {
+  events: LogEvent[];
+  /** A cap ended the page: more is stored after its last event. */
+  full: boolean;
+}
+
+/** A replay page: lines of up to 64 KiB each, so rows alone would not bound its size. */
+export const LOG_PAGE = { maxRows: 1000, maxBytes: 1024 * 1024 };
+
+interface StoredRow {
+  seq: number;
+  kind: 'line' | 'truncated';
+  stream: string;
+  line: string;
+  ts: Date;
+  data: { droppedLines: number | string; droppedBytes: number | string };
+  keep: boolean;
+}
+
+interface Incoming {
+  line: PushedLine;
+  bytes: number;
+}
+
 /**
  * Job logs in PostgreSQL, one row per line with a job-wide seq (the SSE event ID). The agent's
- * own seq per lease makes pushes idempotent. Past the per-job limit, the first half of the budget
- * keeps the head, the second a rolling tail, and one `truncated` marker between them counts
- * what was dropped.
+ * own seq per lease makes pushes idempotent. Each line costs its bytes plus a fixed row overhead
+ * and a job keeps a bounded number of lines: past either budget the first half keeps the head,
+ * the second a rolling tail, and one `truncated` marker between them counts what was dropped.
+ *
+ * Seqs are handed out without gaps and only the oldest tail lines are deleted, so the head is
+ * seqs [1, marker) and the tail [jobs.log_tail_start_seq, jobs.log_next_seq): trimming deletes
+ * by primary-key range from the tail's start, as many rows as the push's own excess needs.
  */
 export function createLogsService({ db, config }: { db: Knex; config: Config }) {
-  const halfBudget = Math.floor(config.limits.logBytesPerJob / 2);
+  const budget = logBudgetOf(config.limits);
 
   async function push(principal: Principal, body: { nodeId: string; jobId: string; leaseId: string; lines: PushedLine[] }) {
     return db.transaction(async (trx) => {
@@ -39,64 +68,139 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
           ? await trx('job_logs').where({ job_id: job.id, lease_id: body.leaseId }).whereIn('agent_seq', offered.map((l) => l.seq)).pluck('agent_seq')
           : [],
       );
-      const fresh = offered.filter((l) => !seen.has(l.seq));
+      // A line no newer than one already dropped was pushed before (or would be dropped now).
+      const droppedUpTo: number = job.log_dropped_lease_id === body.leaseId ? job.log_dropped_agent_seq : -1;
+      const fresh = offered.filter((l) => !seen.has(l.seq) && l.seq > droppedUpTo);
       if (fresh.length === 0) return { accepted: 0, duplicates: offered.length };
 
+      const now = new Date().toISOString();
+      const lineRow = (l: Incoming, seq: number) => ({
+        job_id: job.id, seq, kind: 'line', lease_id: body.leaseId, agent_seq: l.line.seq, stream: l.line.stream, line: l.line.line, ts: l.line.ts ?? now, bytes: l.bytes,
+      });
       let seq: number = job.log_next_seq;
+      let markerSeq: number | null = job.log_truncated_seq;
+      let tailStart: number = job.log_tail_start_seq ?? seq;
       let headBytes: number = job.log_head_bytes;
       let tailBytes: number = job.log_tail_bytes;
-      let markerSeq: number | null = job.log_truncated_seq;
+      const incoming: Incoming[] = fresh.map((line) => ({ line, bytes: Buffer.byteLength(line.line, 'utf8') }));
+      const shape = { headLines: (markerSeq ?? seq) - 1, headBytes, marked: markerSeq !== null, tailLines: markerSeq === null ? 0 : seq - tailStart, tailBytes };
+      const plan = planPush(budget, shape, incoming.map((l) => l.bytes));
+
       const rows = [];
-      for (const l of fresh) {
-        const bytes = Buffer.byteLength(l.line, 'utf8');
-        if (markerSeq === null && headBytes + bytes > halfBudget) {
-          markerSeq = seq++;
-          rows.push({ job_id: job.id, seq: markerSeq, kind: 'truncated', ts: new Date().toISOString(), bytes: 0, data: JSON.stringify({ droppedLines: 0, droppedBytes: 0 }) });
-        }
-        if (markerSeq === null) headBytes += bytes;
-        else tailBytes += bytes;
-        rows.push({ job_id: job.id, seq: seq++, kind: 'line', lease_id: body.leaseId, agent_seq: l.seq, stream: l.stream, line: l.line, ts: l.ts ?? new Date().toISOString(), bytes });
+      for (const l of incoming.slice(0, plan.head)) {
+        headBytes += l.bytes;
+        rows.push(lineRow(l, seq++));
       }
-      for (let i = 0; i < rows.length; i += 1000) await trx('job_logs').insert(rows.slice(i, i + 1000));
-      if (markerSeq !== null && tailBytes > halfBudget) tailBytes -= await dropOldestTail(trx, job.id, markerSeq, tailBytes - halfBudget);
-      await trx('jobs').where({ id: job.id }).update({ log_next_seq: seq, log_head_bytes: headBytes, log_tail_bytes: tailBytes, log_truncated_seq: markerSeq });
+      if (plan.openMarker) {
+        markerSeq = seq++;
+        tailStart = seq;
+        rows.push({ job_id: job.id, seq: markerSeq, kind: 'truncated', ts: now, bytes: 0, data: JSON.stringify({ droppedLines: 0, droppedBytes: 0 }) });
+      }
+      const dropped = { lines: 0, bytes: 0, agentSeq: droppedUpTo };
+      for (const l of incoming.slice(plan.head, plan.head + plan.unstored)) {
+        dropped.lines++;
+        dropped.bytes += l.bytes;
+        dropped.agentSeq = Math.max(dropped.agentSeq, l.line.seq);
+      }
+      if (plan.trim) {
+        const gone = await dropOldestTail(trx, { jobId: job.id, leaseId: body.leaseId, tailStart, tailLines: shape.tailLines, excess: plan.trim });
+        dropped.lines += gone.lines;
+        dropped.bytes += gone.bytes;
+        dropped.agentSeq = Math.max(dropped.agentSeq, gone.agentSeq);
+        tailBytes -= gone.bytes;
+        tailStart += gone.lines;
+      }
+      for (const l of incoming.slice(plan.head + plan.unstored)) {
+        tailBytes += l.bytes;
+        rows.push(lineRow(l, seq++));
+      }
+
+      for (let r = 0; r < rows.length; r += 1000) await trx('job_logs').insert(rows.slice(r, r + 1000));
+      if (dropped.lines > 0) {
+        await trx('job_logs')
+          .where({ job_id: job.id, seq: markerSeq! })
+          .update({
+            data: trx.raw(
+              `jsonb_build_object('droppedLines', (data->>'droppedLines')::bigint + ?, 'droppedBytes', (data->>'droppedBytes')::bigint + ?)`,
+              [dropped.lines, dropped.bytes],
+            ),
+          });
+      }
+      await trx('jobs')
+        .where({ id: job.id })
+        .update({
+          log_next_seq: seq,
+          log_head_bytes: headBytes,
+          log_tail_bytes: tailBytes,
+          log_truncated_seq: markerSeq,
+          log_tail_start_seq: markerSeq === null ? null : tailStart,
+          ...(dropped.agentSeq > droppedUpTo && { log_dropped_lease_id: body.leaseId, log_dropped_agent_seq: dropped.agentSeq }),
+        });
       await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobLogs, job.id]);
       return { accepted: fresh.length, duplicates: offered.length - fresh.length };
     });
   }
 
-  /** Deletes the oldest tail lines until `excess` bytes are gone; returns the bytes dropped. */
-  async function dropOldestTail(trx: Knex.Transaction, jobId: string, markerSeq: number, excess: number): Promise<number> {
-    const { rows } = await trx.raw(
-      `WITH tail AS (
-         SELECT seq, bytes, sum(bytes) OVER (ORDER BY seq) - bytes AS before
-         FROM job_logs WHERE job_id = ? AND seq > ? AND kind = 'line'),
-       gone AS (
-         DELETE FROM job_logs l USING tail t
-         WHERE l.job_id = ? AND l.seq = t.seq AND t.before < ? RETURNING l.bytes)
-       SELECT count(*)::int AS lines, coalesce(sum(bytes), 0)::bigint AS bytes FROM gone`,
-      [jobId, markerSeq, jobId, excess],
-    );
-    const dropped = { lines: Number(rows[0].lines), bytes: Number(rows[0].bytes) };
+  /**
+   * Deletes the oldest tail rows until `excess` lines and cost are gone. Each row costs at least
+   * the overhead, so no more than ceil(excess cost / overhead) rows can be needed: only that
+   * primary-key range from the tail's start is read and deleted, never the whole tail. Two plain
+   * range statements rather than one with a join, whose plan could turn quadratic.
+   */
+  async function dropOldestTail(
+    trx: Knex.Transaction,
+    o: { jobId: string; leaseId: string; tailStart: number; tailLines: number; excess: { lines: number; cost: number } },
+  ): Promise<{ lines: number; bytes: number; agentSeq: number }> {
+    const reach = Math.min(o.tailLines, Math.max(o.excess.lines, Math.ceil(o.excess.cost / budget.overhead)));
+    const oldest: Array<{ bytes: number; lease_id: string; agent_seq: number }> = await trx('job_logs')
+      .where({ job_id: o.jobId })
+      .where('seq', '>=', o.tailStart)
+      .where('seq', '<', o.tailStart + reach)
+      .orderBy('seq')
+      .select('bytes', 'lease_id', 'agent_seq');
+    const gone = { lines: 0, bytes: 0, agentSeq: -1 };
+    for (const row of oldest) {
+      if (gone.lines >= o.excess.lines && costOf(budget, gone.lines, gone.bytes) >= o.excess.cost) break;
+      gone.lines++;
+      gone.bytes += row.bytes;
+      if (row.lease_id === o.leaseId) gone.agentSeq = Math.max(gone.agentSeq, row.agent_seq);
+    }
     await trx('job_logs')
-      .where({ job_id: jobId, seq: markerSeq })
-      .update({
-        data: trx.raw(
-          `jsonb_build_object('droppedLines', (data->>'droppedLines')::bigint + ?, 'droppedBytes', (data->>'droppedBytes')::bigint + ?)`,
-          [dropped.lines, dropped.bytes],
-        ),
-      });
-    return dropped.bytes;
+      .where({ job_id: o.jobId })
+      .where('seq', '>=', o.tailStart)
+      .where('seq', '<', o.tailStart + gone.lines)
+      .delete();
+    return gone;
   }
 
-  /** Events after `afterSeq`, oldest first. */
-  async function read(jobId: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
-    const rows = await db('job_logs').where({ job_id: jobId }).where('seq', '>', afterSeq).orderBy('seq').limit(limit);
-    return rows.map((r) =>
-      r.kind === 'truncated'
-        ? { kind: 'truncated', seq: r.seq, droppedLines: Number(r.data.droppedLines), droppedBytes: Number(r.data.droppedBytes), ts: new Date(r.ts).toISOString() }
-        : { kind: 'line', seq: r.seq, stream: r.stream, line: r.line, ts: new Date(r.ts).toISOString() },
+  /**
+   * Events after `afterSeq`, oldest first: up to `maxRows` rows and `maxBytes` of line text (at
+   * least one row, however long). Rows past the page are not fetched, only noticed.
+   */
+  async function read(jobId: string, afterSeq: number, page: Partial<typeof LOG_PAGE> = {}): Promise<LogPage> {
+    const { maxRows, maxBytes } = { ...LOG_PAGE, ...page };
+    // The one row after the page (if any) comes back with keep = false and no text: it says `full`.
+    const { rows } = await db.raw(
+      `SELECT seq, kind, stream, ts, data, keep, CASE WHEN keep THEN line END AS line
+       FROM (
+         SELECT *, n <= ? AND (n = 1 OR upto <= ?) AS keep
+         FROM (
+           SELECT seq, kind, stream, ts, data, line, bytes, row_number() OVER w AS n, sum(bytes) OVER w AS upto
+           FROM job_logs WHERE job_id = ? AND seq > ?
+           WINDOW w AS (ORDER BY seq)
+           ORDER BY seq LIMIT ?) ranked
+         WHERE n = 1 OR upto - bytes <= ?) page
+       ORDER BY seq`,
+      [maxRows, maxBytes, jobId, afterSeq, maxRows + 1, maxBytes],
     );
+    const events = (rows as StoredRow[])
+      .filter((r) => r.keep)
+      .map((r): LogEvent =>
+        r.kind === 'truncated'
+          ? { kind: 'truncated', seq: r.seq, droppedLines: Number(r.data.droppedLines), droppedBytes: Number(r.data.droppedBytes), ts: new Date(r.ts).toISOString() }
+          : { kind: 'line', seq: r.seq, stream: r.stream, line: r.line, ts: new Date(r.ts).toISOString() },
+      );
+    return { events, full: events.length < rows.length };
   }
 
   return { push, read };

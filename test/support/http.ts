@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { createApiKey } from '../../src/auth/api-keys';
 import { createWorkspace } from '../../src/auth/workspaces';
 import { testEnv } from './env';
@@ -84,3 +85,29 @@ export async function heldJob(manifest: Record<string, unknown> = {}) {
 export const resultOf = (node: NodeRef, job: Held, exitCode: number, runtimeMs = 1) => ({
   nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode, runtimeMs,
 });
+
+/**
+ * A POST from a given loopback source address (127.0.0.2, 127.0.0.3…): Linux routes all of
+ * 127/8 to this machine, so tests can be several clients by address.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function postFrom(localAddress: string, path: string, body: unknown, key?: string, baseUrl = testEnv().url): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  const data = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      new URL(`/api${path}`, baseUrl),
+      { method: 'POST', localAddress, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), ...credentialHeaders(key) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}

@@ -14,11 +14,14 @@ export function authRoutes(services: Services, registry: OpenAPIRegistry): Route
     path: '/request-otp',
     tag: 'auth',
     auth: 'none',
-    summary: 'Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account or not',
+    summary:
+      'Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account or not; past an hourly ' +
+      'limit (OTP_MAX_PER_HOUR per address and client IP, OTP_MAX_PER_HOUR_PER_IP per client IP, OTP_MAX_PER_HOUR_PER_EMAIL per ' +
+      'address) or when the mail relay fails, still 200 and nothing is sent',
     body: z.strictObject({ email: Email }),
     response: z.object({ sent: z.literal(true) }),
-    handle: async (_ctx, { email }) => {
-      await services.login.requestCode(email);
+    handle: async (ctx, { email }) => {
+      await services.login.requestCode(email, ctx.ip);
       return { sent: true as const };
     },
   });
@@ -26,10 +29,12 @@ export function authRoutes(services: Services, registry: OpenAPIRegistry): Route
     path: '/verify-otp',
     tag: 'auth',
     auth: 'none',
-    summary: 'Exchange the code for a session JWT; the first login creates the user and a personal workspace (owner)',
+    summary:
+      'Exchange the code for a session JWT; the first login creates the user and a personal workspace (owner). Past ' +
+      'OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP wrong codes in an hour from one client IP, 429 rate_limit.exceeded with Retry-After',
     body: z.strictObject({ email: Email, code: z.string().regex(/^\d{6}$/, 'six digits') }),
     response: z.object({ token: z.string(), expiresAt: z.string(), user: User }),
-    handle: (_ctx, { email, code }) => services.login.verifyCode(email, code),
+    handle: (ctx, { email, code }) => services.login.verifyCode(email, code, ctx.ip),
   });
   return router;
 }

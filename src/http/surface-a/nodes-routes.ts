@@ -3,6 +3,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
+import type { CredentialSlots } from '../credential-slots';
 import { operationGroup } from '../openapi';
 import { requestOrigin } from '../request-origin';
 import { assignedJobA, jobA, nodeA } from './render';
@@ -12,7 +13,7 @@ import {
 
 const KeyResponse = z.object({ nodeId: z.string(), apiKey: z.string() });
 
-export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Router {
+export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls: CredentialSlots): Router {
   const { router, mount } = operationGroup(registry, 'nodes');
   const { agents, logs } = services;
 
@@ -25,6 +26,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Rout
   });
   mount({
     path: '/heartbeat',
+    nodeKey: true,
     summary: 'Keep-alive every 30 s naming running jobs; answers drain and the jobs to stop',
     body: HeartbeatRequest,
     response: z.object({ drain: z.boolean(), cancel: z.array(z.string()) }),
@@ -32,22 +34,25 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Rout
   });
   mount({
     path: '/poll',
-    summary: 'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted',
+    nodeKey: true,
+    summary: 'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
     response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
     handle: async (ctx, body) => {
+      const release = polls.acquire(principalOf(ctx).credentialId);
       const aborted = new AbortController();
       // The request has been read by now; only the response tells of a client that went away.
       ctx.res.once('close', () => {
         if (!ctx.res.writableFinished) aborted.abort();
       });
-      const out = await agents.poll(principalOf(ctx), body, aborted.signal);
+      const out = await agents.poll(principalOf(ctx), body, aborted.signal).finally(release);
       const uploadUrl = (a: (typeof out.jobs)[number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
       return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
     },
   });
   mount({
     path: '/logs',
+    nodeKey: true,
     summary: "Push a batch of log lines for the node's current lease (idempotent on seq)",
     body: LogsRequest,
     response: z.object({ accepted: z.number().int(), duplicates: z.number().int() }),
@@ -58,6 +63,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Rout
   });
   mount({
     path: '/result',
+    nodeKey: true,
     summary: "Report an attempt's terminal result (idempotent); 409 job.not_assigned for a stale lease",
     body: ResultRequest,
     response: JobA,
@@ -68,6 +74,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Rout
   });
   mount({
     path: '/drain',
+    nodeKey: true,
     summary: 'Stop handing the node new jobs; past deadlineSeconds its unfinished jobs are requeued',
     body: DrainRequest,
     response: NodeA,
@@ -85,6 +92,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry): Rout
   });
   mount({
     path: '/rotate-key',
+    nodeKey: true,
     summary: "Replace the node's key; the old one stops working at once",
     body: NodeRef,
     response: KeyResponse,

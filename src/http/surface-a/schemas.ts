@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { JOB_STATES } from '../../../workflows/definitions';
 import { LabelsSchema } from '../../jobs/schemas';
+import { storableText } from '../../shared/text';
+
+/** PostgreSQL's integer: larger numbers in such fields are 400, not an overflow. */
+const MAX_INT32 = 2 ** 31 - 1;
 
 // Surface A's request and response shapes (CONTRACT §4). Requests are strict: unknown fields are
 // 400 `request.invalid`. Responses are documented in the OpenAPI document.
@@ -45,9 +49,9 @@ export const LogsRequest = z.strictObject({
   lines: z
     .array(
       z.strictObject({
-        seq: z.number().int().min(0),
+        seq: z.number().int().min(0).max(MAX_INT32),
         stream: z.enum(['stdout', 'stderr']),
-        line: z.string().max(64 * 1024),
+        line: z.string().max(64 * 1024).transform(storableText).meta({ description: 'NUL and lone surrogates are stored as U+FFFD' }),
         ts: z.iso.datetime().optional(),
       }),
     )
@@ -58,7 +62,7 @@ export const ResultRequest = z.strictObject({
   job_id: JobId,
   leaseId: LeaseId,
   exitCode: z.number().int().min(-255).max(255),
-  runtimeMs: z.number().int().min(0),
+  runtimeMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   error: z.string().max(4096).optional(),
   usage: z.record(z.string(), z.number()).optional(),
 });

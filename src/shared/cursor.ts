@@ -1,0 +1,21 @@
+import { AppError } from './errors';
+import type { IdPrefix } from './ids';
+
+// Lists page by ID: IDs are time-sortable, so the cursor is the last ID returned, kept opaque.
+// One decoder for every list, so a cursor that is not ours is 400 everywhere, never a query.
+
+export const encodeCursor = (id: string): string => Buffer.from(id).toString('base64url');
+
+export function decodeCursor(cursor: string, prefix: IdPrefix): string {
+  const id = Buffer.from(cursor, 'base64url').toString();
+  if (!new RegExp(`^${prefix}_[0-9a-z]{26}$`).test(id)) {
+    throw new AppError('request.invalid', 'Invalid cursor', { fields: [{ path: 'cursor', message: 'not a cursor from this API' }] });
+  }
+  return id;
+}
+
+/** The page of `rows` (fetched with limit + 1) and the cursor of the next one. */
+export function pageOf<R, T extends { id: string }>(rows: R[], limit: number, map: (row: R) => T): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit).map(map);
+  return { items, nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1].id) : null };
+}

@@ -1,0 +1,47 @@
+/**
+ * At most `size` holders at once; others wait their turn in order, until their deadline or abort.
+ */
+export function createGate(size: number) {
+  let inside = 0;
+  const waiting: Array<() => void> = [];
+  const leave = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else inside--;
+  };
+  return {
+    /** Resolves to a release function, or null when the deadline passed or the signal aborted first. */
+    enter(deadline: number, signal?: AbortSignal): Promise<(() => void) | null> {
+      const once = () => {
+        let done = false;
+        return () => {
+          if (!done) {
+            done = true;
+            leave();
+          }
+        };
+      };
+      if (inside < size) {
+        inside++;
+        return Promise.resolve(once());
+      }
+      return new Promise((resolve) => {
+        const admit = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
+          resolve(once());
+        };
+        const giveUp = () => {
+          const i = waiting.indexOf(admit);
+          if (i >= 0) waiting.splice(i, 1);
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
+          resolve(null);
+        };
+        const timer = setTimeout(giveUp, Math.max(0, deadline - Date.now()));
+        signal?.addEventListener('abort', giveUp, { once: true });
+        waiting.push(admit);
+      });
+    },
+  };
+}

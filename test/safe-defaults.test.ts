@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { resolveJwtSecret } from '../src/auth/jwt-secret';
+import { mailerFor } from '../src/auth/mailer';
+import { childEnvironment, loadConfig } from '../src/config';
+import { freePort } from '../src/stack/ports';
+import { newEmail } from './support/auth';
+import { testEnv } from './support/env';
+import { captureLog } from './support/log-capture';
+
+const ROOT = path.resolve(__dirname, '..');
+
+describe('safe defaults', () => {
+  let api: ChildProcess | undefined;
+  // An API that did start (the failure this guards against) does not outlive its test.
+  afterEach(() => {
+    if (api && api.exitCode === null && api.signalCode === null) api.kill('SIGKILL');
+  });
+
+  it('reads a missing NODE_ENV as production: no invented JWT secret, no mailer without SMTP_URL', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-defaults-'));
+    try {
+      const config = loadConfig({ COMPUTE_DATA_DIR: dataDir });
+      assert.equal(config.env, 'production');
+      assert.equal(loadConfig({}).env, 'production');
+      await assert.rejects(resolveJwtSecret(config), /JWT_SECRET is required in production/);
+      assert.deepEqual(fs.readdirSync(dataDir), [], 'no secret was written');
+      assert.throws(() => mailerFor(config, captureLog().log), /SMTP_URL is required in production/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('never logs a login code in production, whether the mail goes out or the relay refuses', async () => {
+    const captured = captureLog('trace');
+    const email = newEmail();
+    const code = String(100_000 + Math.floor(Math.random() * 900_000));
+    await mailerFor(loadConfig({ SMTP_URL: testEnv().mailbox.url }), captured.log).sendLoginCode(email, code, 10);
+    assert.equal(testEnv().mailbox.codeFor(email), code, 'the code went out by mail');
+
+    const refused = `smtp://127.0.0.1:${await freePort()}`;
+    await mailerFor(loadConfig({ SMTP_URL: refused }), captured.log).sendLoginCode(email, code, 10);
+    assert.ok(captured.lines().some((l) => l.msg === 'sending a login code failed'), captured.text());
+    assert.doesNotMatch(captured.text(), new RegExp(code));
+  });
+
+  it('refuses to start the API without NODE_ENV and JWT_SECRET, saying why', async () => {
+    const env = childEnvironment(testEnv().vars);
+    delete env.NODE_ENV;
+    delete env.JWT_SECRET;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    api = child;
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    assert.notEqual(code, 0, output);
+    assert.match(output, /JWT_SECRET is required in production/);
+  });
+});
