@@ -32,27 +32,18 @@
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
  * run, default 1000), --warmup=N (default 20). The last line of output is the summary, alone.
  */
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createLogger } from '../src/log';
-import { runUntilSignal } from '../src/main/run-until-signal';
 import { apiClient } from './api';
 import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';
 import { watchLoad } from './load';
 import { profileDispatch } from './profile';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
-import { type BenchStack, startBenchStack } from './stack';
+import { type BenchStack, option, runBench } from './stack';
 import { describe, ms, summarize } from './stats';
 
 const IN_FLIGHT = 200;
 /** Latency rounds per kind, interleaved. */
 const ROUNDS = 6;
 
-function option(name: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const value = arg ? Number(arg.split('=')[1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
@@ -153,31 +144,4 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
   }
 }
 
-async function main() {
-  const counts = { warmup: option('warmup', 20), latency: option('latency', 300), throughput: option('throughput', 1000) };
-  // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const started = Date.now();
-  note('starting the stack (Temporal dev server, PostgreSQL, API + worker in process) …');
-  const stack = await startBenchStack(note);
-  note(`stack ready in ${Date.now() - started} ms`);
-  // Ctrl-C: take the stack down before leaving.
-  runUntilSignal(createLogger('warn', 'bench'), async () => {
-    await stack.stop();
-    process.exit(130);
-  });
-  let summary: string;
-  try {
-    summary = await run(stack, counts);
-  } finally {
-    await stack.stop();
-  }
-  note(`bench done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  say(summary);
-  process.exit(0);
-}
-
-main().catch((err) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runBench((stack) => run(stack, { warmup: option('warmup', 20), latency: option('latency', 300), throughput: option('throughput', 1000) }));

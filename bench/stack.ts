@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createApiKey } from '../src/auth/api-keys';
 import { createWorkspace } from '../src/auth/workspaces';
@@ -8,6 +9,7 @@ import { type Config, loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrate';
 import { createLogger } from '../src/log';
+import { runUntilSignal } from '../src/main/run-until-signal';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { type LocalStack, startLocalStack } from '../src/stack/local-stack';
 import { freePort } from '../src/stack/ports';
@@ -80,4 +82,45 @@ export async function startBenchStack(say: (msg: string) => void): Promise<Bench
     await stop();
     throw err;
   }
+}
+
+/**
+ * A bench's whole life: start the stack, run, print the one-line summary on stdout, take the
+ * stack down (on Ctrl-C too), exit. `run` prints its own figures as it goes.
+ */
+export function runBench(run: (stack: BenchStack) => Promise<string>): void {
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  const main = async () => {
+    // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const started = Date.now();
+    note('starting the stack (Temporal dev server, PostgreSQL, API + worker in process) …');
+    const stack = await startBenchStack(note);
+    note(`stack ready in ${Date.now() - started} ms`);
+    runUntilSignal(createLogger('warn', 'bench'), async () => {
+      await stack.stop();
+      process.exit(130);
+    });
+    let summary: string;
+    try {
+      summary = await run(stack);
+    } finally {
+      await stack.stop();
+    }
+    note(`bench done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    process.stdout.write(`${summary}\n`);
+    process.exit(0);
+  };
+  main().catch((err) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+/** `--name=N` from the command line, a positive integer, else `fallback`. */
+export function option(name: string, fallback: number): number {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  const value = arg ? Number(arg.split('=')[1]) : fallback;
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+  return value;
 }

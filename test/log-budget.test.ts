@@ -81,6 +81,15 @@ describe('job log budget', () => {
     assert.deepEqual(s.tail.map((r) => r.line), range(631, 680).map((n) => `line ${n}`));
     assert.equal(s.marker!.data!.droppedLines, 580);
     assert.equal(s.job.log_tail_start_seq, s.tail[0].seq);
+
+    const paged: number[] = [];
+    for (let after = 0, more = true; more; ) {
+      const page = await service.read(j.jobId, after, { maxRows: 7 });
+      paged.push(...page.events.map((e) => e.seq));
+      after = page.events.at(-1)?.seq ?? after;
+      more = page.full;
+    }
+    assert.deepEqual(paged, s.rows.map((r) => r.seq), 'pages go from the head over the dropped seqs to the tail');
     await j.finish();
   });
 

@@ -50,7 +50,7 @@ export class LogBatcher {
       this.dropped++;
       return;
     }
-    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped while the API was unreachable`);
+    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped: output came faster than the API took it (or the API was unreachable)`);
     const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…[line truncated]` : text;
     this.append(stream, storableText(line));
   }
@@ -118,7 +118,7 @@ export class LogBatcher {
   /** Sends everything still held; resolves once the API has it all (or the lease is gone). */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped while the API was unreachable`);
+    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped: output came faster than the API took it (or the API was unreachable)`);
     while (this.buffer.length > 0 && !this.lost) {
       this.kick();
       await this.inflight;

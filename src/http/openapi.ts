@@ -50,13 +50,19 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
       200: { description: 'OK', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
       429: {
         description:
-          'rate_limit.exceeded (per caller: RATE_LIMIT_PER_MINUTE and RATE_LIMIT_PER_HOUR, shared by all API instances) or ' +
+          'rate_limit.exceeded (per user, or per workspace for keys without a user: RATE_LIMIT_PER_MINUTE and RATE_LIMIT_PER_HOUR, shared by all API instances; ' +
+          'per client address past AUTH_FAILURES_PER_MINUTE refused credentials) or ' +
           'quota.exceeded (an API key quota). Every answer carries RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
         headers: {
           'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } },
           'RateLimit-Remaining': { description: 'Requests left in the tighter window', schema: { type: 'integer' } },
           'RateLimit-Reset': { description: 'Seconds until that window starts over', schema: { type: 'integer' } },
         },
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+      408: {
+        description:
+          'request.invalid: the request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS (headers within HTTP_HEADERS_TIMEOUT_MS); the connection is closed',
         content: { 'application/json': { schema: ErrorEnvelope } },
       },
       503: {

@@ -18,7 +18,7 @@ export type LogEvent =
 
 export interface LogPage {
   events: LogEvent[];
-  /** A cap ended the page: more is stored after its last event. */
+  /** More is stored after the page: read again at once. */
   full: boolean;
 }
 
@@ -63,9 +63,14 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
       if (!live || job.lease_id !== body.leaseId || attempt?.agent_id !== body.nodeId) throw notAssigned();
 
       const offered = [...new Map(body.lines.map((l) => [l.seq, l])).values()].sort((a, b) => a.seq - b.seq);
+      // A range over the (job, lease, agent seq) index, not an IN list: planned on a young job's
+      // statistics, the list reads every row of the job instead.
       const seen = new Set<number>(
         offered.length
-          ? await trx('job_logs').where({ job_id: job.id, lease_id: body.leaseId }).whereIn('agent_seq', offered.map((l) => l.seq)).pluck('agent_seq')
+          ? await trx('job_logs')
+              .where({ job_id: job.id, lease_id: body.leaseId })
+              .whereBetween('agent_seq', [offered[0].seq, offered[offered.length - 1].seq])
+              .pluck('agent_seq')
           : [],
       );
       // A line no newer than one already dropped was pushed before (or would be dropped now).
@@ -175,23 +180,29 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
 
   /**
    * Events after `afterSeq`, oldest first: up to `maxRows` rows and `maxBytes` of line text (at
-   * least one row, however long). Rows past the page are not fetched, only noticed.
+   * least one row, however long). The text of rows past the page never leaves the database.
    */
   async function read(jobId: string, afterSeq: number, page: Partial<typeof LOG_PAGE> = {}): Promise<LogPage> {
     const { maxRows, maxBytes } = { ...LOG_PAGE, ...page };
-    // The one row after the page (if any) comes back with keep = false and no text: it says `full`.
+    const job = await db('jobs').where({ id: jobId }).first('log_next_seq', 'log_truncated_seq', 'log_tail_start_seq');
+    if (!job) return { events: [], full: false };
+    // Seqs are dense but for the lines dropped between the marker and the tail: skip those, and
+    // read a bounded seq range, so a flooded job's page never costs more than the page (a plan
+    // on stale statistics would otherwise scan and sort the rest of the log).
+    const from = job.log_truncated_seq !== null && afterSeq >= job.log_truncated_seq ? Math.max(afterSeq, job.log_tail_start_seq - 1) : afterSeq;
+    const to = from + maxRows + 1;
+    // A row after the page (if any) comes back with keep = false and no text: it says `full`.
     const { rows } = await db.raw(
       `SELECT seq, kind, stream, ts, data, keep, CASE WHEN keep THEN line END AS line
        FROM (
          SELECT *, n <= ? AND (n = 1 OR upto <= ?) AS keep
          FROM (
            SELECT seq, kind, stream, ts, data, line, bytes, row_number() OVER w AS n, sum(bytes) OVER w AS upto
-           FROM job_logs WHERE job_id = ? AND seq > ?
-           WINDOW w AS (ORDER BY seq)
-           ORDER BY seq LIMIT ?) ranked
+           FROM job_logs WHERE job_id = ? AND seq > ? AND seq <= ?
+           WINDOW w AS (ORDER BY seq)) ranked
          WHERE n = 1 OR upto - bytes <= ?) page
        ORDER BY seq`,
-      [maxRows, maxBytes, jobId, afterSeq, maxRows + 1, maxBytes],
+      [maxRows, maxBytes, jobId, from, to, maxBytes],
     );
     const events = (rows as StoredRow[])
       .filter((r) => r.keep)
@@ -200,7 +211,8 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
           ? { kind: 'truncated', seq: r.seq, droppedLines: Number(r.data.droppedLines), droppedBytes: Number(r.data.droppedBytes), ts: new Date(r.ts).toISOString() }
           : { kind: 'line', seq: r.seq, stream: r.stream, line: r.line, ts: new Date(r.ts).toISOString() },
       );
-    return { events, full: events.length < rows.length };
+    // Cut by a cap, or the range ended at the marker's gap with the tail still to come.
+    return { events, full: events.length < rows.length || to < job.log_next_seq - 1 };
   }
 
   return { push, read };
