@@ -32,7 +32,7 @@ describe('a dependency outage', () => {
     try {
       api = await startServiceProcess({ config: testEnv().configWith({ TEMPORAL_ADDRESS: temporal.address }), log: quietLog, api: true, worker: false });
       const url = api.url!;
-      const { key } = await newWorkspace();
+      const { key, workspaceId } = await newWorkspace();
       const before = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo before' }, key, url);
       await temporal.stop();
 
@@ -40,6 +40,9 @@ describe('a dependency outage', () => {
       assertUnavailable(await post('/compute/jobs/cancel', { job_id: before.job_id }, key, url), 'cancel');
       const listed = await ok('/compute/jobs/list', {}, key, url);
       assert.deepEqual(listed.jobs.map((j: { job_id: string }) => j.job_id), [before.job_id], 'the refused submit left nothing visible');
+      // Raw rows: jobs/list hides rows whose workflow was never confirmed.
+      const rows = await testEnv().db('jobs').where({ workspace_id: workspaceId }).pluck('id');
+      assert.deepEqual(rows, [before.job_id], 'the refused submit left no row behind either');
       assert.equal((await ok('/compute/jobs/retrieve', { job_id: before.job_id }, key, url)).state, 'queued', 'reads still work');
     } finally {
       await temporal.stop();
@@ -78,7 +81,13 @@ describe('a dependency outage', () => {
       const done = await ok('/compute/nodes/result', resultOf(node, polled.jobs[0], 0), node.nodeKey, url);
       assert.equal(done.state, 'succeeded');
       const listed = await ok('/compute/jobs/list', {}, key, url);
-      assert.equal(listed.jobs.length, 1, 'the refused submit left nothing behind');
+      assert.equal(listed.jobs.length, 1, 'the refused submit left nothing visible');
+      const check = createDb(pg.url);
+      try {
+        assert.deepEqual(await check('jobs').pluck('id'), [acked.job_id], 'the refused submit left no row behind either');
+      } finally {
+        await check.destroy();
+      }
     } finally {
       await api?.stop();
       await pg?.stop();

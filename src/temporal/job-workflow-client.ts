@@ -39,6 +39,14 @@ export class StartOutcomeUnknownError extends AppError {
 
 // gRPC codes after which the server certainly did not create the workflow.
 const NOT_APPLIED = new Set([3 /* INVALID_ARGUMENT */, 5, 6, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9, 11, 12, 16]);
+// gRPC's own account of a call that never left this process: no connection could be made, or
+// the deadline passed before one was (grpc-js names the stage it was waiting in; a sent call
+// names its remote_addr).
+const NEVER_SENT = /Connection refused|ECONNREFUSED|tcp connect error|waiting for (metadata filters|LB pick|name resolution)/i;
+const neverSent = (err: unknown): boolean => {
+  const text = `${(err as Error)?.message ?? ''} ${String((err as { cause?: unknown })?.cause ?? '')}`;
+  return NEVER_SENT.test(text) && !/remote_addr=/.test(text);
+};
 const grpcCodeOf = (err: unknown): number | undefined => {
   const e = err as { code?: unknown; cause?: { code?: unknown } };
   const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
@@ -81,7 +89,7 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw err;
       const code = grpcCodeOf(err);
-      const applied = !(code !== undefined && NOT_APPLIED.has(code));
+      const applied = !(code !== undefined && NOT_APPLIED.has(code)) && !neverSent(err);
       try {
         translate(err);
       } catch (translated) {
