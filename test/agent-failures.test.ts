@@ -25,10 +25,13 @@ describe('agent failures on the real stack', () => {
     assert.equal(done.attempt, 2);
     assert.deepEqual(await linesOf(job.job_id), ['attempt-1 start', 'attempt-2 start', 'attempt-2 end']);
 
+    const firstNode = first.nodeId();
+    const nodesBefore = (await ok('/compute/nodes/list', {}, key)).nodes.length;
     const back = await start({ key, dir: first.dir });
-    assert.equal(back.nodeId(), first.nodeId(), 'same node identity after a restart');
     const next = await submit(key, { command: 'echo again' });
     await waitForJob(key, next.job_id, inState('succeeded'), 15_000);
+    assert.equal((await ok('/compute/nodes/list', {}, key)).nodes.length, nodesBefore, 'the restarted agent registered no new node');
+    assert.equal(back.nodeId(), firstNode, 'its identity file still names its node');
   });
 
   it('a frozen agent brought back gets 409 for its late log push and result, stops the job and forgets it', async () => {

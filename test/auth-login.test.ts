@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { SignJWT, decodeProtectedHeader } from 'jose';
 import { createTokenIssuer } from '../src/auth/jwt';
@@ -32,7 +33,13 @@ describe('login by e-mailed code', () => {
     const member = await testEnv().db('workspace_members').where({ user_id: first.user.id }).first();
     assert.deepEqual([member.workspace_id, member.role], [first.user.workspaceId, 'owner']);
     const stored = await testEnv().db('otp_codes').where({ email: email.toLowerCase() }).first('code_hash');
-    assert.doesNotMatch(stored.code_hash, new RegExp(testEnv().mailbox.codeFor(email)), 'the code is stored hashed');
+    const code = testEnv().mailbox.codeFor(email);
+    assert.doesNotMatch(stored.code_hash, new RegExp(code), 'the code is stored hashed');
+    // Keyed: a plain hash of a 6-digit code would fall to a million guesses offline.
+    const plain = [code, `${email.toLowerCase()}\n${code}`].map((t) => createHash('sha256').update(t).digest('hex'));
+    assert.ok(!plain.includes(stored.code_hash), 'an HMAC, not a plain SHA-256');
+    const keyed = createHmac('sha256', `otp:${testEnv().config.auth.jwtSecret}`).update(`${email.toLowerCase()}\n${code}`).digest('hex');
+    assert.equal(stored.code_hash, keyed, 'an HMAC under the server key');
 
     const submitted = await bearer('/compute/jobs/submit', { type: 'COMMAND', command: 'echo jwt' }, first.token);
     assert.equal(submitted.status, 200);
@@ -49,12 +56,14 @@ describe('login by e-mailed code', () => {
     assert.deepEqual([bad.status, bad.body.code], [400, 'request.invalid']);
   });
 
-  it('refuses a wrong code, then still takes the right one', async () => {
+  it('refuses wrong codes, and after four of them still takes the right one', async () => {
     const email = newEmail();
     await post('/auth/request-otp', { email });
     const code = testEnv().mailbox.codeFor(email);
-    const wrong = await post('/auth/verify-otp', { email, code: code === '000000' ? '000001' : '000000' });
-    assert.deepEqual([wrong.status, wrong.body.code], [401, 'auth.unauthenticated']);
+    for (let i = 0; i < 4; i++) {
+      const wrong = await post('/auth/verify-otp', { email, code: String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0') });
+      assert.deepEqual([wrong.status, wrong.body.code], [401, 'auth.unauthenticated']);
+    }
     assert.equal((await post('/auth/verify-otp', { email, code })).status, 200);
   });
 

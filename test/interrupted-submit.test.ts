@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { testEnv } from './support/env';
+import { startServiceProcess } from '../src/runtime/service-process';
+import { waitFor } from './support/agents';
+import { quietLog, testEnv } from './support/env';
 import { newWorkspace, pollOne, registerNode, retrieve } from './support/http';
 import type { Principal } from '../src/auth/principal';
 import { ManifestSchema } from '../src/jobs/schemas';
@@ -26,5 +28,27 @@ describe('a crash of the API between the steps of a submit', () => {
     assert.equal(job.job_id, acknowledged.id);
     assert.equal((await retrieve(key, acknowledged.id)).state, 'running');
     assert.equal(await pollOne(node, 0), undefined, 'nothing else to run: no duplicate');
+  });
+
+  it('is settled by the periodic reconciler of a running API, on its own', async () => {
+    const { workspaceId } = await newWorkspace();
+    const jobs = testEnv().service.services!.jobs;
+    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
+    const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo settled' });
+    const orphan = await jobs.insertUnstarted(principal, manifest);
+    const acknowledged = await jobs.submit(principal, manifest);
+    const db = testEnv().db;
+    await db('jobs').where({ id: acknowledged.id }).update({ workflow_started: false });
+    // Older than any submit still under way, by the database's clock.
+    await db('jobs').whereIn('id', [orphan.id, acknowledged.id]).update({ created_at: db.raw("now() - interval '1 minute'") });
+    const api = await startServiceProcess({ config: testEnv().configWith({ RECONCILE_INTERVAL_MS: '200' }), log: quietLog, api: true, worker: false });
+    try {
+      await waitFor('the reconciler to settle both rows', async () => {
+        const rows = await db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
+        return rows.length === 1 && rows[0].id === acknowledged.id && rows[0].workflow_started;
+      });
+    } finally {
+      await api.stop();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { testEnv } from './support/env';
 import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob, heldJob, resultOf } from './support/http';
 import { readLogStream } from './support/sse';
 
@@ -69,10 +70,15 @@ describe('a job through the agent protocol', () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     const sub = await submit(key);
-    await pollOne(node);
-    await ok('/compute/jobs/cancel', { job_id: sub.job_id }, key);
+    const held = await pollOne(node);
+    assert.equal(held?.job_id, sub.job_id, 'the node holds the job');
+    const cancelling = await ok('/compute/jobs/cancel', { job_id: sub.job_id }, key);
+    assert.equal(cancelling.state, 'cancelling');
+    const asked = Date.now();
     const job = await waitForJob(key, sub.job_id, inState('cancelled'), 10_000);
     assert.equal(job.state, 'cancelled');
+    const graceMs = testEnv().config.durations.cancelGraceMs;
+    assert.ok(Date.now() - asked >= graceMs - 50, `cancelled ${Date.now() - asked} ms after the cancel, before the ${graceMs} ms grace`);
   });
 
   it('retries a failed job by hand with attempt + 1 and a new lease; the old lease is refused', async () => {

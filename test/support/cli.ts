@@ -12,6 +12,16 @@ export interface CliRun {
   stderr: string;
 }
 
+// Whatever credentials or endpoints the developer running the suite has set: a test gives its own.
+const DEVELOPER_SETTINGS = ['COMPUTE_API_KEY', 'COMPUTE_AGENT_KEY', 'COMPUTE_API_URL', 'COMPUTE_CONFIG_DIR', 'COMPUTE_DATA_DIR'];
+
+/** This process's environment without the developer's own CLI settings, plus `given`. */
+export function cliEnvironment(given: Record<string, string>): Record<string, string | undefined> {
+  const inherited = childEnvironment();
+  for (const name of DEVELOPER_SETTINGS) delete inherited[name];
+  return { ...inherited, ...given };
+}
+
 /** A config folder of its own, so no developer's real session leaks into a test. */
 export function cliConfigDir(): string {
   return fs.mkdtempSync(path.join(testEnv().dataDir, 'cli-'));
@@ -27,7 +37,7 @@ export function compute(
 ): Promise<CliRun> {
   const child = spawn('npx', ['--no-install', 'compute', ...args], {
     cwd: ROOT,
-    env: childEnvironment({ DATABASE_URL: testEnv().vars.DATABASE_URL, COMPUTE_API_URL: testEnv().url, ...opts.env }),
+    env: cliEnvironment({ DATABASE_URL: testEnv().vars.DATABASE_URL, COMPUTE_API_URL: testEnv().url, ...opts.env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
