@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { ok, heldJob, resultOf } from './support/http';
 import { readLogStream } from './support/sse';
+import { testEnv } from './support/env';
+import { waitFor } from './support/agents';
 
 async function runningJob() {
   const { key, node, sub, job } = await heldJob();
@@ -26,12 +28,16 @@ describe('job logs', () => {
   it('replays, follows live, and resumes after Last-Event-ID with no line lost or doubled', async () => {
     const j = await runningJob();
     await j.push(lines(1, 5));
-    const follower = readLogStream(j.key, j.jobId);
+    const seen: string[] = [];
+    const follower = readLogStream(j.key, j.jobId, { onEvent: (e) => e.event === 'log' && seen.push(e.data.line) });
     const partial = await readLogStream(j.key, j.jobId, { stopAfter: 3 });
-    await new Promise((r) => setTimeout(r, 200));
+    // Live, not read back from storage at the end: each push reaches the follower while the job runs.
+    await waitFor('the follower to have line 5', () => seen.includes('line 5'));
     await j.push(lines(6, 10));
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor('line 10 to arrive live', () => seen.includes('line 10'));
     await j.push(lines(11, 12));
+    await waitFor('line 12 to arrive live', () => seen.includes('line 12'));
+    assert.equal((await testEnv().db('jobs').where({ id: j.jobId }).first('state')).state, 'RUNNING', 'all of it before the job finished');
     await j.finish();
     const live = await follower;
     const got = live.events.filter((e) => e.event === 'log').map((e) => e.data.line);

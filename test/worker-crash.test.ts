@@ -56,18 +56,28 @@ describe('kill -9 of the worker mid-job', () => {
     process.kill(-worker.pid, 'SIGKILL');
     assert.equal(await worker.exited, null, 'killed by the signal');
 
-    // No worker: the API still acknowledges a submit, and the agent keeps heartbeating.
+    // No worker: the API still acknowledges a submit, and the agent heartbeats as a live agent
+    // does, in the background, until its result: through the outage and the new worker's start.
     const second = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo two' }, key, url);
-    for (let i = 0; i < 3; i++) {
-      await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey, url);
-      await sleep(1000);
-    }
+    const cancels: string[][] = [];
+    let beating = true;
+    const heartbeats = (async () => {
+      while (beating) {
+        cancels.push((await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey, url)).cancel);
+        await sleep(300);
+      }
+    })();
+    // Longer than the loss window: a job whose heartbeats were not heard would be lost by now.
+    await sleep(testEnv().config.durations.agentLostAfterMs + 500);
     worker = await spawnWorker(taskQueue, 'worker-2');
-    await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey, url);
     assert.equal((await retrieve(key, first.job_id)).state, 'running', 'the agent was never counted lost');
 
     const done = await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, url);
+    beating = false;
+    await heartbeats;
     assert.equal(done.state, 'succeeded');
+    assert.ok(cancels.length >= 5, `${cancels.length} heartbeats`);
+    assert.deepEqual(cancels.filter((c) => c.length > 0), [], 'no heartbeat told the agent to stop its job');
     const next = (await pollOne(node, 10))!;
     assert.equal(next.job_id, second.job_id);
     await ok('/compute/nodes/result', resultOf(node, next, 0), node.nodeKey, url);

@@ -12,7 +12,7 @@ export interface SseEvent {
 export async function readLogStream(
   key: string,
   jobId: string,
-  opts: { lastEventId?: string; stopAfter?: number; timeoutMs?: number } = {},
+  opts: { lastEventId?: string; stopAfter?: number; timeoutMs?: number; onEvent?: (e: SseEvent) => void } = {},
 ): Promise<{ events: SseEvent[]; comments: string[]; status: number }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), opts.timeoutMs ?? 15_000);
@@ -29,7 +29,11 @@ export async function readLogStream(
   try {
     for await (const frame of sseFrames(res.body)) {
       comments.push(...frame.comments);
-      if (frame.data) events.push({ event: frame.event, id: frame.id, data: JSON.parse(frame.data) });
+      if (frame.data) {
+        const e = { event: frame.event, id: frame.id, data: JSON.parse(frame.data) };
+        events.push(e);
+        opts.onEvent?.(e);
+      }
       if (frame.event === 'end' || (opts.stopAfter && events.length >= opts.stopAfter)) {
         abort.abort();
         return { events, comments, status: 200 };
