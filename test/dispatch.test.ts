@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { Client, Connection } from '@temporalio/client';
+import { workflowIdOf } from '../src/temporal/job-workflow-client';
+import { type JobSnapshot, stateQuery } from '../workflows/definitions';
+import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
 import { newWorkspace, ok, pollOne, registerNode, sleep, submit } from './support/http';
 
@@ -39,32 +43,47 @@ describe('dispatch', () => {
     assert.equal((await pollOne(gpuNode, 0))!.job_id, gpuOnly.job_id);
   });
 
-  it('a heartbeat, log push or upload right after a poll waits for the assignment to commit instead of refusing it', async () => {
+  it('a heartbeat, log push or upload right after an assignment waits for it to commit instead of refusing it', async () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     const db = testEnv().db;
-    // Stretch this node's assignment commits to half a second, so the calls below land inside them.
-    await db.raw(`CREATE OR REPLACE FUNCTION test_slow_attempt() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$ LANGUAGE plpgsql`);
-    await db.raw(`CREATE TRIGGER test_slow_attempt BEFORE INSERT ON job_attempts FOR EACH ROW WHEN (NEW.agent_id = '${node.nodeId}') EXECUTE FUNCTION test_slow_attempt()`);
+    const LOCK = 7_321_001;
+    // Every projection of this node's assignment (the claim's, or the workflow's own) waits on an
+    // advisory lock this test holds, holding the job's row: the window stays open until released.
+    await db.raw(`CREATE OR REPLACE FUNCTION test_hold_assignment() RETURNS trigger AS $$ BEGIN PERFORM pg_advisory_xact_lock(${LOCK}); RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await db.raw(`CREATE TRIGGER test_hold_assignment BEFORE INSERT ON job_attempts FOR EACH ROW WHEN (NEW.agent_id = '${node.nodeId}') EXECUTE FUNCTION test_hold_assignment()`);
+    const holder = await db.transaction();
+    const connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     try {
+      await holder.raw('SELECT pg_advisory_xact_lock(?)', [LOCK]);
       const sub = await submit(key, { artifacts: { paths: ['*'] } });
-      const polled = await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey);
-      const held = polled.jobs[0];
-      assert.equal(held.job_id, sub.job_id);
-      // Whichever projection of the assignment commits first (the claim's, or the workflow's own),
-      // the calls below arrive while it may still be committing: they must wait for it, not refuse.
-      const [beat, pushed, upload] = await Promise.all([
-        ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey),
-        ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'early' }] }, node.nodeKey),
-        fetch(held.artifactUploadUrl.replace('{id}', 'early'), { method: 'PUT', body: 'x' }),
+      const poll = ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey);
+      // The workflow knows the lease as soon as it assigned the job; the read model does not yet.
+      const workflow = new Client({ connection }).workflow.getHandle(workflowIdOf(sub.job_id));
+      const leaseId: string = await waitFor('the workflow to assign the job', async () => ((await workflow.query(stateQuery)) as JobSnapshot).leaseId ?? undefined);
+      const uploadUrl = testEnv().service.services!.artifacts.uploadTemplate(testEnv().url, { id: sub.job_id, timeoutSeconds: 3600 }, leaseId).replace('{id}', 'early');
+      const calls = Promise.all([
+        ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [sub.job_id] }, node.nodeKey),
+        ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: sub.job_id, leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'early' }] }, node.nodeKey),
+        fetch(uploadUrl, { method: 'PUT', body: 'x' }),
       ]);
+      await waitFor('the three calls to wait on the job row', async () => {
+        const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from "jobs"%for %'`);
+        return rows[0].n >= 3;
+      });
+      await holder.commit();
+      const [held] = (await poll).jobs;
+      assert.deepEqual([held.job_id, held.leaseId], [sub.job_id, leaseId]);
+      const [beat, pushed, upload] = await calls;
       assert.deepEqual(beat.cancel, [], 'the heartbeat does not tell the agent to stop the job it was just given');
       assert.equal(pushed.accepted, 1);
       assert.equal(upload.status, 200);
-      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: sub.job_id, leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
     } finally {
-      await db.raw('DROP TRIGGER IF EXISTS test_slow_attempt ON job_attempts');
-      await db.raw('DROP FUNCTION IF EXISTS test_slow_attempt()');
+      if (!holder.isCompleted()) await holder.rollback();
+      await connection.close();
+      await db.raw('DROP TRIGGER IF EXISTS test_hold_assignment ON job_attempts');
+      await db.raw('DROP FUNCTION IF EXISTS test_hold_assignment()');
     }
   });
 
