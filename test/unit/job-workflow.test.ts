@@ -56,7 +56,7 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
 
   it('requeues after each agent loss with doubling backoff, then fails with agent_lost', async () => {
     const handle = await start();
-    const requeueGaps: number[] = [];
+    const availableAts: string[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
       const leaseId = `lease-l${attempt}`;
       await waitForSnapshot(handle, (s) => s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now());
@@ -65,7 +65,7 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
       fake.silent.add(leaseId);
       if (attempt < 3) {
         const queued = await waitForSnapshot(handle, (s) => s.attempt === attempt + 1);
-        requeueGaps.push(Date.parse(queued.availableAt) - Date.now());
+        availableAts.push(queued.availableAt);
         assert.equal(await refusalOf(assign(handle, 'too-early')), REFUSAL.invalidState, 'no hand-out during the backoff');
       }
     }
@@ -73,9 +73,22 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
     assert.equal(done.state, 'FAILED');
     assert.equal(done.failureReason, 'agent_lost');
     assert.deepEqual(fake.endsOf(done.jobId).map((e) => e.reason), ['agent_lost', 'agent_lost', 'agent_lost']);
-    // Backoffs of 400 ms then 800 ms, each read a little after it began.
-    const [first, second] = requeueGaps;
-    assert.ok(first > 200 && first <= 400 && second > 400 && second <= 800, `gaps ${requeueGaps}`);
+    // The backoffs, on the workflow's own clock: each requeue's availableAt less the time of the
+    // workflow task that made it (the task that upserted JobState=QUEUED).
+    const events = (await handle.fetchHistory()).events ?? [];
+    const byId = new Map(events.map((e) => [Number(e.eventId), e]));
+    const msOf = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+    const requeuedAt = events
+      .filter((e) => {
+        const field = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.JobState;
+        return field?.data && JSON.parse(Buffer.from(field.data).toString()) === 'QUEUED';
+      })
+      .map((e) => {
+        const completed = byId.get(Number(e.upsertWorkflowSearchAttributesEventAttributes!.workflowTaskCompletedEventId));
+        return msOf(byId.get(Number(completed!.workflowTaskCompletedEventAttributes!.startedEventId))!.eventTime);
+      });
+    const backoffs = availableAts.map((at, i) => Date.parse(at) - requeuedAt[i]);
+    assert.deepEqual(backoffs, [UNIT_TIMINGS.agentLossBackoffMs, 2 * UNIT_TIMINGS.agentLossBackoffMs], `backoffs ${backoffs}`);
   });
 
   it('keeps a job whose agent stays alive past several loss periods', async () => {
