@@ -8,10 +8,10 @@ import { startServiceProcess } from '../src/runtime/service-process';
 import { startMinio } from '../src/stack/minio';
 import { freePort } from '../src/stack/ports';
 import { ensureTool } from '../src/stack/tools';
+import { waitFor } from './support/agents';
 import { memoryOf, spawnApi } from './support/api-process';
 import { presignDownload, presignUpload, send, sessionWithJob, storedKeys } from './support/artifacts';
 import { quietLog, testEnv } from './support/env';
-import { sleep } from './support/http';
 
 const MiB = 1024 * 1024;
 
@@ -67,15 +67,14 @@ describe('artifact limits and outages', () => {
       assert.equal(chunked.status, 413, 'a chunked body that grows past the limit');
       assert.equal(chunked.json().code, 'request.too_large');
 
-      // A client that goes away mid-upload, after parts were stored.
+      // A client that goes away mid-upload, once a part is in storage.
       const cut = on((await presignUpload(token, jobId)).url);
-      await new Promise<void>((resolve) => {
-        const req = http.request(cut, { method: 'PUT' });
-        req.on('error', () => resolve());
-        req.write(randomBytes(11 * MiB), () => setTimeout(() => req.destroy(), 500));
-      });
-      await sleep(500);
-
+      const req = http.request(cut, { method: 'PUT' });
+      req.on('error', () => undefined);
+      req.write(randomBytes(11 * MiB));
+      await waitFor('a part of the upload in storage', async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 1);
+      req.destroy();
+      await waitFor('the cut upload to be aborted in storage', async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 0, 10_000);
       assert.deepEqual(await storedKeys(workspaceId, jobId), { objects: [], unfinished: [] });
       const fits = await send('PUT', on((await presignUpload(token, jobId)).url), { body: randomBytes(12 * MiB) });
       assert.equal(fits.status, 200, 'exactly the limit is accepted');
@@ -87,12 +86,13 @@ describe('artifact limits and outages', () => {
   it('takes at most ARTIFACT_UPLOADS_MAX uploads at once and answers 429 with Retry-After past it', async () => {
     const api = await startServiceProcess({ config: testEnv().configWith({ ARTIFACT_UPLOADS_MAX: '1' }), log: quietLog, api: true, worker: false });
     try {
-      const { token, jobId } = await sessionWithJob();
+      const { token, jobId, workspaceId } = await sessionWithJob();
       const on = (url: string) => url.replace(testEnv().url, api.url!);
       const slow = new PassThrough();
       const first = send('PUT', on((await presignUpload(token, jobId)).url), { body: slow });
-      slow.write(randomBytes(1024));
-      await sleep(300);
+      // Under way, holding the one slot, once storage holds a part of it.
+      slow.write(randomBytes(testEnv().config.s3.partSizeBytes + 1024));
+      await waitFor('a part of the first upload in storage', async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 1);
       const second = await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('second') });
       assert.equal(second.status, 429);
       assert.equal(second.json().code, 'rate_limit.exceeded');

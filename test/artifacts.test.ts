@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { waitFor } from './support/agents';
 import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { createObjectStore } from '../src/artifacts/object-store';
@@ -130,8 +131,9 @@ describe('artifacts through signed URLs', () => {
     const held = (await pollOne(node)) as unknown as { job_id: string; leaseId: string; artifactUploadUrl: string };
     const body = new PassThrough();
     const upload = send('PUT', held.artifactUploadUrl.replace('{id}', 'slow'), { body });
-    body.write(randomBytes(64 * 1024));
-    await sleep(300); // the upload is under way, its lease checked at the start
+    // More than a part: the upload is under way (its lease checked at the start) once storage holds one.
+    body.write(randomBytes(testEnv().config.s3.partSizeBytes + 1024));
+    await waitFor('a part of the upload in storage', async () => (await storedKeys(workspaceId, held.job_id)).unfinished.length === 1);
     await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 }, node.nodeKey);
     body.end(randomBytes(64 * 1024));
     assertRefused(await upload, 409, 'job.not_assigned', 'an upload that outlived its lease');

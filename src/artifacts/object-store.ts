@@ -161,8 +161,12 @@ export function createObjectStore(config: Config): ObjectStore | undefined {
       guard(async () => {
         const objects: string[] = [];
         for await (const item of client.listObjectsV2(bucket, prefix, true)) if (item.name) objects.push(item.name);
+        // MinIO lists unfinished multipart uploads only for an exact object name or the whole
+        // bucket, never for a folder prefix: list the bucket's and keep those under the prefix.
         const unfinished: string[] = [];
-        for await (const item of client.listIncompleteUploads(bucket, prefix, true) as AsyncIterable<{ key: string }>) unfinished.push(item.key);
+        for await (const item of client.listIncompleteUploads(bucket, '', true) as AsyncIterable<{ key: string }>) {
+          if (item.key.startsWith(prefix)) unfinished.push(item.key);
+        }
         return { objects, unfinished };
       }),
   };
