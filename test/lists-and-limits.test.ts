@@ -104,11 +104,18 @@ describe('lists, node states and push limits, as the README says', () => {
         return ids.sort();
       };
       const ws = `WorkspaceId = "${workspaceId}"`;
-      await waitFor('visibility to show the running job', async () =>
-        JSON.stringify(await find(`${ws} AND JobState = "RUNNING"`)) === JSON.stringify([job.job_id]));
-      assert.deepEqual(await find(`${ws} AND JobState = "QUEUED"`), [queuedJob.job_id]);
-      assert.deepEqual(await find(`${ws} AND AgentId = "${node.nodeId}"`), [job.job_id]);
-      assert.deepEqual(await find(`${ws} AND JobType = "COMMAND" AND Labels = "team=search"`), [job.job_id, queuedJob.job_id].sort());
+      // Visibility is eventually consistent: each query is asked until it answers as expected.
+      const expectFound = async (query: string, ids: string[]) => {
+        let last: string[] = [];
+        await waitFor(`visibility to answer ${query}`, async () => {
+          last = await find(query);
+          return JSON.stringify(last) === JSON.stringify([...ids].sort());
+        }).catch(() => assert.deepEqual(last, [...ids].sort(), query));
+      };
+      await expectFound(`${ws} AND JobState = "RUNNING"`, [job.job_id]);
+      await expectFound(`${ws} AND JobState = "QUEUED"`, [queuedJob.job_id]);
+      await expectFound(`${ws} AND AgentId = "${node.nodeId}"`, [job.job_id]);
+      await expectFound(`${ws} AND JobType = "COMMAND" AND Labels = "team=search"`, [job.job_id, queuedJob.job_id]);
       assert.deepEqual(await find(`${ws} AND Labels = "team=elsewhere"`), []);
     } finally {
       beating = false;
