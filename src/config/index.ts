@@ -1,84 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import { EnvSchema } from './variables';
 
-// The one place that reads the environment. Everything else receives a Config.
-
-const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
-
-const EnvSchema = z.object({
-  // Production unless said otherwise: a forgotten NODE_ENV never logs login codes or invents a JWT secret.
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  HOST: z.string().default('127.0.0.1'),
-  PORT: int(3000),
-  PUBLIC_URL: z.string().url().optional(),
-  DATABASE_URL: z.string().optional(),
-  DB_POOL_MAX: int(20),
-  TEMPORAL_ADDRESS: z.string().optional(),
-  TEMPORAL_NAMESPACE: z.string().default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().default('compute-jobs'),
-  TEMPORAL_UI_PORT: int(8233),
-  S3_ENDPOINT: z.string().optional(),
-  S3_ACCESS_KEY: z.string().optional(),
-  S3_SECRET_KEY: z.string().optional(),
-  S3_BUCKET: z.string().default('compute-artifacts'),
-  S3_REGION: z.string().default('us-east-1'),
-  S3_TIMEOUT_MS: int(15_000),
-  S3_PART_SIZE_BYTES: z.coerce.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024),
-  ARTIFACT_MAX_BYTES: int(10 * 1024 ** 3),
-  ARTIFACT_UPLOADS_MAX: z.coerce.number().int().min(1).default(32),
-  ARTIFACT_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
-  COMPUTE_DATA_DIR: z.string().optional(),
-  COMPUTE_TOOLS_DIR: z.string().optional(),
-  AGENT_LOST_AFTER_MS: int(90_000),
-  CANCEL_GRACE_MS: int(30_000),
-  AGENT_LOSS_BACKOFF_MS: int(10_000),
-  AGENT_LOSS_MAX_ATTEMPTS: int(3),
-  HEARTBEAT_INTERVAL_SECONDS: int(30),
-  SSE_KEEPALIVE_MS: int(15_000),
-  LOG_LIMIT_BYTES: int(64 * 1024 * 1024),
-  LOG_LIMIT_LINES: int(500_000),
-  // At least 1: each line costing something is what bounds the rows a push may have to trim.
-  LOG_LINE_OVERHEAD_BYTES: z.coerce.number().int().min(1).default(128),
-  BODY_LIMIT_BYTES: int(1024 * 1024),
-  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
-  UPLOAD_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
-  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
-  SSE_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(16),
-  POLLS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(4),
-  CLAIMS_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
-  CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
-  RECONCILE_INTERVAL_MS: int(30_000),
-  DEPENDENCY_RETRY_AFTER_SECONDS: int(5),
-  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
-  JWT_PREVIOUS_SECRET: z.string().min(32).optional(),
-  JWT_ISSUER: z.string().default('compute-job-service'),
-  JWT_AUDIENCE: z.string().default('compute-api'),
-  JWT_TTL_SECONDS: int(3600),
-  OTP_TTL_SECONDS: int(600),
-  OTP_MAX_TRIES: int(5),
-  OTP_MAX_PER_HOUR: int(5),
-  OTP_MAX_PER_HOUR_PER_IP: int(20),
-  OTP_MAX_PER_HOUR_PER_EMAIL: int(20),
-  OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP: z.coerce.number().int().min(1).default(30),
-  SMTP_URL: z.string().optional(),
-  MAIL_FROM: z.string().default('Compute <no-reply@compute.localhost>'),
-  RATE_LIMIT_PER_MINUTE: int(1000),
-  RATE_LIMIT_PER_HOUR: int(30_000),
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
-  COMPUTE_API_URL: z.string().url().default('http://127.0.0.1:3000'),
-  COMPUTE_CONFIG_DIR: z.string().optional(),
-  COMPUTE_API_KEY: z.string().optional(),
-  COMPUTE_AGENT_KEY: z.string().optional(),
-  COMPUTE_AGENT_DIR: z.string().optional(),
-  AGENT_KILL_GRACE_MS: int(10_000),
-  DEV_POSTGRES_PORT: int(55432),
-  DEV_TEMPORAL_PORT: int(7233),
-  DEV_MINIO_PORT: int(9000),
-  DEV_MINIO_CONSOLE_PORT: int(9001),
-});
+// The one place that reads the environment (with ./variables, its schema). Everything else
+// receives a Config.
 
 export interface Durations {
   /** A running job whose agent has not named it in a heartbeat for this long is lost. */
