@@ -2,12 +2,9 @@ import assert from 'node:assert/strict';
 import { freePort } from '../src/stack/ports';
 import { agentPool, waitFor } from './support/agents';
 import { spawnApi } from './support/api-process';
-import { testEnv } from './support/env';
-import { inState, newWorkspace, ok, retrieve, sleep, submit, waitForJob } from './support/http';
+import { inState, newWorkspace, ok, retrieve, sleep, submit, waitForJob, storedLines } from './support/http';
 
-const linesOf = async (jobId: string) =>
-  (await testEnv().db('job_logs').where({ job_id: jobId, kind: 'line' }).orderBy('seq')).map((r) => r.line as string);
-const hasLine = (jobId: string, line: string) => async () => (await linesOf(jobId)).includes(line);
+const hasLine = (jobId: string, line: string) => async () => (await storedLines(jobId)).includes(line);
 
 describe('agent failures on the real stack', () => {
   const start = agentPool();
@@ -23,7 +20,7 @@ describe('agent failures on the real stack', () => {
     await start({ key });
     const done = await waitForJob(key, job.job_id, inState('succeeded'), 30_000);
     assert.equal(done.attempt, 2);
-    assert.deepEqual(await linesOf(job.job_id), ['attempt-1 start', 'attempt-2 start', 'attempt-2 end']);
+    assert.deepEqual(await storedLines(job.job_id), ['attempt-1 start', 'attempt-2 start', 'attempt-2 end']);
 
     const firstNode = first.nodeId();
     const nodesBefore = (await ok('/compute/nodes/list', {}, key)).nodes.length;
@@ -49,8 +46,8 @@ describe('agent failures on the real stack', () => {
       const log = frozen.log();
       return log.includes('stopping the job and forgetting it') && log.includes('result refused: the job moved on');
     });
-    assert.deepEqual(await linesOf(chatty.job_id), ['x-1', 'x-2', 'late-x-2'], "the late attempt's last line was refused");
-    assert.deepEqual(await linesOf(quiet.job_id), ['y-1', 'y-2']);
+    assert.deepEqual(await storedLines(chatty.job_id), ['x-1', 'x-2', 'late-x-2'], "the late attempt's last line was refused");
+    assert.deepEqual(await storedLines(quiet.job_id), ['y-1', 'y-2']);
     for (const j of [chatty, quiet]) assert.equal((await retrieve(key, j.job_id)).state, 'succeeded');
   });
 
@@ -69,7 +66,7 @@ describe('agent failures on the real stack', () => {
       await sleep(1500);
       api = await spawnApi(port, env);
       await waitForJob(key, job.job_id, inState('succeeded'), 30_000);
-      assert.deepEqual(await linesOf(job.job_id), Array.from({ length: 40 }, (_, i) => `line-${i + 1}`));
+      assert.deepEqual(await storedLines(job.job_id), Array.from({ length: 40 }, (_, i) => `line-${i + 1}`));
     } finally {
       await api.stop(2000);
     }

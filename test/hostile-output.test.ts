@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { agentPool } from './support/agents';
-import { testEnv } from './support/env';
-import { heldJob, inState, newWorkspace, ok, submit, waitForJob } from './support/http';
+import { heldJob, inState, newWorkspace, ok, submit, waitForJob, storedLines } from './support/http';
 
-const linesOf = async (jobId: string) =>
-  (await testEnv().db('job_logs').where({ job_id: jobId, kind: 'line' }).orderBy('seq')).map((r) => r.line as string);
 
 describe('hostile bytes in a job’s output', () => {
   const start = agentPool();
@@ -17,7 +14,7 @@ describe('hostile bytes in a job’s output', () => {
     const job = await submit(key, { command: "printf 'a\\000b\\n'; echo after", timeoutSeconds: 60 });
     const done = await waitForJob(key, job.job_id, inState('succeeded', 'failed', 'timed-out'), 20_000);
     assert.equal(done.state, 'succeeded');
-    assert.deepEqual(await linesOf(job.job_id), ['a\uFFFDb', 'after']);
+    assert.deepEqual(await storedLines(job.job_id), ['a\uFFFDb', 'after']);
   });
 
   it('the API stores NUL and lone surrogates a client pushes as U+FFFD instead of failing', async () => {
@@ -29,6 +26,6 @@ describe('hostile bytes in a job’s output', () => {
     ];
     const out = await ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines }, node.nodeKey);
     assert.equal(out.accepted, 3);
-    assert.deepEqual(await linesOf(job.job_id), ['x\uFFFDy', 'half \uFFFD pair', '\uFFFD']);
+    assert.deepEqual(await storedLines(job.job_id), ['x\uFFFDy', 'half \uFFFD pair', '\uFFFD']);
   });
 });

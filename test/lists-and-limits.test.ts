@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
-import { heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, submit } from './support/http';
+import { heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, submit, heartbeatInBackground } from './support/http';
 
 // What the README promises of lists, node states, heartbeats and push limits, each on the real stack.
 describe('lists, node states and push limits, as the README says', () => {
@@ -89,13 +89,7 @@ describe('lists, node states and push limits, as the README says', () => {
     const queuedJob = await submit(key, { labels: { team: 'search' } });
     const connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     // A live agent: the held job must not be requeued as lost while visibility catches up.
-    let beating = true;
-    const heartbeats = (async () => {
-      while (beating) {
-        await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    })();
+    const heartbeats = heartbeatInBackground(node, [job.job_id]);
     try {
       const client = new Client({ connection, namespace: testEnv().config.temporal.namespace });
       const find = async (query: string) => {
@@ -118,8 +112,7 @@ describe('lists, node states and push limits, as the README says', () => {
       await expectFound(`${ws} AND JobType = "COMMAND" AND Labels = "team=search"`, [job.job_id, queuedJob.job_id]);
       assert.deepEqual(await find(`${ws} AND Labels = "team=elsewhere"`), []);
     } finally {
-      beating = false;
-      await heartbeats;
+      await heartbeats.stop();
       await connection.close();
     }
   });

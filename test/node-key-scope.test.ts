@@ -3,10 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { agentPool } from './support/agents';
 import { testEnv } from './support/env';
-import { credentialHeaders, inState, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit, waitForJob } from './support/http';
+import { credentialHeaders, inState, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit, waitForJob, storedLines } from './support/http';
 
-const linesOf = async (jobId: string) =>
-  (await testEnv().db('job_logs').where({ job_id: jobId, kind: 'line' }).orderBy('seq')).map((r) => r.line as string);
 
 describe('a node key acts for its node only', () => {
   const start = agentPool();
@@ -59,7 +57,7 @@ describe('a node key acts for its node only', () => {
     const agent = await start({ key, env: { COMPUTE_AGENT_KEY: key, AGENT_ONLY_SECRET: secret, LANG: 'C.UTF-8' } });
     const job = await submit(key, { command: 'env', env: { MINE: 'yes' } });
     await waitForJob(key, job.job_id, inState('succeeded'));
-    const lines = await linesOf(job.job_id);
+    const lines = await storedLines(job.job_id);
     const names = new Set(lines.map((l) => l.split('=')[0]));
     assert.ok(names.has('PATH') && names.has('HOME') && names.has('LANG'), [...names].join(' '));
     assert.ok(lines.includes('MINE=yes'));

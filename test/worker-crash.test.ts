@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { type ManagedChild, startChild } from '../src/stack/child';
 import { quietLog, testEnv } from './support/env';
-import { inState, newWorkspace, ok, pollOne, resultOf, retrieve, sleep, waitForJob } from './support/http';
+import { inState, newWorkspace, ok, pollOne, resultOf, retrieve, sleep, waitForJob, heartbeatInBackground } from './support/http';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -59,22 +59,14 @@ describe('kill -9 of the worker mid-job', () => {
     // No worker: the API still acknowledges a submit, and the agent heartbeats as a live agent
     // does, in the background, until its result: through the outage and the new worker's start.
     const second = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo two' }, key, url);
-    const cancels: string[][] = [];
-    let beating = true;
-    const heartbeats = (async () => {
-      while (beating) {
-        cancels.push((await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }, node.nodeKey, url)).cancel);
-        await sleep(300);
-      }
-    })();
+    const heartbeats = heartbeatInBackground(node, [held.job_id], url);
     // Longer than the loss window: a job whose heartbeats were not heard would be lost by now.
     await sleep(testEnv().config.durations.agentLostAfterMs + 500);
     worker = await spawnWorker(taskQueue, 'worker-2');
     assert.equal((await retrieve(key, first.job_id)).state, 'running', 'the agent was never counted lost');
 
     const done = await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, url);
-    beating = false;
-    await heartbeats;
+    const cancels = await heartbeats.stop();
     assert.equal(done.state, 'succeeded');
     assert.ok(cancels.length >= 5, `${cancels.length} heartbeats`);
     assert.deepEqual(cancels.filter((c) => c.length > 0), [], 'no heartbeat told the agent to stop its job');

@@ -87,7 +87,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   const db = createDb(config.databaseUrl!);
   await migrateLatest(db);
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
-  const service = await startServiceProcess({ config, log: process.env.TEST_LOG ? pino({ level: "warn" }) : quietLog, api: true, worker: true, workflowBundle: bundle });
+  const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
   env = { stack, dataDir, config, db, bundle, service, url: service.url!, mailbox, vars: envVars, configWith };
   return env;
 }

@@ -111,3 +111,29 @@ export function postFrom(localAddress: string, path: string, body: unknown, key?
     req.end(data);
   });
 }
+
+/** The text of a job's stored log lines, in order. */
+export const storedLines = async (jobId: string): Promise<string[]> =>
+  (await testEnv().db('job_logs').where({ job_id: jobId, kind: 'line' }).orderBy('seq')).map((r) => r.line as string);
+
+/**
+ * Heartbeats for `node` naming `jobIds` every 300 ms, as a live agent does, until `stop()`,
+ * which resolves to every `cancel` list the API answered.
+ */
+export function heartbeatInBackground(node: { nodeId: string; nodeKey: string }, jobIds: string[], baseUrl?: string) {
+  const cancels: string[][] = [];
+  let beating = true;
+  const loop = (async () => {
+    while (beating) {
+      cancels.push((await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: jobIds }, node.nodeKey, baseUrl)).cancel);
+      await sleep(300);
+    }
+  })();
+  return {
+    async stop(): Promise<string[][]> {
+      beating = false;
+      await loop;
+      return cancels;
+    },
+  };
+}
