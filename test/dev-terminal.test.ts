@@ -74,7 +74,7 @@ describe('npm run dev in a terminal', () => {
     for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT']) delete env[name];
 
     // `script` gives the command a pseudo-terminal, as a developer's shell would.
-    const dev = spawn('/usr/bin/script', ['-qfec', 'node --import tsx src/main/dev.ts', '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const dev = spawn('/usr/bin/script', ['-qfec', 'exec node --import tsx src/main/dev.ts', '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     child = dev;
     let output = '';
     const waiters: Array<() => void> = [];
