@@ -10,12 +10,14 @@ import { type RunningPostgres, startPostgres } from '../src/stack/postgres';
 import { startTemporalDevServer } from '../src/stack/temporal-server';
 import { ensureTool } from '../src/stack/tools';
 import { quietLog, testEnv } from './support/env';
-import { type Reply, newWorkspace, ok, post, resultOf } from './support/http';
+import { type Reply, heartbeatInBackground, newWorkspace, ok, post, registerNode, resultOf, sleep } from './support/http';
+import { readLogStream } from './support/sse';
+import { startTcpProxy } from './support/tcp-proxy';
 
-function assertUnavailable(reply: Reply, what: string) {
+function assertUnavailable(reply: Reply, what: string, retryAfterSeconds = testEnv().config.dependencyRetryAfterSeconds) {
   assert.equal(reply.status, 503, `${what}: ${JSON.stringify(reply.body)}`);
   assert.equal(reply.body.code, 'dependency.unavailable');
-  assert.equal(reply.headers.get('retry-after'), String(testEnv().config.dependencyRetryAfterSeconds));
+  assert.equal(reply.headers.get('retry-after'), String(retryAfterSeconds));
   assert.ok(!JSON.stringify(reply.body).includes(' at '), 'no stack trace');
 }
 
@@ -47,6 +49,69 @@ describe('a dependency outage', () => {
     } finally {
       await temporal.stop();
       await api?.stop();
+    }
+  });
+
+  it('gives up on a Temporal that hangs after 10 s, then fails fast until Retry-After, serves reads and logs meanwhile, and recovers', async function () {
+    this.timeout(90_000);
+    const [host, port] = testEnv().config.temporal.address!.split(':') as [string, string];
+    const proxy = await startTcpProxy({ host, port: Number(port) });
+    let api: ServiceProcess | undefined;
+    let beating: ReturnType<typeof heartbeatInBackground> | undefined;
+    try {
+      const retryAfter = 2;
+      const config = testEnv().configWith({ TEMPORAL_ADDRESS: proxy.address, DEPENDENCY_RETRY_AFTER_SECONDS: String(retryAfter) });
+      api = await startServiceProcess({ config, log: quietLog, api: true, worker: false });
+      const url = api.url!;
+      const { key, workspaceId } = await newWorkspace();
+      const node = await registerNode(key);
+      const running = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo running' }, key, url);
+      const held = (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey, url)).jobs[0];
+      assert.equal(held.job_id, running.job_id);
+      // A live agent, to the workflow (its worker reaches Temporal directly): the job stays held.
+      beating = heartbeatInBackground(node, [held.job_id]);
+      const push = (from: number, count: number) =>
+        post('/compute/nodes/logs', {
+          nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId,
+          lines: Array.from({ length: count }, (_, i) => ({ seq: from + i, stream: 'stdout', line: `line ${from + i}` })),
+        }, node.nodeKey, url);
+      assert.equal((await push(1, 3)).status, 200);
+      const queued = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo queued' }, key, url);
+
+      proxy.blackhole();
+      let started = Date.now();
+      assertUnavailable(await post('/compute/jobs/cancel', { job_id: queued.job_id }, key, url), 'cancel on a hung Temporal', retryAfter);
+      const gaveUpAfter = Date.now() - started;
+      assert.ok(gaveUpAfter >= 9_500 && gaveUpAfter < 14_000, `gave up after ${gaveUpAfter} ms, not about 10 s`);
+
+      started = Date.now();
+      assertUnavailable(await post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo during' }, key, url), 'submit after the give-up', retryAfter);
+      assertUnavailable(await post('/compute/jobs/cancel', { job_id: queued.job_id }, key, url), 'cancel after the give-up', retryAfter);
+      const failedIn = Date.now() - started;
+      assert.ok(failedIn < 1_000, `calls failed fast, not after ${failedIn} ms`);
+      const rows = await testEnv().db('jobs').where({ workspace_id: workspaceId }).orderBy('id').pluck('id');
+      assert.deepEqual(rows, [running.job_id, queued.job_id].sort(), 'the refused submit left no row');
+
+      // What PostgreSQL holds stays readable, and the agent's log lines still land.
+      assert.equal((await ok('/compute/jobs/retrieve', { job_id: queued.job_id }, key, url)).state, 'queued');
+      assert.equal((await ok('/compute/jobs/list', {}, key, url)).jobs.length, 2);
+      const late = await push(4, 2);
+      assert.equal(late.status, 200, `a log push needs no Temporal: ${JSON.stringify(late.body)}`);
+      const stream = await readLogStream(key, held.job_id, { baseUrl: url, stopAfter: 5 });
+      assert.equal(stream.status, 200);
+      assert.deepEqual(stream.events.map((e) => e.data.line), ['line 1', 'line 2', 'line 3', 'line 4', 'line 5']);
+
+      proxy.resume();
+      const since = Date.now() - started;
+      if (since < retryAfter * 1000) await sleep(retryAfter * 1000 - since); // the Retry-After the client was given
+      const cancelled = await ok('/compute/jobs/cancel', { job_id: queued.job_id }, key, url);
+      assert.equal(cancelled.state, 'cancelled', 'Temporal answers again once the Retry-After passed');
+      assert.equal((await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo after' }, key, url)).state, 'queued');
+      assert.deepEqual((await beating.stop()).flat(), [], 'the held job was never given up');
+    } finally {
+      await beating?.stop();
+      await api?.stop();
+      await proxy.close();
     }
   });
 

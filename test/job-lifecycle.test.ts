@@ -108,20 +108,25 @@ describe('a job through the agent protocol', () => {
     assert.equal(retryDone.body.code, 'job.invalid_state', 'a succeeded job cannot be retried');
   });
 
-  it('retries automatically per the manifest with a durable backoff', async () => {
+  it('retries automatically per the manifest, the backoff doubling per failure', async () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key);
-    const sub = await submit(key, { retry: { maxAttempts: 2, backoffSeconds: 1 } });
-    const first = (await pollOne(node))!;
-    const failedAt = Date.now();
-    const requeued = await ok('/compute/nodes/result', resultOf(node, first, 2), node.nodeKey);
-    assert.equal(requeued.state, 'queued');
-    assert.equal(requeued.attempt, 2);
-    const second = (await pollOne(node, 10))!;
-    assert.ok(Date.now() - failedAt >= 900, 'not handed out before the backoff');
-    assert.equal(second.attempt, 2);
-    await ok('/compute/nodes/result', resultOf(node, second, 2), node.nodeKey);
+    const sub = await submit(key, { retry: { maxAttempts: 3, backoffSeconds: 1 } });
+    let held = (await pollOne(node))!;
+    // A durable timer never fires early, so the lower bounds are exact; the upper ones are generous.
+    for (const [attempt, backoffMs] of [[2, 1000], [3, 2000]]) {
+      const failedAt = Date.now();
+      const requeued = await ok('/compute/nodes/result', resultOf(node, held, 2), node.nodeKey);
+      assert.equal(requeued.state, 'queued');
+      assert.equal(requeued.attempt, attempt);
+      held = (await pollOne(node, 15))!;
+      const waited = Date.now() - failedAt;
+      assert.ok(waited >= backoffMs - 50 && waited < backoffMs + 5000, `attempt ${attempt} handed out after ${waited} ms, not its ${backoffMs} ms backoff`);
+      assert.equal(held.attempt, attempt);
+    }
+    await ok('/compute/nodes/result', resultOf(node, held, 2), node.nodeKey);
     const rec = await retrieve(key, sub.job_id);
     assert.equal(rec.state, 'failed', 'maxAttempts spent');
+    assert.equal(rec.attempt, 3);
   });
 });

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { createDb } from '../src/db/knex';
-import { createRateLimiter } from '../src/http/rate-limit';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
-import { freePort } from '../src/stack/ports';
 import { login } from './support/auth';
 import { quietLog, testEnv } from './support/env';
 import { createApiKey } from '../src/auth/api-keys';
@@ -101,17 +98,35 @@ describe('rate limits', () => {
     assert.equal((await postFrom(guesser, '/compute/jobs/list', {}, key, apis[1].url!)).status, 200, 'counted per instance, in memory');
   });
 
-  it('falls back to the same limits per instance when the shared store is down', async () => {
-    const deadStore = createDb(`postgres://postgres:postgres@127.0.0.1:${await freePort()}/none`, { log: quietLog });
+  it('falls back to the same limits per instance when the shared store fails, and shares them again once it is back', async () => {
+    const { token } = await login();
+    const burst = async (url: string, count: number) => {
+      const replies = [];
+      for (let i = 0; i < count; i++) replies.push(await post('/compute/jobs/list', {}, token, url));
+      return replies;
+    };
+    // The store's own queries fail (its table is gone) while the API's database works: the
+    // limiter is the only part that notices.
+    await testEnv().db.schema.renameTable('rate_limits', 'rate_limits_away');
     try {
-      const limiter = createRateLimiter({ db: deadStore, perMinute: 3, perHour: 100, log: quietLog });
-      const verdicts = [];
-      for (let i = 0; i < 5; i++) verdicts.push((await limiter.consume('usr:outage')).allowed);
-      assert.deepEqual(verdicts, [true, true, true, false, false]);
-      const other = await limiter.consume('usr:someone-else');
-      assert.equal(other.allowed, true);
+      for (const api of apis) {
+        const replies = await burst(api.url!, PER_MINUTE + 3);
+        assert.deepEqual(
+          replies.map((r) => r.status),
+          [...Array(PER_MINUTE).fill(200), 429, 429, 429],
+          'each instance lets the same budget through from its own memory',
+        );
+        const refused = replies[PER_MINUTE];
+        assert.equal(refused.body.code, 'rate_limit.exceeded');
+        assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+        assert.equal(replies[0].headers.get('ratelimit-remaining'), String(PER_MINUTE - 1));
+      }
     } finally {
-      await deadStore.destroy();
+      await testEnv().db.schema.renameTable('rate_limits_away', 'rate_limits');
     }
+    const other = await login();
+    const statuses = [];
+    for (let i = 0; i < PER_MINUTE + 2; i++) statuses.push((await post('/compute/jobs/list', {}, other.token, apis[i % 2].url!)).status);
+    assert.deepEqual(statuses, [...Array(PER_MINUTE).fill(200), 429, 429], 'both instances draw from the shared store again');
   });
 });

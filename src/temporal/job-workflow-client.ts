@@ -54,6 +54,7 @@ const grpcCodeOf = (err: unknown): number | undefined => {
 };
 
 const CALL_BUDGET_MS = 10_000;
+const PROBE_BUDGET_MS = 1_000;
 
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
@@ -70,8 +71,6 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     }
     if (err instanceof WorkflowNotFoundError) throw new WorkflowClosedError(err.message);
     if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message)) throw new WorkflowClosedError(err.message);
-    // An update no worker took up within the budget is unavailable too, but the server is up.
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw unavailableError();
     if (err instanceof ServiceError || isTransportError(err)) {
       if (isTransportError(err) || isTransportError((err as Error).cause)) unreachableUntil = Date.now() + retryAfterMs;
       throw unavailableError();
@@ -80,8 +79,22 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
   };
   const call = async <T>(fn: () => Promise<T>): Promise<T> => {
     if (Date.now() < unreachableUntil) throw unavailableError();
-    return client.withDeadline(Date.now() + CALL_BUDGET_MS, fn).catch(translate);
+    try {
+      return await client.withDeadline(Date.now() + CALL_BUDGET_MS, fn);
+    } catch (err) {
+      // The SDK reports an Update past its deadline the same way whether no worker took it up
+      // (the server is fine) or the server never answered (a hung connection): ask the server.
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+        if (!(await answers())) unreachableUntil = Date.now() + retryAfterMs;
+        throw unavailableError();
+      }
+      return translate(err);
+    }
   };
+  const answers = () =>
+    client
+      .withDeadline(Date.now() + PROBE_BUDGET_MS, () => client.workflowService.getSystemInfo({}))
+      .then(() => true, () => false);
   /** As `call`, for a start: an error that may hide a created workflow is StartOutcomeUnknownError. */
   const callStart = async (fn: () => Promise<unknown>): Promise<void> => {
     try {

@@ -12,13 +12,13 @@ export interface SseEvent {
 export async function readLogStream(
   key: string,
   jobId: string,
-  opts: { lastEventId?: string; stopAfter?: number; timeoutMs?: number; onEvent?: (e: SseEvent) => void } = {},
+  opts: { lastEventId?: string; stopAfter?: number; timeoutMs?: number; onEvent?: (e: SseEvent) => void; baseUrl?: string } = {},
 ): Promise<{ events: SseEvent[]; comments: string[]; status: number }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), opts.timeoutMs ?? 15_000);
   const events: SseEvent[] = [];
   const comments: string[] = [];
-  const res = await fetch(`${testEnv().url}/api/compute/jobs/${jobId}/logs`, {
+  const res = await fetch(`${opts.baseUrl ?? testEnv().url}/api/compute/jobs/${jobId}/logs`, {
     headers: { 'X-API-Key': key, ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}) },
     signal: abort.signal,
   });
