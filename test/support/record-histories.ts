@@ -5,17 +5,19 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { ProjectJobInput } from '../../activities/types';
 import { loadConfig } from '../../src/config';
 import { startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
-import { assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate } from '../../workflows/definitions';
-import { FakeActivities, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
+import { type JobSnapshot, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate } from '../../workflows/definitions';
+import { FakeActivities, UNIT_TIMINGS, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
 
 // `npm run record:histories`: runs the job workflow through scripted lives on a throw-away
 // Temporal dev server and writes each history to test/fixtures/histories. The replay test then
 // holds every later version of the workflow to these recorded decisions. Re-record only when a
 // change to the workflow is meant to break old histories (and version it with patching instead
-// if runs of the old code may still be open).
+// if runs of the old code may still be open). Names as arguments record only those scenarios and
+// leave the other files as they are: `npm run record:histories -- agent-lost-final`.
 
 const OUT_DIR = path.resolve(__dirname, '../fixtures/histories');
 type Scenario = (client: Client, taskQueue: string, fake: FakeActivities) => Promise<WorkflowHandle>;
@@ -24,6 +26,22 @@ const assign = (h: WorkflowHandle, leaseId: string) => h.executeUpdate(assignUpd
 const result = (h: WorkflowHandle, leaseId: string, exitCode: number) =>
   h.executeUpdate(resultUpdate, { args: [{ leaseId, exitCode, runtimeMs: 7 }] });
 const claimable = (h: WorkflowHandle) => waitForSnapshot(h, (s) => s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now());
+
+/**
+ * Waits until the workflow has projected attempt `attempt` a second time: the projection it makes
+ * when the attempt's backoff is over. Assigning as soon as the clock allows (`claimable`) races
+ * the backoff timer: an assignment that wins cancels the timer, and that re-projection is never
+ * recorded.
+ */
+async function backoffOver(h: WorkflowHandle, fake: FakeActivities, attempt: number): Promise<void> {
+  const jobId = h.workflowId.replace(/^job-/, '');
+  const deadline = Date.now() + 10_000;
+  const projectedQueued = ({ snapshot: s }: ProjectJobInput) => s.jobId === jobId && s.state === 'QUEUED' && s.attempt === attempt;
+  while (fake.projections.filter(projectedQueued).length < 2) {
+    if (Date.now() > deadline) throw new Error(`attempt ${attempt} was never re-projected after its backoff`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 const SCENARIOS: Record<string, Scenario> = {
   // Agent lost once, requeued; the next attempt exits 1 and retries after its backoff; then success.
@@ -65,9 +83,57 @@ const SCENARIOS: Record<string, Scenario> = {
     await h.executeUpdate(cancelUpdate);
     return h;
   },
+  // A running job is cancelled and its agent confirms with its result for the lease.
+  'cancel-running-confirmed': async (client, taskQueue) => {
+    // A long grace: the confirmation, not the grace, must end the job.
+    const h = await startJob(client, taskQueue, workflowInput({}, { ...UNIT_TIMINGS, cancelGraceMs: 30_000 }));
+    await assign(h, 'lease-1');
+    await h.executeUpdate(cancelUpdate);
+    await result(h, 'lease-1', 143);
+    return h;
+  },
+  // Exits 1, is requeued and projected again when its backoff is over; exits 2 with no retries left.
+  'exit-code-exhausted': async (client, taskQueue, fake) => {
+    const h = await startJob(client, taskQueue, workflowInput({ retry: { maxAttempts: 2, backoffSeconds: 1 } }));
+    await assign(h, 'lease-1');
+    await result(h, 'lease-1', 1);
+    await backoffOver(h, fake, 2);
+    await assign(h, 'lease-2');
+    await result(h, 'lease-2', 2);
+    return h;
+  },
+  // The agent is lost as many times as the loss maximum allows; each requeue is projected again
+  // when its backoff is over; the last loss fails the job with agent_lost.
+  'agent-lost-final': async (client, taskQueue, fake) => {
+    const h = await startJob(client, taskQueue, workflowInput());
+    for (let i = 1; i <= UNIT_TIMINGS.agentLossMaxAttempts; i++) {
+      if (i > 1) await backoffOver(h, fake, i);
+      fake.silent.add(`lease-${i}`);
+      await assign(h, `lease-${i}`);
+    }
+    return h;
+  },
 };
 
+/** How each scenario must end; a recording that ends otherwise is not written. */
+const ENDS: Record<string, Partial<JobSnapshot>> = {
+  'loss-retry-success': { state: 'SUCCEEDED', attempt: 3 },
+  timeout: { state: 'TIMED_OUT', failureReason: 'timeout' },
+  'drain-cancel-grace': { state: 'CANCELLED', attempt: 2 },
+  'manual-retry-cancel-queued': { state: 'CANCELLED' },
+  'cancel-running-confirmed': { state: 'CANCELLED', exitCode: 143 },
+  'exit-code-exhausted': { state: 'FAILED', failureReason: 'exit_code', exitCode: 2, attempt: 2 },
+  'agent-lost-final': { state: 'FAILED', failureReason: 'agent_lost', attempt: UNIT_TIMINGS.agentLossMaxAttempts },
+};
+
+function selectedScenarios(names: string[]): [string, Scenario][] {
+  const unknown = names.filter((n) => !(n in SCENARIOS));
+  if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}; there are ${Object.keys(SCENARIOS).join(', ')}`);
+  return Object.entries(SCENARIOS).filter(([name]) => names.length === 0 || names.includes(name));
+}
+
 async function main(): Promise<void> {
+  const scenarios = selectedScenarios(process.argv.slice(2));
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-record-'));
   const stack = await startLocalStack({
@@ -90,10 +156,12 @@ async function main(): Promise<void> {
   try {
     await worker.runUntil(async () => {
       fs.mkdirSync(OUT_DIR, { recursive: true });
-      for (const [name, scenario] of Object.entries(SCENARIOS)) {
+      for (const [name, scenario] of scenarios) {
         fake.reset();
         const handle = await scenario(env.client, taskQueue, fake);
         const end = await handle.result();
+        const wrong = Object.entries(ENDS[name] ?? {}).filter(([k, v]) => end[k as keyof JobSnapshot] !== v);
+        if (wrong.length > 0) throw new Error(`${name} ended ${JSON.stringify(end)}, expected ${JSON.stringify(ENDS[name])}`);
         const history = await handle.fetchHistory();
         fs.writeFileSync(path.join(OUT_DIR, `${name}.json`), `${historyToJSON(history)}\n`);
         console.log(`${name}: ${end.state}, ${history.events?.length} events`);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { silentSdkLogger, testEnv } from '../support/env';
 
 // Histories recorded from earlier versions of the job workflow (`npm run record:histories`):
@@ -14,9 +14,130 @@ const histories = fs
   .filter((f) => f.endsWith('.json'))
   .map((f) => ({ name: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
 
+// To prove the replay check bites, realistic edits of workflows/job.ts are bundled in its place and
+// replayed against every history. Each edit is a set of exact replacements on today's job.ts, so
+// an altered copy differs from the real workflow by that edit alone; a replacement that no longer
+// matches exactly once fails the test rather than testing something else. `caughtBy` names the
+// histories that exercise the edit: exactly those must fail replay, each with a nondeterminism
+// error naming `detail`. An edit that no history catches is a hole: record a history for it.
+const JOB_TS = path.resolve(__dirname, '../../workflows/job.ts');
+const SOURCE_LOADER = require.resolve('../fixtures/altered-workflow/source-loader');
+const ALL = histories.map((h) => h.name);
+
+interface Edit {
+  name: string;
+  replacements: Array<[find: string, replace: string]>;
+  caughtBy: string[];
+  detail: RegExp;
+}
+
+const EDITS: Edit[] = [
+  {
+    // A timer before anything else: every history's first command differs.
+    name: 'an extra timer up front',
+    replacements: [
+      ['  proxyActivities,\n', '  proxyActivities,\n  sleep,\n'],
+      ['  const { spec, timings } = input;\n', '  await sleep(1);\n  const { spec, timings } = input;\n'],
+    ],
+    caughtBy: ALL,
+    detail: /Nondeterminism error: Timer machine does not handle this event/,
+  },
+  {
+    // "Upsert the search attributes once the read model has the state": the projection is then
+    // scheduled before the upsert that the histories record first, at every change of state.
+    name: 'the search-attribute upsert moved after the projection',
+    replacements: [
+      ['  let recheckRequested = false;\n', '  let recheckRequested = false;\n  let searchAttributesBehind = false;\n'],
+      [
+        [
+          '      upsertSearchAttributes([',
+          '        { key: JobStateKey, value: snap.state },',
+          '        { key: AgentIdKey, value: snap.agentId },',
+          '      ]);\n',
+        ].join('\n'),
+        '      searchAttributesBehind = true;\n',
+      ],
+      [
+        '    await projectJob({ snapshot: target, workspaceId: spec.workspaceId, attemptEnds: ends });\n',
+        [
+          '    await projectJob({ snapshot: target, workspaceId: spec.workspaceId, attemptEnds: ends });',
+          '    if (searchAttributesBehind) {',
+          '      searchAttributesBehind = false;',
+          '      upsertSearchAttributes([',
+          '        { key: JobStateKey, value: snap.state },',
+          '        { key: AgentIdKey, value: snap.agentId },',
+          '      ]);',
+          '    }\n',
+        ].join('\n'),
+      ],
+    ],
+    caughtBy: ALL,
+    detail: /Nondeterminism error: \w+ machine does not handle this event: HistoryEvent\(id: \d+, UpsertWorkflowSearchAttributes\)/,
+  },
+  {
+    // The projection scheduled when a requeued job's backoff is over. Only histories in which the
+    // backoff timer fires make it; in loss-retry-success the next assignment cancelled both timers.
+    name: 'the re-projection after a backoff dropped',
+    replacements: [
+      [
+        [
+          '        // Backoff over: project again so waiting agents are woken and the row is claimable.',
+          '        if (!(await waitForChange(availableAt))) transition({});\n',
+        ].join('\n'),
+        '        await waitForChange(availableAt);\n',
+      ],
+    ],
+    caughtBy: ['agent-lost-final', 'exit-code-exhausted'],
+    detail: /Nondeterminism error: No command scheduled for event HistoryEvent\(id: \d+, ActivityTaskScheduled\)/,
+  },
+];
+
+function alteredSource(edit: Edit): string {
+  let source = fs.readFileSync(JOB_TS, 'utf8');
+  for (const [find, replace] of edit.replacements) {
+    const matches = source.split(find).length - 1;
+    assert.equal(matches, 1, `"${edit.name}": ${JSON.stringify(find)} occurs ${matches} times in workflows/job.ts, not once`);
+    source = source.replace(find, () => replace);
+  }
+  return source;
+}
+
+async function bundleAltered(edit: Edit): Promise<WorkflowBundleWithSourceMap> {
+  const source = alteredSource(edit);
+  return bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: silentSdkLogger,
+    webpackConfigHook: (config) => {
+      config.module?.rules?.push({
+        resource: (p: string) => p === JOB_TS,
+        enforce: 'pre',
+        use: [{ loader: SOURCE_LOADER, options: { source } }],
+      });
+      return config;
+    },
+  });
+}
+
+/** Replays every history on one replay worker; the error of each that failed, by name. */
+async function replayAll(workflowBundle: WorkflowBundleWithSourceMap, replayName: string): Promise<Map<string, Error>> {
+  const failed = new Map<string, Error>();
+  const input = histories.map(({ name, history }) => ({ workflowId: name, history }));
+  for await (const { workflowId, error } of Worker.runReplayHistories({ workflowBundle, replayName }, input)) {
+    if (error) failed.set(workflowId, error as Error);
+  }
+  return failed;
+}
+
 describe('job workflow replay', () => {
+  // Bundling is the cost: each altered copy is bundled once, all of them while today's code replays.
+  let bundles: Array<Promise<WorkflowBundleWithSourceMap>>;
+  before(() => {
+    bundles = EDITS.map(bundleAltered);
+    for (const b of bundles) b.catch(() => undefined); // each test awaits its own
+  });
+
   it('has recorded histories to replay', () => {
-    assert.ok(histories.length >= 4, `found ${histories.length}`);
+    assert.ok(histories.length >= 7, `found ${histories.length}`);
   });
 
   for (const { name, history } of histories) {
@@ -25,14 +146,18 @@ describe('job workflow replay', () => {
     });
   }
 
-  it('catches a change that would break those histories', async () => {
-    const altered = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../fixtures/altered-workflow'),
-      logger: silentSdkLogger,
+  describe('catches realistic edits that would break those histories', () => {
+    EDITS.forEach((edit, i) => {
+      it(`${edit.name}: ${edit.caughtBy.length === ALL.length ? 'every history' : edit.caughtBy.join(', ')}`, async function () {
+        this.timeout(180_000);
+        const failed = await replayAll(await bundles[i], `altered-${i}`);
+        assert.ok(failed.size > 0, 'no recorded history exercises this edit: record one that does');
+        for (const [name, error] of failed) {
+          assert.ok(error instanceof DeterminismViolationError, `${name}: not a nondeterminism error: ${error.stack}`);
+          assert.match(error.message, edit.detail, `${name}: ${error.message}`);
+        }
+        assert.deepEqual([...failed.keys()].sort(), [...edit.caughtBy].sort(), 'histories caught');
+      });
     });
-    await assert.rejects(
-      Worker.runReplayHistory({ workflowBundle: altered, replayName: 'altered' }, histories[0].history),
-      DeterminismViolationError,
-    );
   });
 });
