@@ -41,6 +41,77 @@ function descendantsOf(root: number) {
   return all.filter((p) => p.pid !== root && found.has(p.pid));
 }
 
+/** The environment `npm run dev` gets here: its own data folder, free ports, none of this shell's services. */
+async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
+  const env = childEnvironment({
+    COMPUTE_DATA_DIR: dataDir,
+    COMPUTE_TOOLS_DIR: testEnv().config.toolsDir,
+    LOG_LEVEL: 'info',
+    DEV_POSTGRES_PORT: String(await freePort()),
+    DEV_TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    DEV_MINIO_PORT: String(await freePort()),
+    DEV_MINIO_CONSOLE_PORT: String(await freePort()),
+    PORT: '0',
+  });
+  for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT']) delete env[name];
+  return env;
+}
+
+/**
+ * `npm run dev`'s program in a pseudo-terminal (`script` must `exec` it: without SHELL it runs
+ * dash, which would take the Ctrl-C itself): its output without colours, a wait on that output
+ * with a deadline, and Ctrl-C.
+ */
+function devInTerminal(env: NodeJS.ProcessEnv) {
+  const child = spawn('/usr/bin/script', ['-qfec', 'exec node --import tsx src/main/dev.ts', '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  let over = false;
+  const waiters = new Set<() => void>();
+  const onOutput = (chunk: Buffer) => {
+    output += chunk.toString('utf8').replace(ANSI, '');
+    for (const wake of waiters) wake();
+  };
+  child.stdout!.on('data', onOutput);
+  child.stderr!.on('data', onOutput);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      over = true;
+      for (const wake of waiters) wake();
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    exited,
+    output: () => output,
+    async printed(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = pattern.exec(output);
+        if (found) return found;
+        if (over) throw new Error(`dev exited before printing ${pattern}:\n${output}`);
+        if (Date.now() > deadline) throw new Error(`dev did not print ${pattern} within ${timeoutMs} ms:\n${output}`);
+        let wake!: () => void;
+        let timer!: NodeJS.Timeout;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          waiters.add(wake);
+          timer = setTimeout(resolve, deadline - Date.now());
+        });
+        waiters.delete(wake);
+        clearTimeout(timer);
+      }
+    },
+    /** SIGINT to the terminal's foreground process group, which dev runs in. */
+    ctrlC(): void {
+      const dev = descendantsOf(child.pid!).find((p) => p.cmdline.includes('src/main/dev.ts'));
+      assert.ok(dev, 'the dev process runs');
+      process.kill(-dev.tpgid, 'SIGINT');
+    },
+  };
+}
+
 describe('npm run dev in a terminal', () => {
   let dataDir = '';
   let child: ChildProcess | undefined;
@@ -120,5 +191,41 @@ describe('npm run dev in a terminal', () => {
       [],
       'no postgres, temporal or minio of this data folder is left',
     );
+  });
+
+  it('prints the same API key after a restart on the same data folder, and the key works', async function () {
+    this.timeout(300_000);
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-dev-restart-'));
+    fs.chmodSync(folder, 0o755);
+    const runs: Array<ReturnType<typeof devInTerminal>> = [];
+    try {
+      const env = await devEnvironment(folder);
+      const start = async () => {
+        const dev = devInTerminal(env);
+        runs.push(dev);
+        await dev.printed(/Ctrl-C stops everything/, 180_000);
+        const key = /^ *API key +(\S+)\r?$/m.exec(dev.output())?.[1];
+        const api = /^ *API +(http:\/\/\S+)\/api /m.exec(dev.output())?.[1];
+        assert.ok(key && api, dev.output());
+        return { dev, key, api };
+      };
+      const first = await start();
+      first.dev.ctrlC();
+      assert.equal(await first.dev.exited, 0, first.dev.output());
+
+      const second = await start();
+      assert.equal(second.key, first.key, 'the same key after the restart');
+      const listed = await fetch(`${second.api}/api/compute/jobs/list`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': second.key }, body: '{}' });
+      assert.equal(listed.status, 200, await listed.text());
+      second.dev.ctrlC();
+      assert.equal(await second.dev.exited, 0, second.dev.output());
+    } finally {
+      // Only when the test failed half-way: what it started does not outlive it.
+      for (const { child: c } of runs) {
+        if (c.pid && c.exitCode === null && c.signalCode === null) for (const p of descendantsOf(c.pid)) process.kill(p.pid, 'SIGKILL');
+      }
+      for (const p of processes().filter((p) => p.cmdline.includes(folder))) process.kill(p.pid, 'SIGKILL');
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

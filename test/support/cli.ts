@@ -51,3 +51,114 @@ export function compute(
     .then(() => exited)
     .then((code) => ({ code, stdout, stderr: stderr.replace(/^npm warn .*\n/gm, '') }));
 }
+
+/** A `compute` command still running: its output so far, and its end within a deadline. */
+export interface RunningCli {
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once `pattern` shows in its stdout or stderr; fails if it exits first or `timeoutMs` passes. */
+  printed(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Its end; past `timeoutMs` it is killed (with everything it started) and this fails. */
+  finished(timeoutMs?: number): Promise<CliRun>;
+  /** SIGKILL to its whole process group, if it is still running. */
+  kill(): void;
+  /** Its exit code once it has ended (null after a signal); undefined while it runs. */
+  exitCode(): number | null | undefined;
+}
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+function launch(command: string, args: string[], env: Record<string, string> | undefined, what: string): RunningCli {
+  // Its own process group, so a deadline can stop npx and the CLI under it together.
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: cliEnvironment({ DATABASE_URL: testEnv().vars.DATABASE_URL, COMPUTE_API_URL: testEnv().url, ...env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stdout = '';
+  let stderr = '';
+  const wake = new Set<() => void>();
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
+    for (const w of wake) w();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    for (const w of wake) w();
+  });
+  let code: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (c) => {
+      code = c;
+      for (const w of wake) w();
+      resolve(c);
+    }),
+  );
+  const clean = (s: string) => s.replace(/^npm warn .*\n/gm, '');
+  const kill = () => {
+    if (code !== undefined) return;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  };
+  const until = async (done: () => boolean, timeoutMs: number, failure: () => string) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(failure());
+      let w!: () => void;
+      let timer!: NodeJS.Timeout;
+      await new Promise<void>((resolve) => {
+        w = resolve;
+        wake.add(w);
+        timer = setTimeout(resolve, left);
+      });
+      wake.delete(w);
+      clearTimeout(timer);
+    }
+  };
+  return {
+    pid: child.pid!,
+    stdout: () => clean(stdout),
+    stderr: () => clean(stderr),
+    async printed(pattern, timeoutMs = 30_000) {
+      await until(
+        () => pattern.test(stdout) || pattern.test(stderr) || code !== undefined,
+        timeoutMs,
+        () => `${what} did not print ${pattern} within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+      );
+      if (!pattern.test(stdout) && !pattern.test(stderr)) throw new Error(`${what} exited (${code}) before printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`);
+    },
+    async finished(timeoutMs = 30_000) {
+      try {
+        await until(() => code !== undefined, timeoutMs, () => `${what} still running after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`);
+      } catch (err) {
+        kill();
+        await exited;
+        throw err;
+      }
+      return { code: await exited, stdout: clean(stdout), stderr: clean(stderr) };
+    },
+    kill,
+    exitCode: () => code,
+  };
+}
+
+/** `npx compute …` started in the background, with pipes for stdin, stdout and stderr. */
+export function startCompute(args: string[], opts: { env?: Record<string, string> } = {}): RunningCli {
+  return launch('npx', ['--no-install', 'compute', ...args], opts.env, `compute ${args.join(' ')}`);
+}
+
+/**
+ * `npx compute …` in a pseudo-terminal, as a person types it: stdout and stderr both arrive,
+ * terminal-translated, on `stdout()`. `script` must `exec` the command: without SHELL it runs
+ * dash, which would otherwise stay in between and take a Ctrl-C itself.
+ */
+export function startComputeInTerminal(args: string[], opts: { env?: Record<string, string> } = {}): RunningCli {
+  const line = ['exec', 'npx', '--no-install', 'compute', ...args].map(quote).join(' ');
+  return launch('/usr/bin/script', ['-qfec', line, '/dev/null'], opts.env, `compute ${args.join(' ')} (in a terminal)`);
+}
