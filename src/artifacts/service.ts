@@ -14,6 +14,13 @@ const MAX_ARTIFACTS_PER_JOB = 1000;
 /** An agent's upload template outlives the job's timeout by this much: uploads come after the command. */
 const TEMPLATE_GRACE_SECONDS = 3600;
 const LIVE_STATES = ['RUNNING', 'CANCELLING'];
+/** Class of pg_advisory_xact_lock(class, key) under which one upload of a job commits at a time. */
+const LOCK_ARTIFACT_COMMIT = 7401;
+
+const tooMany = () => new AppError('resource.conflict', `A job keeps at most ${MAX_ARTIFACTS_PER_JOB} artifacts`);
+/** How many artifacts the job holds besides `id` (replacing an artifact does not add one). */
+const countOthers = async (q: Knex, jobId: string, id: string) =>
+  Number((await q('artifacts').where({ job_id: jobId }).whereNot({ id }).count({ count: '*' }))[0].count);
 
 export interface ArtifactRecord {
   jobId: string;
@@ -124,8 +131,8 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       const job = await db('jobs').where({ id: input.jobId }).forShare().first('workspace_id', 'lease_id', 'state');
       if (!job) throw notFound('job');
       if (input.lease && (job.lease_id !== input.lease || !LIVE_STATES.includes(job.state))) throw notAssigned();
-      const [{ count }] = await db('artifacts').where({ job_id: input.jobId }).whereNot({ id: input.id }).count({ count: '*' });
-      if (Number(count) >= MAX_ARTIFACTS_PER_JOB) throw new AppError('resource.conflict', `A job keeps at most ${MAX_ARTIFACTS_PER_JOB} artifacts`);
+      // Refused before a byte is stored; the commit counts again, since uploads run side by side.
+      if ((await countOthers(db, input.jobId, input.id)) >= MAX_ARTIFACTS_PER_JOB) throw tooMany();
 
       const objects = requireStore();
       // Each upload holds about two parts in memory: bound how many one instance takes at once.
@@ -138,10 +145,15 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       uploading++;
       const stored = await objects.upload(objectKey, body, { maxBytes, contentType }).finally(() => uploading--);
       const kept = await db.transaction(async (trx) => {
+        // One commit per job at a time: uploads that all passed the early count cannot all land
+        // past the cap, and two commits never each hold the job row's share lock while waiting to
+        // update that row (a deadlock, answered 500).
+        await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_ARTIFACT_COMMIT, input.jobId]);
         if (input.lease) {
           const holds = await trx('jobs').where({ id: input.jobId, lease_id: input.lease }).whereIn('state', LIVE_STATES).forShare().first('id');
-          if (!holds) return { kept: false as const };
+          if (!holds) return { kept: false as const, refusal: notAssigned() };
         }
+        if ((await countOthers(trx, input.jobId, input.id)) >= MAX_ARTIFACTS_PER_JOB) return { kept: false as const, refusal: tooMany() };
         const earlier = await trx('artifacts').where({ job_id: input.jobId, id: input.id }).forUpdate().first('object_key');
         await trx('artifacts')
           .insert({ job_id: input.jobId, id: input.id, workspace_id: job.workspace_id, name, size: stored.size, sha256: stored.sha256, content_type: contentType, object_key: objectKey, lease_id: input.lease ?? null })
@@ -152,7 +164,7 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       });
       if (!kept.kept) {
         await objects.remove(objectKey).catch(() => undefined);
-        throw notAssigned();
+        throw kept.refusal;
       }
       // The record points at the new object from the commit on; the one it replaced is unused.
       if (kept.replaced && kept.replaced !== objectKey) await objects.remove(kept.replaced).catch(() => undefined);

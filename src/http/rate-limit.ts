@@ -63,11 +63,12 @@ export function createRateLimiter({ db, perMinute, perHour, log }: RateLimitOpti
         }),
       );
       const known = results.filter((r) => r !== null);
-      const denied = known.find((r) => !r.allowed);
-      const decisive = denied ?? known.sort((a, b) => a.res.remainingPoints - b.res.remainingPoints)[0];
+      // The window the caller must wait on: fewest requests left, then the later reset. With both
+      // spent, that is the hour's: a Retry-After of the minute's would only earn another 429.
+      const decisive = known.sort((a, b) => a.res.remainingPoints - b.res.remainingPoints || b.res.msBeforeNext - a.res.msBeforeNext)[0];
       if (!decisive) return { allowed: true, limit: perMinute, remaining: perMinute, resetSeconds: 60 };
       return {
-        allowed: !denied,
+        allowed: known.every((r) => r.allowed),
         limit: decisive.limit,
         remaining: Math.max(0, decisive.res.remainingPoints),
         resetSeconds: Math.max(1, Math.ceil(decisive.res.msBeforeNext / 1000)),
