@@ -18,6 +18,8 @@ export interface AgentOptions {
   /** Keeps the node identity and the jobs' working folders. */
   dir: string;
   killGraceMs: number;
+  /** Log lines each job holds while the API is away (default 100000); past it they are counted. */
+  maxBufferedLines?: number;
   log: Logger;
   /** The API refused the node's key (revoked or rotated elsewhere): the agent cannot go on. */
   onFatal?: (err: Error) => void;
@@ -168,6 +170,7 @@ export class Agent {
       send: (lines) => this.api.call('/compute/nodes/logs', { nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines }, { budgetMs: 15_000 }),
       onLeaseLost: () => this.forget(job.job_id, 'its log was refused: the job moved on'),
       onError: (err) => log.warn({ err: String(err) }, 'log push failed; will resend'),
+      ...(this.o.maxBufferedLines !== undefined && { maxBuffered: this.o.maxBufferedLines }),
     });
     const proc = await JobProcess.start({
       command: job.command,

@@ -23,13 +23,21 @@ export interface BatcherOptions {
 
 const MAX_LINE_CHARS = 60_000; // under the API's 64 KiB per line
 
+/** The README's numbers: 100 lines, 512 KiB or 200 ms, whichever comes first; 100000 lines held. */
+const LOG_BATCH_DEFAULTS = { maxLines: 100, maxBytes: 512 * 1024, intervalMs: 200, maxBuffered: 100_000 };
+
+/** What a line counts against `maxBytes`: its text plus about what its seq, stream and ts add. */
+const costOf = (l: LogLine) => Buffer.byteLength(l.line) + 64;
+
 /**
- * One job's log on its way to the API: batches of up to `maxLines` lines or `maxBytes`, sent at
- * least every `intervalMs`, one batch in flight at a time and retried until accepted. Pushes are
- * idempotent on seq, so a retried batch never doubles a line.
+ * One job's log on its way to the API: a batch goes as soon as `maxLines` lines or `maxBytes` are
+ * waiting, else `intervalMs` after its first line; one batch in flight at a time, retried until
+ * accepted. Pushes are idempotent on seq, so a retried batch never doubles a line.
  */
 export class LogBatcher {
   private readonly buffer: LogLine[] = [];
+  /** The cost of everything in `buffer`. */
+  private bufferedBytes = 0;
   private nextSeq = 1;
   private dropped = 0;
   /** Seqs of the agent's own notes still buffered. */
@@ -41,7 +49,7 @@ export class LogBatcher {
   private readonly o: Required<Omit<BatcherOptions, 'onError'>> & Pick<BatcherOptions, 'onError'>;
 
   constructor(opts: BatcherOptions) {
-    this.o = { maxLines: 100, maxBytes: 512 * 1024, intervalMs: 200, maxBuffered: 100_000, ...opts };
+    this.o = { ...LOG_BATCH_DEFAULTS, ...opts };
   }
 
   push(stream: 'stdout' | 'stderr', text: string): void {
@@ -62,9 +70,20 @@ export class LogBatcher {
   }
 
   private append(stream: 'stdout' | 'stderr', line: string) {
-    this.buffer.push({ seq: this.nextSeq++, stream, line, ts: new Date().toISOString() });
-    if (this.buffer.length >= this.o.maxLines) this.kick();
+    const entry: LogLine = { seq: this.nextSeq++, stream, line, ts: new Date().toISOString() };
+    this.buffer.push(entry);
+    this.bufferedBytes += costOf(entry);
+    if (this.batchReady()) this.kick();
     else this.timer ??= setTimeout(() => this.kick(), this.o.intervalMs);
+  }
+
+  /** A whole batch is waiting (by lines or by bytes): it goes now, not at the next tick. */
+  private batchReady(): boolean {
+    return this.buffer.length >= this.o.maxLines || this.bufferedBytes >= this.o.maxBytes;
+  }
+
+  private remove(n: number): void {
+    for (const l of this.buffer.splice(0, n)) this.bufferedBytes -= costOf(l);
   }
 
   private kick(): void {
@@ -78,14 +97,14 @@ export class LogBatcher {
       const batch = this.takeBatch();
       try {
         await this.o.send(batch);
-        this.buffer.splice(0, batch.length);
+        this.remove(batch.length);
         for (const l of batch) this.notes.delete(l.seq);
         attempt = 0;
-        if (this.buffer.length < this.o.maxLines && !this.closed) break; // the timer sends the rest
+        if (!this.batchReady() && !this.closed) break; // the timer sends the rest
       } catch (err) {
         if (err instanceof ApiRefusal && (err.status === 409 || err.status === 404)) {
           this.lost = true;
-          this.buffer.length = 0;
+          this.remove(this.buffer.length);
           this.o.onLeaseLost(err);
           return;
         }
@@ -93,7 +112,7 @@ export class LogBatcher {
         if (err instanceof ApiRefusal) {
           // Sent again it is refused again: drop it and say so in the log, so the batches behind
           // it, and the job's result, are not held back forever. A refused note is not re-noted.
-          this.buffer.splice(0, batch.length);
+          this.remove(batch.length);
           const lines = batch.filter((l) => !this.notes.delete(l.seq)).length;
           if (lines > 0) this.note(`[compute-agent] ${lines} log lines were refused by the API (${err.code}: ${err.message}) and dropped`);
           continue;
@@ -108,7 +127,7 @@ export class LogBatcher {
     let bytes = 0;
     let n = 0;
     while (n < this.buffer.length && n < this.o.maxLines) {
-      bytes += Buffer.byteLength(this.buffer[n].line) + 64;
+      bytes += costOf(this.buffer[n]);
       if (n > 0 && bytes > this.o.maxBytes) break;
       n++;
     }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { type ManagedChild, startChild } from '../../src/stack/child';
 import { testEnv } from './env';
@@ -42,6 +43,29 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * True while a process with this pid runs. Unlike `alive`, a zombie counts as gone: PID 1 here
+ * may never reap the orphans a killed job leaves, and a zombie answers signal 0.
+ */
+export function running(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "pid (comm) S …": the state follows the last parenthesis (comm may hold any character).
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
+}
+
+/** The pids a job wrote to `file` (space-separated), once the file holds `count` of them. */
+export const pidsWritten = (file: string, count = 1) =>
+  waitFor(`${count} pid(s) in ${file}`, () => {
+    const pids = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+    return pids.length >= count && pids;
+  });
+
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -73,4 +97,101 @@ export function agentPool() {
     agents.push(a);
     return a;
   };
+}
+
+/** One request that reached an `ApiProxy`, and what became of it. */
+export interface ProxiedCall {
+  method: string;
+  /** The path without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** When its headers arrived (ms since the epoch). */
+  at: number;
+  body: Buffer;
+  /** Set when a fault answered it instead of the API. */
+  fault?: string;
+  /** When it went on to the API. */
+  forwardedAt?: number;
+  /** The status the client got; unset while under way (or reset). */
+  status?: number;
+  /** When the client had the whole answer. */
+  answeredAt?: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json(): any;
+}
+
+/** What a proxy does instead of forwarding: cut the connection, or answer with an error. */
+export type Fault = { reset: true } | { status: number; code: string; retryAfterSeconds?: number };
+
+export interface ApiProxy {
+  /** Give this to the agent as its API URL. */
+  url: string;
+  /** Every request so far, in arrival order. */
+  calls: ProxiedCall[];
+  /** Asked once each request's body is in; a fault answers it, undefined forwards it. */
+  fault: (call: ProxiedCall) => Fault | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP proxy in front of a real API that records every request and can answer some with a
+ * fault. The Host header passes unchanged, so the URLs the API builds (artifact uploads) lead
+ * back through the proxy too.
+ */
+export async function startApiProxy(target = testEnv().url): Promise<ApiProxy> {
+  const upstream = new URL(target);
+  const outgoing = new Set<http.ClientRequest>();
+  const proxy: ApiProxy = { url: '', calls: [], fault: () => undefined, close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const chunks: Buffer[] = [];
+    const call: ProxiedCall = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      at: Date.now(),
+      body: Buffer.alloc(0),
+      json: () => JSON.parse(call.body.toString('utf8')),
+    };
+    proxy.calls.push(call);
+    const answered = (status: number) =>
+      res.once('finish', () => {
+        call.status = status;
+        call.answeredAt = Date.now();
+      });
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      call.body = Buffer.concat(chunks);
+      const fault = proxy.fault(call);
+      if (fault && 'reset' in fault) {
+        call.fault = 'reset';
+        req.socket.destroy();
+      } else if (fault) {
+        call.fault = String(fault.status);
+        answered(fault.status);
+        const retryAfter = fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) };
+        res.writeHead(fault.status, { 'Content-Type': 'application/json', ...retryAfter });
+        res.end(JSON.stringify({ status: 'ERROR', code: fault.code, message: 'injected by the test proxy' }));
+      } else {
+        call.forwardedAt = Date.now();
+        const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+          answered(up.statusCode ?? 0);
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        });
+        outgoing.add(out);
+        out.once('close', () => outgoing.delete(out));
+        out.on('error', () => req.socket.destroy());
+        out.end(call.body);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  proxy.close = async () => {
+    for (const out of outgoing) out.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return proxy;
 }
