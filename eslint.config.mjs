@@ -16,7 +16,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {
@@ -26,7 +26,7 @@ export default tseslint.config(
         'error',
         {
           paths: banned.map((name) => ({ name, message: 'Workflows are deterministic: reach the world through activities.' })),
-          patterns: [{ group: ['../src/**', '../src'], message: 'Workflows may not import src/ modules (they do I/O).' }],
+          patterns: [{ group: ['../src/**', '../src', '../../src/**', '../../src'], message: 'Workflows may not import src/ modules (they do I/O).' }],
         },
       ],
     },

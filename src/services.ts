@@ -12,6 +12,7 @@ import type { Config } from './config';
 import type { Notifier } from './db/notifier';
 import { createJobsService } from './jobs/service';
 import { createLogsService } from './logs/service';
+import { createTransitions } from './jobs/transitions';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
 
 export interface ServiceDeps {
@@ -38,11 +39,13 @@ export function createServices(deps: ServiceDeps) {
   });
   const mailer = mailerFor(config, log);
   const signer = createUrlSigner(jwtSecret);
+  const transitions = createTransitions(deps);
   return {
-    jobs: createJobsService(deps),
+    transitions,
+    jobs: createJobsService({ ...deps, transitions }),
     artifacts: createArtifactsService({ db, store: deps.store, signer, config }),
     signer,
-    agents: createAgentsService(deps),
+    agents: createAgentsService({ ...deps, transitions }),
     logs: createLogsService(deps),
     login: createLoginService({ db, mailer, tokens, hashKey: `otp:${jwtSecret}`, auth: config.auth, log }),
     keys: createKeyService({ db }),

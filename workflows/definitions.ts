@@ -14,6 +14,8 @@ export const JOB_STATES = [
 export type JobState = (typeof JOB_STATES)[number];
 export const TERMINAL_STATES: readonly JobState[] = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'];
 export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
+/** A lease can hold the job only in these states: the one definition the workflow and the API share. */
+export const isLive = (s: JobState): boolean => s === 'RUNNING' || s === 'CANCELLING';
 
 export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout';
 
@@ -75,6 +77,17 @@ export interface AttemptEnd {
   result?: ResultInput;
 }
 
+/**
+ * What a transition leaves behind: the job and every attempt end of the run so far. Updates return
+ * it, so the caller writes the read model itself; the run's result is the last one. Writing it is
+ * idempotent (versions guard the row, attempt ends only fill what is empty), so any copy of it,
+ * however late, can repair the read model.
+ */
+export interface Transition {
+  snapshot: JobSnapshot;
+  ends: AttemptEnd[];
+}
+
 export interface AssignInput {
   leaseId: string;
   agentId: string;
@@ -92,9 +105,13 @@ export interface ResultInput {
 /** Failure types of refused updates; the API maps them to HTTP 409 codes. */
 export const REFUSAL = { invalidState: 'job.invalid_state', notAssigned: 'job.not_assigned' } as const;
 
-export const assignUpdate = defineUpdate<JobSnapshot, [AssignInput]>('assign');
-export const resultUpdate = defineUpdate<JobSnapshot, [ResultInput]>('result');
-export const cancelUpdate = defineUpdate<JobSnapshot, []>('cancel');
+/** Failure types a job's run closes with when the job failed or timed out (the UI shows it Failed). */
+export const RUN_FAILURE = { failed: 'job.failed', timedOut: 'job.timed_out' } as const;
+
+// The legacy run (`jobWorkflow`) answers these with a bare JobSnapshot; `job` with a Transition.
+export const assignUpdate = defineUpdate<Transition, [AssignInput]>('assign');
+export const resultUpdate = defineUpdate<Transition, [ResultInput]>('result');
+export const cancelUpdate = defineUpdate<Transition, []>('cancel');
 /** The agent's drain deadline changed: re-read it now rather than at the next liveness check. */
 export const recheckAgentSignal = defineSignal('recheckAgent');
 /**
@@ -103,4 +120,4 @@ export const recheckAgentSignal = defineSignal('recheckAgent');
  * job without counting an agent loss, or refuses the assignment should it arrive afterwards.
  */
 export const withdrawLeaseSignal = defineSignal<[{ leaseId: string }]>('withdrawLease');
-export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec }>('state');
+export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec; ends?: AttemptEnd[] }>('state');

@@ -1,1 +1,3 @@
-export { jobWorkflow } from './job';
+export { job } from './job';
+// Runs started before `job` replaced it finish on their own code.
+export { jobWorkflow } from './legacy/job-v1';

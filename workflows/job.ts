@@ -1,9 +1,12 @@
 import {
   ApplicationFailure,
+  CancellationScope,
   allHandlersFinished,
   condition,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { JobActivities } from '../activities/types';
@@ -13,9 +16,12 @@ import {
   type JobSnapshot,
   type JobWorkflowInput,
   type ResultInput,
+  type Transition,
   REFUSAL,
+  RUN_FAILURE,
   assignUpdate,
   cancelUpdate,
+  isLive,
   isTerminal,
   recheckAgentSignal,
   resultUpdate,
@@ -35,8 +41,16 @@ const now = () => Date.now();
 const iso = (ms: number) => new Date(ms).toISOString();
 const refuse = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
-/** One job's life: one run from submit (or a manual retry) to a terminal state. */
-export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot> {
+/**
+ * One job's life: one run from submit (or a manual retry) to a terminal state.
+ *
+ * Transitions that a caller waits on (assign, result, cancel) are Updates whose answer carries the
+ * transition, and the caller writes the read model from it: the happy path schedules no activity.
+ * Transitions the run makes on its own (a timeout, an agent loss, a drain deadline, the end of a
+ * backoff or of a cancel grace) are projected here, since nobody else sees them. A failed or
+ * timed-out job closes its run as Failed, so the UI's status column tells the truth.
+ */
+export async function job(input: JobWorkflowInput): Promise<Transition> {
   const { spec, timings } = input;
   let snap: JobSnapshot = {
     jobId: spec.jobId,
@@ -53,8 +67,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
     availableAt: iso(now()),
     version: input.manualRetry ? input.version + 1 : input.version,
   };
-  let projected = input.version;
-  let pendingEnds: AttemptEnd[] = [];
+  // The newest version whose write is someone's duty: ours for the run's own transitions, the
+  // Update's caller for the others. A manual retry's QUEUED state is written here first.
+  let written = input.version;
+  const ends: AttemptEnd[] = [];
   let exitFailures = 0;
   let agentLosses = 0;
   let cancelRequestedAt = 0;
@@ -62,7 +78,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
   let drainDeadlineAt: number | null = null;
   let nextAgentCheckAt = 0;
   // Results already applied, by lease: a repeated result answers the same, it never re-applies.
-  const applied = new Map<string, { snap: JobSnapshot; agentId: string | null }>();
+  const applied = new Map<string, { answer: Transition; agentId: string | null }>();
   // Leases whose assignment never reached an agent: never assigned, or requeued when they were.
   const withdrawn = new Set<string>();
 
@@ -75,9 +91,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
         { key: AgentIdKey, value: snap.agentId },
       ]);
     }
+    // Shown on the run's page in the UI; kept in the run's metadata, not in its history.
+    setCurrentDetails(`**${snap.state}** · attempt ${snap.attempt}${snap.agentId ? ` · agent \`${snap.agentId}\`` : ''}`);
   };
   const endAttempt = (reason: AttemptEnd['reason'], kill: boolean, result?: ResultInput) => {
-    if (snap.leaseId) pendingEnds.push({ leaseId: snap.leaseId, reason, kill, result });
+    if (snap.leaseId) ends.push({ leaseId: snap.leaseId, reason, kill, ...(result && { result }) });
   };
   const finish = (state: JobSnapshot['state'], changes: Partial<JobSnapshot> = {}) => {
     const runtimeMs = snap.startedAt ? now() - Date.parse(snap.startedAt) : null;
@@ -95,8 +113,13 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
       error: null,
       availableAt: iso(now() + backoffMs),
     });
+  /** The answer of an Update: the caller writes it, so this run does not. */
+  const answer = (leaseId: string | null): Transition => {
+    written = Math.max(written, snap.version);
+    return { snapshot: snap, ends: ends.filter((e) => e.leaseId === leaseId) };
+  };
 
-  setHandler(stateQuery, () => ({ ...snap, spec }));
+  setHandler(stateQuery, () => ({ ...snap, spec, ends }));
 
   setHandler(
     assignUpdate,
@@ -104,7 +127,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
       transition({ state: 'RUNNING', leaseId, agentId, startedAt: iso(now()) });
       nextAgentCheckAt = now() + timings.agentLostAfterMs;
       drainDeadlineAt = null;
-      return snap;
+      return answer(null);
     },
     {
       validator: (input: AssignInput) => {
@@ -119,7 +142,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
     resultUpdate,
     (result: ResultInput) => {
       const earlier = applied.get(result.leaseId);
-      if (earlier) return earlier.snap;
+      if (earlier) return earlier.answer;
       const agentId = snap.agentId;
       endAttempt('result', false, result);
       const outcome = { exitCode: result.exitCode, runtimeMs: result.runtimeMs, error: result.error ?? null };
@@ -132,8 +155,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
       } else {
         finish('FAILED', { ...outcome, failureReason: result.error ? 'agent_error' : 'exit_code' });
       }
-      applied.set(result.leaseId, { snap, agentId });
-      return snap;
+      const reply = answer(result.leaseId);
+      applied.set(result.leaseId, { answer: reply, agentId });
+      return reply;
     },
     {
       validator: (result: ResultInput) => {
@@ -143,8 +167,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
           if (otherAgent(earlier.agentId)) throw refuse(REFUSAL.notAssigned, 'lease was not handed to this agent');
           return;
         }
-        const live = snap.state === 'RUNNING' || snap.state === 'CANCELLING';
-        if (!live || result.leaseId !== snap.leaseId || otherAgent(snap.agentId)) throw refuse(REFUSAL.notAssigned, 'lease does not hold the job');
+        if (!isLive(snap.state) || result.leaseId !== snap.leaseId || otherAgent(snap.agentId)) throw refuse(REFUSAL.notAssigned, 'lease does not hold the job');
       },
     },
   );
@@ -156,10 +179,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
         finish('CANCELLED');
       } else if (snap.state === 'RUNNING') {
         cancelRequestedAt = now();
-        pendingEnds.push({ leaseId: snap.leaseId!, reason: 'cancelled', kill: true });
+        endAttempt('cancelled', true);
         transition({ state: 'CANCELLING' });
       }
-      return snap;
+      return answer(snap.leaseId);
     },
     {
       validator: () => {
@@ -185,17 +208,31 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
 
   const project = async () => {
     const target = snap;
-    const ends = pendingEnds;
-    pendingEnds = [];
-    await projectJob({ snapshot: target, workspaceId: spec.workspaceId, attemptEnds: ends });
-    projected = Math.max(projected, target.version);
+    // Every end of the run: writing them again is harmless, and a lost write is made good.
+    await projectJob({ snapshot: target, workspaceId: spec.workspaceId, attemptEnds: [...ends] });
+    written = Math.max(written, target.version);
   };
 
-  /** Waits for a change of state or until `deadline`; true when something changed. */
-  const waitForChange = (deadline: number) => {
+  // One timer at a time, for the deadline the run waits on now. It is cancelled when the run
+  // moves on to wait for another, but left alone when the run completes: a completed run drops
+  // its timers, and a cancelled one would cost a history event on every job.
+  let timer: { at: number; scope: CancellationScope; fired: boolean } | undefined;
+  /** Waits for a change of state or until `at`; true when something changed. */
+  const waitUntil = async (at: number): Promise<boolean> => {
     const version = snap.version;
     const changed = () => snap.version !== version || recheckRequested;
-    return condition(changed, Math.max(1, deadline - now()));
+    if (timer && timer.at !== at && !timer.fired) timer.scope.cancel();
+    if (!timer || timer.at !== at) {
+      const armed = { at, scope: new CancellationScope(), fired: false };
+      armed.scope.run(() => sleep(Math.max(1, at - now()))).then(
+        () => (armed.fired = true),
+        () => undefined,
+      );
+      timer = armed;
+    }
+    const current = timer;
+    await condition(() => changed() || current.fired);
+    return changed();
   };
 
   const watchCancelling = async () => {
@@ -203,7 +240,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
     const graceAt = cancelRequestedAt + timings.cancelGraceMs;
     if (now() >= graceAt) return finish('CANCELLED');
     recheckRequested = false;
-    await waitForChange(graceAt);
+    await waitUntil(graceAt);
   };
 
   const watchRunning = async () => {
@@ -227,7 +264,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
     }
     const deadlines = [nextAgentCheckAt, timeoutAt];
     if (drainDeadlineAt !== null) deadlines.push(drainDeadlineAt);
-    await waitForChange(Math.min(...deadlines));
+    await waitUntil(Math.min(...deadlines));
   };
 
   const onAgentLost = () => {
@@ -240,17 +277,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
   };
 
   for (;;) {
-    if (snap.version > projected || pendingEnds.length > 0) await project();
-    if (snap.version > projected) continue;
+    if (snap.version > written) await project();
+    if (snap.version > written) continue;
     if (isTerminal(snap.state)) break;
     if (snap.state === 'QUEUED') {
       recheckRequested = false;
       const availableAt = Date.parse(snap.availableAt);
       if (availableAt > now()) {
-        // Backoff over: project again so waiting agents are woken and the row is claimable.
-        if (!(await waitForChange(availableAt))) transition({});
+        // Backoff over: write the row again so waiting agents are woken and it is claimable.
+        if (!(await waitUntil(availableAt))) transition({});
       } else {
-        await condition(() => snap.state !== 'QUEUED');
+        const version = snap.version;
+        await condition(() => snap.version !== version);
       }
     } else if (snap.state === 'CANCELLING') {
       await watchCancelling();
@@ -259,5 +297,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
     }
   }
   await condition(allHandlersFinished);
-  return snap;
+  const final: Transition = { snapshot: snap, ends };
+  if (snap.state === 'FAILED' || snap.state === 'TIMED_OUT') {
+    const type = snap.state === 'FAILED' ? RUN_FAILURE.failed : RUN_FAILURE.timedOut;
+    throw ApplicationFailure.create({ type, message: `job ${snap.state.toLowerCase().replace('_', ' ')}: ${snap.failureReason}`, nonRetryable: true, details: [final] });
+  }
+  return final;
 }

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
-import { applyProjection, snapshotColumns } from '../jobs/projection';
+import { snapshotColumns } from '../jobs/projection';
+import type { Transitions } from '../jobs/transitions';
 import { type Job, jobFromRow } from '../jobs/record';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
-import type { JobSnapshot } from '../../workflows/definitions';
 
 export interface Assignment {
   job: Job;
@@ -24,6 +24,7 @@ export interface ClaimingAgent {
 export interface ClaimOptions {
   /** How long a reservation keeps other pollers off the row; longer than an Update's call budget. */
   reservationSeconds: number;
+  workflows: JobWorkflowClient;
   log: Logger;
 }
 
@@ -35,14 +36,14 @@ export interface ClaimOptions {
  * no database connection held: a slow or absent worker cannot drain the pool. A refusal
  * (cancelled meanwhile) moves on to the next row.
  *
- * Once the workflow has assigned the job, the claim locks the row, answers, and commits the read
- * model behind the answer: whoever asks the read model whether a node holds the job (heartbeat,
- * log push, artifact upload) waits on that lock until the commit. Should the commit fail, the
- * workflow's own projection repairs the row.
+ * Once the workflow has assigned the job, the answer goes out while the read model commits behind
+ * it (see transitions.assign): whoever asks the read model whether a node holds the job
+ * (heartbeat, log push, artifact upload) waits on the row's lock until the commit. Should the
+ * commit fail, the reconciler repairs the row from the workflow.
  */
 export async function claimOne(
   db: Knex,
-  workflows: JobWorkflowClient,
+  transitions: Transitions,
   agent: ClaimingAgent,
   skip: string[],
   o: ClaimOptions,
@@ -51,22 +52,19 @@ export async function claimOne(
     const row = await reserve(db, agent, skip, o.reservationSeconds);
     if (!row) return null;
     const leaseId = newId('lease');
-    let snapshot: JobSnapshot;
     try {
-      snapshot = await workflows.assign(row.id, { leaseId, agentId: agent.id });
+      const { snapshot } = await transitions.assign(row.id, agent.workspace_id, { leaseId, agentId: agent.id });
+      return { job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId };
     } catch (err) {
-      const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
-      if (!refused) {
+      if (!(err instanceof AppError && err.code === 'job.invalid_state')) {
         // The Update may still apply, to an agent that will never hear of it: withdraw the lease.
         // The reservation keeps the row from other pollers meanwhile.
-        withdrawInBackground(workflows, row.id, leaseId, o.log);
+        withdrawInBackground(o.workflows, row.id, leaseId, o.log);
         throw err;
       }
       skip.push(row.id);
       await db('jobs').where({ id: row.id, claimed_by: agent.id }).update({ claimed_by: null, claimed_until: null });
-      continue;
     }
-    return answerThenCommit(db, agent, row, leaseId, snapshot, o.log);
   }
 }
 
@@ -97,21 +95,6 @@ async function reserveRow(db: Knex | Knex.Transaction, agent: ClaimingAgent, ski
     [agent.id, seconds, agent.workspace_id, JSON.stringify(agent.labels), skip, types ?? null, types ?? null],
   );
   return rows[0] as ({ id: string } & Record<string, unknown>) | undefined;
-}
-
-function answerThenCommit(db: Knex, agent: ClaimingAgent, row: Record<string, unknown>, leaseId: string, snapshot: JobSnapshot, log: Logger) {
-  const assignment: Assignment = { job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId };
-  let answer: (a: Assignment) => void = () => undefined;
-  const answered = new Promise<Assignment>((resolve) => (answer = resolve));
-  db.transaction(async (trx) => {
-    await trx.raw('SELECT 1 FROM jobs WHERE id = ? FOR UPDATE', [snapshot.jobId]);
-    answer(assignment);
-    await applyProjection(trx, { snapshot, workspaceId: agent.workspace_id, attemptEnds: [] });
-  }).catch((err) => {
-    answer(assignment);
-    log.warn({ err: String(err), jobId: snapshot.jobId }, 'assignment answered, its read-model commit failed; the workflow will project it');
-  });
-  return answered;
 }
 
 const WITHDRAW_TRIES = 8;

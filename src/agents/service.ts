@@ -5,7 +5,7 @@ import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
 import type { Principal } from '../auth/principal';
-import { applyProjection } from '../jobs/projection';
+import type { Transitions } from '../jobs/transitions';
 import { type Job, jobFromRow } from '../jobs/record';
 import { decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
@@ -18,6 +18,7 @@ import { type Agent, agentFromRow } from './record';
 export interface AgentsDeps {
   db: Knex;
   workflows: JobWorkflowClient;
+  transitions: Transitions;
   notifier: Notifier;
   config: Config;
   log: Logger;
@@ -35,10 +36,10 @@ export interface ResultReport {
 const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
   WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
 
-export function createAgentsService({ db, workflows, notifier, config, log }: AgentsDeps) {
+export function createAgentsService({ db, workflows, transitions, notifier, config, log }: AgentsDeps) {
   const lostAfterMs = config.durations.agentLostAfterMs;
   const claims = createGate(config.limits.claimsInFlightMax);
-  const claimOptions = { reservationSeconds: config.limits.claimReservationSeconds, log };
+  const claimOptions = { reservationSeconds: config.limits.claimReservationSeconds, workflows, log };
 
   /** The node, if it is in the caller's workspace and the caller may act for it. */
   async function requireNode(principal: Principal, nodeId: string) {
@@ -123,7 +124,7 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
           if (!leave) break;
           let next: Assignment | null;
           try {
-            next = await claimOne(db, workflows, node, skip, claimOptions);
+            next = await claimOne(db, transitions, node, skip, claimOptions);
           } catch (err) {
             // Jobs already assigned are the agent's now: hand them over, report the failure next time.
             if (jobs.length === 0) {
@@ -159,18 +160,12 @@ export function createAgentsService({ db, workflows, notifier, config, log }: Ag
       const jobRow = await db('jobs as j')
         .leftJoin('job_attempts as a', (on) => on.on('a.job_id', 'j.id').andOn('a.lease_id', db.raw('?', [report.leaseId])))
         .where({ 'j.id': report.jobId, 'j.workspace_id': node.workspace_id, 'j.workflow_started': true })
-        .first('j.id', 'a.agent_id as attempt_agent_id', 'a.result as attempt_result');
+        .first('j.id', 'a.agent_id as attempt_agent_id');
       if (!jobRow) throw notFound('job');
       if (jobRow.attempt_agent_id && jobRow.attempt_agent_id !== node.id) throw notAssigned();
-      const result = { leaseId: report.leaseId, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error };
-      let written: Record<string, unknown> | undefined;
-      try {
-        const snapshot = await workflows.result(report.jobId, { ...result, agentId: node.id });
-        written = await applyProjection(db, { snapshot, workspaceId: node.workspace_id, attemptEnds: [{ leaseId: report.leaseId, reason: 'result', kill: false, result }] });
-      } catch (err) {
-        if (!(err instanceof WorkflowClosedError)) throw err;
-        if (!jobRow.attempt_result) throw notAssigned();
-      }
+      const written = await transitions.result(report.jobId, node.workspace_id, {
+        leaseId: report.leaseId, agentId: node.id, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error,
+      });
       return jobFromRow(written ?? (await db('jobs').where({ id: report.jobId }).first()));
     },
 

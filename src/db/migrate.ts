@@ -5,6 +5,7 @@ import * as artifacts from './migrations/20261122020000_artifacts';
 import * as loginLimits from './migrations/20261122030000_login_limits';
 import * as logBudget from './migrations/20261122040000_log_budget';
 import * as claimsAndAgentOwners from './migrations/20261122050000_add_claims_and_agent_owners';
+import * as liveJobsIndex from './migrations/20261122060000_live_jobs_index';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122030000_login_limits': loginLimits,
   '20261122040000_log_budget': logBudget,
   '20261122050000_add_claims_and_agent_owners': claimsAndAgentOwners,
+  '20261122060000_live_jobs_index': liveJobsIndex,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -6,9 +6,9 @@ import { AppError, invalidState, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Principal } from '../auth/principal';
 import { enforceSubmitQuota } from '../auth/quotas';
-import { type JobWorkflowClient, StartOutcomeUnknownError, WorkflowClosedError } from '../temporal/job-workflow-client';
-import type { JobSnapshot, JobSpec, JobWorkflowInput } from '../../workflows/definitions';
-import { applyProjection } from './projection';
+import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
+import type { JobSpec } from '../../workflows/definitions';
+import type { Transitions } from './transitions';
 import { type Job, jobFromRow } from './record';
 import type { JobListFilter, Manifest } from './schemas';
 import { listJobs } from './list';
@@ -16,6 +16,7 @@ import { listJobs } from './list';
 export interface JobsDeps {
   db: Knex;
   workflows: JobWorkflowClient;
+  transitions: Transitions;
   config: Config;
   log: Logger;
 }
@@ -23,7 +24,7 @@ export interface JobsDeps {
 /** Older than any submit can still be under way (its start's call budget is 10 s). */
 const RECONCILE_AFTER_MS = 30_000;
 
-export function createJobsService({ db, workflows, config, log }: JobsDeps) {
+export function createJobsService({ db, workflows, transitions, config, log }: JobsDeps) {
   const timings = {
     agentLostAfterMs: config.durations.agentLostAfterMs,
     cancelGraceMs: config.durations.cancelGraceMs,
@@ -142,36 +143,14 @@ export function createJobsService({ db, workflows, config, log }: JobsDeps) {
 
     async cancel(principal: Principal, jobId: string): Promise<Job> {
       const job = await get(principal, jobId);
-      let snapshot: JobSnapshot;
-      try {
-        snapshot = await workflows.cancel(jobId);
-      } catch (err) {
-        if (err instanceof WorkflowClosedError) throw invalidState(`job is already ${job.state}`);
-        throw err;
-      }
-      await applyProjection(db, { snapshot, workspaceId: job.workspaceId, attemptEnds: [] });
+      await transitions.cancel(jobId, job.workspaceId);
       return get(principal, jobId);
     },
 
     async retry(principal: Principal, jobId: string): Promise<Job> {
       const job = await get(principal, jobId);
       if (job.state !== 'FAILED' && job.state !== 'TIMED_OUT') throw invalidState(`job is ${job.state}; only failed or timed-out jobs can be retried`);
-      const input: JobWorkflowInput = { spec: specOf(job), timings, attempt: job.attempt + 1, version: job.version, manualRetry: true };
-      // The finished run may still be closing for a few milliseconds after its last projection.
-      let started = false;
-      for (let i = 0; i < 5 && !started; i++) {
-        started = await workflows.start(input);
-        if (!started) await new Promise((r) => setTimeout(r, 100));
-      }
-      if (!started) throw invalidState('job is already being retried');
-      await applyProjection(db, {
-        workspaceId: job.workspaceId,
-        attemptEnds: [],
-        snapshot: {
-          jobId, state: 'QUEUED', attempt: input.attempt, leaseId: null, agentId: null, startedAt: null, finishedAt: null,
-          exitCode: null, runtimeMs: null, failureReason: null, error: null, availableAt: new Date().toISOString(), version: job.version + 1,
-        },
-      });
+      await transitions.retry(job.workspaceId, { spec: specOf(job), timings, attempt: job.attempt + 1, version: job.version, manualRetry: true });
       return get(principal, jobId);
     },
 

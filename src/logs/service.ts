@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
 import { costOf, logBudgetOf, planPush } from './budget';
 import type { Principal } from '../auth/principal';
-import { notAssigned, notFound } from '../shared/errors';
+import { requireLiveLease } from '../jobs/lease';
 
 export interface PushedLine {
   seq: number;
@@ -55,12 +55,8 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
 
   async function push(principal: Principal, body: { nodeId: string; jobId: string; leaseId: string; lines: PushedLine[] }) {
     return db.transaction(async (trx) => {
-      // Locking the job row serializes pushes per job, so seqs are assigned in commit order.
-      const job = await trx('jobs').where({ id: body.jobId, workspace_id: principal.workspaceId }).forUpdate().first();
-      if (!job) throw notFound('job');
-      const live = job.state === 'RUNNING' || job.state === 'CANCELLING';
-      const attempt = await trx('job_attempts').where({ lease_id: body.leaseId, job_id: body.jobId }).first();
-      if (!live || job.lease_id !== body.leaseId || attempt?.agent_id !== body.nodeId) throw notAssigned();
+      // The exclusive lock serializes pushes per job, so seqs are assigned in commit order.
+      const job = await requireLiveLease(trx, { jobId: body.jobId, leaseId: body.leaseId, nodeId: body.nodeId, workspaceId: principal.workspaceId, lock: 'update' });
 
       const offered = [...new Map(body.lines.map((l) => [l.seq, l])).values()].sort((a, b) => a.seq - b.seq);
       // A range over the (job, lease, agent seq) index, not an IN list: planned on a young job's

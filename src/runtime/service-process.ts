@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startReconciler } from '../jobs/reconciler';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Knex } from 'knex';
@@ -94,12 +95,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
     const { port } = server.address() as AddressInfo;
     url = `http://${config.http.host}:${port}`;
-    const jobs = services.jobs;
-    const reconcile = setInterval(() => {
-      jobs.reconcile().catch((err) => log.warn({ err: String(err) }, 'reconcile failed'));
-    }, config.durations.reconcileIntervalMs);
+    const stopReconciler = startReconciler({ jobs: services.jobs, transitions: services.transitions, config, log });
     stops.unshift(async () => {
-      clearInterval(reconcile);
+      stopReconciler();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,7 +1,9 @@
 import {
   type Client,
   ServiceError,
+  type WorkflowHandle,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -13,16 +15,35 @@ import {
   type JobSnapshot,
   type JobWorkflowInput,
   type ResultInput,
+  type Transition,
   REFUSAL,
   assignUpdate,
   cancelUpdate,
   recheckAgentSignal,
   resultUpdate,
+  stateQuery,
   withdrawLeaseSignal,
 } from '../../workflows/definitions';
 import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../../workflows/search-attributes';
 
-export const workflowIdOf = (jobId: string) => `job-${jobId}`;
+/** A job's workflow ID is the job ID itself: paste it into the Temporal UI and find the job. */
+export const workflowIdOf = (jobId: string) => jobId;
+/** Runs of the legacy `jobWorkflow`, started by earlier releases, are `job-<jobId>`. */
+export const legacyWorkflowIdOf = (jobId: string) => `job-${jobId}`;
+const WORKFLOW_TYPE = 'job';
+const SUMMARY_BYTES = 200;
+
+/** The UI's one-line summary of a run: the job's type and its command's first line. */
+export function summaryOf(spec: { type: string; command: string }): string {
+  const firstLine = spec.command.split('\n', 1)[0]!.trim();
+  let summary = `${spec.type}: ${firstLine}`;
+  while (Buffer.byteLength(summary) > SUMMARY_BYTES) summary = `${summary.slice(0, -2)}…`;
+  return summary;
+}
+
+/** A legacy run answers with a bare snapshot and writes its own attempt ends. */
+const asTransition = (answer: Transition | JobSnapshot): Transition =>
+  'snapshot' in answer ? answer : { snapshot: answer, ends: [] };
 
 /** The job's workflow has closed (or never started): the caller falls back to the read model. */
 export class WorkflowClosedError extends Error {}
@@ -111,7 +132,21 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       }
     }
   };
-  const handle = (jobId: string) => client.workflow.getHandle(workflowIdOf(jobId));
+  // "Not found", as opposed to a run that exists and has completed (also WorkflowNotFoundError).
+  const isNotFound = (err: unknown) =>
+    (err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /not found/i.test(err.message))) && !/completed/i.test((err as Error).message);
+  /**
+   * Runs `fn` on the job's workflow; a job whose run an earlier release started has it under the
+   * legacy ID. The second lookup happens only when the first finds nothing.
+   */
+  const onRun = async <T>(jobId: string, fn: (h: WorkflowHandle) => Promise<T>): Promise<T> => {
+    try {
+      return await fn(client.workflow.getHandle(workflowIdOf(jobId)));
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      return fn(client.workflow.getHandle(legacyWorkflowIdOf(jobId)));
+    }
+  };
 
   return {
     /** Starts the job's run; false when a run with this ID is already open. */
@@ -120,11 +155,13 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       if (Date.now() < unreachableUntil) throw unavailableError(); // not sent: nothing started
       try {
         await callStart(() =>
-          client.workflow.start('jobWorkflow', {
+          client.workflow.start(WORKFLOW_TYPE, {
             workflowId: workflowIdOf(spec.jobId),
             taskQueue: opts.taskQueue,
             args: [input],
             requestEagerStart: opts.eager,
+            staticSummary: summaryOf(spec),
+            staticDetails: `Workspace \`${spec.workspaceId}\`${Object.keys(spec.labels).length ? ` · labels ${Object.entries(spec.labels).map(([k, v]) => `\`${k}=${v}\``).join(' ')}` : ''}`,
             typedSearchAttributes: [
               { key: JobStateKey, value: 'QUEUED' },
               { key: WorkspaceIdKey, value: spec.workspaceId },
@@ -142,27 +179,66 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     /** Ends a run nobody will ever see (its row is gone); a run already closed is left alone. */
     async terminate(jobId: string, reason: string): Promise<void> {
       try {
-        await call(() => handle(jobId).terminate(reason));
+        await call(() => onRun(jobId, (h) => h.terminate(reason)));
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
       }
     },
-    assign: (jobId: string, input: AssignInput): Promise<JobSnapshot> =>
-      call(() => handle(jobId).executeUpdate(assignUpdate, { args: [input] })),
-    result: (jobId: string, input: ResultInput): Promise<JobSnapshot> =>
-      call(() => handle(jobId).executeUpdate(resultUpdate, { args: [input] })),
-    cancel: (jobId: string): Promise<JobSnapshot> => call(() => handle(jobId).executeUpdate(cancelUpdate)),
-    recheckAgent: (jobId: string): Promise<void> => call(() => handle(jobId).signal(recheckAgentSignal)),
-    withdrawLease: (jobId: string, leaseId: string): Promise<void> => call(() => handle(jobId).signal(withdrawLeaseSignal, { leaseId })),
+    assign: (jobId: string, input: AssignInput): Promise<Transition> =>
+      call(() => onRun(jobId, (h) => h.executeUpdate(assignUpdate, { args: [input] }))).then(asTransition),
+    result: (jobId: string, input: ResultInput): Promise<Transition> =>
+      call(() => onRun(jobId, (h) => h.executeUpdate(resultUpdate, { args: [input] }))).then(asTransition),
+    cancel: (jobId: string): Promise<Transition> => call(() => onRun(jobId, (h) => h.executeUpdate(cancelUpdate))).then(asTransition),
+    recheckAgent: (jobId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(recheckAgentSignal))),
+    withdrawLease: (jobId: string, leaseId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(withdrawLeaseSignal, { leaseId }))),
     /** True when a run of the job's workflow exists, open or closed. */
     async exists(jobId: string): Promise<boolean> {
       try {
-        await call(() => handle(jobId).describe());
+        await call(() => onRun(jobId, (h) => h.describe()));
         return true;
       } catch (err) {
         if (err instanceof WorkflowClosedError) return false;
         throw err;
       }
+    },
+    /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility. */
+    async closedSince(since: Date, state: JobSnapshot['state'], limit = 1000): Promise<string[]> {
+      const query = `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`;
+      const ids: string[] = [];
+      await call(async () => {
+        for await (const run of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+          ids.push(run.workflowId);
+          if (ids.length >= limit) break;
+        }
+      });
+      return ids;
+    },
+    /**
+     * The job as its run knows it, for repairing a read model that fell behind: an open run is
+     * asked (a query adds nothing to its history), a closed one gives its result. Undefined when
+     * no run exists.
+     */
+    async truth(jobId: string): Promise<Transition | undefined> {
+      return call(() =>
+        onRun(jobId, async (h) => {
+          const { status } = await h.describe();
+          if (status.name === 'RUNNING') {
+            const { spec, ends, ...snapshot } = await h.query(stateQuery);
+            return { snapshot, ends: ends ?? [] };
+          }
+          try {
+            return asTransition(await h.result());
+          } catch (err) {
+            // A failed or timed-out job closes its run as Failed, the transition in its details.
+            const details = err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure ? err.cause.details : undefined;
+            if (details?.[0]) return asTransition(details[0] as Transition);
+            throw err;
+          }
+        }),
+      ).catch((err) => {
+        if (err instanceof WorkflowClosedError) return undefined;
+        throw err;
+      });
     },
   };
 }

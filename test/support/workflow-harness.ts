@@ -1,10 +1,12 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { AttemptCheck, JobActivities, ProjectJobInput } from '../../activities/types';
 import {
   type JobSnapshot,
   type JobState,
   type JobTimings,
   type JobWorkflowInput,
+  type Transition,
   stateQuery,
 } from '../../workflows/definitions';
 
@@ -52,8 +54,19 @@ export class FakeActivities {
     return states.filter((s, i) => i === 0 || states[i - 1] !== s);
   }
 
-  endsOf(jobId: string) {
-    return this.projections.filter((p) => p.snapshot.jobId === jobId).flatMap((p) => p.attemptEnds);
+  /** The transitions the run wrote itself (callers of its Updates write theirs). */
+  projectionsOf(jobId: string): ProjectJobInput[] {
+    return this.projections.filter((p) => p.snapshot.jobId === jobId);
+  }
+}
+
+/** How the run ended: its result, or for a failed or timed-out job the details of its failure. */
+export async function finalOf(handle: WorkflowHandle): Promise<Transition> {
+  try {
+    return (await handle.result()) as Transition;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && err.cause.details?.[0]) return err.cause.details[0] as Transition;
+    throw err;
   }
 }
 
@@ -80,7 +93,7 @@ export function workflowInput(overrides: Partial<JobWorkflowInput['spec']> = {},
 }
 
 export function startJob(client: Client, taskQueue: string, input: JobWorkflowInput) {
-  return client.workflow.start('jobWorkflow', { workflowId: `job-${input.spec.jobId}`, taskQueue, args: [input] });
+  return client.workflow.start('job', { workflowId: input.spec.jobId, taskQueue, args: [input] });
 }
 
 /** Polls the workflow's `state` query until `pred` holds. */

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { REFUSAL, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate } from '../../workflows/definitions';
+import { REFUSAL, RUN_FAILURE, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate } from '../../workflows/definitions';
 import { testEnv } from '../support/env';
-import { FakeActivities, UNIT_TIMINGS, startJob, waitForSnapshot, workflowInput } from '../support/workflow-harness';
+import { FakeActivities, UNIT_TIMINGS, finalOf, startJob, waitForSnapshot, workflowInput } from '../support/workflow-harness';
 
 // The job workflow alone, on the suite's Temporal dev server, with stand-in activities. The dev
 // server cannot skip time (that needs the Java test server, which cannot be fetched here), so the
@@ -36,7 +36,7 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
 
   const start = (overrides?: Parameters<typeof workflowInput>[0]) => startJob(env.client, taskQueue, workflowInput(overrides));
   const assign = (handle: Awaited<ReturnType<typeof start>>, leaseId: string) =>
-    handle.executeUpdate(assignUpdate, { args: [{ leaseId, agentId: 'agent-unit' }] });
+    handle.executeUpdate(assignUpdate, { args: [{ leaseId, agentId: 'agent-unit' }] }).then((t) => t.snapshot);
   const refusalOf = async (p: Promise<unknown>) => {
     const err = await p.then(() => assert.fail('expected a refusal'), (e: unknown) => e);
     assert.ok(err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure, String(err));
@@ -46,12 +46,15 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
   it('times a running job out on its durable timer and asks for a kill', async () => {
     const handle = await start({ timeoutSeconds: 1 });
     const running = await assign(handle, 'lease-t1');
-    const done = await handle.result();
+    await assert.rejects(handle.result(), (err: WorkflowFailedError) => (err.cause as ApplicationFailure).type === RUN_FAILURE.timedOut, 'the run closes as Failed');
+    const { snapshot: done, ends } = await finalOf(handle);
     assert.equal(done.state, 'TIMED_OUT');
     assert.equal(done.failureReason, 'timeout');
     assert.ok(Date.parse(done.finishedAt!) - Date.parse(running.startedAt!) >= 1000);
-    assert.deepEqual(fake.endsOf(done.jobId).map((e) => [e.leaseId, e.reason, e.kill]), [['lease-t1', 'timeout', true]]);
-    assert.deepEqual(fake.statesOf(done.jobId), ['RUNNING', 'TIMED_OUT']);
+    assert.deepEqual(ends.map((e) => [e.leaseId, e.reason, e.kill]), [['lease-t1', 'timeout', true]]);
+    // The assignment's caller wrote RUNNING; the run wrote only what it decided alone.
+    assert.deepEqual(fake.statesOf(done.jobId), ['TIMED_OUT']);
+    assert.deepEqual(fake.projectionsOf(done.jobId).at(-1)!.attemptEnds, ends);
   });
 
   it('requeues after each agent loss with doubling backoff, then fails with agent_lost', async () => {
@@ -69,10 +72,11 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
         assert.equal(await refusalOf(assign(handle, 'too-early')), REFUSAL.invalidState, 'no hand-out during the backoff');
       }
     }
-    const done = await handle.result();
+    const { snapshot: done, ends } = await finalOf(handle);
     assert.equal(done.state, 'FAILED');
     assert.equal(done.failureReason, 'agent_lost');
-    assert.deepEqual(fake.endsOf(done.jobId).map((e) => e.reason), ['agent_lost', 'agent_lost', 'agent_lost']);
+    assert.deepEqual(ends.map((e) => e.reason), ['agent_lost', 'agent_lost', 'agent_lost']);
+    assert.deepEqual(fake.statesOf(done.jobId), ['QUEUED', 'FAILED'], 'each loss and each backoff end written by the run');
     // The backoffs, on the workflow's own clock: each requeue's availableAt less the time of the
     // workflow task that made it (the task that upserted JobState=QUEUED).
     const events = (await handle.fetchHistory()).events ?? [];
@@ -98,45 +102,51 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
     const mid = await waitForSnapshot(handle, () => true);
     assert.equal(mid.state, 'RUNNING');
     assert.equal(mid.attempt, 1);
-    const done = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-alive', exitCode: 0, runtimeMs: 5 }] });
+    const done = (await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-alive', exitCode: 0, runtimeMs: 5 }] })).snapshot;
     assert.equal(done.state, 'SUCCEEDED');
   });
 
   it('ends a cancelled running job after the grace when the agent never confirms', async () => {
     const handle = await start();
     await assign(handle, 'lease-c1');
-    const cancelling = await handle.executeUpdate(cancelUpdate);
+    const cancelling = (await handle.executeUpdate(cancelUpdate)).snapshot;
     assert.equal(cancelling.state, 'CANCELLING');
     const askedAt = Date.now();
-    const done = await handle.result();
+    const { snapshot: done, ends } = await finalOf(handle);
     assert.equal(done.state, 'CANCELLED');
     assert.ok(Date.parse(done.finishedAt!) - askedAt >= UNIT_TIMINGS.cancelGraceMs - 50);
-    assert.deepEqual(fake.endsOf(done.jobId).map((e) => [e.reason, e.kill]), [['cancelled', true]]);
+    assert.deepEqual(ends.map((e) => [e.reason, e.kill]), [['cancelled', true]]);
+    assert.deepEqual(fake.statesOf(done.jobId), ['CANCELLED'], 'the grace is for the run alone to write');
   });
 
   it('ends a cancelled running job at once when the agent confirms', async () => {
     const handle = await start();
     await assign(handle, 'lease-c2');
-    await handle.executeUpdate(cancelUpdate);
-    const done = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-c2', exitCode: 143, runtimeMs: 9 }] });
+    const cancelling = await handle.executeUpdate(cancelUpdate);
+    assert.deepEqual(cancelling.ends.map((e) => [e.leaseId, e.reason, e.kill]), [['lease-c2', 'cancelled', true]], 'the cancel answers the kill for its caller to write');
+    const { snapshot: done, ends } = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-c2', exitCode: 143, runtimeMs: 9 }] });
     assert.equal(done.state, 'CANCELLED');
     assert.equal(done.exitCode, 143);
+    assert.deepEqual(ends.map((e) => [e.reason, e.result?.exitCode]), [['cancelled', undefined], ['result', 143]]);
+    assert.deepEqual((await finalOf(handle)).snapshot, done);
+    assert.deepEqual(fake.projectionsOf(done.jobId), [], 'no activity: the callers of the Updates wrote every transition');
   });
 
   it('retries a failed attempt after its backoff and refuses a hand-out before it', async () => {
     const handle = await start({ retry: { maxAttempts: 2, backoffSeconds: 1 } });
     await assign(handle, 'lease-r1');
     const failedAt = Date.now();
-    const queued = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-r1', exitCode: 1, runtimeMs: 3 }] });
+    const queued = (await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-r1', exitCode: 1, runtimeMs: 3 }] })).snapshot;
     assert.equal(queued.state, 'QUEUED');
     assert.equal(queued.attempt, 2);
     assert.ok(Date.parse(queued.availableAt) - failedAt >= 900, 'backoff of 1 s');
     assert.equal(await refusalOf(assign(handle, 'lease-r2')), REFUSAL.invalidState);
     await waitForSnapshot(handle, (s) => Date.parse(s.availableAt) <= Date.now());
     await assign(handle, 'lease-r2');
-    const done = await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-r2', exitCode: 0, runtimeMs: 3 }] });
+    const done = (await handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-r2', exitCode: 0, runtimeMs: 3 }] })).snapshot;
     assert.equal(done.state, 'SUCCEEDED');
-    assert.equal(await refusalOf(handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-x', exitCode: 0, runtimeMs: 1 }] })), REFUSAL.notAssigned);
+    // The run completed with that result, in the same task: a stray report finds it closed.
+    await assert.rejects(handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-x', exitCode: 0, runtimeMs: 1 }] }), /already completed/);
   });
 
   it('requeues a job when its draining agent passes the deadline', async () => {
@@ -149,7 +159,9 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
     assert.equal(queued.attempt, 2);
     assert.ok(Date.now() >= deadline);
     await handle.executeUpdate(cancelUpdate);
-    assert.equal((await handle.result()).state, 'CANCELLED');
-    assert.deepEqual(fake.endsOf(queued.jobId).map((e) => [e.reason, e.kill]), [['drain_deadline', true]]);
+    const { snapshot: done, ends } = await finalOf(handle);
+    assert.equal(done.state, 'CANCELLED');
+    assert.deepEqual(ends.map((e) => [e.reason, e.kill]), [['drain_deadline', true]]);
+    assert.deepEqual(fake.statesOf(done.jobId), ['QUEUED'], 'the run wrote the requeue, the caller of the cancel wrote CANCELLED');
   });
 });

@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { JobsService } from './service';
+import type { Transitions } from './transitions';
+
+/** Slack beyond the loss window: past it, the run should have written what it decided. */
+const SETTLE_MS = 30_000;
+/** How far back the first sweep looks for closed runs: a restart's worth of crash windows. */
+const FIRST_LOOKBACK_MS = 10 * 60_000;
+
+/**
+ * Periodically settles what a crash of some API instance left half-done: submits interrupted
+ * between their steps, and rows left behind their workflow by a transition whose write was lost.
+ * Each sweep looks back over the interval since the one before, with an interval's overlap.
+ */
+export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Config; log: Logger }): () => void {
+  const intervalMs = o.config.durations.reconcileIntervalMs;
+  let since = new Date(Date.now() - FIRST_LOOKBACK_MS);
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    const startedAt = new Date();
+    void (async () => {
+      try {
+        await o.jobs.reconcile();
+        await o.transitions.repairBehind({ silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS, closedSince: since });
+        since = new Date(startedAt.getTime() - intervalMs);
+      } catch (err) {
+        o.log.warn({ err: String(err) }, 'reconcile failed');
+      } finally {
+        running = false;
+      }
+    })();
+  }, intervalMs);
+  return () => clearInterval(timer);
+}

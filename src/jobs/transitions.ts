@@ -1,0 +1,162 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { AppError, invalidState, notAssigned } from '../shared/errors';
+import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import type { AssignInput, JobSnapshot, JobWorkflowInput, ResultInput, Transition } from '../../workflows/definitions';
+import { LIVE_STATES } from './lease';
+import { applyProjection } from './projection';
+
+export interface TransitionsDeps {
+  db: Knex;
+  workflows: JobWorkflowClient;
+  log: Logger;
+}
+
+/**
+ * The one seam through which a job changes state. Each transition runs the workflow's Update, which
+ * decides, and writes what the Update answered (the snapshot and the attempt ends) into the read
+ * model, guarded by the snapshot's version. Later side effects of a transition (webhooks,
+ * metering) belong here too.
+ *
+ * A crash between an Update and its write leaves the row behind its workflow. `repair` levels it
+ * from the run itself; every path that can notice calls it: a repeated result or cancel (the
+ * caller retries what it got no answer to), a claim the workflow refuses, and the reconciler.
+ */
+export function createTransitions({ db, workflows, log }: TransitionsDeps) {
+  const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
+    applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
+
+  /** Writes the job as its run knows it; undefined when it has no run. */
+  async function repair(jobId: string, workspaceId: string): Promise<Transition | undefined> {
+    const truth = await workflows.truth(jobId);
+    if (truth) await write(db, workspaceId, truth);
+    return truth;
+  }
+
+  /**
+   * Resolves once the job's row is locked, and commits the write behind that: the answer can go
+   * out at once, while whoever asks the row whether the lease holds the job waits on the lock.
+   */
+  function commitBehindAnswer(jobId: string, workspaceId: string, t: Transition): Promise<Transition> {
+    return new Promise((resolve) => {
+      db.transaction(async (trx) => {
+        await trx.raw('SELECT 1 FROM jobs WHERE id = ? FOR UPDATE', [jobId]);
+        resolve(t);
+        await write(trx, workspaceId, t);
+      }).catch((err) => {
+        resolve(t);
+        log.warn({ err: String(err), jobId }, 'transition answered, its read-model write failed; the reconciler repairs the row');
+      });
+    });
+  }
+
+  return {
+    repair,
+
+    /**
+     * Hands a reserved job to an agent. 409 `job.invalid_state` when the workflow refuses (the job
+     * moved on since its row was read): the row is then repaired, as it was behind.
+     */
+    async assign(jobId: string, workspaceId: string, input: AssignInput): Promise<Transition> {
+      let t: Transition;
+      try {
+        t = await workflows.assign(jobId, input);
+      } catch (err) {
+        const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
+        if (!refused) throw err;
+        await repair(jobId, workspaceId).catch((e) => log.warn({ err: String(e), jobId }, 'could not repair a row behind its workflow'));
+        throw invalidState('the job is no longer claimable');
+      }
+      return commitBehindAnswer(jobId, workspaceId, t);
+    },
+
+    /**
+     * Applies an agent's terminal report and returns the written row (undefined when it was
+     * already current). A report repeated after its run closed (its first answer was lost)
+     * repairs the row from the run and is answered the same; any other lease is 409.
+     */
+    async result(jobId: string, workspaceId: string, input: ResultInput & { agentId: string }): Promise<Record<string, unknown> | undefined> {
+      try {
+        return await write(db, workspaceId, await workflows.result(jobId, input));
+      } catch (err) {
+        if (!(err instanceof WorkflowClosedError)) throw err;
+        const truth = await workflows.truth(jobId);
+        const reported = truth?.ends.some((e) => e.leaseId === input.leaseId && e.reason === 'result' && e.result?.agentId === input.agentId);
+        if (truth && reported) return write(db, workspaceId, truth);
+        // A legacy run keeps its ends to itself; its own projection recorded the result.
+        const recorded = await db('job_attempts').where({ job_id: jobId, lease_id: input.leaseId, agent_id: input.agentId }).whereNotNull('result').first('lease_id');
+        if (!recorded) throw notAssigned();
+        return undefined;
+      }
+    },
+
+    /** Cancels the job; 409 when it already ended (and the row is repaired if it had not shown it). */
+    async cancel(jobId: string, workspaceId: string): Promise<void> {
+      try {
+        await write(db, workspaceId, await workflows.cancel(jobId));
+      } catch (err) {
+        if (!(err instanceof WorkflowClosedError)) throw err;
+        const truth = await repair(jobId, workspaceId);
+        throw invalidState(`job is already ${truth?.snapshot.state ?? 'finished'}`);
+      }
+    },
+
+    /**
+     * Finds rows that a crash between an Update and its write left behind their workflow, and
+     * repairs them from the run. Each kind of window leaves a mark to look for:
+     * - an assignment: a reservation that expired without its write (the claim clears it);
+     * - a result whose agent is gone too (it would have retried): a live row whose attempt has
+     *   not been heard of for longer than any live agent stays silent;
+     * - a cancel of a queued job whose caller gave up: a run closed as CANCELLED, from visibility.
+     * A cancel of a running job needs no look: its grace ends it, and the run writes that itself.
+     */
+    async repairBehind(o: { silentForMs: number; closedSince: Date; limit?: number }): Promise<number> {
+      const limit = o.limit ?? 100;
+      const reserved = await db('jobs')
+        .whereNotNull('claimed_by')
+        .where('claimed_until', '<', db.raw("now() - interval '5 seconds'"))
+        .limit(limit)
+        .select('id', 'workspace_id');
+      const silent = await db('jobs as j')
+        .join('job_attempts as a', 'a.lease_id', 'j.lease_id')
+        .whereIn('j.state', LIVE_STATES)
+        .where(db.raw('coalesce(a.last_heartbeat_at, a.assigned_at)'), '<', db.raw('now() - make_interval(secs => ?)', [o.silentForMs / 1000]))
+        .limit(limit)
+        .select('j.id', 'j.workspace_id');
+      const cancelled = await workflows.closedSince(o.closedSince, 'CANCELLED', limit);
+      const unseen = cancelled.length
+        ? await db('jobs').whereIn('id', cancelled).whereNot('state', 'CANCELLED').select('id', 'workspace_id')
+        : [];
+      let repaired = 0;
+      for (const row of [...reserved, ...silent, ...unseen]) {
+        const before = await db('jobs').where({ id: row.id }).first('version');
+        await repair(row.id, row.workspace_id);
+        // A reservation whose claim never wrote: nobody else will clear it.
+        await db('jobs').where({ id: row.id }).where('claimed_until', '<', db.fn.now()).update({ claimed_by: null, claimed_until: null });
+        const after = await db('jobs').where({ id: row.id }).first('version');
+        if (after?.version !== before?.version) repaired++;
+      }
+      if (repaired > 0) log.info({ repaired }, 'repaired rows left behind their workflow');
+      return repaired;
+    },
+
+    /** Starts the next run of a failed or timed-out job, queued at `input.attempt`. */
+    async retry(workspaceId: string, input: JobWorkflowInput): Promise<void> {
+      // The finished run may still be closing for a few milliseconds after its last write.
+      let started = false;
+      for (let i = 0; i < 5 && !started; i++) {
+        started = await workflows.start(input);
+        if (!started) await new Promise((r) => setTimeout(r, 100));
+      }
+      if (!started) throw invalidState('job is already being retried');
+      // The new run writes this too, first thing: whichever lands first, the other changes nothing.
+      const snapshot: JobSnapshot = {
+        jobId: input.spec.jobId, state: 'QUEUED', attempt: input.attempt, leaseId: null, agentId: null, startedAt: null, finishedAt: null,
+        exitCode: null, runtimeMs: null, failureReason: null, error: null, availableAt: new Date().toISOString(), version: input.version + 1,
+      };
+      await write(db, workspaceId, { snapshot, ends: [] });
+    },
+  };
+}
+
+export type Transitions = ReturnType<typeof createTransitions>;
