@@ -9,8 +9,8 @@ import type { ProjectJobInput } from '../../activities/types';
 import { loadConfig } from '../../src/config';
 import { startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
-import { type JobSnapshot, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate } from '../../workflows/definitions';
-import { FakeActivities, UNIT_TIMINGS, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
+import { type JobSnapshot, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate, withdrawLeaseSignal } from '../../workflows/definitions';
+import { FakeActivities, UNIT_TIMINGS, finalOf, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
 
 // `npm run record:histories`: runs the job workflow through scripted lives on a throw-away
 // Temporal dev server and writes each history to test/fixtures/histories. The replay test then
@@ -28,16 +28,17 @@ const result = (h: WorkflowHandle, leaseId: string, exitCode: number) =>
 const claimable = (h: WorkflowHandle) => waitForSnapshot(h, (s) => s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now());
 
 /**
- * Waits until the workflow has projected attempt `attempt` a second time: the projection it makes
- * when the attempt's backoff is over. Assigning as soon as the clock allows (`claimable`) races
- * the backoff timer: an assignment that wins cancels the timer, and that re-projection is never
- * recorded.
+ * Waits until the workflow has written attempt `attempt` once its backoff was over. Assigning as
+ * soon as the clock allows (`claimable`) races the backoff timer: an assignment that wins cancels
+ * the timer, and that write is never recorded. `requeuedByRun`: the run wrote the requeue itself
+ * too (an agent loss), so that write is the second of the attempt, not the first (after a result,
+ * the Update's caller wrote the requeue).
  */
-async function backoffOver(h: WorkflowHandle, fake: FakeActivities, attempt: number): Promise<void> {
-  const jobId = h.workflowId.replace(/^job-/, '');
+async function backoffOver(h: WorkflowHandle, fake: FakeActivities, attempt: number, requeuedByRun: boolean): Promise<void> {
+  const jobId = h.workflowId;
   const deadline = Date.now() + 10_000;
-  const projectedQueued = ({ snapshot: s }: ProjectJobInput) => s.jobId === jobId && s.state === 'QUEUED' && s.attempt === attempt;
-  while (fake.projections.filter(projectedQueued).length < 2) {
+  const queued = ({ snapshot: s }: ProjectJobInput) => s.jobId === jobId && s.state === 'QUEUED' && s.attempt === attempt;
+  while (fake.projections.filter(queued).length < (requeuedByRun ? 2 : 1)) {
     if (Date.now() > deadline) throw new Error(`attempt ${attempt} was never re-projected after its backoff`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -56,6 +57,24 @@ const SCENARIOS: Record<string, Scenario> = {
     await claimable(h);
     await assign(h, 'lease-3');
     await result(h, 'lease-3', 0);
+    return h;
+  },
+  // The happy path: assigned, succeeds. No activity, three workflow tasks.
+  succeeded: async (client, taskQueue) => {
+    const h = await startJob(client, taskQueue, workflowInput());
+    await assign(h, 'lease-1');
+    await result(h, 'lease-1', 0);
+    return h;
+  },
+  // The assignment's answer was lost on the caller's side: the lease is withdrawn, the job requeued.
+  'withdrawn-then-succeeded': async (client, taskQueue) => {
+    const h = await startJob(client, taskQueue, workflowInput());
+    await assign(h, 'lease-1');
+    await h.signal(withdrawLeaseSignal, { leaseId: 'lease-1' });
+    await claimable(h);
+    await waitForSnapshot(h, (s) => s.attempt === 2);
+    await assign(h, 'lease-2');
+    await result(h, 'lease-2', 0);
     return h;
   },
   // Runs into its timeout.
@@ -97,7 +116,7 @@ const SCENARIOS: Record<string, Scenario> = {
     const h = await startJob(client, taskQueue, workflowInput({ retry: { maxAttempts: 2, backoffSeconds: 1 } }));
     await assign(h, 'lease-1');
     await result(h, 'lease-1', 1);
-    await backoffOver(h, fake, 2);
+    await backoffOver(h, fake, 2, false);
     await assign(h, 'lease-2');
     await result(h, 'lease-2', 2);
     return h;
@@ -107,7 +126,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'agent-lost-final': async (client, taskQueue, fake) => {
     const h = await startJob(client, taskQueue, workflowInput());
     for (let i = 1; i <= UNIT_TIMINGS.agentLossMaxAttempts; i++) {
-      if (i > 1) await backoffOver(h, fake, i);
+      if (i > 1) await backoffOver(h, fake, i, true);
       fake.silent.add(`lease-${i}`);
       await assign(h, `lease-${i}`);
     }
@@ -118,6 +137,8 @@ const SCENARIOS: Record<string, Scenario> = {
 /** How each scenario must end; a recording that ends otherwise is not written. */
 const ENDS: Record<string, Partial<JobSnapshot>> = {
   'loss-retry-success': { state: 'SUCCEEDED', attempt: 3 },
+  succeeded: { state: 'SUCCEEDED', attempt: 1, exitCode: 0 },
+  'withdrawn-then-succeeded': { state: 'SUCCEEDED', attempt: 2 },
   timeout: { state: 'TIMED_OUT', failureReason: 'timeout' },
   'drain-cancel-grace': { state: 'CANCELLED', attempt: 2 },
   'manual-retry-cancel-queued': { state: 'CANCELLED' },
@@ -159,7 +180,7 @@ async function main(): Promise<void> {
       for (const [name, scenario] of scenarios) {
         fake.reset();
         const handle = await scenario(env.client, taskQueue, fake);
-        const end = await handle.result();
+        const { snapshot: end } = await finalOf(handle);
         const wrong = Object.entries(ENDS[name] ?? {}).filter(([k, v]) => end[k as keyof JobSnapshot] !== v);
         if (wrong.length > 0) throw new Error(`${name} ended ${JSON.stringify(end)}, expected ${JSON.stringify(ENDS[name])}`);
         const history = await handle.fetchHistory();
