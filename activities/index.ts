@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { applyProjection } from '../src/jobs/projection';
-import type { AttemptCheck, JobActivities, ProjectJobInput } from './types';
+import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
+import type { JobActivities } from './types';
 
 export interface ActivityDeps {
   db: Knex;

@@ -1,17 +1,4 @@
-import type { AttemptEnd, JobSnapshot } from '../workflows/definitions';
-
-export interface ProjectJobInput {
-  snapshot: JobSnapshot;
-  workspaceId: string;
-  attemptEnds: AttemptEnd[];
-}
-
-export interface AttemptCheck {
-  /** Time left before the agent counts as lost; <= 0 means lost now. */
-  msUntilLost: number;
-  /** Time left before the agent's drain deadline requeues the job, if one is set. */
-  msUntilDrainDeadline: number | null;
-}
+import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
 
 /** The activities the job workflow calls; the workflow imports this file for types only. */
 export interface JobActivities {

@@ -121,3 +121,17 @@ export const recheckAgentSignal = defineSignal('recheckAgent');
  */
 export const withdrawLeaseSignal = defineSignal<[{ leaseId: string }]>('withdrawLease');
 export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec; ends?: AttemptEnd[] }>('state');
+
+/** What the read model is written from: a snapshot and the attempts it ended. */
+export interface ProjectJobInput {
+  snapshot: JobSnapshot;
+  workspaceId: string;
+  attemptEnds: AttemptEnd[];
+}
+
+export interface AttemptCheck {
+  /** Time left before the agent counts as lost; <= 0 means lost now. */
+  msUntilLost: number;
+  /** Time left before the agent's drain deadline requeues the job, if one is set. */
+  msUntilDrainDeadline: number | null;
+}

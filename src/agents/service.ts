@@ -5,6 +5,7 @@ import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
 import type { Principal } from '../auth/principal';
+import { holdsLease } from '../jobs/lease';
 import type { Transitions } from '../jobs/transitions';
 import { type Job, jobFromRow } from '../jobs/record';
 import { decodeCursor, pageOf } from '../shared/cursor';
@@ -96,13 +97,14 @@ export function createAgentsService({ db, workflows, transitions, notifier, conf
           .whereIn('job_id', running)
           .whereNull('ended_at')
           .update({ last_heartbeat_at: trx.fn.now() });
-        const live = await trx('job_attempts as a')
+        // Kept: jobs this node's lease still holds, unless a cancel asks the agent to stop them.
+        const held = await trx('job_attempts as a')
           .join('jobs as j', (j) => j.on('j.id', 'a.job_id').andOn('j.lease_id', 'a.lease_id'))
-          .where({ 'a.agent_id': node.id, 'j.state': 'RUNNING' })
+          .where({ 'a.agent_id': node.id })
           .whereIn('a.job_id', running)
           .whereNull('a.ended_at')
-          .pluck('a.job_id');
-        return new Set<string>(live);
+          .select('j.state', 'j.lease_id', 'j.agent_id', 'a.job_id', 'a.lease_id as attempt_lease');
+        return new Set<string>(held.filter((h) => h.state !== 'CANCELLING' && holdsLease(h, h.attempt_lease, node.id)).map((h) => h.job_id));
       });
       return { drain: node.drain as boolean, cancel: running.filter((id) => !keep.has(id)) };
     },

@@ -5,6 +5,7 @@ import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type ObjectStore, ObjectTooLarge } from './object-store';
 import { ID_PLACEHOLDER, type UrlSigner } from './signed-urls';
+import { holdsLease } from '../jobs/lease';
 
 // Artifacts of a job: stored in object storage under workspace/job/id, recorded in `artifacts`,
 // summarized on the job row. Every byte moves through URLs that authorize themselves.
@@ -13,7 +14,6 @@ const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_ARTIFACTS_PER_JOB = 1000;
 /** An agent's upload template outlives the job's timeout by this much: uploads come after the command. */
 const TEMPLATE_GRACE_SECONDS = 3600;
-const LIVE_STATES = ['RUNNING', 'CANCELLING'];
 /** Class of pg_advisory_xact_lock(class, key) under which one upload of a job commits at a time. */
 const LOCK_ARTIFACT_COMMIT = 7401;
 
@@ -128,9 +128,9 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       const { maxBytes } = config.artifacts;
       if (input.contentLength !== undefined && input.contentLength > maxBytes) throw new ObjectTooLarge(maxBytes);
       // The lock waits out a claim still committing (its answer may have reached the agent first).
-      const job = await db('jobs').where({ id: input.jobId }).forShare().first('workspace_id', 'lease_id', 'state');
+      const job = await db('jobs').where({ id: input.jobId }).forShare().first('workspace_id', 'lease_id', 'agent_id', 'state');
       if (!job) throw notFound('job');
-      if (input.lease && (job.lease_id !== input.lease || !LIVE_STATES.includes(job.state))) throw notAssigned();
+      if (input.lease && !holdsLease(job, input.lease)) throw notAssigned();
       // Refused before a byte is stored; the commit counts again, since uploads run side by side.
       if ((await countOthers(db, input.jobId, input.id)) >= MAX_ARTIFACTS_PER_JOB) throw tooMany();
 
@@ -150,8 +150,8 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
         // update that row (a deadlock, answered 500).
         await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_ARTIFACT_COMMIT, input.jobId]);
         if (input.lease) {
-          const holds = await trx('jobs').where({ id: input.jobId, lease_id: input.lease }).whereIn('state', LIVE_STATES).forShare().first('id');
-          if (!holds) return { kept: false as const, refusal: notAssigned() };
+          const now = await trx('jobs').where({ id: input.jobId }).forShare().first('lease_id', 'agent_id', 'state');
+          if (!now || !holdsLease(now, input.lease)) return { kept: false as const, refusal: notAssigned() };
         }
         if ((await countOthers(trx, input.jobId, input.id)) >= MAX_ARTIFACTS_PER_JOB) return { kept: false as const, refusal: tooMany() };
         const earlier = await trx('artifacts').where({ job_id: input.jobId, id: input.id }).forUpdate().first('object_key');

@@ -30,7 +30,7 @@ const recordOf = (r: Record<string, unknown>): ApiKeyRecord => ({
 /** The user and agent keys of the caller's user: node keys belong to their nodes (rotate-key). */
 function ownedBy(db: Knex, p: Principal) {
   const q = db('api_keys').where({ workspace_id: p.workspaceId }).whereIn('kind', ['user', 'agent']);
-  // Keys minted by an operator (`compute keys create`) have no user; such a key sees its siblings.
+  // Keys minted by an operator (`compute admin keys create`) have no user; such a key sees its siblings.
   return p.userId ? q.where({ user_id: p.userId }) : q.whereNull('user_id');
 }
 

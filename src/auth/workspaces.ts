@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { newId } from '../shared/ids';
 
-/** The workspace `npm run dev` and `compute keys create` use when none is named; made on first use. */
+/** The workspace `npm run dev` and `compute admin keys create` use when none is named; made on first use. */
 export async function ensureDefaultWorkspace(db: Knex): Promise<string> {
   const existing = await db('workspaces').where({ is_default: true }).first('id');
   if (existing) return existing.id;

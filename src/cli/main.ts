@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { CliError } from './api-client';
+import { registerAdminCommands } from './commands/admin';
 import { registerAgentCommand } from './commands/agent';
 import { registerArtifactCommands } from './commands/artifacts';
 import { registerJobCommands } from './commands/jobs';
@@ -12,6 +13,7 @@ registerKeysCommands(program);
 registerJobCommands(program);
 registerArtifactCommands(program);
 registerAgentCommand(program);
+registerAdminCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures are one line; anything else is a bug worth its message, still without a stack.

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import type { ProjectJobInput } from '../../activities/types';
 import { NOTIFY } from '../db/channels';
-import type { JobSnapshot } from '../../workflows/definitions';
+import type { JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 
 /**
  * Writes a workflow snapshot into the read model. Idempotent and order-safe: a snapshot older

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { Agent } from '../agent/agent';
+import { Agent } from '../reference-agent/agent';
 import { type Config, loadDevConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
 import { ensureDefaultWorkspace } from '../auth/workspaces';

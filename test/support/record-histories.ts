@@ -5,7 +5,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import type { ProjectJobInput } from '../../activities/types';
+import type { ProjectJobInput } from '../../workflows/definitions';
 import { loadConfig } from '../../src/config';
 import { startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';

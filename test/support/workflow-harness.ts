@@ -1,6 +1,7 @@
 import { type Client, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { AttemptCheck, JobActivities, ProjectJobInput } from '../../activities/types';
+import type { JobActivities } from '../../activities/types';
+import type { AttemptCheck, ProjectJobInput } from '../../workflows/definitions';
 import {
   type JobSnapshot,
   type JobState,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { ApiRefusal } from '../../src/agent/api';
-import { type LogLine, LogBatcher } from '../../src/agent/log-batcher';
+import { ApiRefusal } from '../../src/reference-agent/api';
+import { type LogLine, LogBatcher } from '../../src/reference-agent/log-batcher';
 
 /** A batcher over a stand-in API that refuses the batches `refusal` returns an error for. */
 function batcherRefusing(maxLines: number, refusal: (lines: LogLine[]) => ApiRefusal | null) {

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Command } from 'commander';
-import { Agent } from '../../agent/agent';
+import { Agent } from '../../reference-agent/agent';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../log';
 import { labelPair } from '../options';

@@ -1,10 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import pino from 'pino';
-import { type Quotas, createApiKey } from '../../auth/api-keys';
-import { ensureDefaultWorkspace } from '../../auth/workspaces';
-import { databaseUrlOf, loadConfig } from '../../config';
-import { createDb } from '../../db/knex';
-import { isDatabaseUnavailable } from '../../shared/dependency-errors';
+import type { Quotas } from '../../auth/api-keys';
+import { loadConfig } from '../../config';
 import { CliError, callApi } from '../api-client';
 import { type Session, loadSession } from '../session';
 import { dim, printTable, status } from '../terminal';
@@ -26,27 +22,38 @@ const positiveInt = (v: string) => {
   return n;
 };
 
+/** The quota options `keys create` and `admin keys create` share. */
+export function quotaOptions(cmd: Command): Command {
+  return cmd
+    .option('--kind <kind>', 'user or agent', 'user')
+    .option('--max-jobs-per-hour <n>', 'quota: jobs submitted with the key (or handed to its nodes) per hour', positiveInt)
+    .option('--max-concurrent-jobs <n>', 'quota: unfinished jobs at once', positiveInt)
+    .option('--allowed-job-types <types>', 'quota: comma-separated job types');
+}
+
+export interface KeyOptions {
+  name: string;
+  kind: string;
+  maxJobsPerHour?: number;
+  maxConcurrentJobs?: number;
+  allowedJobTypes?: string;
+}
+
+/** The body of a key create, from the shared options; a bad --kind is refused here. */
+export function keyBody(opts: KeyOptions): { name: string; kind: 'user' | 'agent'; quotas?: Quotas } {
+  if (opts.kind !== 'user' && opts.kind !== 'agent') throw new CliError('--kind must be user or agent');
+  const quotas: Quotas = {
+    ...(opts.maxJobsPerHour && { maxJobsPerHour: opts.maxJobsPerHour }),
+    ...(opts.maxConcurrentJobs && { maxConcurrentJobs: opts.maxConcurrentJobs }),
+    ...(opts.allowedJobTypes && { allowedJobTypes: opts.allowedJobTypes.split(',').map((t) => t.trim()).filter(Boolean) }),
+  };
+  return { name: opts.name, kind: opts.kind, ...(Object.keys(quotas).length && { quotas }) };
+}
+
 async function requireSession(): Promise<Session> {
   const session = await loadSession(loadConfig().cli.configDir);
   if (!session) throw new CliError('not logged in (or the session expired): run `compute login` first');
   return session;
-}
-
-/** Operator mode: mint straight into the database, as `npm run dev` does for its printed key. */
-async function createInDatabase(opts: { name: string; kind: 'user' | 'agent'; workspace?: string; quotas?: Quotas }) {
-  const url = databaseUrlOf(loadConfig());
-  // Silent: stdout carries the key alone, and an outage gets one plain message below.
-  const db = createDb(url, { max: 1, log: pino({ level: 'silent' }) });
-  try {
-    const workspaceId = opts.workspace ?? (await ensureDefaultWorkspace(db));
-    if (!(await db('workspaces').where({ id: workspaceId }).first())) throw new CliError(`workspace ${workspaceId} not found`);
-    return (await createApiKey(db, { workspaceId, name: opts.name, kind: opts.kind, quotas: opts.quotas })).key;
-  } catch (err) {
-    if (isDatabaseUnavailable(err)) throw new CliError(`cannot reach the database at ${url.replace(/:[^:@/]*@/, ':***@')}: is \`npm run dev\` running?`);
-    throw err;
-  } finally {
-    await db.destroy();
-  }
 }
 
 const quotaText = (q: Quotas | null) =>
@@ -55,33 +62,19 @@ const quotaText = (q: Quotas | null) =>
 export function registerKeysCommands(program: Command): void {
   const keys = program.command('keys').description('Manage API keys');
 
-  keys
-    .command('create')
-    .description('Create an API key, printed alone on stdout (shown only this once)')
-    .requiredOption('--name <name>', 'a name to recognize the key by')
-    .option('--kind <kind>', 'user or agent', 'user')
-    .option('--max-jobs-per-hour <n>', 'quota: jobs submitted with the key (or handed to its nodes) per hour', positiveInt)
-    .option('--max-concurrent-jobs <n>', 'quota: unfinished jobs at once', positiveInt)
-    .option('--allowed-job-types <types>', 'quota: comma-separated job types')
-    .option('--workspace <id>', 'operator mode: mint in the database for this workspace')
-    .option('--database', 'operator mode even when logged in (uses DATABASE_URL or the `npm run dev` database)')
-    .action(async (opts: { name: string; kind: string; maxJobsPerHour?: number; maxConcurrentJobs?: number; allowedJobTypes?: string; workspace?: string; database?: boolean }) => {
-      if (opts.kind !== 'user' && opts.kind !== 'agent') throw new CliError('--kind must be user or agent');
-      const quotas: Quotas = {
-        ...(opts.maxJobsPerHour && { maxJobsPerHour: opts.maxJobsPerHour }),
-        ...(opts.maxConcurrentJobs && { maxConcurrentJobs: opts.maxConcurrentJobs }),
-        ...(opts.allowedJobTypes && { allowedJobTypes: opts.allowedJobTypes.split(',').map((t) => t.trim()).filter(Boolean) }),
-      };
-      const body = { name: opts.name, kind: opts.kind, ...(Object.keys(quotas).length && { quotas }) } as const;
-      const session = opts.workspace || opts.database ? null : await loadSession(loadConfig().cli.configDir);
-      if (session) {
-        const made = await callApi<KeyRecord & { key: string }>(session, '/compute/api-keys/create', body);
-        status(dim(`created ${made.id} for ${session.email} in ${session.workspaceId}`));
-        process.stdout.write(`${made.key}\n`);
-      } else {
-        process.stdout.write(`${await createInDatabase({ ...body, workspace: opts.workspace })}\n`);
-      }
-    });
+  quotaOptions(
+    keys
+      .command('create')
+      .description('Create an API key through the API (needs `compute login`), printed alone on stdout (shown only this once)')
+      .requiredOption('--name <name>', 'a name to recognize the key by'),
+  ).action(async (opts: KeyOptions) => {
+    const body = keyBody(opts);
+    const session = await loadSession(loadConfig().cli.configDir);
+    if (!session) throw new CliError('not logged in: run `compute login` first (an operator with database access mints with `compute admin keys create`)');
+    const made = await callApi<KeyRecord & { key: string }>(session, '/compute/api-keys/create', body);
+    status(dim(`created ${made.id} for ${session.email} in ${session.workspaceId}`));
+    process.stdout.write(`${made.key}\n`);
+  });
 
   keys
     .command('list')
