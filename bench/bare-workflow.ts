@@ -1,8 +1,9 @@
-import { condition, defineUpdate, setHandler } from '@temporalio/workflow';
+import { condition, defineUpdate, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { AgentIdKey, JobStateKey } from '../workflows/search-attributes';
 
-// The baseline's workflow: the job workflow's dispatch shape without the job. It waits for an
-// `assign` Update, answers it at once and completes. Deterministic code only.
+// The baselines' workflows: the job workflow's dispatch without the job. Deterministic code only.
 
+/** The minimal loop: waits for one `assign` Update, answers it at once and completes. */
 export const bareAssignUpdate = defineUpdate<string, [string]>('assign');
 
 export async function bareJob(): Promise<string> {
@@ -13,4 +14,35 @@ export async function bareJob(): Promise<string> {
   });
   await condition(() => leaseId !== undefined);
   return leaseId!;
+}
+
+/**
+ * The job protocol's own shape, with nothing of ours: started with the four search attributes
+ * (by the client), an `assign` Update that upserts state and agent, a `result` Update that
+ * upserts the terminal state and completes the run.
+ */
+export const bareProtocolAssign = defineUpdate<string, [{ leaseId: string; agentId: string }]>('assign');
+export const bareProtocolResult = defineUpdate<string, [{ leaseId: string; exitCode: number }]>('result');
+
+export async function bareProtocolJob(): Promise<string> {
+  let state = 'QUEUED';
+  let lease: string | undefined;
+  setHandler(bareProtocolAssign, ({ leaseId, agentId }) => {
+    if (state !== 'QUEUED') throw new Error(`not queued: ${state}`);
+    state = 'RUNNING';
+    lease = leaseId;
+    upsertSearchAttributes([
+      { key: JobStateKey, value: state },
+      { key: AgentIdKey, value: agentId },
+    ]);
+    return state;
+  });
+  setHandler(bareProtocolResult, ({ leaseId, exitCode }) => {
+    if (state !== 'RUNNING' || leaseId !== lease) throw new Error('not assigned');
+    state = exitCode === 0 ? 'SUCCEEDED' : 'FAILED';
+    upsertSearchAttributes([{ key: JobStateKey, value: state }]);
+    return state;
+  });
+  await condition(() => state === 'SUCCEEDED' || state === 'FAILED');
+  return state;
 }

@@ -1,17 +1,23 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import pg from 'pg';
-import { bareAssignUpdate, bareJob } from './bare-workflow';
+import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { bareAssignUpdate, bareJob, bareProtocolAssign, bareProtocolJob, bareProtocolResult } from './bare-workflow';
 import { nowMs, runPool, steadyRate } from './stats';
 
 // What one dispatch must at least pay, measured on the same Temporal dev server and PostgreSQL
 // as the service: a Temporal start followed by an Update, and a PostgreSQL NOTIFY round trip.
+// Two Temporal loops: `protocol` has the job protocol's shape (search attributes at the start,
+// an assign Update that upserts state and agent, a result Update that upserts and completes), the
+// fair baseline; `minimal` is a start and one Update, kept for context.
+
+export type BareShape = 'protocol' | 'minimal';
 
 const noop = () => undefined;
 const silentSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 export interface BareLatency {
-  /** start sent → Update answered (accepted and completed in the same task: the handler is synchronous). */
+  /** start sent → (assign) Update answered (accepted and completed in the same task: the handler is synchronous). */
   total: number[];
   /** the start RPC alone (eager: it returns with the first workflow task, which the worker then runs). */
   start: number[];
@@ -44,21 +50,38 @@ export async function startBareTemporal(opts: { address: string; namespace: stri
   const running = worker.run();
   const client = new Client({ connection: native, namespace: opts.namespace });
   let counter = 0;
-  const once = async (id: string) => {
+  const startOf = (shape: BareShape, id: string) =>
+    shape === 'minimal'
+      ? client.workflow.start(bareJob, { workflowId: id, taskQueue, requestEagerStart: true })
+      : client.workflow.start(bareProtocolJob, {
+          workflowId: id,
+          taskQueue,
+          requestEagerStart: true,
+          typedSearchAttributes: [
+            { key: JobStateKey, value: 'QUEUED' },
+            { key: WorkspaceIdKey, value: 'ws_bench' },
+            { key: JobTypeKey, value: 'COMMAND' },
+            { key: LabelsKey, value: [] },
+          ],
+        });
+  /** Start → assign answered is the latency; a protocol run then reports its result, a minimal one completes by itself. */
+  const once = async (shape: BareShape, id: string) => {
     const t0 = nowMs();
-    const handle = await client.workflow.start(bareJob, { workflowId: id, taskQueue, requestEagerStart: true });
+    const handle = await startOf(shape, id);
     const t1 = nowMs();
-    await handle.executeUpdate(bareAssignUpdate, { args: ['lease'] });
+    if (shape === 'minimal') await handle.executeUpdate(bareAssignUpdate, { args: ['lease'] });
+    else await handle.executeUpdate(bareProtocolAssign, { args: [{ leaseId: 'lease', agentId: 'agent_bench' }] });
     const t2 = nowMs();
-    await handle.result();
+    if (shape === 'minimal') await handle.result();
+    else await handle.executeUpdate(bareProtocolResult, { args: [{ leaseId: 'lease', exitCode: 0 }] });
     return { total: t2 - t0, start: t1 - t0, update: t2 - t1, eager: handle.eagerlyStarted };
   };
   return {
-    async latency(iterations: number): Promise<BareLatency> {
+    async latency(iterations: number, shape: BareShape = 'protocol'): Promise<BareLatency> {
       const out: BareLatency = { total: [], start: [], update: [], workflowIds: [], eager: 0 };
       for (let i = 0; i < iterations; i++) {
         const id = `bare-${tag}-l${counter++}`;
-        const r = await once(id);
+        const r = await once(shape, id);
         out.total.push(r.total);
         out.start.push(r.start);
         out.update.push(r.update);
@@ -67,10 +90,10 @@ export async function startBareTemporal(opts: { address: string; namespace: stri
       }
       return out;
     },
-    async throughput(jobs: number, inFlight: number): Promise<BareThroughput> {
+    async throughput(jobs: number, inFlight: number, shape: BareShape = 'protocol'): Promise<BareThroughput> {
       const doneAt: number[] = [];
       const elapsedMs = await runPool(jobs, inFlight, async (i) => {
-        await once(`bare-${tag}-t${i}`);
+        await once(shape, `bare-${tag}-${shape[0]}${i}`);
         doneAt.push(nowMs());
       });
       return { jobs, inFlight, elapsedMs, perSecond: (jobs / elapsedMs) * 1000, steadyPerSecond: steadyRate(doneAt) };

@@ -10,15 +10,20 @@
  *   from just before `jobs/submit` is sent to the poll answer holding that job. One job at a time,
  *   each reported (`nodes/result`) before the next; warm-up first.
  * - throughput: a submit pool keeps 200 jobs in flight; four nodes long-poll (maxJobs 50) and
- *   report every job's result at once; a job is done when its read-model row is SUCCEEDED.
+ *   report every job's result at once; a job is done when its read-model row is SUCCEEDED (a
+ *   LISTEN on the projection's NOTIFY wakes the check; nothing polls).
  *   jobs/s = jobs / (first submit → last done).
- * - baselines: (a) a bare Temporal client + worker on their own task queue, a workflow that waits
- *   for one Update then completes, started eagerly over the worker's NativeConnection: start →
- *   Update answered, and start + Update + result with 200 in flight; (b) PostgreSQL INSERT +
+ * - baselines: (a) a bare Temporal client + worker on their own task queue (same worker options,
+ *   same dev server), started eagerly over the worker's NativeConnection, in the job protocol's
+ *   own shape: a start with the four search attributes, an assign Update that upserts state and
+ *   agent, a result Update that upserts and completes. Latency: start → assign answered;
+ *   throughput: the whole loop with 200 in flight. The old minimal loop (one Update, then the run
+ *   completes) is run for throughput too and printed for context. (b) PostgreSQL INSERT +
  *   pg_notify in a transaction → delivery to a LISTEN connection.
- *   baseline_p50 = bare start→Update p50 + bare NOTIFY p50: what one dispatch must at least pay
- *   (submit starts the workflow, a NOTIFY wakes the poll, the poll runs the assign Update).
- *   baseline_throughput = the bare Temporal loop's jobs/s.
+ *   baseline_p50 = bare start→assign p50 + bare NOTIFY p50: what one dispatch must at least pay
+ *   (submit starts the workflow, a NOTIFY wakes the poll, the poll runs the assign Update);
+ *   baseline_p99 likewise from the p99s. baseline_throughput = the protocol loop's jobs/s,
+ *   minimal_throughput the minimal loop's.
  * - where the time goes: a timeline of the measured dispatches (the bench's clock, the row's
  *   created_at, NOTIFY delivery to a LISTEN connection of the bench's own, the workflow
  *   histories' event times), the Temporal work per job next to the bare workflow's, and the CPU
@@ -34,7 +39,7 @@
  */
 import { apiClient } from './api';
 import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';
-import { watchLoad } from './load';
+import { watchLoad, watchPostgres } from './load';
 import { profileDispatch } from './profile';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
 import { type BenchStack, option, runBench } from './stack';
@@ -92,32 +97,40 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
       samples,
     };
 
-    note('throughput: bare Temporal …');
+    note('throughput: bare Temporal, minimal loop …');
+    const minimalTpLoad = watchLoad(stack.service.db);
+    const minimalThroughput = await bareTemporal.throughput(counts.throughput, IN_FLIGHT, 'minimal');
+    const minimalTpLoadLines = minimalTpLoad.stop(counts.throughput);
+    note('throughput: bare Temporal, protocol loop …');
     const bareTpLoad = watchLoad(stack.service.db);
-    const bareThroughput = await bareTemporal.throughput(counts.throughput, IN_FLIGHT);
+    const bareThroughput = await bareTemporal.throughput(counts.throughput, IN_FLIGHT, 'protocol');
     const bareTpLoadLines = bareTpLoad.stop(counts.throughput);
     note('throughput: service …');
     const nodes = await Promise.all([1, 2, 3, 4].map((i) => api.register(stack.userKey, `bench-tp-${i}`, { role: 'throughput' })));
     const tpLoad = watchLoad(stack.service.db);
-    const tp = await serviceThroughput({ api, db: stack.db, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
-    const tpLoadLines = tpLoad.stop(counts.throughput);
+    const tpPostgres = await watchPostgres(stack.db);
+    const tp = await serviceThroughput({ api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
+    const tpLoadLines = [...tpLoad.stop(counts.throughput), await tpPostgres.stop(counts.throughput)];
     note('profile: reading workflow histories …');
     const profile = await profileDispatch({ ...temporal, db: stack.db, samples: latency.samples, bareWorkflowIds: bare.latencyWorkflowIds, dumpOne: true });
 
     const baselineP50 = bare.latency.p50 + notify.p50;
+    const baselineP99 = bare.latency.p99 + notify.p99;
     const ratioP50 = latency.latency.p50 / baselineP50;
+    const ratioP99 = latency.latency.p99 / baselineP99;
     const ratioThroughput = tp.perSecond / bareThroughput.perSecond;
     say();
     say('== dispatch latency (poll waiting; submit sent → poll answer with the job) ==');
     say(describe('service: submit → poll answer', latency.latency));
     say(describe('service: submit round trip (same jobs)', latency.submit));
-    say(describe('bare Temporal: start → Update answered', bare.latency));
+    say(describe('bare Temporal: start → assign answered', bare.latency));
     say(describe('  start RPC (returns with the eager task)', bare.start));
     say(describe('  Update RPC (waits for the first task)', bare.update));
     say(`  bare starts that ran eagerly: ${(bare.eagerShare * 100).toFixed(0)}%`);
     say(describe('bare PostgreSQL: INSERT + NOTIFY → LISTEN', notify));
     for (const line of latencyLoadLines) say(`  latency rounds (bare and service): ${line}`);
     say(`baseline p50 = ${ms(bare.latency.p50)} + ${ms(notify.p50)} = ${ms(baselineP50)} ms; ratio ${ratioP50.toFixed(2)}`);
+    say(`baseline p99 = ${ms(bare.latency.p99)} + ${ms(notify.p99)} = ${ms(baselineP99)} ms; ratio ${ratioP99.toFixed(2)}`);
     say();
     say(`== throughput (${IN_FLIGHT} in flight) ==`);
     say(`service: ${tp.jobs} jobs in ${(tp.elapsedMs / 1000).toFixed(2)} s = ${rate(tp.perSecond)} jobs/s (middle 80%: ${rate(tp.steadyPerSecond)} jobs/s); ${tp.polls} polls, ${tp.jobsPerPoll.toFixed(1)} jobs per poll`);
@@ -126,16 +139,21 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say(describe('  submit → SUCCEEDED in the read model', tp.endToEnd));
     for (const line of tpLoadLines) say(`  ${line}`);
     const b = bareThroughput;
-    say(`bare Temporal: ${b.jobs} start+Update+result in ${(b.elapsedMs / 1000).toFixed(2)} s = ${rate(b.perSecond)} /s (middle 80%: ${rate(b.steadyPerSecond)} /s)`);
+    say(`bare Temporal, protocol loop: ${b.jobs} start+assign+result in ${(b.elapsedMs / 1000).toFixed(2)} s = ${rate(b.perSecond)} /s (middle 80%: ${rate(b.steadyPerSecond)} /s)`);
     for (const line of bareTpLoadLines) say(`  ${line}`);
-    say(`ratio ${ratioThroughput.toFixed(2)}`);
+    const m = minimalThroughput;
+    say(`bare Temporal, minimal loop (context): ${m.jobs} start+Update+result in ${(m.elapsedMs / 1000).toFixed(2)} s = ${rate(m.perSecond)} /s (middle 80%: ${rate(m.steadyPerSecond)} /s)`);
+    for (const line of minimalTpLoadLines) say(`  ${line}`);
+    say(`ratio ${ratioThroughput.toFixed(2)} (against the minimal loop ${(tp.perSecond / m.perSecond).toFixed(2)})`);
     say();
     say('== profile of the measured dispatches ==');
-    for (const line of profile) say(line);
+    for (const line of profile.lines) say(line);
     say();
     return (
-      `dispatch p50=${ms(latency.latency.p50)} p99=${ms(latency.latency.p99)} baseline_p50=${ms(baselineP50)} ratio_p50=${ratioP50.toFixed(2)} ` +
-      `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)}`
+      `dispatch p50=${ms(latency.latency.p50)} p99=${ms(latency.latency.p99)} baseline_p50=${ms(baselineP50)} baseline_p99=${ms(baselineP99)} ` +
+      `ratio_p50=${ratioP50.toFixed(2)} ratio_p99=${ratioP99.toFixed(2)} ` +
+      `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)} ` +
+      `minimal_throughput=${rate(minimalThroughput.perSecond)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)}`
     );
   } finally {
     await probe.stop();

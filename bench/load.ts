@@ -83,3 +83,28 @@ export function watchLoad(db: Knex) {
     },
   };
 }
+
+/**
+ * PostgreSQL's own count of transactions and row writes in the database while a phase runs
+ * (pg_stat_database; stats are flushed when a backend goes idle, so a phase of seconds is
+ * counted whole). Everything in the database counts: API, worker, and the bench's checker.
+ */
+export async function watchPostgres(db: Knex) {
+  const read = async () => {
+    await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined);
+    const { rows } = await db.raw(
+      `SELECT xact_commit + xact_rollback AS xacts, tup_inserted + tup_updated + tup_deleted AS writes, tup_fetched AS fetched
+         FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return { xacts: Number(rows[0].xacts), writes: Number(rows[0].writes), fetched: Number(rows[0].fetched) };
+  };
+  const before = await read();
+  return {
+    async stop(jobs: number): Promise<string> {
+      await new Promise((r) => setTimeout(r, 1100)); // idle backends flush within a second
+      const after = await read();
+      const per = (k: keyof typeof before) => ((after[k] - before[k]) / jobs).toFixed(1);
+      return `PostgreSQL per job: ${per('xacts')} transactions, ${per('writes')} row writes, ${per('fetched')} rows fetched`;
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
+import { workflowIdOf } from '../src/temporal/job-workflow-client';
 import type { DispatchSample } from './service';
 import { ms, summarize } from './stats';
 
@@ -62,7 +63,7 @@ export async function profileDispatch(opts: {
   /** bare baseline workflows, whose histories are summed up beside the jobs' */
   bareWorkflowIds?: string[];
   dumpOne?: boolean;
-}): Promise<string[]> {
+}): Promise<{ lines: string[]; eventsPerJob: number; workflowTasksPerJob: number; activitiesPerJob: number }> {
   const connection = await Connection.connect({ address: opts.address });
   try {
     const client = new Client({ connection, namespace: opts.namespace });
@@ -77,7 +78,7 @@ export async function profileDispatch(opts: {
     const lines: string[] = [];
     let complete = 0;
     for (const s of opts.samples) {
-      const history = await client.workflow.getHandle(`job-${s.jobId}`).fetchHistory();
+      const history = await client.workflow.getHandle(workflowIdOf(s.jobId)).fetchHistory();
       const events = (history.events ?? []) as HistoryEvent[];
       const has = (kind: string) => (e: HistoryEvent) => kindOf(e) === kind;
       shapes.push(shapeOf(events));
@@ -88,7 +89,7 @@ export async function profileDispatch(opts: {
       const acceptedIdx = events.findIndex(has('workflowExecutionUpdateAccepted'));
       const before = events.slice(0, Math.max(0, acceptedIdx)).reverse();
       if (opts.dumpOne && lines.length === 0) {
-        lines.push(`history of job-${s.jobId} (ms after the submit was sent):`);
+        lines.push(`history of ${workflowIdOf(s.jobId)} (ms after the submit was sent):`);
         for (const e of events) lines.push(`    ${(eventMs(e) - s.sentAt).toFixed(1).padStart(8)}  ${kindOf(e)}`);
       }
       const marks = [
@@ -133,7 +134,8 @@ export async function profileDispatch(opts: {
       `worker time per task, p50 (started → completed): first task: job ${p50(times.map((t) => t.first))} ms, bare ${p50(bareTimes.map((t) => t.first))} ms; ` +
         `Update task: job ${p50(times.map((t) => t.update))} ms, bare ${p50(bareTimes.map((t) => t.update))} ms`,
     );
-    return lines;
+    const avg = (key: string) => shapes.reduce((sum, x) => sum + x[key], 0) / shapes.length;
+    return { lines, eventsPerJob: avg('events'), workflowTasksPerJob: avg('workflowTasks'), activitiesPerJob: avg('activities') };
   } finally {
     await connection.close();
   }

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import pg from 'pg';
 import { NOTIFY } from '../src/db/channels';
 import type { ApiClient, Assigned, Node } from './api';
@@ -102,7 +101,7 @@ export interface ThroughputResult {
  */
 export async function serviceThroughput(opts: {
   api: ApiClient;
-  db: Knex;
+  databaseUrl: string;
   userKey: string;
   nodes: Node[];
   jobs: number;
@@ -110,7 +109,7 @@ export async function serviceThroughput(opts: {
   maxJobs: number;
   timeoutMs: number;
 }): Promise<ThroughputResult> {
-  const { api, db } = opts;
+  const { api } = opts;
   const waiters = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
   const abort = new AbortController();
   const problems: Error[] = [];
@@ -120,17 +119,25 @@ export async function serviceThroughput(opts: {
   let handedOut = 0;
 
   let expired = false;
-  const checker = (async () => {
-    while (!abort.signal.aborted) {
-      if (expired) {
-        for (const w of waiters.values()) w.reject(new Error('throughput run timed out'));
-        waiters.clear();
-      }
-      if (waiters.size > 0) {
-        const rows: Array<{ id: string; state: string }> = await db('jobs')
-          .whereIn('id', [...waiters.keys()])
-          .whereNotIn('state', ['QUEUED', 'RUNNING'])
-          .select('id', 'state');
+  // Done is judged by the read model, woken by its own NOTIFY: a LISTEN connection of the bench's
+  // hears each projection commit and only then reads the rows it names (no polling in the
+  // measured process). A row can commit before its submit's answer registers a waiter: its id
+  // waits in `heard` until then.
+  const listener = new pg.Client({ connectionString: opts.databaseUrl });
+  const heard = new Set<string>();
+  let reading = false;
+  const settle = async () => {
+    if (reading) return;
+    reading = true;
+    try {
+      while (!abort.signal.aborted) {
+        const ids = [...heard].filter((id) => waiters.has(id));
+        if (ids.length === 0) break;
+        for (const id of ids) heard.delete(id);
+        const { rows } = await listener.query<{ id: string; state: string }>(
+          `SELECT id, state FROM jobs WHERE id = ANY($1) AND state NOT IN ('QUEUED', 'RUNNING')`,
+          [ids],
+        );
         for (const row of rows) {
           const w = waiters.get(row.id);
           waiters.delete(row.id);
@@ -138,12 +145,31 @@ export async function serviceThroughput(opts: {
           else w?.reject(new Error(`job ${row.id} ended ${row.state}`));
         }
       }
-      await sleep(10);
+    } catch (err) {
+      problems.push(err as Error);
+      for (const w of waiters.values()) w.reject(err as Error);
+      waiters.clear();
+    } finally {
+      reading = false;
     }
-  })().catch((err: Error) => {
-    problems.push(err);
-    for (const w of waiters.values()) w.reject(err);
+  };
+  listener.on('notification', (msg) => {
+    if (!msg.payload) return;
+    heard.add(msg.payload);
+    void settle();
   });
+  await listener.connect();
+  await listener.query(`LISTEN ${NOTIFY.jobState}`);
+  const expiry = setInterval(() => {
+    if (!expired) return;
+    for (const w of waiters.values()) w.reject(new Error('throughput run timed out'));
+    waiters.clear();
+  }, 500);
+  const wait = (jobId: string) =>
+    new Promise<void>((resolve, reject) => {
+      waiters.set(jobId, { resolve, reject });
+      if (heard.has(jobId)) void settle();
+    });
 
   // Pollers stop after the poll they are in once the run is over; sentinel submits wake the
   // waiting ones (aborting the request would leave the server's side waiting out its 30 s).
@@ -189,7 +215,7 @@ export async function serviceThroughput(opts: {
       const sentAt = nowMs();
       const jobId = await api.submit(opts.userKey);
       submitMs.push(nowMs() - sentAt);
-      await new Promise<void>((resolve, reject) => waiters.set(jobId, { resolve, reject }));
+      await wait(jobId);
       const at = nowMs();
       endToEndMs.push(at - sentAt);
       doneAt.push(at);
@@ -206,7 +232,8 @@ export async function serviceThroughput(opts: {
     await Promise.allSettled(pollers);
     await Promise.allSettled([...reports]);
     abort.abort();
-    await checker;
+    clearInterval(expiry);
+    await listener.end().catch(() => undefined);
   }
   if (problems.length > 0) throw new Error(`${problems.length} agent calls failed: ${problems[0].message}`);
   return {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
 import { snapshotColumns } from '../jobs/projection';
+import { releaseReservation, reserveNext } from '../jobs/reservations';
 import type { Transitions } from '../jobs/transitions';
 import { type Job, jobFromRow } from '../jobs/record';
 import { AppError } from '../shared/errors';
@@ -63,38 +64,20 @@ export async function claimOne(
         throw err;
       }
       skip.push(row.id);
-      await db('jobs').where({ id: row.id, claimed_by: agent.id }).update({ claimed_by: null, claimed_until: null });
+      await releaseReservation(db, row.id, agent.id);
     }
   }
 }
 
 /** Reserves the next claimable row for the agent; under the key's lock when its key has quotas. */
 async function reserve(db: Knex, agent: ClaimingAgent, skip: string[], seconds: number) {
-  if (!agent.key_has_quotas) return reserveRow(db, agent, skip, seconds);
+  if (!agent.key_has_quotas) return reserveNext(db, agent, skip, seconds);
   return db.transaction(async (trx) => {
     // The quotas of the key the node registered with bound what all its nodes hold together.
     const allowance = await assignmentAllowance(trx, agent.registered_with_key_id);
     if (allowance?.blocked) return null;
-    return reserveRow(trx, agent, skip, seconds, allowance?.types);
+    return reserveNext(trx, agent, skip, seconds, allowance?.types);
   });
-}
-
-async function reserveRow(db: Knex | Knex.Transaction, agent: ClaimingAgent, skip: string[], seconds: number, types?: string[]) {
-  const { rows } = await db.raw(
-    `UPDATE jobs SET claimed_by = ?, claimed_until = now() + make_interval(secs => ?)
-     WHERE id = (
-       SELECT id FROM jobs
-       WHERE workspace_id = ? AND state = 'QUEUED' AND workflow_started AND pool = 'self'
-         AND available_at <= now() AND selector <@ ?::jsonb
-         AND (claimed_until IS NULL OR claimed_until < now())
-         AND NOT (id = ANY(?::text[])) AND (?::text[] IS NULL OR type = ANY(?::text[]))
-       ORDER BY priority DESC, created_at, id
-       FOR UPDATE SKIP LOCKED
-       LIMIT 1)
-     RETURNING *`,
-    [agent.id, seconds, agent.workspace_id, JSON.stringify(agent.labels), skip, types ?? null, types ?? null],
-  );
-  return rows[0] as ({ id: string } & Record<string, unknown>) | undefined;
 }
 
 const WITHDRAW_TRIES = 8;
