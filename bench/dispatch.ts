@@ -39,7 +39,7 @@
  */
 import { apiClient } from './api';
 import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';
-import { watchLoad, watchPostgres } from './load';
+import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
 import { type BenchStack, option, runBench } from './stack';
@@ -109,8 +109,9 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const nodes = await Promise.all([1, 2, 3, 4].map((i) => api.register(stack.userKey, `bench-tp-${i}`, { role: 'throughput' })));
     const tpLoad = watchLoad(stack.service.db);
     const tpPostgres = await watchPostgres(stack.db);
+    const tpQueries = watchQueries(stack.service.db);
     const tp = await serviceThroughput({ api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
-    const tpLoadLines = [...tpLoad.stop(counts.throughput), await tpPostgres.stop(counts.throughput)];
+    const tpLoadLines = [...tpLoad.stop(counts.throughput), tpQueries.stop(counts.throughput), await tpPostgres.stop(counts.throughput)];
     note('profile: reading workflow histories …');
     const profile = await profileDispatch({ ...temporal, db: stack.db, samples: latency.samples, bareWorkflowIds: bare.latencyWorkflowIds, dumpOne: true });
 

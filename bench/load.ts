@@ -108,3 +108,32 @@ export async function watchPostgres(db: Knex) {
     },
   };
 }
+
+/**
+ * The service's own statements while a phase runs, by kind (the knex `query` event: every
+ * statement the API, the worker's activities and the limiter send through the service's pool).
+ */
+export function watchQueries(db: Knex) {
+  const counts = new Map<string, number>();
+  const kindOf = (sql: string) => {
+    const s = sql.replace(/\s+/g, ' ').trim();
+    const verb = s.split(' ')[0].toLowerCase();
+    const table = /\b(?:from|into|update|join)\s+"?([a-z_]+)"?/i.exec(s)?.[1] ?? '';
+    if (verb === 'select' && /pg_notify/.test(s)) return `notify`;
+    if (/pg_advisory/.test(s)) return `${verb} advisory lock`;
+    return `${verb} ${table}`.trim();
+  };
+  const onQuery = (q: { sql?: string }) => {
+    const kind = kindOf(q.sql ?? '');
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  };
+  db.on('query', onQuery);
+  return {
+    stop(jobs: number): string {
+      db.off('query', onQuery);
+      const total = [...counts.values()].reduce((s, n) => s + n, 0);
+      const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
+      return `service statements per job: ${(total / jobs).toFixed(1)} (${top.map(([k, n]) => `${k} ${(n / jobs).toFixed(2)}`).join(', ')})`;
+    },
+  };
+}

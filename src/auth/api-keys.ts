@@ -49,16 +49,23 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     .leftJoin('api_keys as rk', 'rk.id', 'g.registered_with_key_id')
     .where({ 'k.prefix': prefix })
     .whereNull('k.revoked_at')
-    .first('k.*', db.raw('coalesce(k.user_id, g.registered_by_user_id, rk.user_id) AS owner_user_id'));
+    .first(
+      'k.*',
+      db.raw('coalesce(k.user_id, g.registered_by_user_id, rk.user_id) AS owner_user_id'),
+      db.raw("(k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stamp_due"),
+    );
   if (!row) return null;
   const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
-  // Coarse last-used stamp: at most one write per key per minute.
-  void db('api_keys')
-    .where({ id: row.id })
-    .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
-    .update({ last_used_at: db.fn.now() })
-    .catch(() => undefined);
+  // Coarse last-used stamp: at most one write per key per minute, and no statement at all while
+  // the stamp is fresh (the guard in the UPDATE settles instances racing for the same minute).
+  if (row.stamp_due) {
+    void db('api_keys')
+      .where({ id: row.id })
+      .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
+      .update({ last_used_at: db.fn.now() })
+      .catch(() => undefined);
+  }
   return {
     workspaceId: row.workspace_id,
     kind: row.kind,
