@@ -163,11 +163,19 @@ export function createObjectStore(config: Config): ObjectStore | undefined {
         for await (const item of client.listObjectsV2(bucket, prefix, true)) if (item.name) objects.push(item.name);
         // MinIO lists unfinished multipart uploads only for an exact object name or the whole
         // bucket, never for a folder prefix: list the bucket's and keep those under the prefix.
-        const unfinished: string[] = [];
-        for await (const item of client.listIncompleteUploads(bucket, '', true) as AsyncIterable<{ key: string }>) {
-          if (item.key.startsWith(prefix)) unfinished.push(item.key);
+        // The client lists each upload's parts as it goes, so an upload that ends meanwhile
+        // (anywhere in the bucket) fails the listing with NoSuchUpload: list again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const unfinished: string[] = [];
+            for await (const item of client.listIncompleteUploads(bucket, '', true) as AsyncIterable<{ key: string }>) {
+              if (item.key.startsWith(prefix)) unfinished.push(item.key);
+            }
+            return { objects, unfinished };
+          } catch (err) {
+            if ((err as { code?: string }).code !== 'NoSuchUpload' || attempt >= 5) throw err;
+          }
         }
-        return { objects, unfinished };
       }),
   };
 }
