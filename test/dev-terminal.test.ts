@@ -52,8 +52,11 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
     TEMPORAL_UI_PORT: String(await freePort()),
     DEV_MINIO_PORT: String(await freePort()),
     DEV_MINIO_CONSOLE_PORT: String(await freePort()),
+    // Chosen by the kernel when the API listens: a port picked free now may be some outgoing
+    // connection's by the time the API starts, after the services.
     PORT: '0',
   });
+  // The services `npm run dev` starts itself, whatever this shell points at.
   for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT']) delete env[name];
   return env;
 }
@@ -128,21 +131,7 @@ describe('npm run dev in a terminal', () => {
     this.timeout(180_000);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-dev-'));
     fs.chmodSync(dataDir, 0o755);
-    const env = childEnvironment({
-      COMPUTE_DATA_DIR: dataDir,
-      COMPUTE_TOOLS_DIR: testEnv().config.toolsDir,
-      LOG_LEVEL: 'info',
-      DEV_POSTGRES_PORT: String(await freePort()),
-      DEV_TEMPORAL_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      DEV_MINIO_PORT: String(await freePort()),
-      DEV_MINIO_CONSOLE_PORT: String(await freePort()),
-      // Chosen by the kernel when the API listens: a port picked free now may be some outgoing
-      // connection's by the time the API starts, after the services.
-      PORT: '0',
-    });
-    // The services `npm run dev` starts itself, whatever this shell points at.
-    for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT']) delete env[name];
+    const env = await devEnvironment(dataDir);
 
     // `script` gives the command a pseudo-terminal, as a developer's shell would.
     const dev = spawn('/usr/bin/script', ['-qfec', 'exec node --import tsx src/main/dev.ts', '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
