@@ -135,3 +135,23 @@ export interface AttemptCheck {
   /** Time left before the agent's drain deadline requeues the job, if one is set. */
   msUntilDrainDeadline: number | null;
 }
+
+/**
+ * The snapshot a run starts from: queued at its attempt, available `at`. A manual retry's run
+ * is one version past the row it retries, so its first write lands over the finished state.
+ */
+export const queuedSnapshot = (input: JobWorkflowInput, at: string): JobSnapshot => ({
+  jobId: input.spec.jobId,
+  state: 'QUEUED',
+  attempt: input.attempt,
+  leaseId: null,
+  agentId: null,
+  startedAt: null,
+  finishedAt: null,
+  exitCode: null,
+  runtimeMs: null,
+  failureReason: null,
+  error: null,
+  availableAt: at,
+  version: input.manualRetry ? input.version + 1 : input.version,
+});

@@ -23,6 +23,7 @@ import {
   cancelUpdate,
   isLive,
   isTerminal,
+  queuedSnapshot,
   recheckAgentSignal,
   resultUpdate,
   stateQuery,
@@ -52,21 +53,7 @@ const refuse = (type: string, message: string) => ApplicationFailure.create({ ty
  */
 export async function job(input: JobWorkflowInput): Promise<Transition> {
   const { spec, timings } = input;
-  let snap: JobSnapshot = {
-    jobId: spec.jobId,
-    state: 'QUEUED',
-    attempt: input.attempt,
-    leaseId: null,
-    agentId: null,
-    startedAt: null,
-    finishedAt: null,
-    exitCode: null,
-    runtimeMs: null,
-    failureReason: null,
-    error: null,
-    availableAt: iso(now()),
-    version: input.manualRetry ? input.version + 1 : input.version,
-  };
+  let snap: JobSnapshot = queuedSnapshot(input, iso(now()));
   // The newest version whose write is someone's duty: ours for the run's own transitions, the
   // Update's caller for the others. A manual retry's QUEUED state is written here first.
   let written = input.version;

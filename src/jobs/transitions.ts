@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
-import type { AssignInput, JobSnapshot, JobWorkflowInput, ResultInput, Transition } from '../../workflows/definitions';
+import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
 import { LIVE_STATES } from './lease';
 import { applyProjection } from './projection';
 
@@ -26,11 +26,10 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
     applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
 
-  /** Writes the job as its run knows it; undefined when it has no run. */
-  async function repair(jobId: string, workspaceId: string): Promise<Transition | undefined> {
+  /** Writes the job as its run knows it (`truth` is undefined when it has no run); `written` when the row was behind. */
+  async function repair(jobId: string, workspaceId: string): Promise<{ truth?: Transition; written: boolean }> {
     const truth = await workflows.truth(jobId);
-    if (truth) await write(db, workspaceId, truth);
-    return truth;
+    return { truth, written: truth ? (await write(db, workspaceId, truth)) !== undefined : false };
   }
 
   /**
@@ -51,8 +50,6 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
   }
 
   return {
-    repair,
-
     /**
      * Hands a reserved job to an agent. 409 `job.invalid_state` when the workflow refuses (the job
      * moved on since its row was read): the row is then repaired, as it was behind.
@@ -96,7 +93,7 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
         await write(db, workspaceId, await workflows.cancel(jobId));
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
-        const truth = await repair(jobId, workspaceId);
+        const { truth } = await repair(jobId, workspaceId);
         throw invalidState(`job is already ${truth?.snapshot.state ?? 'finished'}`);
       }
     },
@@ -129,12 +126,9 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
         : [];
       let repaired = 0;
       for (const row of [...reserved, ...silent, ...unseen]) {
-        const before = await db('jobs').where({ id: row.id }).first('version');
-        await repair(row.id, row.workspace_id);
+        if ((await repair(row.id, row.workspace_id)).written) repaired++;
         // A reservation whose claim never wrote: nobody else will clear it.
         await db('jobs').where({ id: row.id }).where('claimed_until', '<', db.fn.now()).update({ claimed_by: null, claimed_until: null });
-        const after = await db('jobs').where({ id: row.id }).first('version');
-        if (after?.version !== before?.version) repaired++;
       }
       if (repaired > 0) log.info({ repaired }, 'repaired rows left behind their workflow');
       return repaired;
@@ -150,11 +144,7 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
       }
       if (!started) throw invalidState('job is already being retried');
       // The new run writes this too, first thing: whichever lands first, the other changes nothing.
-      const snapshot: JobSnapshot = {
-        jobId: input.spec.jobId, state: 'QUEUED', attempt: input.attempt, leaseId: null, agentId: null, startedAt: null, finishedAt: null,
-        exitCode: null, runtimeMs: null, failureReason: null, error: null, availableAt: new Date().toISOString(), version: input.version + 1,
-      };
-      await write(db, workspaceId, { snapshot, ends: [] });
+      await write(db, workspaceId, { snapshot: queuedSnapshot(input, new Date().toISOString()), ends: [] });
     },
   };
 }

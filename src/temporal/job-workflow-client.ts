@@ -41,6 +41,12 @@ export function summaryOf(spec: { type: string; command: string }): string {
   return summary;
 }
 
+/** The run's static details in the UI: its workspace and labels (Markdown). */
+function detailsOf(spec: { workspaceId: string; labels: Record<string, string> }): string {
+  const labels = Object.entries(spec.labels).map(([k, v]) => `\`${k}=${v}\``);
+  return `Workspace \`${spec.workspaceId}\`${labels.length ? ` · labels ${labels.join(' ')}` : ''}`;
+}
+
 /** A legacy run answers with a bare snapshot and writes its own attempt ends. */
 const asTransition = (answer: Transition | JobSnapshot): Transition =>
   'snapshot' in answer ? answer : { snapshot: answer, ends: [] };
@@ -161,7 +167,7 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
             args: [input],
             requestEagerStart: opts.eager,
             staticSummary: summaryOf(spec),
-            staticDetails: `Workspace \`${spec.workspaceId}\`${Object.keys(spec.labels).length ? ` · labels ${Object.entries(spec.labels).map(([k, v]) => `\`${k}=${v}\``).join(' ')}` : ''}`,
+            staticDetails: detailsOf(spec),
             typedSearchAttributes: [
               { key: JobStateKey, value: 'QUEUED' },
               { key: WorkspaceIdKey, value: spec.workspaceId },

@@ -195,3 +195,53 @@ export async function startApiProxy(target = testEnv().url): Promise<ApiProxy> {
   };
   return proxy;
 }
+
+/**
+ * Per-test scratch for the agent's claim suites: paths in the suite's data folder, API proxies,
+ * files that let a held job end, and the pids jobs report. Whatever a test leaves behind (a
+ * job's process group, a held job, an open proxy) is cleaned up after it, failed or not.
+ */
+export function agentScratch() {
+  const proxies: ApiProxy[] = [];
+  const pids: number[] = [];
+  const releases: string[] = [];
+  let n = 0;
+  afterEach(async () => {
+    // A job's shell leads its process group: the whole group goes.
+    for (const pid of pids.splice(0)) {
+      for (const target of [-pid, pid]) {
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // gone, as it should be
+        }
+      }
+    }
+    for (const file of releases.splice(0)) fs.writeFileSync(file, '');
+    for (const p of proxies.splice(0)) await p.close();
+  });
+  /** A path in the suite's data folder that no other test uses. */
+  const scratch = (name: string) => path.join(testEnv().dataDir, `claims-${process.pid}-${n++}-${name}`);
+  return {
+    scratch,
+    /** Shell: wait until the test creates `file` (the test's way to let a job go on). */
+    until: (file: string) => `while [ ! -e ${file} ]; do sleep 0.05; done`,
+    async proxy(target?: string): Promise<ApiProxy> {
+      const p = await startApiProxy(target);
+      proxies.push(p);
+      return p;
+    },
+    /** A file whose creation lets a job end (`until`); created after the test whatever happened. */
+    releaseFile(): string {
+      const file = scratch('release');
+      releases.push(file);
+      return file;
+    },
+    /** Pids a job wrote to `file`, remembered so that a failing test leaves no process behind. */
+    async pidsOf(file: string, count = 1): Promise<number[]> {
+      const found = await pidsWritten(file, count);
+      pids.push(...found);
+      return found;
+    },
+  };
+}
