@@ -13,6 +13,7 @@ import { runUntilSignal } from '../src/main/run-until-signal';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { type LocalStack, startLocalStack } from '../src/stack/local-stack';
 import { freePort } from '../src/stack/ports';
+import { type ManagedChild, startChild } from '../src/stack/child';
 
 /** The service's settings for the benchmark: its defaults, quiet logs, no rate limiting. */
 const BENCH_ENV = {
@@ -25,30 +26,36 @@ const BENCH_ENV = {
   RATE_LIMIT_PER_HOUR: '10000000',
 };
 
-export interface BenchStack {
+export interface BareStack {
+  /** The service's settings for this stack (BENCH_ENV with its addresses). */
   config: Config;
+  /** The environment those settings come from, for service processes the bench spawns. */
+  vars: Record<string, string>;
   db: Knex;
-  service: ServiceProcess;
-  url: string;
+  dataDir: string;
   temporalAddress: string;
   databaseUrl: string;
-  /** A fresh workspace's user key. */
+  /** A fresh workspace and its user key. */
+  workspaceId: string;
   userKey: string;
   stop(): Promise<void>;
 }
 
+export interface BenchStack extends BareStack {
+  service: ServiceProcess;
+  url: string;
+}
+
 /**
- * Starts Temporal (ephemeral dev server) and PostgreSQL on free ports, migrates, and runs the API
- * and the worker in this process (so submits start workflows eagerly), as test/support/env.ts does.
+ * Starts Temporal (ephemeral dev server) and PostgreSQL on free ports and migrates; the service
+ * is the bench's to run (`startBenchStack` runs it in this process, `spawnService` as its own).
  */
-export async function startBenchStack(say: (msg: string) => void): Promise<BenchStack> {
+export async function startBareStack(say: (msg: string) => void): Promise<BareStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-bench-'));
   fs.chmodSync(dataDir, 0o755);
   let stack: LocalStack | undefined;
   let db: Knex | undefined;
-  let service: ServiceProcess | undefined;
   const stop = async () => {
-    await service?.stop().catch((err) => say(`service stop failed: ${String(err)}`));
     await db?.destroy().catch(() => undefined);
     await stack?.stop().catch((err) => say(`stack stop failed: ${String(err)}`));
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -62,22 +69,13 @@ export async function startBenchStack(say: (msg: string) => void): Promise<Bench
       start: { postgres: true, temporal: true, minio: false },
       log: (msg) => say(`  [stack] ${msg}`),
     });
-    const config = loadConfig({ ...BENCH_ENV, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir });
+    const vars = { ...BENCH_ENV, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir };
+    const config = loadConfig(vars);
     db = createDb(config.databaseUrl!);
     await migrateLatest(db);
-    service = await startServiceProcess({ config, log: createLogger(config.logLevel, 'bench'), api: true, worker: true });
     const workspaceId = await createWorkspace(db, 'bench');
     const { key } = await createApiKey(db, { workspaceId, name: 'bench', kind: 'user' });
-    return {
-      config,
-      db,
-      service,
-      url: service.url!,
-      temporalAddress: stack.temporalAddress!,
-      databaseUrl: stack.databaseUrl!,
-      userKey: key,
-      stop,
-    };
+    return { config, vars, db, dataDir, temporalAddress: stack.temporalAddress!, databaseUrl: stack.databaseUrl!, workspaceId, userKey: key, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -85,17 +83,70 @@ export async function startBenchStack(say: (msg: string) => void): Promise<Bench
 }
 
 /**
+ * The bare stack, with the API and the worker in this process (so submits start workflows
+ * eagerly), as test/support/env.ts does.
+ */
+export async function startBenchStack(say: (msg: string) => void): Promise<BenchStack> {
+  const bare = await startBareStack(say);
+  try {
+    const service = await startServiceProcess({ config: bare.config, log: createLogger(bare.config.logLevel, 'bench'), api: true, worker: true });
+    return {
+      ...bare,
+      service,
+      url: service.url!,
+      async stop() {
+        await service.stop().catch((err) => say(`service stop failed: ${String(err)}`));
+        await bare.stop();
+      },
+    };
+  } catch (err) {
+    await bare.stop();
+    throw err;
+  }
+}
+
+/** `npm run api` (or `worker`) as a process of its own on this stack; resolves once it answers /healthz (the API) or has started. */
+export async function spawnService(
+  stack: BareStack,
+  what: 'api' | 'worker',
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ManagedChild & { url?: string }> {
+  const port = what === 'api' ? await freePort() : 0;
+  const child = startChild({
+    command: process.execPath,
+    args: [...nodeArgs, '--import', 'tsx', `src/main/${what}.ts`],
+    cwd: path.resolve(__dirname, '..'),
+    env: { ...stack.vars, PORT: String(port), ...env },
+    logFile: path.join(stack.dataDir, 'logs', `${what}-${port || Date.now()}.log`),
+  });
+  if (what === 'worker') return child;
+  const url = `http://127.0.0.1:${port}`;
+  for (const started = Date.now(); ; ) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { ...child, url };
+    if (Date.now() - started > 60_000) {
+      await child.stop();
+      throw new Error(`the ${what} did not start; see ${stack.dataDir}/logs`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
  * A bench's whole life: start the stack, run, print the one-line summary on stdout, take the
  * stack down (on Ctrl-C too), exit. `run` prints its own figures as it goes.
  */
-export function runBench(run: (stack: BenchStack) => Promise<string>): void {
+export function runBench(run: (stack: BenchStack) => Promise<string>): void;
+export function runBench(run: (stack: BareStack) => Promise<string>, opts: { inProcess: false }): void;
+export function runBench(run: (stack: BenchStack) => Promise<string>, opts: { inProcess?: boolean } = {}): void {
   const note = (line: string) => process.stderr.write(`${line}\n`);
   const main = async () => {
     // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const started = Date.now();
-    note('starting the stack (Temporal dev server, PostgreSQL, API + worker in process) …');
-    const stack = await startBenchStack(note);
+    const inProcess = opts.inProcess !== false;
+    note(`starting the stack (Temporal dev server, PostgreSQL${inProcess ? ', API + worker in process' : ''}) …`);
+    const stack = (inProcess ? await startBenchStack(note) : await startBareStack(note)) as BenchStack;
     note(`stack ready in ${Date.now() - started} ms`);
     runUntilSignal(createLogger('warn', 'bench'), async () => {
       await stack.stop();
@@ -112,7 +163,9 @@ export function runBench(run: (stack: BenchStack) => Promise<string>): void {
     process.exit(0);
   };
   main().catch((err) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // A failed statement's message repeats the statement: keep the report readable.
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`bench failed: ${text.length > 4000 ? `${text.slice(0, 2000)} … ${text.slice(-2000)}` : text}\n`);
     process.exit(1);
   });
 }

@@ -4,6 +4,8 @@ import { createAgentsService } from './agents/service';
 import type { ObjectStore } from './artifacts/object-store';
 import { createArtifactsService } from './artifacts/service';
 import { createUrlSigner } from './artifacts/signed-urls';
+import { stampLastUsed } from './auth/api-keys';
+import { createCredentialCache } from './auth/credential-cache';
 import { createTokenIssuer } from './auth/jwt';
 import { createKeyService } from './auth/key-service';
 import { createLoginService } from './auth/login';
@@ -11,6 +13,7 @@ import { mailerFor } from './auth/mailer';
 import type { Config } from './config';
 import type { Notifier } from './db/notifier';
 import { createJobsService } from './jobs/service';
+import { createLogFeeds } from './logs/feeds';
 import { createLogsService } from './logs/service';
 import { createTransitions } from './jobs/transitions';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
@@ -40,16 +43,26 @@ export function createServices(deps: ServiceDeps) {
   const mailer = mailerFor(config, log);
   const signer = createUrlSigner(jwtSecret);
   const transitions = createTransitions(deps);
+  const logs = createLogsService(deps);
+  const credentials = createCredentialCache({
+    db,
+    notifier: deps.notifier,
+    ttlMs: config.auth.credentialCacheTtlMs,
+    maxEntries: config.auth.credentialCacheMaxEntries,
+    stamp: (keyId) => stampLastUsed(db, keyId),
+  });
   return {
     transitions,
     jobs: createJobsService({ ...deps, transitions }),
     artifacts: createArtifactsService({ db, store: deps.store, signer, config }),
     signer,
-    agents: createAgentsService({ ...deps, transitions }),
-    logs: createLogsService(deps),
+    agents: createAgentsService({ ...deps, transitions, credentials }),
+    logs,
+    feeds: createLogFeeds({ logs, notifier: deps.notifier, log }),
     login: createLoginService({ db, mailer, tokens, hashKey: `otp:${jwtSecret}`, auth: config.auth, log }),
-    keys: createKeyService({ db }),
+    keys: createKeyService({ db, credentials }),
     tokens,
+    credentials,
     notifier: deps.notifier,
   };
 }

@@ -133,7 +133,8 @@ describe('production start-up', () => {
 
 describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit headers', () => {
   const hourly = apiWith({ RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_PER_HOUR: '5' });
-  const bothSpent = apiWith({ RATE_LIMIT_PER_MINUTE: '2', RATE_LIMIT_PER_HOUR: '3' });
+  const bothSpent = apiWith({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_HOUR: '3' });
+  const minuteFirst = apiWith({ RATE_LIMIT_PER_MINUTE: '2', RATE_LIMIT_PER_HOUR: '3' });
   const HEADERS = ['ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
   const headersOf = (reply: { headers: Headers }) => Object.fromEntries(HEADERS.map((h) => [h, reply.headers.get(h)]));
   /** Moves a budget window's start `seconds` back (the counts live in PostgreSQL); how many rows moved. */
@@ -201,14 +202,28 @@ describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit heade
   it('names the later reset when both windows are spent, so a client that waits Retry-After is let through', async () => {
     const { token } = await login();
     const replies = [];
-    for (let i = 0; i < 4; i++) replies.push(await post('/compute/jobs/list', {}, token, bothSpent()));
-    assert.deepEqual(replies.map((r) => r.status), [200, 200, 429, 429]);
-    // After the 3rd the hour's 3 are spent too: the minute's end would only bring another 429.
-    for (const [i, r] of [[3, replies[2]], [4, replies[3]]] as const) {
+    for (let i = 0; i < 5; i++) replies.push(await post('/compute/jobs/list', {}, token, bothSpent()));
+    assert.deepEqual(replies.map((r) => r.status), [200, 200, 200, 429, 429]);
+    // The minute's end would only bring another 429: the hour's 3 are spent too.
+    for (const [i, r] of [[4, replies[3]], [5, replies[4]]] as const) {
       const wait = Number(r.headers.get('retry-after'));
-      assert.ok(wait > 60 && wait <= 3600, `request ${i}: Retry-After ${wait}, the minute's end, though the hour's 3 are spent by then`);
+      assert.ok(wait > 60 && wait <= 3600, `request ${i}: Retry-After ${wait}, not the minute's end`);
       assert.equal(r.headers.get('ratelimit-limit'), '3', `request ${i}`);
       assert.equal(r.headers.get('ratelimit-reset'), String(wait));
     }
   });
+
+  it("names the minute's reset when only the minute is spent: a refused request spends nothing of the hour", async () => {
+    const { token, user } = await login();
+    const replies = [];
+    for (let i = 0; i < 4; i++) replies.push(await post('/compute/jobs/list', {}, token, minuteFirst()));
+    assert.deepEqual(replies.map((r) => r.status), [200, 200, 429, 429]);
+    for (const r of replies.slice(2)) {
+      assert.ok(Number(r.headers.get('retry-after')) <= 60, `Retry-After ${r.headers.get('retry-after')}: the minute's end lets the next one through`);
+      assert.equal(r.headers.get('ratelimit-limit'), '2');
+    }
+    const hour = await testEnv().db('rate_limits').where({ key: `rl_hour:usr:${user.id}` }).first('points');
+    assert.equal(hour.points, 2, 'the hour window counts the two requests let through, not the refusals');
+  });
+
 });

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
+import type { CredentialCache } from '../auth/credential-cache';
 import type { Principal } from '../auth/principal';
 import { holdsLease } from '../jobs/lease';
 import type { Transitions } from '../jobs/transitions';
@@ -13,6 +14,7 @@ import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { createGate } from '../shared/gate';
+import { prepared } from '../db/prepared';
 import { type Assignment, claimOne } from './claim';
 import { type Agent, agentFromRow } from './record';
 
@@ -21,6 +23,7 @@ export interface AgentsDeps {
   workflows: JobWorkflowClient;
   transitions: Transitions;
   notifier: Notifier;
+  credentials: CredentialCache;
   config: Config;
   log: Logger;
 }
@@ -34,13 +37,16 @@ export interface ResultReport {
   error?: string;
 }
 
+const TOUCH_AGENT = 'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 RETURNING drain';
+
 const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
   WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
 
-export function createAgentsService({ db, workflows, transitions, notifier, config, log }: AgentsDeps) {
+export function createAgentsService({ db, workflows, transitions, notifier, credentials, config, log }: AgentsDeps) {
   const lostAfterMs = config.durations.agentLostAfterMs;
   const claims = createGate(config.limits.claimsInFlightMax);
   const claimOptions = { reservationSeconds: config.limits.claimReservationSeconds, workflows, log };
+  const touchAgent = prepared<{ drain: boolean }>(db, 'agents_touch', TOUCH_AGENT);
 
   /** The node, if it is in the caller's workspace and the caller may act for it. */
   async function requireNode(principal: Principal, nodeId: string) {
@@ -85,11 +91,24 @@ export function createAgentsService({ db, workflows, transitions, notifier, conf
 
     /** Records liveness for the node and the jobs it names; answers drain and what to stop. */
     async heartbeat(principal: Principal, body: { nodeId: string; runningJobs: string[] }) {
-      const node = await requireNode(principal, body.nodeId);
+      // A node key heartbeating for its own node (every heartbeat of a fleet) needs no lookup
+      // first: the node is in the key's workspace. Anyone else is checked as for any node call.
+      if (principal.kind !== 'node' || principal.agentId !== body.nodeId) await requireNode(principal, body.nodeId);
       const running = [...new Set(body.runningJobs)];
+      if (running.length === 0) {
+        const [touched] = await touchAgent([body.nodeId, principal.workspaceId]);
+        if (!touched) throw notFound('node');
+        return { drain: touched.drain, cancel: [] };
+      }
+      const node = { id: body.nodeId, workspace_id: principal.workspaceId };
+      let drain = false;
       const keep = await db.transaction(async (trx) => {
-        await trx('agents').where({ id: node.id }).update({ last_heartbeat_at: trx.fn.now() });
-        if (running.length === 0) return new Set<string>();
+        const [touched] = await trx('agents')
+          .where({ id: body.nodeId, workspace_id: principal.workspaceId })
+          .update({ last_heartbeat_at: trx.fn.now() })
+          .returning('drain');
+        if (!touched) throw notFound('node');
+        drain = touched.drain;
         // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
         await trx('jobs').whereIn('id', running).where({ workspace_id: node.workspace_id }).forShare().select('id');
         await trx('job_attempts')
@@ -106,7 +125,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, conf
           .select('j.state', 'j.lease_id', 'j.agent_id', 'a.job_id', 'a.lease_id as attempt_lease');
         return new Set<string>(held.filter((h) => h.state !== 'CANCELLING' && holdsLease(h, h.attempt_lease, node.id)).map((h) => h.job_id));
       });
-      return { drain: node.drain as boolean, cancel: running.filter((id) => !keep.has(id)) };
+      return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },
 
     /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
@@ -210,6 +229,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, conf
         await revokeNodeKeys(trx, node.id, created.id);
         return created;
       });
+      await credentials.settle();
       return { nodeId: node.id, apiKey: key.key };
     },
   };

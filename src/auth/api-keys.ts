@@ -37,8 +37,7 @@ export async function createApiKey(
   return { id, prefix, key: `${prefix}_${secret}` };
 }
 
-/** Resolves a presented key; null for anything unknown, malformed or revoked. Read per request,
- * so a revocation holds at once on every API instance. */
+/** Resolves a presented key from the database; null for anything unknown, malformed or revoked. */
 export async function authenticateApiKey(db: Knex, presented: string): Promise<Principal | null> {
   const sep = presented.lastIndexOf('_');
   if (sep <= 0 || presented.length > 200) return null;
@@ -57,15 +56,8 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
   if (!row) return null;
   const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
-  // Coarse last-used stamp: at most one write per key per minute, and no statement at all while
-  // the stamp is fresh (the guard in the UPDATE settles instances racing for the same minute).
-  if (row.stamp_due) {
-    void db('api_keys')
-      .where({ id: row.id })
-      .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
-      .update({ last_used_at: db.fn.now() })
-      .catch(() => undefined);
-  }
+  // Coarse last-used stamp: no statement at all while the stamp is fresh.
+  if (row.stamp_due) stampLastUsed(db, row.id);
   return {
     workspaceId: row.workspace_id,
     kind: row.kind,
@@ -77,6 +69,18 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     rateSubject: row.owner_user_id ? `usr:${row.owner_user_id}` : `ws:${row.workspace_id}`,
     credentialId: row.id,
   };
+}
+
+/**
+ * Stamps a key as used now, at most once a minute: the guard in the UPDATE settles instances
+ * racing for the same minute. Fire and forget: a lost stamp costs nothing but its minute.
+ */
+export function stampLastUsed(db: Knex, keyId: string): void {
+  void db('api_keys')
+    .where({ id: keyId })
+    .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
+    .update({ last_used_at: db.fn.now() })
+    .catch(() => undefined);
 }
 
 /** False once the key is revoked: long-lived requests re-check the credential they began with. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
 import { type KeyKind, type Quotas, createApiKey } from './api-keys';
+import type { CredentialCache } from './credential-cache';
 import type { Principal } from './principal';
 
 export interface ApiKeyRecord {
@@ -34,7 +35,7 @@ function ownedBy(db: Knex, p: Principal) {
   return p.userId ? q.where({ user_id: p.userId }) : q.whereNull('user_id');
 }
 
-export function createKeyService({ db }: { db: Knex }) {
+export function createKeyService({ db, credentials }: { db: Knex; credentials: CredentialCache }) {
   return {
     async create(p: Principal, body: { name: string; kind: 'user' | 'agent'; quotas?: Quotas }) {
       if (p.credential !== 'jwt' || !p.userId) throw new AppError('auth.forbidden', 'Creating an API key needs a live session token (Authorization: Bearer)');
@@ -50,11 +51,14 @@ export function createKeyService({ db }: { db: Knex }) {
       return { keys: out.items, nextCursor: out.nextCursor };
     },
 
-    /** Idempotent; every API instance refuses the key from the next request on (keys are read per request). */
+    /** Idempotent; answered once every API instance is being told (it refuses the key from its next request on). */
     async revoke(p: Principal, id: string): Promise<ApiKeyRecord> {
       const row = await ownedBy(db, p).where({ id }).first();
       if (!row) throw notFound('API key');
-      if (!row.revoked_at) await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+      if (!row.revoked_at) {
+        await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+        await credentials.settle();
+      }
       return recordOf(await db('api_keys').where({ id }).first());
     },
   };

@@ -68,6 +68,8 @@ export interface Config {
     bodyBytes: number;
     /** Open log streams and long polls one credential may hold on one instance (429 past it). */
     sseStreamsPerCredential: number;
+    /** What a live log stream may have waiting for a slow client before it is cut (the client resumes). */
+    sseBufferBytes: number;
     pollsPerCredential: number;
     /** Assignments one instance asks workflows for at once; further polls wait their turn. */
     claimsInFlightMax: number;
@@ -94,11 +96,25 @@ export interface Config {
     otpMaxPerHourPerEmail: number;
     /** Wrong codes one client IP may try per hour; past it verify-otp answers 429 before checking. */
     otpMaxFailedVerifyPerHourPerIp: number;
+    /**
+     * Keys and sessions resolved once are served from each instance's memory for up to this long
+     * (0: never); a revocation reaches every instance at once through NOTIFY regardless.
+     */
+    credentialCacheTtlMs: number;
+    credentialCacheMaxEntries: number;
+    /**
+     * How often the LISTEN connection is pinged; one silent for twice this stops the cache from
+     * being trusted (a revocation reaches an instance cut off from PostgreSQL within this bound).
+     */
+    notifyPingMs: number;
   };
   /** SMTP for login codes; without it codes are only logged (development and test). */
   mail: { smtpUrl?: string; from: string };
-  /** Per user (or workspace), shared by all instances; refused credentials per client address, per instance. */
-  rateLimits: { perMinute: number; perHour: number; authFailuresPerMinute: number };
+  /**
+   * Per user (or workspace), shared by all instances through leases that each cover about
+   * `leaseMs` of a caller's traffic; refused credentials per client address, per instance.
+   */
+  rateLimits: { perMinute: number; perHour: number; leaseMs: number; authFailuresPerMinute: number };
   /** Where the CLI finds the API and keeps its login session; the key it sends when given one. */
   cli: { apiUrl: string; configDir: string; apiKey?: string };
   /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */
@@ -166,6 +182,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       logLineOverheadBytes: e.LOG_LINE_OVERHEAD_BYTES,
       bodyBytes: e.BODY_LIMIT_BYTES,
       sseStreamsPerCredential: e.SSE_STREAMS_PER_CREDENTIAL,
+      sseBufferBytes: e.SSE_BUFFER_BYTES,
       pollsPerCredential: e.POLLS_PER_CREDENTIAL,
       claimsInFlightMax: e.CLAIMS_IN_FLIGHT_MAX,
       claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
@@ -183,9 +200,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       otpMaxPerHourPerIp: e.OTP_MAX_PER_HOUR_PER_IP,
       otpMaxPerHourPerEmail: e.OTP_MAX_PER_HOUR_PER_EMAIL,
       otpMaxFailedVerifyPerHourPerIp: e.OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP,
+      credentialCacheTtlMs: e.CREDENTIAL_CACHE_TTL_MS,
+      credentialCacheMaxEntries: e.CREDENTIAL_CACHE_MAX_ENTRIES,
+      notifyPingMs: e.NOTIFY_PING_MS,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
-    rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
+    rateLimits: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      perHour: e.RATE_LIMIT_PER_HOUR,
+      leaseMs: e.RATE_LIMIT_LEASE_MS,
+      authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    },
     cli: {
       apiUrl: e.COMPUTE_API_URL,
       configDir: path.resolve(e.COMPUTE_CONFIG_DIR ?? path.join(os.homedir(), '.config', 'compute')),

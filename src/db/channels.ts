@@ -6,4 +6,9 @@ export const NOTIFY = {
   jobState: 'compute_job_state',
   /** Log lines were stored; payload: job ID. */
   jobLogs: 'compute_job_logs',
+  /**
+   * A credential changed (sent by triggers, so no writer can forget it); payload `key:<id>`, or
+   * `member:<userId>:<workspaceId>`, or `all`.
+   */
+  credentials: 'compute_credentials',
 } as const;

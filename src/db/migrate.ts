@@ -6,6 +6,7 @@ import * as loginLimits from './migrations/20261122030000_login_limits';
 import * as logBudget from './migrations/20261122040000_log_budget';
 import * as claimsAndAgentOwners from './migrations/20261122050000_add_claims_and_agent_owners';
 import * as liveJobsIndex from './migrations/20261122060000_live_jobs_index';
+import * as credentialNotifyAndRateLeases from './migrations/20261123000000_credential_notify_and_rate_leases';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122040000_log_budget': logBudget,
   '20261122050000_add_claims_and_agent_owners': claimsAndAgentOwners,
   '20261122060000_live_jobs_index': liveJobsIndex,
+  '20261123000000_credential_notify_and_rate_leases': credentialNotifyAndRateLeases,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -7,19 +7,46 @@ import { NOTIFY } from './channels';
  * One LISTEN connection per process, fanned out in memory. Waiters take a ticket *before*
  * reading the database, so a notification that lands between the read and the wait still wakes
  * them: no dispatch ever waits for a poll interval.
+ *
+ * Caches that rely on notifications to invalidate (credentials) ask `live`: notifications can
+ * be missed only while the connection is down, so such a cache is dropped when it goes and is
+ * not used again until the connection is back (`onReset` fires at both moments). A connection
+ * that hangs without closing (a silent network partition) is found by a ping every `pingMs`:
+ * it stops counting as live once `2 x pingMs` pass without an answer, and is then replaced.
  */
 export class Notifier {
   private readonly emitter = new EventEmitter();
+  private readonly channels = new EventEmitter();
+  private readonly resets = new Set<() => void>();
   private client?: pg.Client;
   private closed = false;
+  /** When the connection last answered a ping (or delivered a notification). */
+  private heardAt = 0;
+  private pinger?: NodeJS.Timeout;
 
-  constructor(private readonly url: string, private readonly log: Logger) {
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+    private readonly pingMs = 5_000,
+  ) {
     this.emitter.setMaxListeners(0);
+    this.channels.setMaxListeners(0);
+  }
+
+  /** True while the LISTEN connection is up and answering: no notification can have been missed since `onReset` last fired. */
+  get live(): boolean {
+    return this.client !== undefined && Date.now() - this.heardAt < 2 * this.pingMs;
   }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
-    client.on('notification', (msg) => this.fire(`${msg.channel}:${msg.payload ?? ''}`));
+    // A connect that hangs (a partition) is given up like a ping that does not answer.
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2 * this.pingMs, keepAlive: true });
+    client.on('notification', (msg) => {
+      this.heardAt = Date.now();
+      const payload = msg.payload ?? '';
+      this.channels.emit(msg.channel, payload);
+      this.fire(`${msg.channel}:${payload}`);
+    });
     client.on('error', (err) => {
       this.log.warn({ err: err.message }, 'notifier connection lost; reconnecting');
       void this.reconnect(client);
@@ -27,11 +54,39 @@ export class Notifier {
     await client.connect();
     for (const channel of Object.values(NOTIFY)) await client.query(`LISTEN ${channel}`);
     this.client = client;
+    this.heardAt = Date.now();
+    this.reset();
+    this.ping(client);
+  }
+
+  /** Asks the connection every pingMs; one that does not answer within 2 x pingMs is given up. */
+  private ping(client: pg.Client) {
+    clearTimeout(this.pinger);
+    this.pinger = setTimeout(() => {
+      if (this.client !== client) return;
+      const overdue = setTimeout(() => {
+        this.log.warn('notifier connection stopped answering; reconnecting');
+        void this.reconnect(client);
+      }, 2 * this.pingMs);
+      client.query('SELECT 1').then(
+        () => {
+          clearTimeout(overdue);
+          this.heardAt = Date.now();
+          this.ping(client);
+        },
+        () => clearTimeout(overdue), // the connection's error handler reconnects
+      );
+    }, this.pingMs);
+    this.pinger.unref();
   }
 
   private async reconnect(dead: pg.Client) {
     if (this.closed || this.client !== dead) return;
     this.client = undefined;
+    clearTimeout(this.pinger);
+    this.reset();
+    // end() waits for a hung connection's answer: destroy its socket instead.
+    (dead as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     dead.end().catch(() => undefined);
     // Wake everyone: whatever was notified while we were away must be re-read.
     for (const key of this.emitter.eventNames()) this.fire(String(key));
@@ -45,8 +100,24 @@ export class Notifier {
     }
   }
 
+  private reset() {
+    for (const fn of this.resets) fn();
+  }
+
   private fire(key: string) {
     this.emitter.emit(key);
+  }
+
+  /** Every payload notified on `channel` from now on. */
+  subscribe(channel: string, fn: (payload: string) => void): () => void {
+    this.channels.on(channel, fn);
+    return () => this.channels.off(channel, fn);
+  }
+
+  /** Called when the connection drops and again when it is back: what was learnt from notifications may be stale. */
+  onReset(fn: () => void): () => void {
+    this.resets.add(fn);
+    return () => this.resets.delete(fn);
   }
 
   /**
@@ -80,8 +151,19 @@ export class Notifier {
     return { wait, dispose };
   }
 
+  /** Listens for `[channel, payload]` until the returned function is called; for long-lived readers. */
+  on(channel: string, payload: string, fn: () => void): () => void {
+    const key = `${channel}:${payload}`;
+    this.emitter.on(key, fn);
+    return () => this.emitter.off(key, fn);
+  }
+
   async stop(): Promise<void> {
     this.closed = true;
-    await this.client?.end().catch(() => undefined);
+    clearTimeout(this.pinger);
+    const client = this.client;
+    this.client = undefined;
+    this.reset();
+    await client?.end().catch(() => undefined);
   }
 }

@@ -30,7 +30,7 @@ export function createApp({ services, config, log, db }: { services: Services; c
   const registry = newRegistry();
 
   const streams = credentialSlots('log streams', config.limits.sseStreamsPerCredential);
-  const limiter = createRateLimiter({ db, perMinute: config.rateLimits.perMinute, perHour: config.rateLimits.perHour, log });
+  const limiter = createRateLimiter({ db, ...config.rateLimits, log });
 
   // Bodies are read only after the caller is known and within budget: an anonymous client cannot
   // make us buffer a megabyte, and a bad credential costs no parsing.
@@ -43,7 +43,8 @@ export function createApp({ services, config, log, db }: { services: Services; c
   login.use(authRoutes(services, registry).routes());
 
   const surfaceA = new Router({ prefix: '/api' });
-  surfaceA.use(authenticate([apiKeyAuthenticator(db), jwtAuthenticator(services.tokens, db)], config.rateLimits.authFailuresPerMinute));
+  const { credentials } = services;
+  surfaceA.use(authenticate([apiKeyAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)], config.rateLimits.authFailuresPerMinute));
   surfaceA.use(rateLimit(limiter));
   surfaceA.use(json);
   surfaceA.use(jobsRoutes(services, registry).routes());
@@ -60,15 +61,15 @@ export function createApp({ services, config, log, db }: { services: Services; c
     const afterSeq = lastEventIdOf(ctx);
     const release = streams.acquire(principal.credentialId);
     streamJobLogs(ctx, jobId, afterSeq, {
-      credentialValid: () => credentialStillValid(db, principal),
+      credentialValid: () => credentialStillValid(db, credentials, principal),
       credentialExpiresAt: principal.expiresAt,
       onClose: release,
       logs: services.logs,
-      notifier: services.notifier,
+      feeds: services.feeds,
       keepAliveMs: config.durations.sseKeepAliveMs,
+      maxBufferedBytes: config.limits.sseBufferBytes,
       log,
-      loadJob: () => services.jobs.get(principal, jobId),
-      renderState: (job) => stateA(job.state),
+      renderState: stateA,
       follow: ctx.query.follow !== 'false',
     });
   });
@@ -95,11 +96,13 @@ export function createApp({ services, config, log, db }: { services: Services; c
   });
 
   const envelope = surfaceAEnvelope(log, config.dependencyRetryAfterSeconds);
-  app.use(async (ctx, next) => {
-    const started = Date.now();
-    await next();
-    log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
-  });
+  if (log.isLevelEnabled('debug')) {
+    app.use(async (ctx, next) => {
+      const started = Date.now();
+      await next();
+      log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
+    });
+  }
   app.use((ctx, next) => (ctx.path.startsWith('/api') ? envelope(ctx, next) : next()));
   app.use(artifactUrls.routes());
   app.use(open.routes());

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { apiKeyStillValid, authenticateApiKey } from '../auth/api-keys';
+import type { CredentialCache } from '../auth/credential-cache';
 import type { TokenIssuer } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import { isMember } from '../auth/users';
@@ -14,24 +15,26 @@ import { AppError } from '../shared/errors';
  */
 export type Authenticator = (ctx: Context) => Promise<Principal | null | undefined>;
 
+/** `X-API-Key`; a key this instance resolved before costs no statement (see CredentialCache). */
 export const apiKeyAuthenticator =
-  (db: Knex): Authenticator =>
+  (db: Knex, cache: CredentialCache): Authenticator =>
   async (ctx) => {
     const key = ctx.get('X-API-Key');
     if (!key) return undefined;
-    return authenticateApiKey(db, key);
+    return cache.apiKey(key, () => authenticateApiKey(db, key));
   };
 
 /** `Authorization: Bearer <JWT>` from verify-otp; membership is re-checked so removal takes effect at once. */
 export const jwtAuthenticator =
-  (tokens: TokenIssuer, db: Knex): Authenticator =>
+  (tokens: TokenIssuer, db: Knex, cache: CredentialCache): Authenticator =>
   async (ctx) => {
     const header = ctx.get('Authorization');
     if (!header) return undefined;
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) return null;
-    const claims = await tokens.verify(match[1]);
-    if (!claims || !(await isMember(db, claims.userId, claims.workspaceId))) return null;
+    const claims = await cache.session(match[1], () => tokens.verify(match[1]));
+    if (!claims || Date.now() >= claims.expiresAt!) return null;
+    if (!(await cache.member(claims.userId, claims.workspaceId, () => isMember(db, claims.userId, claims.workspaceId)))) return null;
     return {
       workspaceId: claims.workspaceId,
       kind: 'user',
@@ -75,10 +78,10 @@ export function authenticate(authenticators: Authenticator[], failuresPerMinute:
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
 
 /** Whether the credential a long-lived request began with still holds (not revoked, not expired, still a member). */
-export async function credentialStillValid(db: Knex, p: Principal): Promise<boolean> {
+export async function credentialStillValid(db: Knex, cache: CredentialCache, p: Principal): Promise<boolean> {
   if (p.expiresAt !== undefined && Date.now() >= p.expiresAt) return false;
-  if (p.credential === 'api_key') return apiKeyStillValid(db, p.keyId!);
-  return isMember(db, p.userId!, p.workspaceId);
+  if (p.credential === 'api_key') return cache.keyKnownValid(p.keyId!) ?? apiKeyStillValid(db, p.keyId!);
+  return cache.member(p.userId!, p.workspaceId, () => isMember(db, p.userId!, p.workspaceId));
 }
 
 /**

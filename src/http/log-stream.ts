@@ -1,23 +1,20 @@
-import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import { NOTIFY } from '../db/channels';
-import type { Notifier } from '../db/notifier';
-import type { Job } from '../jobs/record';
+import type { FeedFollower, FeedPage, LogFeeds } from '../logs/feeds';
 import type { LogEvent, LogsService } from '../logs/service';
 import { AppError } from '../shared/errors';
-import { isTerminal } from '../../workflows/definitions';
+import { type JobState, isTerminal } from '../../workflows/definitions';
 
 export interface LogStreamDeps {
   logs: LogsService;
-  notifier: Notifier;
+  feeds: LogFeeds;
   keepAliveMs: number;
+  /** Bytes a follower may have waiting to be sent; past it the stream is cut (the client resumes with Last-Event-ID). */
+  maxBufferedBytes: number;
   log: Logger;
-  /** Re-reads the job (already authorized by the caller). */
-  loadJob: () => Promise<Job>;
   /** The state as the surface spells it, for the `end` event. */
-  renderState: (job: Job) => string;
+  renderState: (state: JobState) => string;
   /** False: send what is stored (and `end` if the job is over), then close instead of following. */
   follow?: boolean;
   /** Re-checks the credential the stream began with; checked at each keep-alive. */
@@ -36,6 +33,15 @@ function frame(e: LogEvent): string {
   return `event: log\nid: ${e.seq}\ndata: ${JSON.stringify({ seq: e.seq, stream: e.stream, line: e.line, ts: e.ts })}\n\n`;
 }
 
+// A feed's page goes to every follower of the job: its frames are rendered and encoded once.
+const rendered = new WeakMap<FeedPage, Buffer>();
+const framesOf = (events: LogEvent[]) => events.map(frame).join('');
+function pageFrames(page: FeedPage): Buffer {
+  let bytes = rendered.get(page);
+  if (bytes === undefined) rendered.set(page, (bytes = Buffer.from(framesOf(page.events))));
+  return bytes;
+}
+
 export function lastEventIdOf(ctx: Context): number {
   const raw = ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : '');
   if (raw === '') return 0;
@@ -44,9 +50,13 @@ export function lastEventIdOf(ctx: Context): number {
 }
 
 /**
- * Streams a job's log as SSE (CONTRACT §7): everything after Last-Event-ID, then live lines as
- * NOTIFY announces them on any API instance, then `end` once the job is terminal and every line
- * is out. A comment every `keepAliveMs` keeps proxies from closing an idle stream.
+ * Streams a job's log as SSE (CONTRACT §7): everything after Last-Event-ID, read by this stream
+ * itself, then live lines from the job's feed (one reader per job in this instance, woken by
+ * NOTIFY from any instance), then `end` once the job is terminal and every line is out. A comment
+ * every `keepAliveMs` of silence keeps proxies from closing an idle stream.
+ *
+ * A follower is never waited on once live: a client that reads slower than the job writes has
+ * its stream cut when `maxBufferedBytes` wait for it, and resumes with Last-Event-ID.
  */
 export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, deps: LogStreamDeps): void {
   const out = new PassThrough();
@@ -56,60 +66,117 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
   ctx.body = out;
-  const abort = new AbortController();
-  ctx.res.once('close', () => abort.abort());
 
-  const write = async (chunk: string) => {
-    if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(abort.signal, 'abort')]);
+  let position = afterSeq;
+  let closed = false;
+  /** Whether anything was sent since the last keep-alive tick. */
+  let sent = false;
+  let leave: (() => void) | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
+  let tickTimer: NodeJS.Timeout | undefined;
+
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    leave?.();
+    clearTimeout(expiryTimer);
+    clearTimeout(tickTimer);
+    out.end();
+    deps.onClose?.();
   };
-
-  const pump = async () => {
-    let last = afterSeq;
-    let checkedAt = Date.now();
-    await write(': stream open\n\n');
-    while (!abort.signal.aborted) {
-      const ticket = deps.notifier.ticket([NOTIFY.jobLogs, jobId], [NOTIFY.jobState, jobId]);
-      const { events, full } = await deps.logs.read(jobId, last);
-      for (const e of events) {
-        await write(frame(e));
-        last = e.seq;
-      }
-      if (full) {
-        ticket.dispose();
-        continue;
-      }
-      const job = await deps.loadJob();
-      // Lines are pushed before the result, so once terminal a last read finds every line.
-      if (isTerminal(job.state) && (await deps.logs.read(jobId, last, { maxRows: 1 })).events.length === 0) {
-        ticket.dispose();
-        await write(`event: end\ndata: ${JSON.stringify({ state: deps.renderState(job), exitCode: job.exitCode })}\n\n`);
-        break;
-      }
-      if (deps.follow === false) {
-        ticket.dispose();
-        break;
-      }
-      const untilExpiry = (deps.credentialExpiresAt ?? Infinity) - Date.now();
-      let woken = false;
-      if (untilExpiry > 0) woken = await ticket.wait(Math.min(deps.keepAliveMs, untilExpiry), abort.signal);
-      else ticket.dispose();
-      if (abort.signal.aborted) break;
-      // A revoked or expired credential reads nothing more (a reconnect gets 401); checked once
-      // per keep-alive interval, however busy the log.
-      if (Date.now() - checkedAt >= deps.keepAliveMs || Date.now() >= (deps.credentialExpiresAt ?? Infinity)) {
-        checkedAt = Date.now();
-        if (Date.now() >= (deps.credentialExpiresAt ?? Infinity) || !(await deps.credentialValid())) {
-          await write(': credential revoked or expired\n\n');
-          break;
-        }
-      }
-      if (!woken) await write(': keep-alive\n\n');
+  ctx.res.once('close', close);
+  const backlog = () => out.writableLength + out.readableLength;
+  /** Queues `text` without waiting; live, cuts the stream when too much waits for the client. */
+  const send = (text: string | Buffer, live = true) => {
+    if (closed) return;
+    out.write(text);
+    sent = true;
+    if (live && backlog() > deps.maxBufferedBytes) {
+      deps.log.info({ jobId, position }, 'log follower too slow; stream cut (the client resumes with Last-Event-ID)');
+      close();
     }
   };
-  pump()
-    .catch((err) => deps.log.warn({ err, jobId }, 'log stream failed'))
-    .finally(() => {
-      out.end();
-      deps.onClose?.();
+  /** Writes `text` and waits until the client took it (only while replaying, on this stream's own reads). */
+  const write = async (text: string) => {
+    send(text, false);
+    if (closed || backlog() <= out.writableHighWaterMark) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        out.off('drain', done);
+        ctx.res.off('close', done);
+        resolve();
+      };
+      out.on('drain', done);
+      ctx.res.on('close', done);
     });
+  };
+  const end = (job: { state: JobState; exitCode: number | null }) => {
+    send(`event: end\ndata: ${JSON.stringify({ state: deps.renderState(job.state), exitCode: job.exitCode })}\n\n`);
+    close();
+  };
+
+  const follower: FeedFollower = {
+    get position() {
+      return position;
+    },
+    page(page) {
+      if (closed) return;
+      const last = page.events[page.events.length - 1].seq;
+      if (last <= position) return;
+      send(page.after >= position ? pageFrames(page) : framesOf(page.events.filter((e) => e.seq > position)));
+      position = last;
+    },
+    end,
+    fail: close,
+  };
+
+  // A revoked or expired credential reads nothing more (a reconnect gets 401): checked once per
+  // keep-alive interval, however busy the log, and at the credential's own expiry.
+  const expired = () => {
+    send(': credential revoked or expired\n\n');
+    close();
+  };
+  if (deps.credentialExpiresAt !== undefined) expiryTimer = setTimeout(expired, Math.max(0, deps.credentialExpiresAt - Date.now()));
+  const tick = () => {
+    void deps.credentialValid().then(
+      (valid) => {
+        if (closed) return;
+        if (!valid) return expired();
+        if (!sent) send(': keep-alive\n\n');
+        sent = false;
+        tickTimer = setTimeout(tick, deps.keepAliveMs);
+      },
+      (err) => {
+        deps.log.warn({ err: String(err), jobId }, 'log stream: credential check failed; stream closed');
+        close();
+      },
+    );
+  };
+  tickTimer = setTimeout(tick, deps.keepAliveMs);
+
+  const replay = async () => {
+    await write(': stream open\n\n');
+    while (!closed) {
+      const page = await deps.logs.read(jobId, position);
+      if (closed) return;
+      if (page.events.length > 0) {
+        await write(framesOf(page.events));
+        position = page.events[page.events.length - 1].seq;
+      }
+      if (page.full) continue;
+      if (page.job && isTerminal(page.job.state)) return end(page.job);
+      if (deps.follow === false || !page.job) return close();
+      // Caught up as of that read: live from here, unless the job's feed has read past us already.
+      const joined = deps.feeds.join(jobId, follower);
+      if (joined) {
+        if (closed) joined();
+        else leave = joined;
+        return;
+      }
+    }
+  };
+  replay().catch((err) => {
+    deps.log.warn({ err: String(err), jobId }, 'log stream failed');
+    close();
+  });
 }

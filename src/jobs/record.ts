@@ -31,6 +31,16 @@ export interface Job {
   version: number;
 }
 
+/**
+ * The columns a Job is made of. Named rather than `*` where a statement is prepared once per
+ * connection: a migration that adds a column then leaves the prepared statements valid.
+ */
+export const JOB_COLUMNS = [
+  'id', 'workspace_id', 'type', 'command', 'state', 'labels', 'selector', 'env', 'timeout_seconds', 'priority', 'pool', 'retry',
+  'resources', 'artifacts_spec', 'artifacts', 'attempt', 'created_at', 'started_at', 'finished_at', 'exit_code', 'runtime_ms',
+  'agent_id', 'lease_id', 'failure_reason', 'error', 'version',
+].join(', ');
+
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

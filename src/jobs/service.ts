@@ -9,9 +9,10 @@ import { enforceSubmitQuota } from '../auth/quotas';
 import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
 import type { JobSpec } from '../../workflows/definitions';
 import type { Transitions } from './transitions';
-import { type Job, jobFromRow } from './record';
+import { prepared } from '../db/prepared';
+import { JOB_COLUMNS, type Job, jobFromRow } from './record';
 import type { JobListFilter, Manifest } from './schemas';
-import { listJobs } from './list';
+import { createJobLister } from './list';
 
 export interface JobsDeps {
   db: Knex;
@@ -42,9 +43,12 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
     createdAt: job.createdAt,
   });
 
+  const listJobs = createJobLister(db);
+  const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`);
+
   /** The job if it is the caller's and acknowledged; another workspace's job is simply not found. */
   async function get(principal: Principal, jobId: string): Promise<Job> {
-    const row = await db('jobs').where({ id: jobId, workspace_id: principal.workspaceId, workflow_started: true }).first();
+    const [row] = await selectJob([jobId, principal.workspaceId]);
     if (!row) throw notFound('job');
     return jobFromRow(row);
   }
@@ -139,7 +143,7 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
       return job;
     },
 
-    list: (principal: Principal, filter: JobListFilter) => listJobs(db, principal.workspaceId, filter),
+    list: (principal: Principal, filter: JobListFilter) => listJobs(principal.workspaceId, filter),
 
     async cancel(principal: Principal, jobId: string): Promise<Job> {
       const job = await get(principal, jobId);

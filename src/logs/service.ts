@@ -4,6 +4,7 @@ import { NOTIFY } from '../db/channels';
 import { costOf, logBudgetOf, planPush } from './budget';
 import type { Principal } from '../auth/principal';
 import { requireLiveLease } from '../jobs/lease';
+import type { JobState } from '../../workflows/definitions';
 
 export interface PushedLine {
   seq: number;
@@ -20,6 +21,12 @@ export interface LogPage {
   events: LogEvent[];
   /** More is stored after the page: read again at once. */
   full: boolean;
+  /**
+   * The job as its row stood just before the lines were read (null: no such job). Lines are
+   * pushed before the result and refused after it, so a terminal job whose page is not full has
+   * nothing more to send.
+   */
+  job: { state: JobState; exitCode: number | null } | null;
 }
 
 /** A replay page: lines of up to 64 KiB each, so rows alone would not bound its size. */
@@ -180,8 +187,8 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
    */
   async function read(jobId: string, afterSeq: number, page: Partial<typeof LOG_PAGE> = {}): Promise<LogPage> {
     const { maxRows, maxBytes } = { ...LOG_PAGE, ...page };
-    const job = await db('jobs').where({ id: jobId }).first('log_next_seq', 'log_truncated_seq', 'log_tail_start_seq');
-    if (!job) return { events: [], full: false };
+    const job = await db('jobs').where({ id: jobId }).first('log_next_seq', 'log_truncated_seq', 'log_tail_start_seq', 'state', 'exit_code');
+    if (!job) return { events: [], full: false, job: null };
     // Seqs are dense but for the lines dropped between the marker and the tail: skip those, and
     // read a bounded seq range, so a flooded job's page never costs more than the page (a plan
     // on stale statistics would otherwise scan and sort the rest of the log).
@@ -208,7 +215,7 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
           : { kind: 'line', seq: r.seq, stream: r.stream, line: r.line, ts: new Date(r.ts).toISOString() },
       );
     // Cut by a cap, or the range ended at the marker's gap with the tail still to come.
-    return { events, full: events.length < rows.length || to < job.log_next_seq - 1 };
+    return { events, full: events.length < rows.length || to < job.log_next_seq - 1, job: { state: job.state, exitCode: job.exit_code } };
   }
 
   return { push, read };

@@ -75,7 +75,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       retryAfterSeconds: config.dependencyRetryAfterSeconds,
       eager: Boolean(native),
     });
-    const notifier = new Notifier(config.databaseUrl, log);
+    const notifier = new Notifier(config.databaseUrl, log, config.auth.notifyPingMs);
     await notifier.start();
     const store = createObjectStore(config);
     if (!store) log.warn('no S3_ENDPOINT configured: artifact uploads and downloads answer 503');

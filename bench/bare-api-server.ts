@@ -1,0 +1,60 @@
+import http from 'node:http';
+import pg from 'pg';
+
+// The baseline of `npm run bench:api`: a bare node:http server with a pg pool that answers each
+// measured operation with the one statement it needs, prepared by name as ours are, and nothing
+// else: no framework, no authentication, no rate limit, no validation. A process of its own,
+// like the API.
+//
+// env: DATABASE_URL, PORT, POOL_MAX, WORKSPACE_ID (the workspace the API key of the bench acts in)
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_MAX ?? 20) });
+const workspaceId = process.env.WORKSPACE_ID!;
+
+const operations: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
+  '/retrieve': async (b) => {
+    const { rows } = await pool.query({ name: 'get', text: 'SELECT * FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started', values: [b.job_id, workspaceId] });
+    return rows[0];
+  },
+  '/list': async (b) => {
+    const { rows } = await pool.query({
+      name: 'list',
+      text: 'SELECT * FROM jobs WHERE workspace_id = $1 AND workflow_started ORDER BY id DESC LIMIT $2',
+      values: [workspaceId, Number(b.limit ?? 50) + 1],
+    });
+    return { jobs: rows.slice(0, 50) };
+  },
+  '/heartbeat': async (b) => {
+    const { rows } = await pool.query({
+      name: 'heartbeat',
+      text: 'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 RETURNING drain',
+      values: [b.nodeId, workspaceId],
+    });
+    return { drain: rows[0].drain, cancel: [] };
+  },
+};
+
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const op = operations[req.url ?? ''];
+    if (!op) {
+      res.writeHead(404).end();
+      return;
+    }
+    op(JSON.parse(Buffer.concat(chunks).toString()))
+      .then((payload) => {
+        const text = JSON.stringify({ status: 'OK', payload });
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) }).end(text);
+      })
+      .catch((err) => res.writeHead(500).end(String(err)));
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void pool.end().then(() => process.exit(0));
+});

@@ -1,0 +1,208 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+
+// Request budgets shared by every API instance, without a statement per request.
+//
+// The shared store (PostgreSQL, table rate_limits) counts what it has handed out in each window.
+// An instance takes a lease of several requests at once in one upsert, capped so the store never
+// hands out more than the limit, and spends it from memory. So:
+// - no instance ever lets through a request the store did not grant: across any number of
+//   instances a caller gets at most the limit (no over-admission while the store answers);
+// - a lease left unspent on one instance is not available to another until the window ends:
+//   a caller can be refused up to (instances - 1) x the largest lease early; a lease is at most
+//   1/20 of the limit and about `leaseMs` of that caller's traffic;
+// - a refusal is decided in memory once an instance has learnt the window is spent (the lease
+//   that spent it says so): a 429 costs no statement;
+// - a caller sending a few requests a second leases one at a time, so small budgets stay exact.
+// If the store fails, the instance applies the same limits in its own memory for that request:
+// requests are never refused for the limiter's sake, and a caller gets at most instances x limit
+// while the store is away.
+
+export interface WindowSpec {
+  /** Requests per window. */
+  limit: number;
+  durationSeconds: number;
+  /** The store's key is `<prefix>:<subject>`. */
+  prefix: string;
+}
+
+export interface Verdict {
+  allowed: boolean;
+  /** The limit of the window that decided (the one with the fewest requests left). */
+  limit: number;
+  remaining: number;
+  /** Seconds until that window starts over. */
+  resetSeconds: number;
+}
+
+interface WindowState {
+  /** Leased to this instance and not yet spent. */
+  tokens: number;
+  /** What the store had handed out in the window at the last lease (all instances). */
+  points: number;
+  /** On this host's clock; 0 before the first lease. */
+  expiresAt: number;
+  /** The store had handed out the whole limit: once `tokens` is spent, refuse without asking. */
+  spent: boolean;
+}
+
+interface Subject {
+  windows: WindowState[];
+  lease: number;
+  leasedAt: number;
+  spentSinceLease: number;
+  inflight?: Promise<boolean>;
+}
+
+/** A lease is at most this share of a window's limit. */
+const LEASE_SHARE = 20;
+const SWEEP_EVERY_MS = 60_000;
+
+const LEASE_SQL = `
+  INSERT INTO rate_limits AS r (key, points, expire, lim, granted)
+  SELECT v.key, LEAST(v.ask, v.lim), (extract(epoch FROM now()) * 1000)::bigint + v.dur, v.lim, LEAST(v.ask, v.lim)
+  FROM unnest(?::text[], ?::int[], ?::int[], ?::bigint[]) AS v(key, ask, lim, dur)
+  ON CONFLICT (key) DO UPDATE SET
+    points = CASE WHEN coalesce(r.expire, 0) <= (extract(epoch FROM now()) * 1000)::bigint THEN EXCLUDED.points
+                  ELSE LEAST(r.points + EXCLUDED.points, EXCLUDED.lim) END,
+    granted = CASE WHEN coalesce(r.expire, 0) <= (extract(epoch FROM now()) * 1000)::bigint THEN EXCLUDED.points
+                   ELSE GREATEST(0, LEAST(EXCLUDED.points, EXCLUDED.lim - r.points)) END,
+    expire = CASE WHEN coalesce(r.expire, 0) <= (extract(epoch FROM now()) * 1000)::bigint THEN EXCLUDED.expire ELSE r.expire END,
+    lim = EXCLUDED.lim
+  RETURNING key, granted, points, expire - (extract(epoch FROM now()) * 1000)::bigint AS ms_left`;
+
+export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseMs: number; log: Logger }) {
+  const subjects = new Map<string, Subject>();
+  const insurance = o.windows.map((w) => new RateLimiterMemory({ points: w.limit, duration: w.durationSeconds, keyPrefix: w.prefix }));
+  const caps = o.windows.map((w) => Math.max(1, Math.floor(w.limit / LEASE_SHARE)));
+  let warned = false;
+  let sweptAt = Date.now();
+
+  const subjectOf = (id: string): Subject => {
+    let s = subjects.get(id);
+    if (!s) {
+      s = { windows: o.windows.map(() => ({ tokens: 0, points: 0, expiresAt: 0, spent: false })), lease: 1, leasedAt: 0, spentSinceLease: 0 };
+      subjects.set(id, s);
+    }
+    return s;
+  };
+
+  const rollOver = (s: Subject, now: number) => {
+    for (const w of s.windows) {
+      if (w.expiresAt !== 0 && w.expiresAt <= now) Object.assign(w, { tokens: 0, points: 0, expiresAt: 0, spent: false });
+    }
+  };
+
+  const sweep = (now: number) => {
+    if (now - sweptAt < SWEEP_EVERY_MS) return;
+    sweptAt = now;
+    for (const [id, s] of subjects) {
+      if (!s.inflight && s.windows.every((w) => w.expiresAt <= now)) subjects.delete(id);
+    }
+  };
+
+  /** Leases more for every window of `s` that is running low; false when the store failed. */
+  const lease = (id: string, s: Subject): Promise<boolean> => {
+    if (s.inflight) return s.inflight;
+    const now = Date.now();
+    // Size the lease by the caller's recent rate: a lease should last about leaseMs.
+    if (s.leasedAt > 0) {
+      const rate = s.spentSinceLease / Math.max(1, now - s.leasedAt);
+      s.lease = Math.max(1, Math.ceil(rate * o.leaseMs));
+    }
+    const wanted = s.windows
+      .map((w, i) => ({ i, ask: Math.min(caps[i], s.lease) - w.tokens }))
+      .filter(({ i, ask }) => ask > 0 && !s.windows[i].spent);
+    if (wanted.length === 0) return Promise.resolve(true);
+    s.leasedAt = now;
+    s.spentSinceLease = 0;
+    const run = async () => {
+      try {
+        const { rows } = await o.db.raw(LEASE_SQL, [
+          wanted.map(({ i }) => `${o.windows[i].prefix}:${id}`),
+          wanted.map(({ ask }) => ask),
+          wanted.map(({ i }) => o.windows[i].limit),
+          wanted.map(({ i }) => o.windows[i].durationSeconds * 1000),
+        ]);
+        const answered = Date.now();
+        for (const row of rows as Array<{ key: string; granted: number; points: number; ms_left: number }>) {
+          const i = o.windows.findIndex((w) => row.key.startsWith(`${w.prefix}:`));
+          const w = s.windows[i];
+          // A window that started over in the store while we held tokens of its old one.
+          const renewed = w.expiresAt !== 0 && Math.abs(answered + Number(row.ms_left) - w.expiresAt) > 1000;
+          w.tokens = (renewed ? 0 : w.tokens) + row.granted;
+          w.points = row.points;
+          w.expiresAt = answered + Number(row.ms_left);
+          w.spent = row.points >= o.windows[i].limit;
+        }
+        return true;
+      } catch (err) {
+        if (!warned) {
+          warned = true;
+          o.log.warn({ err: String(err) }, 'rate limit store failed; applying the limits in this instance only');
+        }
+        return false;
+      } finally {
+        s.inflight = undefined;
+      }
+    };
+    s.inflight = run();
+    return s.inflight;
+  };
+
+  const verdictOf = (s: Subject, allowed: boolean, now: number): Verdict => {
+    const views = s.windows.map((w, i) => ({
+      limit: o.windows[i].limit,
+      remaining: Math.max(0, o.windows[i].limit - w.points + w.tokens),
+      ms: Math.max(0, w.expiresAt - now),
+    }));
+    const decisive = views.sort((a, b) => a.remaining - b.remaining || b.ms - a.ms)[0];
+    return { allowed, limit: decisive.limit, remaining: decisive.remaining, resetSeconds: Math.max(1, Math.ceil(decisive.ms / 1000)) };
+  };
+
+  /** The same limits from this instance's memory, for a request the store could not serve. */
+  const fromMemory = async (id: string): Promise<Verdict> => {
+    const results = await Promise.all(
+      insurance.map((limiter, i) =>
+        limiter.consume(id).then(
+          (res) => ({ i, res, allowed: true }),
+          (res: RateLimiterRes) => ({ i, res, allowed: false }),
+        ),
+      ),
+    );
+    const decisive = [...results].sort((a, b) => a.res.remainingPoints - b.res.remainingPoints || b.res.msBeforeNext - a.res.msBeforeNext)[0];
+    return {
+      allowed: results.every((r) => r.allowed),
+      limit: o.windows[decisive.i].limit,
+      remaining: Math.max(0, decisive.res.remainingPoints),
+      resetSeconds: Math.max(1, Math.ceil(decisive.res.msBeforeNext / 1000)),
+    };
+  };
+
+  return {
+    policy: o.windows.map((w) => `${w.limit};w=${w.durationSeconds}`).join(', '),
+
+    async consume(id: string): Promise<Verdict> {
+      const s = subjectOf(id);
+      for (let tries = 0; ; tries++) {
+        const now = Date.now();
+        sweep(now);
+        rollOver(s, now);
+        if (s.windows.some((w) => w.tokens < 1 && w.spent)) return verdictOf(s, false, now);
+        if (s.windows.every((w) => w.tokens >= 1)) {
+          for (const w of s.windows) w.tokens--;
+          s.spentSinceLease++;
+          // Under steady traffic the next lease is taken before this one runs out; not while a
+          // spent window will refuse the next request anyway.
+          const blocked = s.windows.some((w) => w.spent && w.tokens < 1);
+          if (!blocked && s.lease > 1 && s.windows.some((w, i) => !w.spent && w.tokens < Math.min(caps[i], s.lease) / 2)) void lease(id, s);
+          return verdictOf(s, true, now);
+        }
+        if (tries >= 3 || !(await lease(id, s))) return fromMemory(id);
+      }
+    },
+  };
+}
+
+export type LeasedLimiter = ReturnType<typeof createLeasedLimiter>;
