@@ -8,16 +8,18 @@ import { nowMs } from './stats';
 
 const CLK_TCK = 100; // USER_HZ: 100 on every mainstream Linux
 
-type Group = 'this process (API + worker + bench)' | 'temporal dev server' | 'postgres' | 'other';
+type Group = string;
 
-function groupOf(pid: number, comm: string): Group {
+/** Processes named by the bench (the API or the worker it spawned); the rest by what they are. */
+function groupOf(pid: number, comm: string, named: Record<number, string>): Group {
+  if (named[pid]) return named[pid];
   if (pid === process.pid) return 'this process (API + worker + bench)';
   if (comm.startsWith('temporal')) return 'temporal dev server';
   if (comm.startsWith('postgres')) return 'postgres';
   return 'other';
 }
 
-function cpuByGroup(): Map<Group, number> {
+function cpuByGroup(named: Record<number, string>): Map<Group, number> {
   const out = new Map<Group, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -32,7 +34,7 @@ function cpuByGroup(): Map<Group, number> {
     const fields = stat.slice(close + 2).split(' ');
     // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
     const ticks = Number(fields[11]) + Number(fields[12]);
-    const group = groupOf(Number(entry), comm);
+    const group = groupOf(Number(entry), comm, named);
     out.set(group, (out.get(group) ?? 0) + (ticks * 1000) / CLK_TCK);
   }
   return out;
@@ -43,11 +45,11 @@ interface PoolLike {
   numPendingAcquires?(): number;
 }
 
-/** Starts measuring; `stop()` returns report lines for the phase. */
-export function watchLoad(db: Knex) {
+/** Starts measuring; `stop()` returns report lines for the phase. `named`: pids the report names. */
+export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
   const startedAt = nowMs();
-  const before = cpuByGroup();
-  const pool = (db.client as { pool?: PoolLike }).pool;
+  const before = cpuByGroup(named);
+  const pool = (db?.client as { pool?: PoolLike } | undefined)?.pool;
   const used: number[] = [];
   const pending: number[] = [];
   const sampler = setInterval(() => {
@@ -61,7 +63,7 @@ export function watchLoad(db: Knex) {
     stop(jobs?: number): string[] {
       clearInterval(sampler);
       const wallMs = nowMs() - startedAt;
-      const after = cpuByGroup();
+      const after = cpuByGroup(named);
       const spent = [...after.entries()]
         .map(([group, ms]) => [group, ms - (before.get(group) ?? 0)] as const)
         .filter(([, ms]) => (ms / wallMs) * 100 >= 0.5)

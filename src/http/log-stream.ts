@@ -92,7 +92,11 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
     out.write(text);
     sent = true;
     if (live && backlog() > deps.maxBufferedBytes) {
+      // What waits for it is dropped with the connection at once (a client that never reads
+      // would hold it for good); its SSE client discards a partial frame and resumes after the
+      // last whole one.
       deps.log.info({ jobId, position }, 'log follower too slow; stream cut (the client resumes with Last-Event-ID)');
+      ctx.res.destroy();
       close();
     }
   };

@@ -3,6 +3,16 @@ import { AppError } from '../shared/errors';
 
 type FieldProblem = { path: string; message: string };
 
+/** Whether `value` holds a NUL character anywhere, in a string or an object key (no allocation: the common case). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === 'object') {
+    for (const k in value) if (k.includes('\0') || holdsNul((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
 /**
  * Where `value` holds a NUL character, in a string or an object key. PostgreSQL stores neither
  * in text nor in jsonb, so such input is refused here, by name, instead of failing as a 500.
@@ -41,7 +51,6 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
       }),
     );
   }
-  const nul = nulProblems(result.data);
-  if (nul.length > 0) throw invalid(nul);
+  if (holdsNul(result.data)) throw invalid(nulProblems(result.data));
   return result.data;
 }

@@ -28,12 +28,19 @@ const sizeOf = (events: LogEvent[]) => events.reduce((n, e) => n + (e.kind === '
 
 /**
  * One reader per followed job in this API instance: whatever number of clients follow a job, its
- * new lines are read from PostgreSQL once per notification and handed to each of them. A
- * follower first replays what it is missing with reads of its own, then joins the feed.
- * Followers are never waited on: one that cannot keep up is the surface's to cut.
+ * new lines are read from PostgreSQL once per notification and handed to each of them; lines
+ * pushed through this instance are handed over as stored, without being read back at all (the
+ * notification names the last seq, so the feed then knows it has them). A follower first replays
+ * what it is missing with reads of its own, then joins the feed. Followers are never waited on:
+ * one that cannot keep up is the surface's to cut.
  */
 export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; notifier: Notifier; log: Logger }) {
   const feeds = new Map<string, Feed>();
+  notifier.subscribe(NOTIFY.jobLogs, (payload) => {
+    const [jobId, last] = payload.split(' ');
+    feeds.get(jobId)?.storedUpTo(Number(last));
+  });
+  logs.onStored((stored) => feeds.get(stored.jobId)?.offer(stored.after, stored.events));
 
   class Feed {
     readonly followers = new Set<FeedFollower>();
@@ -48,8 +55,18 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
 
     constructor(readonly jobId: string, from: number) {
       this.last = from;
-      const kick = () => this.read();
-      this.unlisten = [notifier.on(NOTIFY.jobLogs, jobId, kick), notifier.on(NOTIFY.jobState, jobId, kick)];
+      this.unlisten = [notifier.on(NOTIFY.jobState, jobId, () => this.read())];
+    }
+
+    /** Lines up to `seq` are stored (a notification from any instance); read them unless they are here already. */
+    storedUpTo(seq: number): void {
+      // NaN (a notification without a seq) reads.
+      if (!(seq <= this.last)) this.read();
+    }
+
+    /** Lines a push through this instance stored: taken as they are when they follow on from the feed. */
+    offer(after: number, events: LogEvent[]): void {
+      if (after === this.last && !this.ended && this.followers.size > 0) this.publish({ after, events });
     }
 
     /** Whether a follower at `position` can be fed from here on: nothing between it and the feed is missing. */
@@ -90,8 +107,9 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
           if (this.followers.size === 0 || this.ended) break;
           let page: LogPage;
           do {
-            page = await logs.read(this.jobId, this.last);
-            if (page.events.length > 0) this.publish({ after: this.last, events: page.events });
+            const after = this.last;
+            page = await logs.read(this.jobId, after);
+            if (page.events.length > 0) this.publish({ after, events: page.events });
           } while (page.full);
           if (page.job && isTerminal(page.job.state)) {
             this.ended = page.job;
@@ -105,7 +123,10 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
       this.reading = false;
     }
 
-    private publish(page: FeedPage): void {
+    private publish(read: FeedPage): void {
+      // A read that overlaps lines handed over meanwhile passes on only what is new.
+      const page = read.after >= this.last ? read : { after: this.last, events: read.events.filter((e) => e.seq > this.last) };
+      if (page.events.length === 0) return;
       this.last = page.events[page.events.length - 1].seq;
       const bytes = sizeOf(page.events);
       this.recent.push({ ...page, bytes });

@@ -42,6 +42,22 @@ interface StoredRow {
   keep: boolean;
 }
 
+/** Lines one push stored, contiguous after `after`: the rows as a read would return them. */
+export interface StoredLines {
+  jobId: string;
+  after: number;
+  events: LogEvent[];
+}
+
+interface LineRow {
+  seq: number;
+  agent_seq: number;
+  stream: string;
+  line: string;
+  ts: string;
+  bytes: number;
+}
+
 interface Incoming {
   line: PushedLine;
   bytes: number;
@@ -59,9 +75,16 @@ interface Incoming {
  */
 export function createLogsService({ db, config }: { db: Knex; config: Config }) {
   const budget = logBudgetOf(config.limits);
+  const storedListeners = new Set<(s: StoredLines) => void>();
 
   async function push(principal: Principal, body: { nodeId: string; jobId: string; leaseId: string; lines: PushedLine[] }) {
-    return db.transaction(async (trx) => {
+    const out = await pushTransaction(principal, body);
+    if (out.stored) for (const fn of storedListeners) fn(out.stored);
+    return { accepted: out.accepted, duplicates: out.duplicates };
+  }
+
+  function pushTransaction(principal: Principal, body: { nodeId: string; jobId: string; leaseId: string; lines: PushedLine[] }) {
+    return db.transaction(async (trx): Promise<{ accepted: number; duplicates: number; stored?: StoredLines }> => {
       // The exclusive lock serializes pushes per job, so seqs are assigned in commit order.
       const job = await requireLiveLease(trx, { jobId: body.jobId, leaseId: body.leaseId, nodeId: body.nodeId, workspaceId: principal.workspaceId, lock: 'update' });
 
@@ -82,8 +105,9 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
       if (fresh.length === 0) return { accepted: 0, duplicates: offered.length };
 
       const now = new Date().toISOString();
-      const lineRow = (l: Incoming, seq: number) => ({
-        job_id: job.id, seq, kind: 'line', lease_id: body.leaseId, agent_seq: l.line.seq, stream: l.line.stream, line: l.line.line, ts: l.line.ts ?? now, bytes: l.bytes,
+      // Stored to the millisecond, as it is read back: what a push hands its readers is what they would read.
+      const lineRow = (l: Incoming, seq: number): LineRow => ({
+        seq, agent_seq: l.line.seq, stream: l.line.stream, line: l.line.line, ts: l.line.ts ? new Date(l.line.ts).toISOString() : now, bytes: l.bytes,
       });
       let seq: number = job.log_next_seq;
       let markerSeq: number | null = job.log_truncated_seq;
@@ -94,7 +118,7 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
       const shape = { headLines: (markerSeq ?? seq) - 1, headBytes, marked: markerSeq !== null, tailLines: markerSeq === null ? 0 : seq - tailStart, tailBytes };
       const plan = planPush(budget, shape, incoming.map((l) => l.bytes));
 
-      const rows = [];
+      const rows: LineRow[] = [];
       for (const l of incoming.slice(0, plan.head)) {
         headBytes += l.bytes;
         rows.push(lineRow(l, seq++));
@@ -102,7 +126,7 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
       if (plan.openMarker) {
         markerSeq = seq++;
         tailStart = seq;
-        rows.push({ job_id: job.id, seq: markerSeq, kind: 'truncated', ts: now, bytes: 0, data: JSON.stringify({ droppedLines: 0, droppedBytes: 0 }) });
+        await trx('job_logs').insert({ job_id: job.id, seq: markerSeq, kind: 'truncated', ts: now, bytes: 0, data: JSON.stringify({ droppedLines: 0, droppedBytes: 0 }) });
       }
       const dropped = { lines: 0, bytes: 0, agentSeq: droppedUpTo };
       for (const l of incoming.slice(plan.head, plan.head + plan.unstored)) {
@@ -123,7 +147,16 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
         rows.push(lineRow(l, seq++));
       }
 
-      for (let r = 0; r < rows.length; r += 1000) await trx('job_logs').insert(rows.slice(r, r + 1000));
+      // The batch as one JSON parameter: a statement of fixed size, whatever the number of lines
+      // (a VALUES list of 5000 rows is 45000 parameters to build, send and parse).
+      if (rows.length > 0) {
+        await trx.raw(
+          `INSERT INTO job_logs (job_id, seq, kind, lease_id, agent_seq, stream, line, ts, bytes)
+           SELECT ?, r.seq, 'line', ?, r.agent_seq, r.stream, r.line, r.ts, r.bytes
+           FROM json_to_recordset(?::json) AS r(seq bigint, agent_seq integer, stream text, line text, ts timestamptz, bytes integer)`,
+          [job.id, body.leaseId, JSON.stringify(rows)],
+        );
+      }
       if (dropped.lines > 0) {
         await trx('job_logs')
           .where({ job_id: job.id, seq: markerSeq! })
@@ -144,8 +177,13 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
           log_tail_start_seq: markerSeq === null ? null : tailStart,
           ...(dropped.agentSeq > droppedUpTo && { log_dropped_lease_id: body.leaseId, log_dropped_agent_seq: dropped.agentSeq }),
         });
-      await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobLogs, job.id]);
-      return { accepted: fresh.length, duplicates: offered.length - fresh.length };
+      await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobLogs, `${job.id} ${seq - 1}`]);
+      // Appended after what was stored before, with no marker in between: readers on this instance
+      // can take these rows as they are, without reading them back.
+      const stored = !plan.openMarker && rows.length > 0
+        ? { jobId: job.id, after: rows[0].seq - 1, events: rows.map((r): LogEvent => ({ kind: 'line', seq: r.seq, stream: r.stream, line: r.line, ts: r.ts })) }
+        : undefined;
+      return { accepted: fresh.length, duplicates: offered.length - fresh.length, stored };
     });
   }
 
@@ -218,7 +256,15 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
     return { events, full: events.length < rows.length || to < job.log_next_seq - 1, job: { state: job.state, exitCode: job.exit_code } };
   }
 
-  return { push, read };
+  return {
+    push,
+    read,
+    /** Lines stored by pushes through this instance, after their commit (see StoredLines). */
+    onStored(fn: (s: StoredLines) => void): () => void {
+      storedListeners.add(fn);
+      return () => storedListeners.delete(fn);
+    },
+  };
 }
 
 export type LogsService = ReturnType<typeof createLogsService>;
