@@ -29,18 +29,37 @@
  *   histories' event times), the Temporal work per job next to the bare workflow's, and the CPU
  *   (per process group, from /proc) and service knex-pool use during each run.
  *
- * Order: latency in six rounds, each bare Temporal, bare PostgreSQL, then the service, so drift of
- * the VM hits both sides alike; then the bare throughput run and the service's. All on the one
- * stack; about two minutes on a 2-core machine. The bench's own HTTP client runs in the
- * service's process, as the tests' does.
+ * Order: the deep queue; latency in six rounds, each bare Temporal, bare PostgreSQL, then the
+ * service, so drift of the VM hits both sides alike; then the bare throughput runs and the
+ * service's; then the agents. All on the one stack; about eight minutes on a 2-core machine. The
+ * bench's own HTTP client runs in the service's process, as the tests' does.
+ *
+ * - end to end with real agents: two reference agents (`compute agent`, 8 slots each, processes
+ *   of their own) run 1000 `true` jobs, 200 in flight, done when SUCCEEDED in the read model as
+ *   above; `ratio_fleet` = its jobs/s against the service's own throughput loop. Then again,
+ *   and once a third of the jobs are done a burst of 2000 submits no agent takes (100 at a time)
+ *   hits the same API: `ratio_completions_in_burst` = the agents' completions per second during
+ *   it against outside it.
+ * - a deep queue, first while the process is fresh: 10 000 jobs no agent takes (50 submits at a
+ *   time), then every one cancelled
+ *   (50 at a time): submit and cancel rates and CPU per job, the resident memory of this process
+ *   (API + worker, its workflow cache holding WORKFLOW_CACHE_SIZE runs) and of the Temporal
+ *   server with the queue full, and so the memory per queued job. Before it, a worker of its own
+ *   fills its cache with 1000 runs of the job workflow, then 1000 of the bare protocol workflow:
+ *   what one cached run weighs, next to the SDK's own floor.
  *
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
- * run, default 1000), --warmup=N (default 20). The last line of output is the summary, alone.
+ * run, default 1000), --warmup=N (default 20), --fleet=N (jobs through the agents, default
+ * 1000), --burst=N (default 2000), --queue=N (default 10000). WORKFLOW_CACHE_SIZE=N in the
+ * environment runs the service with that cache. The last line of output is the summary, alone.
  */
 import { apiClient } from './api';
 import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';
 import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
+import { cacheWeight } from './cache-weight';
+import { fleetThroughput } from './fleet';
+import { deepQueue } from './queue';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
 import { type BenchStack, option, runBench } from './stack';
 import { describe, ms, summarize } from './stats';
@@ -54,7 +73,7 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
 const rate = (v: number) => v.toFixed(1);
 
-async function run(stack: BenchStack, counts: { warmup: number; latency: number; throughput: number }) {
+async function run(stack: BenchStack, counts: { warmup: number; latency: number; throughput: number; fleet: number; burst: number; queue: number }) {
   const { config } = stack;
   const temporal = { address: stack.temporalAddress, namespace: config.temporal.namespace };
   const api = apiClient(stack.url);
@@ -68,6 +87,11 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
 
     // Rounds alternate bare and service, so both see the machine in the same state: on a shared
     // VM the speed drifts by tens of percent over a minute, which skews a ratio of two phases.
+    // First, while the process is fresh: its resident memory then says what the queue weighs.
+    note('weighing a cached run: 1000 of the job workflow, then 1000 of the bare protocol workflow …');
+    const weight = await cacheWeight({ ...temporal, runs: 1000 });
+    note(`deep queue: ${counts.queue} jobs submitted, then cancelled …`);
+    const queue = await deepQueue({ stack, api, jobs: counts.queue, concurrency: 50 });
     note(`latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL and the service …`);
     await bareTemporal.latency(counts.warmup);
     await bareNotify.latency(counts.warmup);
@@ -112,6 +136,12 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const tpQueries = watchQueries(stack.service.db);
     const tp = await serviceThroughput({ api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
     const tpLoadLines = [...tpLoad.stop(counts.throughput), tpQueries.stop(counts.throughput), await tpPostgres.stop(counts.throughput)];
+    note(`end to end: 2 reference agents x 8 slots, ${counts.fleet} jobs …`);
+    const fleetLoad = watchLoad(stack.service.db);
+    const fleet = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT });
+    const fleetLoadLines = fleetLoad.stop(counts.fleet);
+    note(`end to end again, with a burst of ${counts.burst} submits no agent takes …`);
+    const burstRun = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT, burst: { jobs: counts.burst, concurrency: 100 } });
     note('profile: reading workflow histories …');
     const profile = await profileDispatch({ ...temporal, db: stack.db, samples: latency.samples, bareWorkflowIds: bare.latencyWorkflowIds, dumpOne: true });
 
@@ -147,6 +177,35 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     for (const line of minimalTpLoadLines) say(`  ${line}`);
     say(`ratio ${ratioThroughput.toFixed(2)} (against the minimal loop ${(tp.perSecond / m.perSecond).toFixed(2)})`);
     say();
+    const ratioFleet = fleet.perSecond / tp.perSecond;
+    say(`== end to end: 2 reference agents x 8 slots, ${fleet.jobs} jobs, ${IN_FLIGHT} in flight ==`);
+    say(`agents: ${rate(fleet.perSecond)} jobs/s (middle 80%: ${rate(fleet.steadyPerSecond)} jobs/s) against the service loop's ${rate(tp.perSecond)}: ratio ${ratioFleet.toFixed(2)}`);
+    say(describe('  submit → SUCCEEDED in the read model', fleet.endToEnd));
+    for (const line of fleetLoadLines) say(`  ${line}`);
+    const burst = burstRun.burst!;
+    const ratioBurst = burst.completionsDuring / burst.completionsOutside;
+    say(
+      `  again with a burst of ${burst.jobs} submits no agent takes (100 at a time, ${rate(burst.submitsPerSecond)}/s over ${burst.seconds.toFixed(1)} s) while they work: ` +
+        `${rate(burst.completionsDuring)} completions/s during it, ${rate(burst.completionsOutside)}/s outside it (ratio ${ratioBurst.toFixed(2)})`,
+    );
+    say();
+    const [rssBefore, rssFull, rssAfter] = queue.rss.process;
+    const [tBefore, tFull, tAfter] = queue.rss.temporal;
+    const perJobKiB = ((rssFull - rssBefore) * 1024) / queue.jobs;
+
+    say(`== deep queue: ${queue.jobs} jobs queued, then cancelled (50 at a time) ==`);
+    say(`submit: ${rate(queue.submitPerSecond)} jobs/s; ${queue.submitLoad.join('; ')}`);
+    say(`cancel: ${rate(queue.cancelPerSecond)} jobs/s; ${queue.cancelLoad.join('; ')}`);
+    say(
+      `memory, this process (API + worker): ${rssBefore.toFixed(0)} → ${rssFull.toFixed(0)} MiB with the queue full (${perJobKiB.toFixed(1)} KiB per queued job, ` +
+        `${queue.cachedWorkflows} runs cached of WORKFLOW_CACHE_SIZE ${queue.cacheSize}) → ${rssAfter.toFixed(0)} MiB after the cancels`,
+    );
+    say(
+      `a cached run weighs at most ${weight.job.toFixed(0)} KiB (the bare protocol workflow on the same SDK: ${weight.bare.toFixed(0)} KiB): ` +
+        `the worker's cache holds at most ${((weight.job * queue.cacheSize) / 1024).toFixed(0)} MiB of runs whatever the queue's depth`,
+    );
+    say(`memory, Temporal server: ${tBefore.toFixed(0)} → ${tFull.toFixed(0)} MiB (${(((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} KiB per queued job) → ${tAfter.toFixed(0)} MiB`);
+    say();
     say('== profile of the measured dispatches ==');
     for (const line of profile.lines) say(line);
     say();
@@ -154,7 +213,10 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
       `dispatch p50=${ms(latency.latency.p50)} p99=${ms(latency.latency.p99)} baseline_p50=${ms(baselineP50)} baseline_p99=${ms(baselineP99)} ` +
       `ratio_p50=${ratioP50.toFixed(2)} ratio_p99=${ratioP99.toFixed(2)} ` +
       `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)} ` +
-      `minimal_throughput=${rate(minimalThroughput.perSecond)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)}`
+      `minimal_throughput=${rate(minimalThroughput.perSecond)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
+      `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ` +
+      `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
+      `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)}`
     );
   } finally {
     await probe.stop();
@@ -163,4 +225,13 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
   }
 }
 
-runBench((stack) => run(stack, { warmup: option('warmup', 20), latency: option('latency', 300), throughput: option('throughput', 1000) }));
+runBench((stack) =>
+  run(stack, {
+    warmup: option('warmup', 20),
+    latency: option('latency', 300),
+    throughput: option('throughput', 1000),
+    fleet: option('fleet', 1000),
+    burst: option('burst', 2000),
+    queue: option('queue', 10_000),
+  }),
+);

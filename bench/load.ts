@@ -45,6 +45,28 @@ interface PoolLike {
   numPendingAcquires?(): number;
 }
 
+/**
+ * Resolves once the machine has settled: the CPU used by every process here stayed under
+ * `threshold` (a share of one core) for `quietMs`. Work a phase left behind (workflow tasks the
+ * worker has not run yet) is then done, and charged to that phase.
+ */
+export async function untilIdle(o: { threshold?: number; quietMs?: number; timeoutMs?: number } = {}): Promise<void> {
+  const threshold = o.threshold ?? 0.1;
+  const quietMs = o.quietMs ?? 1000;
+  const deadline = nowMs() + (o.timeoutMs ?? 120_000);
+  const total = () => [...cpuByGroup({}).values()].reduce((s, ms) => s + ms, 0);
+  let quietSince = nowMs();
+  let last = total();
+  while (nowMs() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = total();
+    if (now - last > threshold * 250) quietSince = nowMs();
+    else if (nowMs() - quietSince >= quietMs) return;
+    last = now;
+  }
+  throw new Error('the machine did not settle');
+}
+
 /** Starts measuring; `stop()` returns report lines for the phase. `named`: pids the report names. */
 export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
   const startedAt = nowMs();

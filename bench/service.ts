@@ -92,6 +92,8 @@ export interface ThroughputResult {
   jobsPerPoll: number;
   /** failed polls by message (the poller retried each) */
   pollErrors: Map<string, number>;
+  /** when each job was seen SUCCEEDED (epoch ms) */
+  doneAt: number[];
 }
 
 /**
@@ -108,6 +110,8 @@ export async function serviceThroughput(opts: {
   inFlight: number;
   maxJobs: number;
   timeoutMs: number;
+  /** Called with the number of jobs done so far, as each is done. */
+  onDone?: (done: number) => void;
 }): Promise<ThroughputResult> {
   const { api } = opts;
   const waiters = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
@@ -219,6 +223,7 @@ export async function serviceThroughput(opts: {
       const at = nowMs();
       endToEndMs.push(at - sentAt);
       doneAt.push(at);
+      opts.onDone?.(doneAt.length);
     });
     finished = true;
     for (let i = 0; alive > 0 && i < 100; i++) {
@@ -247,5 +252,6 @@ export async function serviceThroughput(opts: {
     polls,
     jobsPerPoll: polls ? handedOut / polls : 0,
     pollErrors,
+    doneAt,
   };
 }

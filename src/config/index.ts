@@ -34,7 +34,14 @@ export interface Config {
   databaseUrl?: string;
   /** Connections per process; each API request and activity holds one briefly. */
   dbPoolMax: number;
-  temporal: { address?: string; namespace: string; taskQueue: string; uiPort: number };
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    uiPort: number;
+    /** Runs the worker keeps in memory; the least recently used beyond it are replayed when they next get work. */
+    workflowCacheSize: number;
+  };
   s3: {
     endpoint?: string;
     accessKey?: string;
@@ -73,6 +80,8 @@ export interface Config {
     pollsPerCredential: number;
     /** Assignments one instance asks workflows for at once; further polls wait their turn. */
     claimsInFlightMax: number;
+    /** Submits, cancels and retries one instance sends Temporal at once; further ones wait their turn (up to 10 s, then 503). */
+    changesInFlightMax: number;
     /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
     claimReservationSeconds: number;
   };
@@ -154,6 +163,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiPort: e.TEMPORAL_UI_PORT,
+      workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
     },
     s3: {
       endpoint: e.S3_ENDPOINT,
@@ -185,6 +195,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sseBufferBytes: e.SSE_BUFFER_BYTES,
       pollsPerCredential: e.POLLS_PER_CREDENTIAL,
       claimsInFlightMax: e.CLAIMS_IN_FLIGHT_MAX,
+      changesInFlightMax: e.CHANGES_IN_FLIGHT_MAX,
       claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
     },
     dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,

@@ -18,6 +18,9 @@ export const EnvSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('compute-jobs'),
   TEMPORAL_UI_PORT: int(8233),
+  // Runs the worker keeps in memory (0: none). Past it the least recently used are evicted and
+  // replayed from their history when they next get work.
+  WORKFLOW_CACHE_SIZE: int(1000),
   S3_ENDPOINT: z.string().optional(),
   S3_ACCESS_KEY: z.string().optional(),
   S3_SECRET_KEY: z.string().optional(),
@@ -50,6 +53,7 @@ export const EnvSchema = z.object({
   SSE_BUFFER_BYTES: z.coerce.number().int().min(2 * 1024 * 1024).default(8 * 1024 * 1024),
   POLLS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(4),
   CLAIMS_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
+  CHANGES_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
   CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   RECONCILE_INTERVAL_MS: int(30_000),
   DEPENDENCY_RETRY_AFTER_SECONDS: int(5),

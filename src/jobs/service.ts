@@ -22,7 +22,7 @@ export interface JobsDeps {
   log: Logger;
 }
 
-/** Older than any submit can still be under way (its start's call budget is 10 s). */
+/** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
 const RECONCILE_AFTER_MS = 30_000;
 
 export function createJobsService({ db, workflows, transitions, config, log }: JobsDeps) {
@@ -105,50 +105,52 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
     return jobFromRow(row);
   }
 
+  async function submit(principal: Principal, manifest: Manifest): Promise<Job> {
+    if (manifest.type !== 'COMMAND') {
+      throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, { supported: ['COMMAND'] });
+    }
+    // Nothing serves the managed pool yet: such a job would wait forever.
+    if (manifest.pool === 'managed') {
+      throw new AppError('request.invalid', 'The managed pool is not available yet; run the job on your own agents (pool "self", the default)', {
+        fields: [{ path: 'pool', message: 'the managed pool is not available yet' }],
+      });
+    }
+    const job = await insertUnstarted(principal, manifest);
+    try {
+      await transitions.turns.change(() => workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 }));
+    } catch (err) {
+      // The workflow may exist after all: the reconciler looks and then starts or removes the row.
+      if (err instanceof StartOutcomeUnknownError) {
+        log.warn({ jobId: job.id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');
+        throw err;
+      }
+      // Certainly not started and not acknowledged: take the row back (else the reconciler will).
+      await db('jobs').where({ id: job.id, workflow_started: false }).delete().catch(() => undefined);
+      throw err;
+    }
+    if ((await markStarted(job.id, job.workspaceId)) === 'gone') {
+      // The reconciler found no workflow while the start was still under way, and removed the
+      // row: the run just started would be a job nobody can see. End it; the client resubmits.
+      await workflows.terminate(job.id, 'its submit was settled as failed before the workflow started').catch((err) =>
+        log.error({ err: String(err), jobId: job.id }, 'submit: could not terminate a workflow whose row is gone'),
+      );
+      throw new AppError('dependency.unavailable', 'The submit took too long and was not kept; submit it again', undefined, config.dependencyRetryAfterSeconds);
+    }
+    return job;
+  }
+
   return {
     get,
     insertUnstarted,
 
-    async submit(principal: Principal, manifest: Manifest): Promise<Job> {
-      if (manifest.type !== 'COMMAND') {
-        throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, { supported: ['COMMAND'] });
-      }
-      // Nothing serves the managed pool yet: such a job would wait forever.
-      if (manifest.pool === 'managed') {
-        throw new AppError('request.invalid', 'The managed pool is not available yet; run the job on your own agents (pool "self", the default)', {
-          fields: [{ path: 'pool', message: 'the managed pool is not available yet' }],
-        });
-      }
-      const job = await insertUnstarted(principal, manifest);
-      try {
-        await workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 });
-      } catch (err) {
-        // The workflow may exist after all: the reconciler looks and then starts or removes the row.
-        if (err instanceof StartOutcomeUnknownError) {
-          log.warn({ jobId: job.id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');
-          throw err;
-        }
-        // Certainly not started and not acknowledged: take the row back (else the reconciler will).
-        await db('jobs').where({ id: job.id, workflow_started: false }).delete().catch(() => undefined);
-        throw err;
-      }
-      if ((await markStarted(job.id, job.workspaceId)) === 'gone') {
-        // The reconciler found no workflow while the start was still under way, and removed the
-        // row: the run just started would be a job nobody can see. End it; the client resubmits.
-        await workflows.terminate(job.id, 'its submit was settled as failed before the workflow started').catch((err) =>
-          log.error({ err: String(err), jobId: job.id }, 'submit: could not terminate a workflow whose row is gone'),
-        );
-        throw new AppError('dependency.unavailable', 'The submit took too long and was not kept; submit it again', undefined, config.dependencyRetryAfterSeconds);
-      }
-      return job;
-    },
+    submit,
 
     list: (principal: Principal, filter: JobListFilter) => listJobs(principal.workspaceId, filter),
 
     async cancel(principal: Principal, jobId: string): Promise<Job> {
       const job = await get(principal, jobId);
-      await transitions.cancel(jobId, job.workspaceId);
-      return get(principal, jobId);
+      const written = await transitions.cancel(jobId, job.workspaceId);
+      return written ? jobFromRow(written) : get(principal, jobId);
     },
 
     async retry(principal: Principal, jobId: string): Promise<Job> {

@@ -5,10 +5,13 @@ import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-wor
 import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
 import { LIVE_STATES } from './lease';
 import { applyProjection } from './projection';
+import { createTurns } from './turns';
+import type { Config } from '../config';
 
 export interface TransitionsDeps {
   db: Knex;
   workflows: JobWorkflowClient;
+  config: Config;
   log: Logger;
 }
 
@@ -22,7 +25,8 @@ export interface TransitionsDeps {
  * from the run itself; every path that can notice calls it: a repeated result or cancel (the
  * caller retries what it got no answer to), a claim the workflow refuses, and the reconciler.
  */
-export function createTransitions({ db, workflows, log }: TransitionsDeps) {
+export function createTransitions({ db, workflows, config, log }: TransitionsDeps) {
+  const turns = createTurns({ changesMax: config.limits.changesInFlightMax, retryAfterSeconds: config.dependencyRetryAfterSeconds });
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
     applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
 
@@ -50,6 +54,9 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
   }
 
   return {
+    /** Who goes first among this instance's Temporal calls (submits take their turn with `turns.change`). */
+    turns,
+
     /**
      * Hands a reserved job to an agent. 409 `job.invalid_state` when the workflow refuses (the job
      * moved on since its row was read): the row is then repaired, as it was behind.
@@ -57,7 +64,7 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
     async assign(jobId: string, workspaceId: string, input: AssignInput): Promise<Transition> {
       let t: Transition;
       try {
-        t = await workflows.assign(jobId, input);
+        t = await turns.progress(() => workflows.assign(jobId, input));
       } catch (err) {
         const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
         if (!refused) throw err;
@@ -74,7 +81,7 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
      */
     async result(jobId: string, workspaceId: string, input: ResultInput & { agentId: string }): Promise<Record<string, unknown> | undefined> {
       try {
-        return await write(db, workspaceId, await workflows.result(jobId, input));
+        return await write(db, workspaceId, await turns.progress(() => workflows.result(jobId, input)));
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
         const truth = await workflows.truth(jobId);
@@ -87,10 +94,13 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
       }
     },
 
-    /** Cancels the job; 409 when it already ended (and the row is repaired if it had not shown it). */
-    async cancel(jobId: string, workspaceId: string): Promise<void> {
+    /**
+     * Cancels the job and returns the written row (undefined when the row was already as new);
+     * 409 when it already ended (and the row is repaired if it had not shown it).
+     */
+    async cancel(jobId: string, workspaceId: string): Promise<Record<string, unknown> | undefined> {
       try {
-        await write(db, workspaceId, await workflows.cancel(jobId));
+        return await write(db, workspaceId, await turns.change(() => workflows.cancel(jobId)));
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
         const { truth } = await repair(jobId, workspaceId);
@@ -139,7 +149,7 @@ export function createTransitions({ db, workflows, log }: TransitionsDeps) {
       // The finished run may still be closing for a few milliseconds after its last write.
       let started = false;
       for (let i = 0; i < 5 && !started; i++) {
-        started = await workflows.start(input);
+        started = await turns.change(() => workflows.start(input));
         if (!started) await new Promise((r) => setTimeout(r, 100));
       }
       if (!started) throw invalidState('job is already being retried');

@@ -185,7 +185,10 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
 
     async consume(id: string): Promise<Verdict> {
       const s = subjectOf(id);
-      for (let tries = 0; ; tries++) {
+      // Every pass spends a token, refuses, or waits for a lease that changes what is held; losing
+      // the race for a lease to concurrent requests only means another pass, never the fallback,
+      // whose budget is this instance's own.
+      for (;;) {
         const now = Date.now();
         sweep(now);
         rollOver(s, now);
@@ -199,7 +202,7 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
           if (!blocked && s.lease > 1 && s.windows.some((w, i) => !w.spent && w.tokens < Math.min(caps[i], s.lease) / 2)) void lease(id, s);
           return verdictOf(s, true, now);
         }
-        if (tries >= 3 || !(await lease(id, s))) return fromMemory(id);
+        if (!(await lease(id, s))) return fromMemory(id);
       }
     },
   };

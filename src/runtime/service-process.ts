@@ -30,6 +30,8 @@ export interface ServiceProcess {
   url?: string;
   db: Knex;
   services?: Services;
+  /** The workflow worker, when this process runs one (its status tells how many runs it caches). */
+  worker?: Worker;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       taskQueue: config.temporal.taskQueue,
       ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
       activities: createActivities({ db }),
+      maxCachedWorkflows: config.temporal.workflowCacheSize,
       // A worker killed outright leaves its workflows' next tasks on its sticky queue until this
       // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
       stickyQueueScheduleToStartTimeout: '2s',
@@ -111,6 +114,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     url,
     db,
     services,
+    worker,
     async stop() {
       for (const stop of stops) await stop();
       await native?.close();
