@@ -117,7 +117,8 @@ export async function spawnService(
   const port = what === 'api' ? await freePort() : 0;
   const child = startChild({
     command: process.execPath,
-    args: [...nodeArgs, '--import', 'tsx', `src/main/${what}.ts`],
+    // As `npm run api` and `npm run worker` run them (see the README on the young generation).
+    args: ['--max-semi-space-size=64', ...nodeArgs, '--import', 'tsx', `src/main/${what}.ts`],
     cwd: path.resolve(__dirname, '..'),
     env: { ...stack.vars, PORT: String(port), ...env },
     logFile: path.join(stack.dataDir, 'logs', `${what}-${port || Date.now()}.log`),

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createApiKey } from '../src/auth/api-keys';
-import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
+import { apisPerTest } from './support/api-process';
 import { sseFrames } from '../src/shared/sse-frames';
 import { waitFor } from './support/agents';
-import { quietLog, testEnv } from './support/env';
-import { heldJob, ok, resultOf } from './support/http';
+import { testEnv } from './support/env';
+import { heartbeatInBackground, heldJob, ok, resultOf } from './support/http';
 import { readLogStream } from './support/sse';
 
 const lineOf = (n: number, width = 0) => `line ${n}${width ? ` ${'x'.repeat(width)}` : ''}`;
@@ -23,15 +23,7 @@ const pushLines = (h: Awaited<ReturnType<typeof heldJob>>, from: number, count: 
   );
 
 describe('log fan-out: one read per job, whatever the number of followers', () => {
-  const apis: ServiceProcess[] = [];
-  const apiWith = async (env: Record<string, string> = {}) => {
-    const api = await startServiceProcess({ config: testEnv().configWith(env), log: quietLog, api: true, worker: false });
-    apis.push(api);
-    return api;
-  };
-  afterEach(async () => {
-    for (const api of apis.splice(0)) await api.stop();
-  });
+  const apiWith = apisPerTest();
 
   it('hands every push to 50 followers from at most one read, each line once and in order, with no listener warning', async function () {
     this.timeout(60_000);
@@ -48,12 +40,15 @@ describe('log fan-out: one read per job, whatever the number of followers', () =
     try {
       const followers = keys.map((key) => readLogStream(key, h.job.job_id, { baseUrl: api.url, timeoutMs: 50_000 }));
       await waitFor('50 followers on the feed', () => api.services!.feeds.stats().followers === 50);
+      // As a live agent does: the test's agent-loss window is 2.5 s.
+      const beats = heartbeatInBackground(h.node, [h.job.job_id]);
       const reads: string[] = [];
       const onQuery = (q: { sql: string }) => /row_number\(\) OVER/.test(q.sql) && reads.push(q.sql);
       api.db.on('query', onQuery);
       // Half the pushes through this instance (handed over as stored), half through another
       // (announced by NOTIFY, read once).
       for (let p = 0; p < 20; p++) await pushLines(h, p * 100 + 1, 100, p % 2 ? api.url! : other.url!);
+      await beats.stop();
       await ok('/compute/nodes/result', resultOf(h.node, h.job, 0), h.node.nodeKey);
       const streams = await Promise.all(followers);
       api.db.off('query', onQuery);
@@ -88,6 +83,7 @@ describe('log fan-out: one read per job, whatever the number of followers', () =
     slowRequest.on('error', () => undefined);
     await waitFor('both followers on the feed', () => api.services!.feeds.stats().followers === 2 && slowResponse);
 
+    const beats = heartbeatInBackground(h.node, [h.job.job_id]);
     const PUSHES = 60;
     const PER_PUSH = 500;
     const pushMs: number[] = [];
@@ -98,6 +94,7 @@ describe('log fan-out: one read per job, whatever the number of followers', () =
     }
     await waitFor('the slow follower to be cut', () => api.services!.feeds.stats().followers === 1, 10_000);
     assert.ok(Math.max(...pushMs) < 5_000, `pushes went on while a follower stalled (slowest ${Math.max(...pushMs)} ms)`);
+    await beats.stop();
     await ok('/compute/nodes/result', resultOf(h.node, h.job, 0), h.node.nodeKey);
     const total = PUSHES * PER_PUSH;
     const got = (await steady).events.filter((e) => e.event === 'log');

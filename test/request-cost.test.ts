@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
-import { quietLog, testEnv } from './support/env';
+import { apisPerTest } from './support/api-process';
+import { testEnv } from './support/env';
 import { newWorkspace, post, submit } from './support/http';
 import { startTcpProxy } from './support/tcp-proxy';
 import { waitFor } from './support/agents';
@@ -22,15 +22,7 @@ async function statementsDuring(db: Knex, fn: () => Promise<void>): Promise<stri
 const touching = (statements: string[], table: string) => statements.filter((s) => new RegExp(`\\b${table}\\b`).test(s));
 
 describe('what a request costs: cached credentials and leased budgets', () => {
-  const apis: ServiceProcess[] = [];
-  const apiWith = async (env: Record<string, string> = {}) => {
-    const api = await startServiceProcess({ config: testEnv().configWith(env), log: quietLog, api: true, worker: false });
-    apis.push(api);
-    return api;
-  };
-  afterEach(async () => {
-    for (const api of apis.splice(0)) await api.stop();
-  });
+  const apiWith = apisPerTest();
 
   it('serves a known key from memory: 100 retrieves send 100 job reads, no key lookup and a few leases', async () => {
     const api = await apiWith();

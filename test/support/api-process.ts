@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
 import { type ManagedChild, startChild } from '../../src/stack/child';
 import { waitFor } from './agents';
-import { testEnv } from './env';
+import { quietLog, testEnv } from './env';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -27,4 +28,20 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+}
+
+/**
+ * For a describe block: API instances of its own on the suite's stack (API only, settings
+ * overridden by `env`), each stopped after the test that made it.
+ */
+export function apisPerTest(): (env?: Record<string, string>) => Promise<ServiceProcess> {
+  const apis: ServiceProcess[] = [];
+  afterEach(async () => {
+    for (const api of apis.splice(0)) await api.stop();
+  });
+  return async (env = {}) => {
+    const api = await startServiceProcess({ config: testEnv().configWith(env), log: quietLog, api: true, worker: false });
+    apis.push(api);
+    return api;
+  };
 }
