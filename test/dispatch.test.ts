@@ -4,7 +4,7 @@ import { workflowIdOf } from '../src/temporal/job-workflow-client';
 import { type JobSnapshot, stateQuery } from '../workflows/definitions';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
-import { newWorkspace, ok, pollOne, registerNode, sleep, submit } from './support/http';
+import { newWorkspace, ok, pollOne, registerNode, retrieve, sleep, submit } from './support/http';
 
 describe('dispatch', () => {
   it('wakes a long poll within tens of milliseconds of a submit', async () => {
@@ -43,7 +43,7 @@ describe('dispatch', () => {
     assert.equal((await pollOne(gpuNode, 0))!.job_id, gpuOnly.job_id);
   });
 
-  it('a heartbeat, log push or upload right after an assignment waits for it to commit instead of refusing it', async () => {
+  it("a heartbeat, log push, upload or the client's retrieve right after an assignment waits for it to commit instead of refusing it or reading it queued", async () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     const db = testEnv().db;
@@ -66,15 +66,17 @@ describe('dispatch', () => {
         ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [sub.job_id] }, node.nodeKey),
         ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: sub.job_id, leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'early' }] }, node.nodeKey),
         fetch(uploadUrl, { method: 'PUT', body: 'x' }),
+        retrieve(key, sub.job_id),
       ]);
-      await waitFor('the three calls to wait on the job row', async () => {
-        const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from "jobs"%for %'`);
-        return rows[0].n >= 3;
+      await waitFor('the four calls to wait on the job row', async () => {
+        const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from %jobs%for %'`);
+        return rows[0].n >= 4;
       });
       await holder.commit();
       const [held] = (await poll).jobs;
       assert.deepEqual([held.job_id, held.leaseId], [sub.job_id, leaseId]);
-      const [beat, pushed, upload] = await calls;
+      const [beat, pushed, upload, seen] = await calls;
+      assert.deepEqual([seen.state, seen.nodeId], ['running', node.nodeId], 'the client reads the job as the agent was told it');
       assert.deepEqual(beat.cancel, [], 'the heartbeat does not tell the agent to stop the job it was just given');
       assert.equal(pushed.accepted, 1);
       assert.equal(upload.status, 200);

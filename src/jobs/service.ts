@@ -44,11 +44,17 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
   });
 
   const listJobs = createJobLister(db);
-  const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`);
+  const JOB_BY_ID = `FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`;
+  const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS}, claimed_until > now() AS being_claimed ${JOB_BY_ID}`);
+  const selectJobAfterClaim = prepared(db, 'jobs_get_after_claim', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID} FOR SHARE`);
 
   /** The job if it is the caller's and acknowledged; another workspace's job is simply not found. */
   async function get(principal: Principal, jobId: string): Promise<Job> {
-    const [row] = await selectJob([jobId, principal.workspaceId]);
+    let [row] = await selectJob([jobId, principal.workspaceId]);
+    // An assignment is answered while its write commits behind the answer (transitions.assign),
+    // holding the row's lock: a queued row that a poll holds may already be the agent's. Waiting
+    // on the lock reads it as the agent was told; with no assignment committing it costs nothing.
+    if (row?.state === 'QUEUED' && row.being_claimed) [row] = await selectJobAfterClaim([jobId, principal.workspaceId]);
     if (!row) throw notFound('job');
     return jobFromRow(row);
   }
