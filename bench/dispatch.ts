@@ -39,7 +39,8 @@
  *   above; `ratio_fleet` = its jobs/s against the service's own throughput loop. Then again,
  *   and once a third of the jobs are done a burst of 2000 submits no agent takes (100 at a time)
  *   hits the same API: `ratio_completions_in_burst` = the agents' completions per second during
- *   it against outside it.
+ *   it against outside it. And a third time, four jobs pushing 1000-line log batches back to back
+ *   from a third of the jobs done to two thirds: `ratio_completions_in_log_flood`.
  * - a deep queue, first while the process is fresh: 10 000 jobs no agent takes (50 submits at a
  *   time), then every one cancelled
  *   (50 at a time): submit and cancel rates and CPU per job, the resident memory of this process
@@ -58,7 +59,7 @@ import { type BareLatency, startBareNotify, startBareTemporal } from './baseline
 import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
 import { cacheWeight } from './cache-weight';
-import { fleetThroughput } from './fleet';
+import { fleetThroughput, logFlood, submitBurst } from './fleet';
 import { deepQueue } from './queue';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
 import { type BenchStack, option, runBench } from './stack';
@@ -141,7 +142,10 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const fleet = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT });
     const fleetLoadLines = fleetLoad.stop(counts.fleet);
     note(`end to end again, with a burst of ${counts.burst} submits no agent takes …`);
-    const burstRun = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT, burst: { jobs: counts.burst, concurrency: 100 } });
+    const fleetArgs = { stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT };
+    const burstRun = await fleetThroughput({ ...fleetArgs, disturbance: submitBurst(api, stack.userKey, counts.burst, 100) });
+    note('end to end again, with four jobs flooding their logs …');
+    const floodRun = await fleetThroughput({ ...fleetArgs, disturbance: logFlood(api, stack.userKey, 4) });
     note('profile: reading workflow histories …');
     const profile = await profileDispatch({ ...temporal, db: stack.db, samples: latency.samples, bareWorkflowIds: bare.latencyWorkflowIds, dumpOne: true });
 
@@ -182,12 +186,14 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say(`agents: ${rate(fleet.perSecond)} jobs/s (middle 80%: ${rate(fleet.steadyPerSecond)} jobs/s) against the service loop's ${rate(tp.perSecond)}: ratio ${ratioFleet.toFixed(2)}`);
     say(describe('  submit → SUCCEEDED in the read model', fleet.endToEnd));
     for (const line of fleetLoadLines) say(`  ${line}`);
-    const burst = burstRun.burst!;
-    const ratioBurst = burst.completionsDuring / burst.completionsOutside;
-    say(
-      `  again with a burst of ${burst.jobs} submits no agent takes (100 at a time, ${rate(burst.submitsPerSecond)}/s over ${burst.seconds.toFixed(1)} s) while they work: ` +
-        `${rate(burst.completionsDuring)} completions/s during it, ${rate(burst.completionsOutside)}/s outside it (ratio ${ratioBurst.toFixed(2)})`,
-    );
+    const disturbed = (run: typeof burstRun) => {
+      const d = run.disturbed!;
+      const ratio = d.completionsDuring / d.completionsOutside;
+      say(`  again with ${d.description} over ${d.seconds.toFixed(1)} s while they work: ${rate(d.completionsDuring)} completions/s during it, ${rate(d.completionsOutside)}/s outside it (ratio ${ratio.toFixed(2)})`);
+      return ratio;
+    };
+    const ratioBurst = disturbed(burstRun);
+    const ratioFlood = disturbed(floodRun);
     say();
     const [rssBefore, rssFull, rssAfter] = queue.rss.process;
     const [tBefore, tFull, tAfter] = queue.rss.temporal;
@@ -214,7 +220,7 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
       `ratio_p50=${ratioP50.toFixed(2)} ratio_p99=${ratioP99.toFixed(2)} ` +
       `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)} ` +
       `minimal_throughput=${rate(minimalThroughput.perSecond)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
-      `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ` +
+      `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
       `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
       `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)}`
     );

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type ManagedChild, startChild } from '../src/stack/child';
-import type { ApiClient } from './api';
+import type { ApiClient, Assigned } from './api';
 import { type ThroughputResult, serviceThroughput } from './service';
 import type { BenchStack } from './stack';
 import { nowMs, runPool, sleep } from './stats';
@@ -12,9 +12,75 @@ import { nowMs, runPool, sleep } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');
 
+/** Load put on the same API while the agents work, from a third of their jobs done until it ends. */
+export interface Disturbance {
+  /** Runs until `enough()` (checked as it goes) or its own end; says what it did. */
+  run(enough: () => boolean): Promise<{ description: string; afterwards?: () => Promise<void> }>;
+}
+
 export interface FleetResult extends ThroughputResult {
-  /** A burst of submits no agent takes, sent while the agents work: the completion rate during it and outside it. */
-  burst?: { jobs: number; seconds: number; submitsPerSecond: number; completionsDuring: number; completionsOutside: number };
+  /** The agents' completions per second while the disturbance ran, and outside it. */
+  disturbed?: { description: string; seconds: number; completionsDuring: number; completionsOutside: number };
+}
+
+/** Submits no agent takes, `concurrency` at a time; cancelled afterwards. */
+export function submitBurst(api: ApiClient, key: string, jobs: number, concurrency: number): Disturbance {
+  return {
+    async run() {
+      const ids: string[] = [];
+      const from = nowMs();
+      await runPool(jobs, concurrency, async () => {
+        const out = await api.call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { queue: 'nobody' } }, key);
+        ids.push(out.job_id);
+      });
+      const seconds = (nowMs() - from) / 1000;
+      return {
+        description: `a burst of ${jobs} submits no agent takes (${concurrency} at a time, ${(jobs / seconds).toFixed(1)}/s)`,
+        afterwards: async () => {
+          let next = 0;
+          await runPool(ids.length, 50, async () => void (await api.call('/compute/jobs/cancel', { job_id: ids[next++] }, key)));
+        },
+      };
+    },
+  };
+}
+
+/** A node of the bench's own holding `pushers` jobs and pushing 1000-line batches to each back to back, until the agents are two thirds done. */
+export function logFlood(api: ApiClient, key: string, pushers: number): Disturbance {
+  return {
+    async run(enough) {
+      const tag = `flood-${Date.now()}`;
+      // One node holding them all: a node's jobs are what the flood is about, not its count.
+      const node = await api.register(key, tag, { flood: tag });
+      for (let i = 0; i < pushers; i++) await api.call('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { flood: tag } }, key);
+      const held: Assigned[] = [];
+      while (held.length < pushers) held.push(...(await api.poll(node, pushers - held.length, 10)));
+      // Heartbeats naming the held jobs, as an agent sends them: else they count as lost.
+      let pushing = true;
+      const beating = (async () => {
+        while (pushing) {
+          await api.call('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: held.map((j) => j.job_id) }, node.nodeKey);
+          await sleep(5000);
+        }
+      })();
+      const from = nowMs();
+      let lines = 0;
+      await Promise.all(
+        held.map(async (job) => {
+          for (let seq = 1; !enough(); seq += 1000) {
+            const batch = Array.from({ length: 1000 }, (_, i) => ({ seq: seq + i, stream: 'stdout', line: `flood line ${seq + i} of a job that prints a lot` }));
+            await api.call('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines: batch }, node.nodeKey);
+            lines += 1000;
+          }
+        }),
+      );
+      const seconds = (nowMs() - from) / 1000;
+      for (const job of held) await api.result(node, job);
+      pushing = false;
+      await beating;
+      return { description: `${pushers} jobs pushing 1000-line batches back to back (${Math.round(lines / seconds)} lines/s)` };
+    },
+  };
 }
 
 export async function fleetThroughput(o: {
@@ -24,8 +90,8 @@ export async function fleetThroughput(o: {
   slots: number;
   jobs: number;
   inFlight: number;
-  /** Once a third of the jobs are done, submit this many jobs no agent takes, `concurrency` at a time; they are cancelled afterwards. */
-  burst?: { jobs: number; concurrency: number };
+  /** Started once a third of the jobs are done; told to stop once two thirds are. */
+  disturbance?: Disturbance;
 }): Promise<FleetResult> {
   const dir = fs.mkdtempSync(path.join(o.stack.dataDir, 'fleet-'));
   const children: ManagedChild[] = [];
@@ -46,14 +112,8 @@ export async function fleetThroughput(o: {
         await sleep(50);
       }
     }
-    let burstRun: Promise<{ from: number; to: number; ids: string[] }> | undefined;
-    const startBurst = (burst: { jobs: number; concurrency: number }) => {
-      const ids: string[] = [];
-      const submit = () =>
-        o.api.call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { queue: 'nobody' } }, o.stack.userKey);
-      const from = nowMs();
-      return runPool(burst.jobs, burst.concurrency, async () => void ids.push((await submit()).job_id)).then(() => ({ from, to: nowMs(), ids }));
-    };
+    let disturbed: Promise<{ from: number; to: number; description: string; afterwards?: () => Promise<void> }> | undefined;
+    let done = 0;
     const result = await serviceThroughput({
       api: o.api,
       databaseUrl: o.stack.databaseUrl,
@@ -63,28 +123,25 @@ export async function fleetThroughput(o: {
       inFlight: o.inFlight,
       maxJobs: o.slots,
       timeoutMs: 600_000,
-      onDone: (done) => {
-        if (o.burst && !burstRun && done >= o.jobs / 3) burstRun = startBurst(o.burst);
+      onDone: (count) => {
+        done = count;
+        if (o.disturbance && !disturbed && done >= o.jobs / 3) {
+          const from = nowMs();
+          disturbed = o.disturbance.run(() => done >= (2 * o.jobs) / 3).then((d) => ({ ...d, from, to: nowMs() }));
+        }
       },
     });
-    if (!o.burst || !burstRun) return result;
-    const burst = await burstRun;
-    let next = 0;
-    await runPool(burst.ids.length, 50, async () => void (await o.api.call('/compute/jobs/cancel', { job_id: burst.ids[next++] }, o.stack.userKey)));
+    if (!disturbed) return result;
+    const d = await disturbed;
+    await d.afterwards?.();
     const sorted = [...result.doneAt].sort((a, b) => a - b);
-    const during = sorted.filter((t) => t >= burst.from && t <= burst.to).length;
-    // Outside: from the first completion to the last, less the burst.
-    const outsideMs = sorted[sorted.length - 1] - sorted[0] - (burst.to - burst.from);
-    const seconds = (burst.to - burst.from) / 1000;
+    const during = sorted.filter((t) => t >= d.from && t <= d.to).length;
+    // Outside: from the first completion to the last, less the disturbance.
+    const outsideMs = sorted[sorted.length - 1] - sorted[0] - (d.to - d.from);
+    const seconds = (d.to - d.from) / 1000;
     return {
       ...result,
-      burst: {
-        jobs: burst.ids.length,
-        seconds,
-        submitsPerSecond: burst.ids.length / seconds,
-        completionsDuring: during / seconds,
-        completionsOutside: ((sorted.length - during) / outsideMs) * 1000,
-      },
+      disturbed: { description: d.description, seconds, completionsDuring: during / seconds, completionsOutside: ((sorted.length - during) / outsideMs) * 1000 },
     };
   } finally {
     // The first SIGTERM drains an agent: it has nothing left to run by now.
