@@ -21,8 +21,12 @@ export interface FeedFollower {
   fail(err: unknown): void;
 }
 
-/** Recent pages kept so a follower that caught up a little behind the feed can join it. */
-const RECENT_BYTES = 4 * 1024 * 1024;
+/**
+ * Recent pages kept so a follower that caught up a little behind the feed can join it without
+ * another read of its own: about one replay page, per followed job (an instance following 1000
+ * busy jobs holds about 1 GiB of them at most).
+ */
+const RECENT_BYTES = 1024 * 1024;
 
 const sizeOf = (events: LogEvent[]) => events.reduce((n, e) => n + (e.kind === 'line' ? e.line.length + 64 : 96), 0);
 
