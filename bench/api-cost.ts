@@ -19,13 +19,13 @@
  * Last line: `api ratio_throughput=… ratio_p99=…`, the worst of the three operations (throughput
  * ours/bare, p99 at the fixed rate ours/bare). Targets: ratio_throughput >= 0.5, ratio_p99 <= 1.5.
  */
-import fs from 'node:fs';
 import type { Knex } from 'knex';
 import { createApiKey } from '../src/auth/api-keys';
 import { newId } from '../src/shared/ids';
 import { startChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
 import { type LoadResult, type Target, closedLoop, openLoop } from './http-load';
+import { cpuMsOf, postgresCounters } from './load';
 import { type BareStack, option, runBench, spawnService } from './stack';
 import { ms, summarize } from './stats';
 
@@ -34,21 +34,6 @@ const JOBS = 1000;
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
-
-/** CPU time (user + system) of a process so far, in ms. */
-function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-async function pgCounters(db: Knex) {
-  await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined);
-  const { rows } = await db.raw(
-    `SELECT xact_commit + xact_rollback AS xacts, tup_inserted + tup_updated + tup_deleted AS writes FROM pg_stat_database WHERE datname = current_database()`,
-  );
-  return { xacts: Number(rows[0].xacts), writes: Number(rows[0].writes) };
-}
 
 async function seed(stack: BareStack) {
   const db = stack.db;
@@ -82,13 +67,13 @@ interface Side {
 }
 
 async function measure(side: Side, db: Knex, run: () => Promise<LoadResult>) {
-  const cpu0 = cpuMs(side.pid);
-  const pg0 = await pgCounters(db);
+  const cpu0 = cpuMsOf(side.pid);
+  const pg0 = await postgresCounters(db);
   const result = await run();
   if (result.errors > 0) throw new Error(`${side.name} ${side.target.path}: ${result.errors} failed requests, first: ${result.firstError}`);
-  const cpu = cpuMs(side.pid) - cpu0;
+  const cpu = cpuMsOf(side.pid) - cpu0;
   await new Promise((r) => setTimeout(r, 1100)); // idle backends flush their counts within a second
-  const pg1 = await pgCounters(db);
+  const pg1 = await postgresCounters(db);
   // The two counter reads are transactions of their own.
   return { result, cpuPerRequest: cpu / result.requests, xacts: (pg1.xacts - pg0.xacts - 2) / result.requests, writes: (pg1.writes - pg0.writes) / result.requests };
 }

@@ -32,8 +32,9 @@ export function apiClient(baseUrl: string) {
       const reg = await call<{ nodeId: string; apiKey: string }>('/compute/nodes/register', { name, labels }, userKey);
       return { nodeId: reg.nodeId, nodeKey: reg.apiKey };
     },
-    async submit(userKey: string): Promise<string> {
-      const out = await call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true' }, userKey);
+    /** A `true` job; with a selector no node matches (`{ queue: 'nobody' }`), one that stays queued. */
+    async submit(userKey: string, selector?: Record<string, string>): Promise<string> {
+      const out = await call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true', ...(selector && { selector }) }, userKey);
       return out.job_id;
     },
     async poll(node: Node, maxJobs: number, waitSeconds: number, signal?: AbortSignal): Promise<Assigned[]> {

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { JobWorkflowInput } from '../workflows/definitions';
+import { rssMiB } from './load';
 import { runPool, sleep } from './stats';
 
 // What one run in a worker's workflow cache weighs: a worker of its own fills its cache with
@@ -10,7 +10,6 @@ import { runPool, sleep } from './stats';
 // resident memory is divided by the runs cached. Garbage collected late counts too, so this is
 // an upper bound; the two are measured alike, one after the other.
 
-const rssMiB = () => Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) / 1024;
 const noop = () => undefined;
 const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 

@@ -14,8 +14,8 @@ const ROOT = path.resolve(__dirname, '..');
 
 /** Load put on the same API while the agents work, from a third of their jobs done until it ends. */
 export interface Disturbance {
-  /** Runs until `enough()` (checked as it goes) or its own end; says what it did. */
-  run(enough: () => boolean): Promise<{ description: string; afterwards?: () => Promise<void> }>;
+  /** Runs until `enough()` (checked as it goes) or its own end; says what it did and when its load ran (epoch ms, setup excluded). */
+  run(enough: () => boolean): Promise<{ description: string; from: number; to: number; afterwards?: () => Promise<void> }>;
 }
 
 export interface FleetResult extends ThroughputResult {
@@ -29,13 +29,12 @@ export function submitBurst(api: ApiClient, key: string, jobs: number, concurren
     async run() {
       const ids: string[] = [];
       const from = nowMs();
-      await runPool(jobs, concurrency, async () => {
-        const out = await api.call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { queue: 'nobody' } }, key);
-        ids.push(out.job_id);
-      });
-      const seconds = (nowMs() - from) / 1000;
+      await runPool(jobs, concurrency, async () => void ids.push(await api.submit(key, { queue: 'nobody' })));
+      const to = nowMs();
       return {
-        description: `a burst of ${jobs} submits no agent takes (${concurrency} at a time, ${(jobs / seconds).toFixed(1)}/s)`,
+        description: `a burst of ${jobs} submits no agent takes (${concurrency} at a time, ${((jobs / (to - from)) * 1000).toFixed(1)}/s)`,
+        from,
+        to,
         afterwards: async () => {
           let next = 0;
           await runPool(ids.length, 50, async () => void (await api.call('/compute/jobs/cancel', { job_id: ids[next++] }, key)));
@@ -74,11 +73,11 @@ export function logFlood(api: ApiClient, key: string, pushers: number): Disturba
           }
         }),
       );
-      const seconds = (nowMs() - from) / 1000;
+      const to = nowMs();
       for (const job of held) await api.result(node, job);
       pushing = false;
       await beating;
-      return { description: `${pushers} jobs pushing 1000-line batches back to back (${Math.round(lines / seconds)} lines/s)` };
+      return { description: `${pushers} jobs pushing 1000-line batches back to back (${Math.round((lines / (to - from)) * 1000)} lines/s)`, from, to };
     },
   };
 }
@@ -112,7 +111,7 @@ export async function fleetThroughput(o: {
         await sleep(50);
       }
     }
-    let disturbed: Promise<{ from: number; to: number; description: string; afterwards?: () => Promise<void> }> | undefined;
+    let disturbed: ReturnType<Disturbance['run']> | undefined;
     let done = 0;
     const result = await serviceThroughput({
       api: o.api,
@@ -125,20 +124,19 @@ export async function fleetThroughput(o: {
       timeoutMs: 600_000,
       onDone: (count) => {
         done = count;
-        if (o.disturbance && !disturbed && done >= o.jobs / 3) {
-          const from = nowMs();
-          disturbed = o.disturbance.run(() => done >= (2 * o.jobs) / 3).then((d) => ({ ...d, from, to: nowMs() }));
-        }
+        if (o.disturbance && !disturbed && done >= o.jobs / 3) disturbed = o.disturbance.run(() => done >= (2 * o.jobs) / 3);
       },
     });
     if (!disturbed) return result;
     const d = await disturbed;
     await d.afterwards?.();
     const sorted = [...result.doneAt].sort((a, b) => a - b);
-    const during = sorted.filter((t) => t >= d.from && t <= d.to).length;
-    // Outside: from the first completion to the last, less the disturbance.
-    const outsideMs = sorted[sorted.length - 1] - sorted[0] - (d.to - d.from);
-    const seconds = (d.to - d.from) / 1000;
+    // The disturbance's load, within the span of the agents' completions (it may outlast them).
+    const from = Math.max(d.from, sorted[0]);
+    const to = Math.min(d.to, sorted[sorted.length - 1]);
+    const during = sorted.filter((t) => t >= from && t <= to).length;
+    const outsideMs = sorted[sorted.length - 1] - sorted[0] - (to - from);
+    const seconds = (to - from) / 1000;
     return {
       ...result,
       disturbed: { description: d.description, seconds, completionsDuring: during / seconds, completionsOutside: ((sorted.length - during) / outsideMs) * 1000 },

@@ -19,23 +19,42 @@ function groupOf(pid: number, comm: string, named: Record<number, string>): Grou
   return 'other';
 }
 
+/** A process's command name and CPU time so far (user + system, ms) from /proc; undefined once it has exited. */
+function procStat(pid: number | string): { comm: string; cpuMs: number } | undefined {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+  return { comm: stat.slice(stat.indexOf('(') + 1, close), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK };
+}
+
+/** CPU time (user + system) a process has used so far, in ms. */
+export const cpuMsOf = (pid: number): number => procStat(pid)?.cpuMs ?? NaN;
+
+/** Resident memory of a process now, in MiB. */
+export const rssMiB = (pid: number = process.pid): number =>
+  Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+
+const pids = () => fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+
+/** The first process whose command name starts with `prefix` (the Temporal dev server: `temporal`). */
+export function pidOf(prefix: string): number | undefined {
+  const pid = pids().find((p) => procStat(p)?.comm.startsWith(prefix));
+  return pid === undefined ? undefined : Number(pid);
+}
+
 function cpuByGroup(named: Record<number, string>): Map<Group, number> {
   const out = new Map<Group, number>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const fields = stat.slice(close + 2).split(' ');
-    // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    const group = groupOf(Number(entry), comm, named);
-    out.set(group, (out.get(group) ?? 0) + (ticks * 1000) / CLK_TCK);
+  for (const pid of pids()) {
+    const stat = procStat(pid);
+    if (!stat) continue; // exited meanwhile
+    const group = groupOf(Number(pid), stat.comm, named);
+    out.set(group, (out.get(group) ?? 0) + stat.cpuMs);
   }
   return out;
 }
@@ -109,19 +128,23 @@ export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
 }
 
 /**
- * PostgreSQL's own count of transactions and row writes in the database while a phase runs
+ * PostgreSQL's own count of transactions, row writes and rows fetched in the database so far
  * (pg_stat_database; stats are flushed when a backend goes idle, so a phase of seconds is
- * counted whole). Everything in the database counts: API, worker, and the bench's checker.
+ * counted whole once it has been idle a second). Everything in the database counts: API,
+ * worker, and the bench's checker.
  */
+export async function postgresCounters(db: Knex): Promise<{ xacts: number; writes: number; fetched: number }> {
+  await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined);
+  const { rows } = await db.raw(
+    `SELECT xact_commit + xact_rollback AS xacts, tup_inserted + tup_updated + tup_deleted AS writes, tup_fetched AS fetched
+       FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return { xacts: Number(rows[0].xacts), writes: Number(rows[0].writes), fetched: Number(rows[0].fetched) };
+}
+
+/** As `postgresCounters`, per job over a phase: `stop(jobs)` reports. */
 export async function watchPostgres(db: Knex) {
-  const read = async () => {
-    await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined);
-    const { rows } = await db.raw(
-      `SELECT xact_commit + xact_rollback AS xacts, tup_inserted + tup_updated + tup_deleted AS writes, tup_fetched AS fetched
-         FROM pg_stat_database WHERE datname = current_database()`,
-    );
-    return { xacts: Number(rows[0].xacts), writes: Number(rows[0].writes), fetched: Number(rows[0].fetched) };
-  };
+  const read = () => postgresCounters(db);
   const before = await read();
   return {
     async stop(jobs: number): Promise<string> {

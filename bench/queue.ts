@@ -1,26 +1,11 @@
-import fs from 'node:fs';
 import type { ApiClient } from './api';
-import { untilIdle, watchLoad } from './load';
+import { pidOf, rssMiB, untilIdle, watchLoad } from './load';
 import type { BenchStack } from './stack';
 import { runPool } from './stats';
 
 // The queue phase of `npm run bench:dispatch`: a deep queue of jobs no agent takes, then every one
 // of them cancelled. What each costs, and what the open jobs weigh in the API + worker process
 // (its workflow cache) and in the Temporal server.
-
-const rssMiB = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
-
-function temporalPid(): number | undefined {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('temporal')) return Number(entry);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return undefined;
-}
 
 export interface QueueResult {
   jobs: number;
@@ -36,15 +21,13 @@ export interface QueueResult {
 
 export async function deepQueue(o: { stack: BenchStack; api: ApiClient; jobs: number; concurrency: number }): Promise<QueueResult> {
   const { stack, api } = o;
-  const temporal = temporalPid();
+  const temporal = pidOf('temporal');
   const memory = () => ({ process: rssMiB(process.pid), temporal: temporal ? rssMiB(temporal) : NaN });
   const ids: string[] = [];
-  // Nobody carries this label: the jobs stay queued.
-  const submit = () => api.call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { queue: 'nobody' } }, stack.userKey);
   await untilIdle();
   const before = memory();
   const submitLoad = watchLoad(stack.service.db);
-  const submitMs = await runPool(o.jobs, o.concurrency, async () => void ids.push((await submit()).job_id));
+  const submitMs = await runPool(o.jobs, o.concurrency, async () => void ids.push(await api.submit(stack.userKey, { queue: 'nobody' })));
   // A submit's whole cost includes its run's first workflow task, which the worker may still be
   // working through when the last submit is answered (when it had no slot for an eager start).
   await untilIdle();
