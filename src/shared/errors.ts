@@ -44,8 +44,10 @@ export class AppError extends Error {
     readonly details?: Record<string, unknown>,
     /** Seconds, sent as Retry-After. */
     readonly retryAfter?: number,
+    /** What a dependency said: logged by the surface, never rendered. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'AppError';
     this.status = STATUS[code];
   }

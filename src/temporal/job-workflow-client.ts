@@ -86,8 +86,8 @@ const PROBE_BUDGET_MS = 1_000;
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
   const retryAfterMs = opts.retryAfterSeconds * 1000;
-  const unavailableError = () =>
-    new AppError('dependency.unavailable', 'The workflow service is unavailable', undefined, opts.retryAfterSeconds);
+  const unavailableError = (cause?: unknown) =>
+    new AppError('dependency.unavailable', 'The workflow service is unavailable', undefined, opts.retryAfterSeconds, cause);
   // After Temporal proved unreachable, calls fail at once until the Retry-After we gave has
   // passed: during an outage requests do not each hang for the whole call budget.
   let unreachableUntil = 0;
@@ -100,7 +100,7 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message)) throw new WorkflowClosedError(err.message);
     if (err instanceof ServiceError || isTransportError(err)) {
       if (isTransportError(err) || isTransportError((err as Error).cause)) unreachableUntil = Date.now() + retryAfterMs;
-      throw unavailableError();
+      throw unavailableError(err);
     }
     throw err;
   };
@@ -112,8 +112,9 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       // The SDK reports an Update past its deadline the same way whether no worker took it up
       // (the server is fine) or the server never answered (a hung connection): ask the server.
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-        if (!(await answers())) unreachableUntil = Date.now() + retryAfterMs;
-        throw unavailableError();
+        const reachable = await answers();
+        if (!reachable) unreachableUntil = Date.now() + retryAfterMs;
+        throw unavailableError(new Error(`no answer to the Update within ${CALL_BUDGET_MS} ms; the server ${reachable ? 'answers' : 'does not answer'}`, { cause: err }));
       }
       return translate(err);
     }

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import pino from 'pino';
 import { type Config, loadConfig } from '../../src/config';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
@@ -11,6 +10,7 @@ import { type ServiceProcess, startServiceProcess } from '../../src/runtime/serv
 import { type LocalStack, startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
 import { Mailbox } from './mailbox';
+import { recordedLog } from './service-log';
 
 /** Durations shortened so the timer paths run in seconds; everything else as in production. */
 export const TEST_ENV = {
@@ -57,7 +57,8 @@ export function testEnv(): TestEnv {
   return env;
 }
 
-export const quietLog = pino({ level: 'silent' });
+/** Services' warnings, kept for a failing test's report (test/hooks.ts), never on the terminal. */
+export const quietLog = recordedLog;
 
 export async function startTestEnv(): Promise<TestEnv> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-test-'));

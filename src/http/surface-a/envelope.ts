@@ -21,6 +21,7 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
     } catch (err) {
       const e = toAppError(err, retryAfterSeconds);
       if (e.code === 'internal') log.error({ err, path: ctx.path }, 'unhandled error');
+      else if (e.code === 'dependency.unavailable') log.warn({ err: e.cause ?? e, path: ctx.path }, e.message);
       if (ctx.headerSent) return;
       ctx.status = e.status;
       if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
