@@ -13,6 +13,9 @@ import { mailerFor } from './auth/mailer';
 import type { Config } from './config';
 import type { Notifier } from './db/notifier';
 import { createJobsService } from './jobs/service';
+import { createAuditQuery } from './audit/query';
+import { createTokenService } from './auth/token-service';
+import { createWorkspacesService } from './workspaces/service';
 import { createLogFeeds } from './logs/feeds';
 import { createLogsService } from './logs/service';
 import { createTransitions } from './jobs/transitions';
@@ -61,6 +64,9 @@ export function createServices(deps: ServiceDeps) {
     feeds: createLogFeeds({ logs, notifier: deps.notifier, log }),
     login: createLoginService({ db, mailer, tokens, hashKey: `otp:${jwtSecret}`, auth: config.auth, log }),
     keys: createKeyService({ db, credentials }),
+    workspaces: createWorkspacesService({ db, credentials }),
+    accessTokens: createTokenService({ db, credentials }),
+    audit: createAuditQuery({ db }),
     tokens,
     credentials,
     notifier: deps.notifier,

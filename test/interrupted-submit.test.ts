@@ -10,7 +10,7 @@ describe('a crash of the API between the steps of a submit', () => {
   it('neither loses an acknowledged job nor runs an unacknowledged one', async () => {
     const { key, workspaceId } = await newWorkspace();
     const jobs = testEnv().service.services!.jobs;
-    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
+    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
     const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo interrupted' });
 
     // Crash after the row, before the workflow: never acknowledged, so it must never run.
@@ -33,7 +33,7 @@ describe('a crash of the API between the steps of a submit', () => {
   it('is settled by the periodic reconciler of a running API, on its own', async () => {
     const { workspaceId } = await newWorkspace();
     const jobs = testEnv().service.services!.jobs;
-    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
+    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
     const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo settled' });
     const orphan = await jobs.insertUnstarted(principal, manifest);
     const acknowledged = await jobs.submit(principal, manifest);

@@ -48,7 +48,7 @@ describe('submit across an ambiguous Temporal error', () => {
     return createJobsService({ db: testEnv().db, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog }), config, log: quietLog });
   }
 
-  const principalOf = (workspaceId: string): Principal => ({ workspaceId, kind: 'user', credential: 'api_key', rateSubject: `ws:${workspaceId}`, credentialId: 'test' });
+  const principalOf = (workspaceId: string): Principal => ({ workspaceId, kind: 'user', credential: 'api_key', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'test' });
   const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo ambiguous' });
   const rowsOf = (workspaceId: string) => testEnv().db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
   const workflowStatus = async (jobId: string) =>

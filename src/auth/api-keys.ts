@@ -47,6 +47,7 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     .leftJoin('agents as g', (on) => on.on('g.id', 'k.agent_id').andOnVal('k.kind', '=', 'node'))
     .leftJoin('api_keys as rk', 'rk.id', 'g.registered_with_key_id')
     .where({ 'k.prefix': prefix })
+    .whereNot({ 'k.kind': 'token' })
     .whereNull('k.revoked_at')
     .first(
       'k.*',
@@ -62,6 +63,9 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     workspaceId: row.workspace_id,
     kind: row.kind,
     credential: 'api_key',
+    // Surface A's keys do member's work; a key an operator minted (no user) is the workspace's admin.
+    role: row.kind === 'node' ? undefined : row.user_id || row.kind === 'agent' ? 'member' : 'admin',
+    actor: row.kind === 'node' ? { type: 'node', id: row.agent_id } : { type: 'key', id: row.id },
     keyId: row.id,
     userId: row.user_id ?? undefined,
     agentId: row.agent_id ?? undefined,

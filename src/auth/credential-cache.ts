@@ -4,6 +4,15 @@ import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import type { TokenClaims } from './jwt';
 import type { Principal } from './principal';
+import type { Role } from './roles';
+
+/** What a request's budget and rendering need of its workspace. */
+export interface WorkspaceSettings {
+  id: string;
+  plan: 'hobby' | 'payg' | 'team' | 'enterprise';
+  requestsPerSecond: number | null;
+  burst: number | null;
+}
 
 /** A key's last-used stamp is written at most this often (the key list shows it to the minute). */
 export const STAMP_EVERY_MS = 60_000;
@@ -43,7 +52,8 @@ export function createCredentialCache(o: CredentialCacheOptions) {
   let generation = 0;
   const keys = new Map<string, KeyEntry>();
   const hashOfKeyId = new Map<string, string>();
-  const members = new Map<string, number>();
+  const members = new Map<string, { role: Role; at: number }>();
+  const workspaces = new Map<string, { settings: WorkspaceSettings; at: number }>();
   const sessions = new Map<string, TokenClaims>();
   /** Markers of `settle` waiting to come back. */
   const heard = new Map<string, () => void>();
@@ -58,11 +68,13 @@ export function createCredentialCache(o: CredentialCacheOptions) {
     keys.clear();
     hashOfKeyId.clear();
     members.clear();
+    workspaces.clear();
   };
   const forget = (payload: string) => {
     generation++;
     if (payload.startsWith('key:')) forgetKey(payload.slice(4));
     else if (payload.startsWith('member:')) members.delete(payload.slice(7));
+    else if (payload.startsWith('workspace:')) workspaces.delete(payload.slice(10));
     else clear();
   };
   o.notifier.subscribe(NOTIFY.credentials, (payload) => {
@@ -113,20 +125,38 @@ export function createCredentialCache(o: CredentialCacheOptions) {
       return hit && usable() && fresh(hit.at, Date.now()) ? true : undefined;
     },
 
-    /** Whether the user is a member of the workspace, from memory when known to be; `load` reads the database. */
-    async member(userId: string, workspaceId: string, load: () => Promise<boolean>): Promise<boolean> {
+    /**
+     * The user's role in the workspace (null: not a member), from memory when known; `load` reads
+     * the database. Only memberships are kept: one added later is read when first needed.
+     */
+    async memberRole(userId: string, workspaceId: string, load: () => Promise<Role | null>): Promise<Role | null> {
       const id = `${userId}:${workspaceId}`;
       const now = Date.now();
-      const at = members.get(id);
-      if (at !== undefined && usable() && fresh(at, now)) return true;
+      const hit = members.get(id);
+      if (hit && usable() && fresh(hit.at, now)) return hit.role;
       const seen = generation;
-      const isMember = await load();
-      if (isMember && usable() && seen === generation) {
+      const role = await load();
+      if (role && usable() && seen === generation) {
         members.delete(id);
-        members.set(id, now);
+        members.set(id, { role, at: now });
         bound(members);
       }
-      return isMember;
+      return role;
+    },
+
+    /** A workspace's plan and budget (null: no such workspace), from memory when known. */
+    async workspace(workspaceId: string, load: () => Promise<WorkspaceSettings | null>): Promise<WorkspaceSettings | null> {
+      const now = Date.now();
+      const hit = workspaces.get(workspaceId);
+      if (hit && usable() && fresh(hit.at, now)) return hit.settings;
+      const seen = generation;
+      const settings = await load();
+      if (settings && usable() && seen === generation) {
+        workspaces.delete(workspaceId);
+        workspaces.set(workspaceId, { settings, at: now });
+        bound(workspaces);
+      }
+      return settings;
     },
 
     /**

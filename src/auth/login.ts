@@ -6,6 +6,7 @@ import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { TokenIssuer } from './jwt';
 import type { Mailer } from './mailer';
+import { appendAudit } from '../audit/log';
 import { type User, findOrCreateUser } from './users';
 
 export interface LoginDeps {
@@ -107,7 +108,7 @@ export function createLoginService({ db, mailer, tokens, hashKey, auth, log }: L
     },
 
     /** Past the hourly cap of wrong codes from `clientIp`, 429 before the code is looked at. */
-    async verifyCode(rawEmail: string, code: string, clientIp: string): Promise<{ token: string; expiresAt: string; user: User }> {
+    async verifyCode(rawEmail: string, code: string, clientIp: string, userAgent?: string): Promise<{ token: string; expiresAt: string; user: User }> {
       const email = normalize(rawEmail);
       const cap = auth.otpMaxFailedVerifyPerHourPerIp;
       const outcome = await db.transaction(async (trx) => {
@@ -136,7 +137,16 @@ export function createLoginService({ db, mailer, tokens, hashKey, auth, log }: L
           return null;
         }
         await trx('otp_codes').where({ id: row.id }).update({ closed_at: trx.fn.now() });
-        return findOrCreateUser(trx, email);
+        const found = await findOrCreateUser(trx, email);
+        await appendAudit(trx, {
+          workspaceId: found.user.workspaceId,
+          actor: { type: 'user', id: found.user.id, email },
+          action: 'auth.login',
+          target: { type: 'user', id: found.user.id },
+          origin: { ip: clientIp, userAgent },
+          details: { firstLogin: found.created },
+        });
+        return found;
       });
       if (!outcome) throw invalidCode();
       if (outcome.created) log.info({ userId: outcome.user.id, workspaceId: outcome.user.workspaceId }, 'new user');

@@ -1,10 +1,22 @@
+import type { Actor, Origin } from '../audit/log';
+import type { Role } from './roles';
+
 /** Who is calling, resolved by the auth middleware from whichever credential the request carries. */
 export interface Principal {
   workspaceId: string;
-  /** `user` and `agent` keys and JWTs act for the workspace; a `node` key acts for one registered agent. */
+  /** `user` and `agent` keys, JWTs and access tokens act for the workspace; a `node` key acts for one registered agent. */
   kind: 'user' | 'agent' | 'node';
-  credential: 'api_key' | 'jwt';
-  /** The API key used; absent for a JWT. */
+  credential: 'api_key' | 'jwt' | 'token';
+  /**
+   * What the caller may do in the workspace (roles.ts): a session's or token's from the member's
+   * current role; a node key has none (it calls its node's protocol only).
+   */
+  role?: Role;
+  /** Who the audit log names. */
+  actor: Actor;
+  /** Where the request came from (set by the surface). */
+  origin?: Origin;
+  /** The API key or access token used; absent for a JWT. */
   keyId?: string;
   /** The logged-in user (JWT), or the user who minted the key; absent for keys minted by an operator. */
   userId?: string;

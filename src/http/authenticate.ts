@@ -5,7 +5,7 @@ import { apiKeyStillValid, authenticateApiKey } from '../auth/api-keys';
 import type { CredentialCache } from '../auth/credential-cache';
 import type { TokenIssuer } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
-import { isMember } from '../auth/users';
+import { roleOf } from '../auth/users';
 import { AppError } from '../shared/errors';
 
 /**
@@ -34,11 +34,14 @@ export const jwtAuthenticator =
     if (!match) return null;
     const claims = await cache.session(match[1], () => tokens.verify(match[1]));
     if (!claims || Date.now() >= claims.expiresAt!) return null;
-    if (!(await cache.member(claims.userId, claims.workspaceId, () => isMember(db, claims.userId, claims.workspaceId)))) return null;
+    const role = await cache.memberRole(claims.userId, claims.workspaceId, () => roleOf(db, claims.userId, claims.workspaceId));
+    if (!role) return null;
     return {
       workspaceId: claims.workspaceId,
       kind: 'user',
       credential: 'jwt',
+      role,
+      actor: { type: 'user', id: claims.userId, email: claims.email },
       userId: claims.userId,
       rateSubject: `usr:${claims.userId}`,
       credentialId: `jwt:${claims.userId}:${claims.workspaceId}`,
@@ -81,7 +84,8 @@ export const principalOf = (ctx: Context): Principal => ctx.state.principal as P
 export async function credentialStillValid(db: Knex, cache: CredentialCache, p: Principal): Promise<boolean> {
   if (p.expiresAt !== undefined && Date.now() >= p.expiresAt) return false;
   if (p.credential === 'api_key') return cache.keyKnownValid(p.keyId!) ?? apiKeyStillValid(db, p.keyId!);
-  return cache.member(p.userId!, p.workspaceId, () => isMember(db, p.userId!, p.workspaceId));
+  if (p.credential === 'token' && !(cache.keyKnownValid(p.keyId!) ?? (await apiKeyStillValid(db, p.keyId!)))) return false;
+  return Boolean(await cache.memberRole(p.userId!, p.workspaceId, () => roleOf(db, p.userId!, p.workspaceId)));
 }
 
 /**

@@ -37,17 +37,22 @@ export function subjectOf(ctx: Context): string {
   return p ? p.rateSubject : `ip:${ctx.ip}`;
 }
 
+/** Spends one request of `subject`'s budget: RateLimit-* headers on the answer, 429 past it. */
+export async function spend(ctx: Context, limiter: RateLimiter, subject: string): Promise<void> {
+  const v = await limiter.consume(subject);
+  ctx.set('RateLimit-Policy', limiter.policy);
+  ctx.set('RateLimit-Limit', String(v.limit));
+  ctx.set('RateLimit-Remaining', String(v.remaining));
+  ctx.set('RateLimit-Reset', String(v.resetSeconds));
+  if (!v.allowed) {
+    throw new AppError('rate_limit.exceeded', `Too many requests: at most ${v.limit} in this window`, { limit: v.limit }, v.resetSeconds);
+  }
+}
+
 /** Sets RateLimit-* headers on every answer and refuses with 429 past either budget. */
 export function rateLimit(limiter: RateLimiter): Middleware {
   return async (ctx, next) => {
-    const v = await limiter.consume(subjectOf(ctx));
-    ctx.set('RateLimit-Policy', limiter.policy);
-    ctx.set('RateLimit-Limit', String(v.limit));
-    ctx.set('RateLimit-Remaining', String(v.remaining));
-    ctx.set('RateLimit-Reset', String(v.resetSeconds));
-    if (!v.allowed) {
-      throw new AppError('rate_limit.exceeded', `Too many requests: at most ${v.limit} in this window`, { limit: v.limit }, v.resetSeconds);
-    }
+    await spend(ctx, limiter, subjectOf(ctx));
     await next();
   };
 }

@@ -6,16 +6,22 @@ import type { IdPrefix } from './ids';
 
 export const encodeCursor = (id: string): string => Buffer.from(id).toString('base64url');
 
-export function decodeCursor(cursor: string, prefix: IdPrefix): string {
+export function decodeCursor(cursor: string, prefix: IdPrefix, field = 'cursor'): string {
   const id = Buffer.from(cursor, 'base64url').toString();
   if (!new RegExp(`^${prefix}_[0-9a-z]{26}$`).test(id)) {
-    throw new AppError('request.invalid', 'Invalid cursor', { fields: [{ path: 'cursor', message: 'not a cursor from this API' }] });
+    throw new AppError('request.invalid', `Invalid ${field}`, { fields: [{ path: field, message: 'not a page token from this API' }] });
   }
   return id;
 }
 
-/** The page of `rows` (fetched with limit + 1) and the cursor of the next one. */
-export function pageOf<R, T extends { id: string }>(rows: R[], limit: number, map: (row: R) => T): { items: T[]; nextCursor: string | null } {
+/** The page of `rows` (fetched with limit + 1) and the cursor of the next one, after the last item's ID. */
+export function pageOf<R, T>(rows: R[], limit: number, map: (row: R) => T, idOf: (item: T) => string = (item) => (item as { id: string }).id): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit).map(map);
-  return { items, nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1].id) : null };
+  return { items, nextCursor: rows.length > limit ? encodeCursor(idOf(items[items.length - 1])) : null };
+}
+
+/** A page request of either surface: `limit` items after the one `cursor` names. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
 }

@@ -4,6 +4,7 @@
 export type ErrorCode =
   | 'request.invalid'
   | 'job.unsupported_type'
+  | 'version.unsupported'
   | 'auth.unauthenticated'
   | 'auth.forbidden'
   | 'auth.signature_invalid'
@@ -21,6 +22,7 @@ export type ErrorCode =
 const STATUS: Record<ErrorCode, number> = {
   'request.invalid': 400,
   'job.unsupported_type': 400,
+  'version.unsupported': 400,
   'auth.unauthenticated': 401,
   'auth.forbidden': 403,
   'auth.signature_invalid': 403,

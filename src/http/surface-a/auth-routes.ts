@@ -34,7 +34,7 @@ export function authRoutes(services: Services, registry: OpenAPIRegistry): Route
       'OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP wrong codes in an hour from one client IP, 429 rate_limit.exceeded with Retry-After',
     body: z.strictObject({ email: Email, code: z.string().regex(/^\d{6}$/, 'six digits') }),
     response: z.object({ token: z.string(), expiresAt: z.string(), user: User }),
-    handle: (ctx, { email, code }) => services.login.verifyCode(email, code, ctx.ip),
+    handle: (ctx, { email, code }) => services.login.verifyCode(email, code, ctx.ip, ctx.get('User-Agent') || undefined),
   });
   return router;
 }

@@ -1,0 +1,93 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import Router from '@koa/router';
+import type { Knex } from 'knex';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from '../../config';
+import type { Services } from '../../services';
+import { artifactRoutes } from '../artifact-routes';
+import { apiKeyAuthenticator, authenticate, credentialStillValid, jwtAuthenticator, principalOf, refuseNodeKey } from '../authenticate';
+import { credentialSlots } from '../credential-slots';
+import { lastEventIdOf, streamJobLogs } from '../log-stream';
+import { createRateLimiter, rateLimit } from '../rate-limit';
+import { artifactPresignRoutes } from './artifacts-routes';
+import { authRoutes } from './auth-routes';
+import { surfaceAEnvelope } from './envelope';
+import { jobsRoutes } from './jobs-routes';
+import { keysRoutes } from './keys-routes';
+import { nodesRoutes } from './nodes-routes';
+import { stateA } from './render';
+
+
+// Router middleware narrows Koa's context type; mounted on the app they take any context.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Mountable = Middleware<any, any>;
+
+export interface SurfaceDeps {
+  services: Services;
+  config: Config;
+  log: Logger;
+  db: Knex;
+  /** Bodies are read only after the caller is known and within budget. */
+  json: Middleware;
+  registry: OpenAPIRegistry;
+}
+
+/** Surface A (`/api`): its envelope, its credentials (X-API-Key or a session JWT), its per-user budget, its routes. */
+export function surfaceA({ services, config, log, db, json, registry }: SurfaceDeps): Mountable[] {
+  const streams = credentialSlots('log streams', config.limits.sseStreamsPerCredential);
+  const limiter = createRateLimiter({ db, ...config.rateLimits, log });
+
+  // Login takes no credential; its budget is the caller's address.
+  const login = new Router({ prefix: '/api' });
+  login.use(rateLimit(limiter));
+  login.use(json);
+  login.use(authRoutes(services, registry).routes());
+
+  const router = new Router({ prefix: '/api' });
+  const { credentials } = services;
+  router.use(authenticate([apiKeyAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)], config.rateLimits.authFailuresPerMinute));
+  router.use(rateLimit(limiter));
+  router.use(json);
+  router.use(jobsRoutes(services, registry).routes());
+  router.use(nodesRoutes(services, registry, credentialSlots('polls', config.limits.pollsPerCredential)).routes());
+  router.use(keysRoutes(services, registry).routes());
+  router.use(artifactPresignRoutes(services, registry).routes());
+  router.get('/compute/jobs/:jobId/logs', async (ctx) => {
+    refuseNodeKey(ctx);
+    const principal = principalOf(ctx);
+    const jobId = ctx.params.jobId;
+    await services.jobs.get(principal, jobId);
+    const afterSeq = lastEventIdOf(ctx);
+    const release = streams.acquire(principal.credentialId);
+    streamJobLogs(ctx, jobId, afterSeq, {
+      credentialValid: () => credentialStillValid(db, credentials, principal),
+      credentialExpiresAt: principal.expiresAt,
+      onClose: release,
+      logs: services.logs,
+      feeds: services.feeds,
+      keepAliveMs: config.durations.sseKeepAliveMs,
+      maxBufferedBytes: config.limits.sseBufferBytes,
+      log,
+      renderState: stateA,
+      follow: ctx.query.follow !== 'false',
+    });
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/compute/jobs/{jobId}/logs',
+    summary:
+      "SSE stream of a job's log: `event: log` (id = seq), `event: log.truncated`, then `event: end`; resume with Last-Event-ID. " +
+      'At most SSE_STREAMS_PER_CREDENTIAL streams per credential at once (429 past it); a stream whose credential is revoked or expires is closed. ' +
+      '`?follow=false` sends what is stored and closes (with `end` only if the job is over)',
+    tags: ['jobs'],
+    security: [{ ApiKey: [] }, { Bearer: [] }],
+    responses: { 200: { description: 'text/event-stream' } },
+  });
+  // Signed URLs are their own credential: no authentication, and raw bodies (before the JSON parser).
+  const artifactUrls = artifactRoutes({ ...services, idleTimeoutMs: config.http.uploadIdleTimeoutMs }, registry);
+
+  const envelope = surfaceAEnvelope(log, config.dependencyRetryAfterSeconds);
+  const inEnvelope: Middleware = (ctx, next) => (ctx.path.startsWith('/api/') || ctx.path === '/api' ? envelope(ctx, next) : next());
+  return [inEnvelope, artifactUrls.routes(), login.routes(), router.routes(), router.allowedMethods()];
+}

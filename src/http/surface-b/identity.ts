@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import type { Middleware } from 'koa';
+import { authenticateAccessToken, TOKEN_PREFIX } from '../../auth/access-tokens';
+import type { CredentialCache } from '../../auth/credential-cache';
+import type { Principal } from '../../auth/principal';
+import { lowerOf } from '../../auth/roles';
+import { roleOf } from '../../auth/users';
+import { AppError, notFound } from '../../shared/errors';
+import type { Authenticator } from '../authenticate';
+import { principalOf } from '../authenticate';
+
+// Who a /v0 request acts as, and in which workspace (CONTRACT §5): a session JWT or a personal
+// access token, acting in the path's workspace, else X-Compute-Workspace, else its own.
+
+const WORKSPACE_ID = /^ws_[0-9a-z]{26}$/;
+
+/** Surface A's key header is refused by name on /v0, before any lookup. */
+export const refuseApiKeyHeader: Authenticator = async (ctx) => {
+  if (ctx.get('X-API-Key') && !ctx.get('Authorization')) {
+    throw new AppError('auth.unauthenticated', "/v0 takes Authorization: Bearer <session token or cpat_ token>; X-API-Key is Surface A's");
+  }
+  return undefined;
+};
+
+/**
+ * `Authorization: Bearer cpat_…`: the token acts for its issuer in its one workspace, with its
+ * role capped by the issuer's role there now, so a removed or demoted issuer's tokens follow at once.
+ */
+export const accessTokenAuthenticator =
+  (db: Knex, cache: CredentialCache): Authenticator =>
+  async (ctx) => {
+    const match = /^Bearer\s+(cpat_\S*)$/i.exec(ctx.get('Authorization'));
+    if (!match) return undefined;
+    const presented = match[1];
+    if (!presented.startsWith(TOKEN_PREFIX)) return null;
+    const grant = await cache.apiKey(presented, async () => {
+      const g = await authenticateAccessToken(db, presented);
+      if (!g) return null;
+      return {
+        workspaceId: g.workspaceId,
+        kind: 'user',
+        credential: 'token',
+        keyId: g.id,
+        userId: g.userId,
+        role: g.role,
+        actor: { type: 'token', id: g.id, email: g.email },
+        rateSubject: `ws:${g.workspaceId}`,
+        credentialId: g.id,
+        expiresAt: g.expiresAt,
+      } satisfies Principal;
+    });
+    if (!grant || (grant.expiresAt !== undefined && Date.now() >= grant.expiresAt)) return null;
+    const issuerRole = await cache.memberRole(grant.userId!, grant.workspaceId, () => roleOf(db, grant.userId!, grant.workspaceId));
+    if (!issuerRole) return null;
+    return { ...grant, role: lowerOf(grant.role!, issuerRole) };
+  };
+
+/**
+ * Moves the principal to the workspace the request acts on: `/v0/workspaces/{id}/…` names it in
+ * the path, whatever the header says; otherwise `X-Compute-Workspace`; otherwise the credential's
+ * own. A workspace the caller is not a member of is 404, as if it did not exist; a token acts in
+ * its own workspace only. Every /v0 budget is the workspace's.
+ */
+export function actInWorkspace(db: Knex, cache: CredentialCache): Middleware {
+  return async (ctx, next) => {
+    const p = principalOf(ctx);
+    const fromPath = /^\/v0\/workspaces\/([^/]+)/.exec(ctx.path)?.[1];
+    const header = ctx.get('X-Compute-Workspace');
+    if (!fromPath && header && !WORKSPACE_ID.test(header)) {
+      throw new AppError('request.invalid', 'X-Compute-Workspace is not a workspace ID', { fields: [{ path: 'X-Compute-Workspace', message: 'expected ws_ followed by 26 characters' }] });
+    }
+    const wanted = fromPath ?? (header || p.workspaceId);
+    let acting: Principal = { ...p, origin: { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined } };
+    if (wanted !== p.workspaceId) {
+      if (!WORKSPACE_ID.test(wanted) || p.credential === 'token') throw notFound('Workspace');
+      const role = await cache.memberRole(p.userId!, wanted, () => roleOf(db, p.userId!, wanted));
+      if (!role) throw notFound('Workspace');
+      acting = { ...acting, workspaceId: wanted, role };
+    }
+    ctx.state.principal = { ...acting, rateSubject: `ws:${acting.workspaceId}` };
+    await next();
+  };
+}

@@ -1,0 +1,38 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { authenticate, jwtAuthenticator } from '../authenticate';
+import type { SurfaceDeps } from '../surface-a';
+import { accessTokenAuthenticator, actInWorkspace, refuseApiKeyHeader } from './identity';
+import { type RouteInfo, mount } from './operations';
+import { problemDetails } from './problem';
+import { workspaceRateLimit } from './rate-limit';
+import { tokensOperations } from './tokens-routes';
+import { workspacesOperations } from './workspaces-routes';
+
+
+// Router middleware narrows Koa's context type; mounted on the app they take any context.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Mountable = Middleware<any, any>;
+
+/**
+ * Surface B (`/v0`): problem details, the version header, Bearer credentials (session JWT or
+ * `cpat_` token) acting in one workspace, that workspace's plan budget, then the routes.
+ */
+export function surfaceB({ services, config, log, db, json, registry }: SurfaceDeps): { middleware: Mountable[]; routes: RouteInfo[] } {
+  const { credentials } = services;
+  const router = new Router({ prefix: '/v0' });
+  router.use(
+    authenticate(
+      [refuseApiKeyHeader, accessTokenAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)],
+      config.rateLimits.authFailuresPerMinute,
+    ),
+  );
+  router.use(actInWorkspace(db, credentials));
+  router.use(workspaceRateLimit({ db, cache: credentials, leaseMs: config.rateLimits.leaseMs, log }));
+  router.use(json);
+  const routes = [...mount(router, registry, workspacesOperations(services)), ...mount(router, registry, tokensOperations(services))];
+
+  const problems = problemDetails(log, config.dependencyRetryAfterSeconds);
+  const inProblems: Middleware = (ctx, next) => (ctx.path.startsWith('/v0/') || ctx.path === '/v0' ? problems(ctx, next) : next());
+  return { middleware: [inProblems, router.routes(), router.allowedMethods()], routes };
+}

@@ -1,0 +1,130 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { Action } from '../../auth/roles';
+import { parse } from '../validate';
+import { API_VERSION } from './problem';
+
+// A /v0 operation is declared once: the route, its validation and its OpenAPI entry come from the
+// same zod schemas, and the route table (with the role rule each applies) is what the
+// authorization test is generated from.
+
+export const Problem = z
+  .object({
+    type: z.string().meta({ examples: ['/v0/docs#problem-request.invalid'] }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string().meta({ examples: ['request.invalid', 'auth.forbidden', 'resource.not_found'] }),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details; `errors` names each bad field' });
+
+/** Where an operation acts: the active workspace (header, else the credential's), the path's, or none in particular. */
+export type Scope = 'active' | 'path' | 'caller';
+
+type Empty = z.ZodObject<Record<string, never>>;
+
+export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI form: `/v0/workspaces/{id}/members`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** The role rule it applies (roles.ts); `none`: any authenticated caller. */
+  action: Action | 'none';
+  scope: Scope;
+  params?: P;
+  query?: Q;
+  body?: B;
+  status?: 200 | 201 | 202 | 204;
+  response?: R;
+  /** Another media type the operation may answer with (documentation). */
+  alternative?: { type: string; description: string };
+  handle: (ctx: Context, input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => Promise<z.input<R> | undefined | void>;
+}
+
+// One operation's types are checked where it is declared (`operation`); a list holds any of them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<any, any, any, any>;
+
+/** Declares an operation: its handler's input is typed from its schemas. */
+export const operation = <P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
+  op: Operation<P, Q, B, R>,
+): AnyOperation => op as AnyOperation;
+
+export interface RouteInfo {
+  method: Operation['method'];
+  path: string;
+  action: Operation['action'];
+  scope: Scope;
+}
+
+/** `a,b` or repeated `?a&a`: a query parameter that may repeat, as an array. */
+export const repeated = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item).max(50).optional());
+
+export const PageQuery = {
+  pageSize: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'At most 200' }),
+  pageToken: z.string().max(200).optional().meta({ description: 'nextPageToken of the previous page' }),
+};
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextPageToken: z.string().nullable() });
+/** A service's page, in /v0's names. */
+export const asPage = <T>(p: { items: T[]; nextCursor: string | null }) => ({ items: p.items, nextPageToken: p.nextCursor });
+
+const koaPath = (path: string) => path.replace(/^\/v0/, '').replace(/\{(\w+)\}/g, ':$1');
+
+const ERROR_STATUSES = {
+  400: 'request.invalid (each bad field in `errors`), version.unsupported',
+  401: 'auth.unauthenticated: no, a bad, an expired or a revoked Bearer token (X-API-Key is not taken on /v0)',
+  403: 'auth.forbidden: the role in the workspace does not allow it (recorded in the audit log)',
+  404: 'resource.not_found, also for a workspace the caller is not a member of',
+  429: 'rate_limit.exceeded: the workspace plan’s budget (Retry-After, RateLimit-* headers)',
+  503: 'dependency.unavailable (Retry-After)',
+};
+
+export function mount(router: Router, registry: OpenAPIRegistry, ops: AnyOperation[]): RouteInfo[] {
+  for (const op of ops) {
+    const status = op.status ?? 200;
+    registry.registerPath({
+      method: op.method,
+      path: op.path,
+      summary: op.summary,
+      tags: [op.tag],
+      security: [{ Bearer: [] }],
+      description: op.action === 'none' ? 'Any authenticated caller.' : `Needs the role of action \`${op.action}\` (see the role table).`,
+      request: {
+        headers: z.object({
+          'X-Compute-API-Version': z.literal(API_VERSION).optional(),
+          ...(op.scope === 'active' ? { 'X-Compute-Workspace': z.string().optional().meta({ description: 'The workspace to act in (default: the token’s own, or the session’s personal one)' }) } : {}),
+        }),
+        ...(op.params ? { params: op.params } : {}),
+        ...(op.query ? { query: op.query } : {}),
+        ...(op.body ? { body: { content: { 'application/json': { schema: op.body } } } } : {}),
+      },
+      responses: {
+        [status]: {
+          description: status === 204 ? 'No content' : 'OK',
+          ...(op.response
+            ? { content: { 'application/json': { schema: op.response }, ...(op.alternative ? { [op.alternative.type]: { schema: { type: 'string', description: op.alternative.description } } } : {}) } }
+            : {}),
+        },
+        ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([code, description]) => [code, { description, content: { 'application/problem+json': { schema: Problem } } }])),
+      },
+    });
+    router[op.method](koaPath(op.path), async (ctx) => {
+      const input = {
+        params: op.params ? parse(op.params, ctx.params) : {},
+        query: op.query ? parse(op.query, ctx.query) : {},
+        body: op.body ? parse(op.body, ctx.request.body) : {},
+      };
+      const out = await op.handle(ctx, input);
+      if (ctx.body !== undefined) return; // the handler answered itself (a stream)
+      ctx.status = status;
+      if (status !== 204) ctx.body = out;
+    });
+  }
+  return ops.map((op) => ({ method: op.method, path: op.path, action: op.action, scope: op.scope }));
+}

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { ROLES } from '../../auth/roles';
+import type { Services } from '../../services';
+import { principalOf } from '../authenticate';
+import { type AnyOperation, operation, PageQuery, asPage, pageOf, repeated } from './operations';
+
+const Role = z.enum(ROLES);
+const Region = z.string().regex(/^[a-z0-9-]{1,32}$/, 'lower-case letters, digits and -, at most 32');
+const Name = z.string().trim().min(1).max(100);
+const WorkspaceId = z.object({ id: z.string().max(64) });
+const MemberPath = z.object({ id: z.string().max(64), userId: z.string().max(64) });
+
+const Workspace = z
+  .object({ id: z.string(), name: z.string(), defaultRegion: z.string(), plan: z.enum(['hobby', 'payg', 'team', 'enterprise']), role: Role, createdAt: z.string() })
+  .meta({ id: 'Workspace' });
+const Member = z.object({ userId: z.string(), email: z.string(), role: Role, addedAt: z.string() }).meta({ id: 'Member' });
+const AuditEntry = z
+  .object({
+    id: z.string(),
+    at: z.string(),
+    actor: z.object({ type: z.enum(['user', 'token', 'key', 'node', 'system']), id: z.string(), email: z.string().optional() }),
+    action: z.string(),
+    target: z.object({ type: z.string(), id: z.string() }),
+    workspaceId: z.string(),
+    outcome: z.enum(['success', 'denied']),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditEntry' });
+const Instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+export function workspacesOperations(services: Services): AnyOperation[] {
+  const { workspaces, audit } = services;
+  return [
+    operation({
+      method: 'post',
+      path: '/v0/workspaces',
+      tag: 'workspaces',
+      summary: 'Create a workspace; the caller becomes its owner (plan hobby). A session token only',
+      action: 'none',
+      scope: 'caller',
+      body: z.strictObject({ name: Name, defaultRegion: Region.default('local') }),
+      status: 201,
+      response: Workspace,
+      handle: (ctx, { body }) => workspaces.create(principalOf(ctx), body),
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/workspaces',
+      tag: 'workspaces',
+      summary: "The caller's workspaces, each with the caller's role (an access token: its own)",
+      action: 'none',
+      scope: 'caller',
+      query: z.strictObject(PageQuery),
+      response: pageOf(Workspace),
+      handle: async (ctx, { query }) => asPage(await workspaces.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/workspaces/{id}',
+      tag: 'workspaces',
+      summary: 'One workspace, with the caller’s role',
+      action: 'workspace.read',
+      scope: 'path',
+      params: WorkspaceId,
+      response: Workspace,
+      handle: (ctx) => workspaces.get(principalOf(ctx)),
+    }),
+    operation({
+      method: 'patch',
+      path: '/v0/workspaces/{id}',
+      tag: 'workspaces',
+      summary: 'Rename a workspace or change its default region (admin)',
+      action: 'workspace.update',
+      scope: 'path',
+      params: WorkspaceId,
+      body: z.strictObject({ name: Name.optional(), defaultRegion: Region.optional() }),
+      response: Workspace,
+      handle: (ctx, { body }) => workspaces.update(principalOf(ctx), body),
+    }),
+    operation({
+      method: 'post',
+      path: '/v0/workspaces/{id}/members',
+      tag: 'members',
+      summary:
+        'Add a member by e-mail (admin; an admin or owner needs an owner). An address without an account gets one, usable at its first login. ' +
+        'Already a member: 409 resource.conflict',
+      action: 'member.add',
+      scope: 'path',
+      params: WorkspaceId,
+      body: z.strictObject({ email: z.string().trim().max(254).pipe(z.email()), role: Role }),
+      status: 201,
+      response: Member,
+      handle: (ctx, { body }) => workspaces.addMember(principalOf(ctx), body),
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/workspaces/{id}/members',
+      tag: 'members',
+      summary: 'The members and their roles',
+      action: 'member.read',
+      scope: 'path',
+      params: WorkspaceId,
+      query: z.strictObject(PageQuery),
+      response: pageOf(Member),
+      handle: async (ctx, { query }) => asPage(await workspaces.listMembers(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
+    }),
+    operation({
+      method: 'patch',
+      path: '/v0/workspaces/{id}/members/{userId}',
+      tag: 'members',
+      summary: "Change a member's role (admin; to or from admin or owner needs an owner). The last owner stays an owner: 409",
+      action: 'member.update',
+      scope: 'path',
+      params: MemberPath,
+      body: z.strictObject({ role: Role }),
+      response: Member,
+      handle: (ctx, { params, body }) => workspaces.updateMember(principalOf(ctx), params.userId, body.role),
+    }),
+    operation({
+      method: 'delete',
+      path: '/v0/workspaces/{id}/members/{userId}',
+      tag: 'members',
+      summary:
+        'Remove a member (admin; an admin or owner needs an owner; the last owner cannot go: 409). Their session stops acting in the ' +
+        'workspace and their keys and tokens in it are revoked, on every instance before this answers',
+      action: 'member.remove',
+      scope: 'path',
+      params: MemberPath,
+      status: 204,
+      handle: (ctx, { params }) => workspaces.removeMember(principalOf(ctx), params.userId),
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/workspaces/{id}/audit',
+      tag: 'audit',
+      summary:
+        'The audit log (admin), newest first: every change through either surface and every refused attempt. `format=jsonl` streams every ' +
+        'matching entry as application/jsonl, oldest first, from a database cursor (constant memory, no paging)',
+      action: 'audit.read',
+      scope: 'path',
+      params: WorkspaceId,
+      query: z.strictObject({
+        ...PageQuery,
+        actor: z.string().max(64).optional().meta({ description: 'The actor’s ID' }),
+        action: repeated(z.string().max(64)).meta({ description: 'Repeatable: any of these actions' }),
+        targetId: z.string().max(256).optional(),
+        since: Instant.optional().meta({ description: 'Entries at or after (ISO 8601)' }),
+        until: Instant.optional().meta({ description: 'Entries before (ISO 8601)' }),
+        format: z.enum(['json', 'jsonl']).default('json'),
+      }),
+      response: pageOf(AuditEntry),
+      alternative: { type: 'application/jsonl', description: 'format=jsonl: one AuditEntry per line, oldest first' },
+      handle: async (ctx, { query }) => {
+        const { pageSize, pageToken, format, ...filter } = query;
+        if (format === 'jsonl') {
+          const stream = await audit.export(principalOf(ctx), filter);
+          ctx.req.once('close', () => stream.destroy());
+          ctx.type = 'application/jsonl';
+          ctx.body = stream;
+          return;
+        }
+        return asPage(await audit.list(principalOf(ctx), filter, { limit: pageSize, cursor: pageToken }));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,180 @@
+import type { Knex } from 'knex';
+import { appendAudit } from '../audit/log';
+import { auditBy, authorize } from '../auth/authorize';
+import type { CredentialCache } from '../auth/credential-cache';
+import type { Principal } from '../auth/principal';
+import { type Role, requiredForMemberChange } from '../auth/roles';
+import { userByEmail } from '../auth/users';
+import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
+import { AppError, notFound } from '../shared/errors';
+import { newId } from '../shared/ids';
+
+// Workspaces and their members (CONTRACT §5). Every change is checked against the role matrix
+// (roles.ts), written with its audit entry in one transaction, and a change of membership is
+// announced to every instance's credential cache by the table's trigger.
+
+export type Plan = 'hobby' | 'payg' | 'team' | 'enterprise';
+
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  defaultRegion: string;
+  plan: Plan;
+  role: Role;
+  createdAt: string;
+}
+
+export interface MemberRecord {
+  userId: string;
+  email: string;
+  role: Role;
+  addedAt: string;
+}
+
+const iso = (v: Date | string) => new Date(v).toISOString();
+const workspaceOf = (r: Record<string, unknown>): WorkspaceRecord => ({
+  id: r.id as string,
+  name: r.name as string,
+  defaultRegion: r.default_region as string,
+  plan: r.plan as Plan,
+  role: r.role as Role,
+  createdAt: iso(r.created_at as Date),
+});
+const memberOf = (r: Record<string, unknown>): MemberRecord => ({
+  userId: r.user_id as string,
+  email: r.email as string,
+  role: r.role as Role,
+  addedAt: iso(r.created_at as Date),
+});
+
+const conflict = (message: string) => new AppError('resource.conflict', message);
+
+export function createWorkspacesService({ db, credentials }: { db: Knex; credentials: CredentialCache }) {
+  const withRole = (q: Knex.QueryBuilder, userId: string) =>
+    q.from('workspaces as w').join('workspace_members as m', (on) => on.on('m.workspace_id', 'w.id').andOnVal('m.user_id', '=', userId)).select('w.*', 'm.role');
+
+  /** The member row, locked against concurrent changes of the same workspace's owners. */
+  const lockedMember = async (trx: Knex.Transaction, workspaceId: string, userId: string) => {
+    // One membership change per workspace at a time: "always one owner" holds under races.
+    await trx('workspaces').where({ id: workspaceId }).forUpdate().first('id');
+    return trx('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.workspace_id': workspaceId, 'm.user_id': userId }).first('m.*', 'u.email');
+  };
+  const ownersLeft = async (trx: Knex.Transaction, workspaceId: string, exceptUserId: string) =>
+    Number((await trx('workspace_members').where({ workspace_id: workspaceId, role: 'owner' }).whereNot({ user_id: exceptUserId }).count('* as n').first())!.n);
+
+  return {
+    async create(p: Principal, body: { name: string; defaultRegion: string }): Promise<WorkspaceRecord> {
+      if (p.credential === 'token') throw new AppError('auth.forbidden', 'An access token acts in its one workspace; create workspaces with a session token');
+      const id = newId('ws');
+      await db.transaction(async (trx) => {
+        await trx('workspaces').insert({ id, name: body.name, default_region: body.defaultRegion });
+        await trx('workspace_members').insert({ workspace_id: id, user_id: p.userId, role: 'owner' });
+        await appendAudit(trx, { ...auditBy(p), workspaceId: id, action: 'workspace.create', target: { type: 'workspace', id }, details: { name: body.name, defaultRegion: body.defaultRegion } });
+      });
+      return workspaceOf(await withRole(db.queryBuilder(), p.userId!).where('w.id', id).first());
+    },
+
+    /** The caller's workspaces with their role in each; an access token sees its own only. */
+    async list(p: Principal, page: PageRequest) {
+      const q = withRole(db.queryBuilder(), p.userId!);
+      if (p.credential === 'token') q.where('w.id', p.workspaceId);
+      if (page.cursor) q.where('w.id', '>', decodeCursor(page.cursor, 'ws', 'pageToken'));
+      return pageOf(await q.orderBy('w.id').limit(page.limit + 1), page.limit, workspaceOf);
+    },
+
+    async get(p: Principal): Promise<WorkspaceRecord> {
+      await authorize(db, p, 'workspace.read', { type: 'workspace', id: p.workspaceId });
+      return { ...workspaceOf(await db('workspaces').where({ id: p.workspaceId }).first()), role: p.role! };
+    },
+
+    async update(p: Principal, changes: { name?: string; defaultRegion?: string }): Promise<WorkspaceRecord> {
+      const id = p.workspaceId;
+      await authorize(db, p, 'workspace.update', { type: 'workspace', id });
+      const set = { ...(changes.name !== undefined ? { name: changes.name } : {}), ...(changes.defaultRegion !== undefined ? { default_region: changes.defaultRegion } : {}) };
+      if (Object.keys(set).length) {
+        await db.transaction(async (trx) => {
+          await trx('workspaces').where({ id }).update(set);
+          await appendAudit(trx, { ...auditBy(p), action: 'workspace.update', target: { type: 'workspace', id }, details: changes });
+        });
+      }
+      return { ...workspaceOf(await db('workspaces').where({ id }).first()), role: p.role! };
+    },
+
+    /** Adds a member by e-mail; an address without an account gets one, usable at its first login. */
+    async addMember(p: Principal, body: { email: string; role: Role }): Promise<MemberRecord> {
+      const workspaceId = p.workspaceId;
+      const email = body.email.toLowerCase();
+      await authorize(db, p, 'member.add', { type: 'user', id: email }, requiredForMemberChange(body.role));
+      const added = await db.transaction(async (trx) => {
+        const { row: user } = await userByEmail(trx, email);
+        if (await lockedMember(trx, workspaceId, user.id)) throw conflict(`${email} is already a member of this workspace`);
+        await trx('workspace_members').insert({ workspace_id: workspaceId, user_id: user.id, role: body.role });
+        await appendAudit(trx, { ...auditBy(p), action: 'member.add', target: { type: 'user', id: user.id }, details: { email, role: body.role } });
+        return user.id;
+      });
+      return (await memberView(db, workspaceId, added))!;
+    },
+
+    async listMembers(p: Principal, page: PageRequest) {
+      await authorize(db, p, 'member.read', { type: 'workspace', id: p.workspaceId });
+      const q = db('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where('m.workspace_id', p.workspaceId).select('m.*', 'u.email');
+      if (page.cursor) q.where('m.user_id', '>', decodeCursor(page.cursor, 'usr', 'pageToken'));
+      return pageOf(await q.orderBy('m.user_id').limit(page.limit + 1), page.limit, memberOf, (m) => m.userId);
+    },
+
+    async updateMember(p: Principal, userId: string, role: Role): Promise<MemberRecord> {
+      const workspaceId = p.workspaceId;
+      const current = await memberView(db, workspaceId, userId);
+      if (!current) throw notFound('Member');
+      await authorize(db, p, 'member.update', { type: 'user', id: userId }, requiredForMemberChange(current.role, role));
+      await db.transaction(async (trx) => {
+        const row = await lockedMember(trx, workspaceId, userId);
+        if (!row) throw notFound('Member');
+        if (row.role === role) return;
+        if (row.role === 'owner' && (await ownersLeft(trx, workspaceId, userId)) === 0) throw conflict('A workspace keeps at least one owner: make another member owner first');
+        await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
+        await appendAudit(trx, { ...auditBy(p), action: 'member.update', target: { type: 'user', id: userId }, details: { from: row.role, to: role } });
+      });
+      await credentials.settle();
+      return (await memberView(db, workspaceId, userId))!;
+    },
+
+    /**
+     * Removes a member: their session stops acting in the workspace and every key and token they
+     * hold in it is revoked, on every instance before this answers.
+     */
+    async removeMember(p: Principal, userId: string): Promise<void> {
+      const workspaceId = p.workspaceId;
+      const current = await memberView(db, workspaceId, userId);
+      if (!current) throw notFound('Member');
+      await authorize(db, p, 'member.remove', { type: 'user', id: userId }, requiredForMemberChange(current.role));
+      await db.transaction(async (trx) => {
+        const row = await lockedMember(trx, workspaceId, userId);
+        if (!row) throw notFound('Member');
+        if (row.role === 'owner' && (await ownersLeft(trx, workspaceId, userId)) === 0) throw conflict('A workspace keeps at least one owner: make another member owner first');
+        await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).delete();
+        const revoked = await trx('api_keys')
+          .where({ workspace_id: workspaceId, user_id: userId })
+          .whereIn('kind', ['user', 'agent', 'token'])
+          .whereNull('revoked_at')
+          .update({ revoked_at: trx.fn.now() })
+          .returning('id');
+        await appendAudit(trx, {
+          ...auditBy(p),
+          action: 'member.remove',
+          target: { type: 'user', id: userId },
+          details: { email: row.email, role: row.role, revokedCredentials: revoked.map((r: { id: string }) => r.id) },
+        });
+      });
+      await credentials.settle();
+    },
+  };
+}
+
+/** A member with their e-mail; undefined when not a member. */
+async function memberView(db: Knex, workspaceId: string, userId: string): Promise<MemberRecord | undefined> {
+  const row = await db('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.workspace_id': workspaceId, 'm.user_id': userId }).first('m.*', 'u.email');
+  return row ? memberOf(row) : undefined;
+}
+
+export type WorkspacesService = ReturnType<typeof createWorkspacesService>;
