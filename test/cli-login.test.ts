@@ -5,6 +5,7 @@ import { newEmail } from './support/auth';
 import { cliConfigDir, compute } from './support/cli';
 import { testEnv } from './support/env';
 import { newWorkspace, post, sleep } from './support/http';
+import { v0 } from './support/v0';
 
 /** Types the mailed code into `compute login` once the mail has arrived. */
 const typeCodeFor = (email: string) => async (stdin: NodeJS.WritableStream) => {
@@ -25,6 +26,11 @@ describe('the portal flow from the CLI', () => {
     const sessionFile = path.join(env.COMPUTE_CONFIG_DIR, 'session.json');
     assert.equal(fs.statSync(sessionFile).mode & 0o777, 0o600, 'only its owner can read the session');
     const session = JSON.parse(fs.readFileSync(sessionFile, 'utf8'));
+    // print-token: the session token alone, usable as a Bearer on /v0.
+    const printed = await compute(['print-token'], { env });
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.equal(printed.stdout, `${session.token}\n`);
+    assert.equal((await v0('GET', '/workspaces', { token: printed.stdout.trim() })).status, 200);
 
     const created = await compute(['keys', 'create', '--name', 'from-cli', '--kind', 'agent', '--max-concurrent-jobs', '2', '--allowed-job-types', 'COMMAND'], { env });
     assert.equal(created.code, 0, created.stderr);
@@ -66,6 +72,10 @@ describe('the portal flow from the CLI', () => {
     const list = await compute(['keys', 'list'], { env });
     assert.equal(list.code, 1);
     assert.match(list.stderr, /run `compute login` first/);
+    const token = await compute(['print-token'], { env });
+    assert.equal(token.code, 1);
+    assert.equal(token.stdout, '');
+    assert.match(token.stderr, /no live session: run `compute login` first/);
   });
 
   it('uses the key `npm run dev` keeps when given no other credentials', async () => {

@@ -3,22 +3,8 @@ import { apisPerTest } from './support/api-process';
 import { login, newEmail } from './support/auth';
 import { testEnv } from './support/env';
 import { newWorkspace } from './support/http';
+import { team } from './support/team';
 import { v0, v0ok } from './support/v0';
-
-const auditOf = async (workspaceId: string) =>
-  (await testEnv().db('audit_log').where({ workspace_id: workspaceId }).orderBy('id')).map((r) => ({ action: r.action, outcome: r.outcome, actor: r.actor_id, target: r.target_id }));
-
-/** An owner with a fresh workspace, an admin and a member in it. */
-async function team() {
-  const owner = await login();
-  const ws = await v0ok('POST', '/workspaces', { token: owner.token, body: { name: 'team' } });
-  const admin = await login();
-  const member = await login();
-  await v0ok('POST', `/workspaces/${ws.id}/members`, { token: owner.token, body: { email: admin.user.email, role: 'admin' } });
-  await v0ok('POST', `/workspaces/${ws.id}/members`, { token: owner.token, body: { email: member.user.email, role: 'member' } });
-  const outsider = await login();
-  return { ws, owner, admin, member, outsider };
-}
 
 describe('Surface B: the /v0 frame', () => {
   it('answers every error as problem+json with the version header; X-API-Key and other versions are refused by name', async () => {
@@ -56,7 +42,7 @@ describe('Surface B: the /v0 frame', () => {
   });
 
   it('serves one OpenAPI document listing every /v0 operation of the route table', async () => {
-    const doc = await (await fetch(`${testEnv().url}/v0/openapi.json`)).json();
+    const doc = (await (await fetch(`${testEnv().url}/v0/openapi.json`)).json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
     const paths = Object.keys(doc.paths);
     for (const p of ['/v0/workspaces', '/v0/workspaces/{id}', '/v0/workspaces/{id}/members', '/v0/workspaces/{id}/members/{userId}', '/v0/workspaces/{id}/audit', '/v0/tokens', '/v0/tokens/{id}']) {
       assert.ok(paths.includes(p), `${p} documented`);

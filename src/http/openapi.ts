@@ -107,7 +107,9 @@ export function buildDocument(registry: OpenAPIRegistry) {
       title: 'Compute job service',
       version: '0.1.0',
       description:
-        'Surface A (/api). Successful responses are {status: "OK", payload}; failures are {status: "ERROR", code, message, details?}. ' +
+        'Surface A (/api): successful responses are {status: "OK", payload}; failures are {status: "ERROR", code, message, details?}. ' +
+        'Surface B (/v0): Authorization: Bearer (a session JWT or a cpat_ access token) only; X-Compute-API-Version: v0 or absent; ' +
+        'failures are RFC 9457 application/problem+json {type, title, status, detail, code, errors?}; lists are {items, nextPageToken}. ' +
         'Request bodies are JSON of at most 1 MiB; unknown fields are 400 request.invalid. IDs of another workspace are 404.',
     },
   });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Knex } from 'knex';
 import pino from 'pino';
 import { createApiKey } from '../../auth/api-keys';
 import { ensureDefaultWorkspace } from '../../auth/workspaces';
@@ -11,15 +12,13 @@ import { type KeyOptions, keyBody, quotaOptions } from './keys';
 // Operator commands: they reach into the database (DATABASE_URL, else the `npm run dev` one)
 // instead of talking to the API, so they live apart from the commands any user may run.
 
-/** Mints a key straight into the database, as `npm run dev` does for its printed key. */
-async function createInDatabase(body: ReturnType<typeof keyBody>, workspace: string | undefined): Promise<string> {
+/** Runs `fn` on the database (DATABASE_URL, else the `npm run dev` one), with one plain message for an outage. */
+async function onDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
   const url = databaseUrlOf(loadConfig());
-  // Silent: stdout carries the key alone, and an outage gets one plain message below.
+  // Silent: stdout carries the answer alone, and an outage gets one plain message below.
   const db = createDb(url, { max: 1, log: pino({ level: 'silent' }) });
   try {
-    const workspaceId = workspace ?? (await ensureDefaultWorkspace(db));
-    if (!(await db('workspaces').where({ id: workspaceId }).first())) throw new CliError(`workspace ${workspaceId} not found`);
-    return (await createApiKey(db, { workspaceId, ...body })).key;
+    return await fn(db);
   } catch (err) {
     if (isDatabaseUnavailable(err)) throw new CliError(`cannot reach the database at ${url.replace(/:[^:@/]*@/, ':***@')}: is \`npm run dev\` running?`);
     throw err;
@@ -27,6 +26,21 @@ async function createInDatabase(body: ReturnType<typeof keyBody>, workspace: str
     await db.destroy();
   }
 }
+
+/** Mints a key straight into the database, as `npm run dev` does for its printed key. */
+const createInDatabase = (body: ReturnType<typeof keyBody>, workspace: string | undefined): Promise<string> =>
+  onDatabase(async (db) => {
+    const workspaceId = workspace ?? (await ensureDefaultWorkspace(db));
+    if (!(await db('workspaces').where({ id: workspaceId }).first())) throw new CliError(`workspace ${workspaceId} not found`);
+    return (await createApiKey(db, { workspaceId, ...body })).key;
+  });
+
+const PLANS = ['hobby', 'payg', 'team', 'enterprise'] as const;
+const positive = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a whole number of at least 1`);
+  return n;
+};
 
 export function registerAdminCommands(program: Command): void {
   const admin = program.command('admin').description('Operator commands that work on the database directly (DATABASE_URL)');
@@ -41,4 +55,19 @@ export function registerAdminCommands(program: Command): void {
     const body = keyBody(opts);
     process.stdout.write(`${await createInDatabase(body, opts.workspace)}\n`);
   });
+
+  admin
+    .command('set-plan <workspace> <plan>')
+    .description(`Set a workspace's plan (${PLANS.join(', ')}) until billing does: /v0 applies its request budget on every API instance at once`)
+    .option('--rps <n>', 'enterprise only: requests per second (default: unlimited)', positive('--rps'))
+    .option('--burst <n>', 'enterprise only: requests in any one second (default: twice --rps)', positive('--burst'))
+    .action(async (workspace: string, plan: string, opts: { rps?: number; burst?: number }) => {
+      if (!(PLANS as readonly string[]).includes(plan)) throw new CliError(`unknown plan ${JSON.stringify(plan)}: one of ${PLANS.join(', ')}`);
+      if (plan !== 'enterprise' && (opts.rps || opts.burst)) throw new CliError('--rps and --burst are for the enterprise plan only');
+      const changed = await onDatabase((db) =>
+        db('workspaces').where({ id: workspace }).update({ plan, requests_per_second: opts.rps ?? null, burst: opts.burst ?? null }),
+      );
+      if (!changed) throw new CliError(`workspace ${workspace} not found`);
+      process.stdout.write(`${workspace} is on the ${plan} plan\n`);
+    });
 }

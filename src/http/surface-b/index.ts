@@ -3,7 +3,8 @@ import type { Middleware } from 'koa';
 import { authenticate, jwtAuthenticator } from '../authenticate';
 import type { SurfaceDeps } from '../surface-a';
 import { accessTokenAuthenticator, actInWorkspace, refuseApiKeyHeader } from './identity';
-import { type RouteInfo, mount } from './operations';
+import type { Services } from '../../services';
+import { type AnyOperation, type RouteInfo, mount } from './operations';
 import { problemDetails } from './problem';
 import { workspaceRateLimit } from './rate-limit';
 import { tokensOperations } from './tokens-routes';
@@ -13,6 +14,9 @@ import { workspacesOperations } from './workspaces-routes';
 // Router middleware narrows Koa's context type; mounted on the app they take any context.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Mountable = Middleware<any, any>;
+
+/** Every /v0 operation: what is mounted, documented, and what the authorization test walks. */
+export const surfaceBOperations = (services: Services): AnyOperation[] => [...workspacesOperations(services), ...tokensOperations(services)];
 
 /**
  * Surface B (`/v0`): problem details, the version header, Bearer credentials (session JWT or
@@ -30,7 +34,7 @@ export function surfaceB({ services, config, log, db, json, registry }: SurfaceD
   router.use(actInWorkspace(db, credentials));
   router.use(workspaceRateLimit({ db, cache: credentials, leaseMs: config.rateLimits.leaseMs, log }));
   router.use(json);
-  const routes = [...mount(router, registry, workspacesOperations(services)), ...mount(router, registry, tokensOperations(services))];
+  const routes = mount(router, registry, surfaceBOperations(services));
 
   const problems = problemDetails(log, config.dependencyRetryAfterSeconds);
   const inProblems: Middleware = (ctx, next) => (ctx.path.startsWith('/v0/') || ctx.path === '/v0' ? problems(ctx, next) : next());
