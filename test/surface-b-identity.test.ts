@@ -20,7 +20,10 @@ describe('Surface B: the /v0 frame', () => {
       assert.equal(typeof reply.body.detail, 'string');
       assert.ok(!JSON.stringify(reply.body).includes('    at '), 'no stack trace');
     };
-    check(await v0('GET', '/workspaces'), 401, 'auth.unauthenticated');
+    const anonymous = await v0('GET', '/workspaces');
+    check(anonymous, 401, 'auth.unauthenticated');
+    assert.match(anonymous.body.detail, /Authorization: Bearer/);
+    assert.doesNotMatch(anonymous.body.detail, /X-API-Key/);
     const { key } = await newWorkspace();
     const withKey = await v0('GET', '/workspaces', { headers: { 'X-API-Key': key } });
     check(withKey, 401, 'auth.unauthenticated');

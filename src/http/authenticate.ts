@@ -54,7 +54,7 @@ export const jwtAuthenticator =
  * instance's memory, and an address past `failuresPerMinute` is refused with 429 before any
  * credential is looked up: guessing keys costs the guesser, not the database.
  */
-export function authenticate(authenticators: Authenticator[], failuresPerMinute: number): Middleware {
+export function authenticate(authenticators: Authenticator[], failuresPerMinute: number, missing = 'Send an X-API-Key header or an Authorization: Bearer token'): Middleware {
   const failures = new RateLimiterMemory({ points: failuresPerMinute, duration: 60, keyPrefix: 'auth_fail' });
   const refuse = async (ip: string, message: string): Promise<never> => {
     await failures.consume(ip).catch(() => undefined);
@@ -74,7 +74,7 @@ export function authenticate(authenticators: Authenticator[], failuresPerMinute:
         return next();
       }
     }
-    return refuse(ctx.ip, 'Send an X-API-Key header or an Authorization: Bearer token');
+    return refuse(ctx.ip, missing);
   };
 }
 

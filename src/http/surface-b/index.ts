@@ -29,6 +29,7 @@ export function surfaceB({ services, config, log, db, json, registry }: SurfaceD
     authenticate(
       [refuseApiKeyHeader, accessTokenAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)],
       config.rateLimits.authFailuresPerMinute,
+      'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
     ),
   );
   router.use(actInWorkspace(db, credentials));
