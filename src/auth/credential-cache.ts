@@ -52,8 +52,8 @@ export function createCredentialCache(o: CredentialCacheOptions) {
   let generation = 0;
   const keys = new Map<string, KeyEntry>();
   const hashOfKeyId = new Map<string, string>();
-  const members = new Map<string, { role: Role; at: number }>();
-  const workspaces = new Map<string, { settings: WorkspaceSettings; at: number }>();
+  const members = new Map<string, { value: Role; at: number }>();
+  const workspaces = new Map<string, { value: WorkspaceSettings; at: number }>();
   const sessions = new Map<string, TokenClaims>();
   /** Markers of `settle` waiting to come back. */
   const heard = new Map<string, () => void>();
@@ -94,6 +94,24 @@ export function createCredentialCache(o: CredentialCacheOptions) {
     }
   };
 
+  /**
+   * A value from `map` while it is fresh and the listener live, else from `load`; kept only when
+   * found (absence is never cached) and no change was heard while loading.
+   */
+  const lookup = async <V>(map: Map<string, { value: V; at: number }>, id: string, load: () => Promise<V | null>): Promise<V | null> => {
+    const now = Date.now();
+    const hit = map.get(id);
+    if (hit && usable() && fresh(hit.at, now)) return hit.value;
+    const seen = generation;
+    const value = await load();
+    if (value && usable() && seen === generation) {
+      map.delete(id);
+      map.set(id, { value, at: now });
+      bound(map);
+    }
+    return value;
+  };
+
   return {
     /** The principal of a presented API key, from memory when known; `load` reads the database. */
     async apiKey(presented: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
@@ -129,35 +147,12 @@ export function createCredentialCache(o: CredentialCacheOptions) {
      * The user's role in the workspace (null: not a member), from memory when known; `load` reads
      * the database. Only memberships are kept: one added later is read when first needed.
      */
-    async memberRole(userId: string, workspaceId: string, load: () => Promise<Role | null>): Promise<Role | null> {
-      const id = `${userId}:${workspaceId}`;
-      const now = Date.now();
-      const hit = members.get(id);
-      if (hit && usable() && fresh(hit.at, now)) return hit.role;
-      const seen = generation;
-      const role = await load();
-      if (role && usable() && seen === generation) {
-        members.delete(id);
-        members.set(id, { role, at: now });
-        bound(members);
-      }
-      return role;
-    },
+    memberRole: (userId: string, workspaceId: string, load: () => Promise<Role | null>): Promise<Role | null> =>
+      lookup(members, `${userId}:${workspaceId}`, load),
 
     /** A workspace's plan and budget (null: no such workspace), from memory when known. */
-    async workspace(workspaceId: string, load: () => Promise<WorkspaceSettings | null>): Promise<WorkspaceSettings | null> {
-      const now = Date.now();
-      const hit = workspaces.get(workspaceId);
-      if (hit && usable() && fresh(hit.at, now)) return hit.settings;
-      const seen = generation;
-      const settings = await load();
-      if (settings && usable() && seen === generation) {
-        workspaces.delete(workspaceId);
-        workspaces.set(workspaceId, { settings, at: now });
-        bound(workspaces);
-      }
-      return settings;
-    },
+    workspace: (workspaceId: string, load: () => Promise<WorkspaceSettings | null>): Promise<WorkspaceSettings | null> =>
+      lookup(workspaces, workspaceId, load),
 
     /**
      * A session token's claims, verified once: `verify` checks the signature and claims. A token

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
+import { iso, isoOrNull } from '../shared/time';
 import { type KeyKind, type Quotas, createApiKey } from './api-keys';
 import type { CredentialCache } from './credential-cache';
 import type { Principal } from './principal';
@@ -16,16 +17,15 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 const recordOf = (r: Record<string, unknown>): ApiKeyRecord => ({
   id: r.id as string,
   prefix: r.prefix as string,
   name: r.name as string,
   kind: r.kind as KeyKind,
   quotas: (r.quotas as Quotas | null) ?? null,
-  createdAt: iso(r.created_at as Date)!,
-  lastUsedAt: iso(r.last_used_at as Date | null),
-  revokedAt: iso(r.revoked_at as Date | null),
+  createdAt: iso(r.created_at as Date),
+  lastUsedAt: isoOrNull(r.last_used_at as Date | null),
+  revokedAt: isoOrNull(r.revoked_at as Date | null),
 });
 
 /** The user and agent keys of the caller's user: node keys belong to their nodes (rotate-key). */

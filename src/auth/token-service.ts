@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { appendAudit } from '../audit/log';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
+import { iso, isoOrNull } from '../shared/time';
 import { createAccessToken } from './access-tokens';
 import { auditBy, authorize } from './authorize';
 import type { CredentialCache } from './credential-cache';
@@ -23,17 +24,16 @@ export interface TokenRecord {
   revokedAt: string | null;
 }
 
-const iso = (v: Date | string | null) => (v === null || v === undefined ? null : new Date(v).toISOString());
 const recordOf = (r: Record<string, unknown>): TokenRecord => ({
   id: r.id as string,
   name: r.name as string,
   role: r.role as Role,
   workspaceId: r.workspace_id as string,
   userId: r.user_id as string,
-  createdAt: iso(r.created_at as Date)!,
-  expiresAt: iso(r.expires_at as Date | null),
-  lastUsedAt: iso(r.last_used_at as Date | null),
-  revokedAt: iso(r.revoked_at as Date | null),
+  createdAt: iso(r.created_at as Date),
+  expiresAt: isoOrNull(r.expires_at as Date | null),
+  lastUsedAt: isoOrNull(r.last_used_at as Date | null),
+  revokedAt: isoOrNull(r.revoked_at as Date | null),
 });
 
 export function createTokenService({ db, credentials }: { db: Knex; credentials: CredentialCache }) {
@@ -47,7 +47,7 @@ export function createTokenService({ db, credentials }: { db: Knex; credentials:
       const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
       const made = await db.transaction(async (trx) => {
         const out = await createAccessToken(trx, { workspaceId: p.workspaceId, userId: p.userId!, name: body.name, role: body.role, expiresAt });
-        await appendAudit(trx, { ...auditBy(p), action: 'token.create', target: { type: 'token', id: out.id }, details: { name: body.name, role: body.role, expiresAt: iso(expiresAt) } });
+        await appendAudit(trx, { ...auditBy(p), action: 'token.create', target: { type: 'token', id: out.id }, details: { name: body.name, role: body.role, expiresAt: isoOrNull(expiresAt) } });
         return out;
       });
       return { ...recordOf(await tokens().where({ id: made.id }).first()), token: made.token };

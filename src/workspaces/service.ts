@@ -8,6 +8,7 @@ import { userByEmail } from '../auth/users';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
+import { iso } from '../shared/time';
 
 // Workspaces and their members (CONTRACT §5). Every change is checked against the role matrix
 // (roles.ts), written with its audit entry in one transaction, and a change of membership is
@@ -31,7 +32,6 @@ export interface MemberRecord {
   addedAt: string;
 }
 
-const iso = (v: Date | string) => new Date(v).toISOString();
 const workspaceOf = (r: Record<string, unknown>): WorkspaceRecord => ({
   id: r.id as string,
   name: r.name as string,

@@ -70,7 +70,8 @@ export const PageQuery = {
   pageSize: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'At most 200' }),
   pageToken: z.string().max(200).optional().meta({ description: 'nextPageToken of the previous page' }),
 };
-export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextPageToken: z.string().nullable() });
+/** The schema of a page of `item`s. */
+export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextPageToken: z.string().nullable() });
 /** A service's page, in /v0's names. */
 export const asPage = <T>(p: { items: T[]; nextCursor: string | null }) => ({ items: p.items, nextPageToken: p.nextCursor });
 

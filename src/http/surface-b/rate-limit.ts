@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { CredentialCache, WorkspaceSettings } from '../../auth/credential-cache';
+import { workspaceSettings } from '../../auth/workspaces';
 import { type LeasedLimiter, createLeasedLimiter } from '../../rate-limits/leased-limiter';
 import { notFound } from '../../shared/errors';
 import { principalOf } from '../authenticate';
@@ -26,11 +27,6 @@ export function budgetOf(w: WorkspaceSettings): Budget | null {
   if (w.plan === 'payg' || w.plan === 'team') return PLAN_BUDGETS[w.plan];
   if (w.plan === 'enterprise' && w.requestsPerSecond) return { requestsPerSecond: w.requestsPerSecond, burst: w.burst ?? w.requestsPerSecond * 2 };
   return null;
-}
-
-export async function workspaceSettings(db: Knex, id: string): Promise<WorkspaceSettings | null> {
-  const row = await db('workspaces').where({ id }).first('id', 'plan', 'requests_per_second', 'burst');
-  return row ? { id: row.id, plan: row.plan, requestsPerSecond: row.requests_per_second, burst: row.burst } : null;
 }
 
 export function workspaceRateLimit(o: { db: Knex; cache: CredentialCache; leaseMs: number; log: Logger }): Middleware {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../../auth/roles';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
-import { type AnyOperation, operation, PageQuery, asPage, pageOf } from './operations';
+import { type AnyOperation, operation, PageQuery, asPage, pageSchema } from './operations';
 
 const Role = z.enum(ROLES);
 const Token = z
@@ -44,7 +44,7 @@ export function tokensOperations(services: Services): AnyOperation[] {
       action: 'token.read',
       scope: 'active',
       query: z.strictObject(PageQuery),
-      response: pageOf(Token),
+      response: pageSchema(Token),
       handle: async (ctx, { query }) => asPage(await accessTokens.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
     }),
     operation({

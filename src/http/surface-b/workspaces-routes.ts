@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../../auth/roles';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
-import { type AnyOperation, operation, PageQuery, asPage, pageOf, repeated } from './operations';
+import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
 
 const Role = z.enum(ROLES);
 const Region = z.string().regex(/^[a-z0-9-]{1,32}$/, 'lower-case letters, digits and -, at most 32');
@@ -53,7 +53,7 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       action: 'none',
       scope: 'caller',
       query: z.strictObject(PageQuery),
-      response: pageOf(Workspace),
+      response: pageSchema(Workspace),
       handle: async (ctx, { query }) => asPage(await workspaces.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
     }),
     operation({
@@ -103,7 +103,7 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       scope: 'path',
       params: WorkspaceId,
       query: z.strictObject(PageQuery),
-      response: pageOf(Member),
+      response: pageSchema(Member),
       handle: async (ctx, { query }) => asPage(await workspaces.listMembers(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
     }),
     operation({
@@ -150,7 +150,7 @@ export function workspacesOperations(services: Services): AnyOperation[] {
         until: Instant.optional().meta({ description: 'Entries before (ISO 8601)' }),
         format: z.enum(['json', 'jsonl']).default('json'),
       }),
-      response: pageOf(AuditEntry),
+      response: pageSchema(AuditEntry),
       alternative: { type: 'application/jsonl', description: 'format=jsonl: one AuditEntry per line, oldest first' },
       handle: async (ctx, { query }) => {
         const { pageSize, pageToken, format, ...filter } = query;
