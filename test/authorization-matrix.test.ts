@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { createApiKey } from '../src/auth/api-keys';
 import { atLeast, REQUIRED_ROLE, type Role } from '../src/auth/roles';
 import { surfaceBOperations } from '../src/http/surface-b';
-import { newEmail } from './support/auth';
+import { storedArtifact } from './support/artifacts';
+import { login, newEmail } from './support/auth';
 import { testEnv } from './support/env';
+import { credentialHeaders, ok, pollOne, post, registerNode, resultOf } from './support/http';
 import { team } from './support/team';
 import { v0 } from './support/v0';
 
@@ -83,5 +86,143 @@ describe('the authorization matrix, generated from the route table', () => {
       }
     }
     assert.ok(outcomes.length >= 40);
+  });
+});
+
+// Surface A: sessions act in the user's personal workspace as its owner, a user's keys act as
+// members, an operator's key (no user) as an admin, a node key for its own node only.
+type Node = { nodeId: string; nodeKey: string };
+interface Fixture {
+  ws: string;
+  owner: string;
+  /** The owner's own key: a member's rights. */
+  memberKey: string;
+  adminKey: string;
+  freshNode(): Promise<Node>;
+}
+/** A request to make, and the node it concerns (whose key then calls it as "node key"). */
+type Made = { body: Record<string, unknown>; node?: Node };
+type SampleA = (f: Fixture, caller: string) => Promise<Made>;
+
+// Jobs no node of the test takes, except the one made to hold it (by a label of its own).
+const UNTAKEN = { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } };
+let slot = 0;
+const heldBy = async (f: Fixture) => {
+  const label = `slot-${slot++}`;
+  const node = await registerNode(f.owner, { pool: label });
+  const job = await ok('/compute/jobs/submit', { ...UNTAKEN, selector: { pool: label } }, f.owner);
+  const held = (await pollOne(node, 2))!;
+  assert.equal(held.job_id, job.job_id);
+  return { node, held };
+};
+const queuedJob = async (f: Fixture) => ({ body: { job_id: (await ok('/compute/jobs/submit', UNTAKEN, f.owner)).job_id } });
+
+const SAMPLES_A: Record<string, SampleA> = {
+  'post /api/compute/jobs/submit': async () => ({ body: UNTAKEN }),
+  'post /api/compute/jobs/retrieve': queuedJob,
+  'post /api/compute/jobs/list': async () => ({ body: {} }),
+  'post /api/compute/jobs/cancel': queuedJob,
+  'post /api/compute/jobs/retry': async (f) => {
+    const { node, held } = await heldBy(f);
+    await ok('/compute/nodes/result', resultOf(node, held, 1), node.nodeKey);
+    return { body: { job_id: held.job_id } };
+  },
+  'get /api/compute/jobs/{jobId}/logs': queuedJob,
+  'post /api/compute/jobs/artifacts/presign-upload': queuedJob,
+  'post /api/compute/jobs/artifacts/presign-download': async (f) => {
+    const { body } = await queuedJob(f);
+    const { id } = await storedArtifact(f.owner, body.job_id, Buffer.from('x'));
+    return { body: { ...body, id } };
+  },
+  'post /api/compute/nodes/register': async () => ({ body: { name: 'matrix', labels: {} } }),
+  'post /api/compute/nodes/heartbeat': async (f) => {
+    const node = await f.freshNode();
+    return { body: { nodeId: node.nodeId, runningJobs: [] }, node };
+  },
+  'post /api/compute/nodes/poll': async (f) => {
+    const node = await f.freshNode();
+    return { body: { nodeId: node.nodeId, waitSeconds: 0 }, node };
+  },
+  'post /api/compute/nodes/logs': async (f) => {
+    const { node, held } = await heldBy(f);
+    return { body: { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'x', ts: new Date().toISOString() }] }, node };
+  },
+  'post /api/compute/nodes/result': async (f) => {
+    const { node, held } = await heldBy(f);
+    return { body: resultOf(node, held, 0), node };
+  },
+  'post /api/compute/nodes/drain': async (f) => {
+    const node = await f.freshNode();
+    return { body: { nodeId: node.nodeId, enable: true }, node };
+  },
+  'post /api/compute/nodes/list': async () => ({ body: {} }),
+  'post /api/compute/nodes/rotate-key': async (f) => {
+    const node = await f.freshNode();
+    return { body: { nodeId: node.nodeId }, node };
+  },
+  'post /api/compute/api-keys/create': async () => ({ body: { name: 'matrix' } }),
+  'post /api/compute/api-keys/list': async () => ({ body: {} }),
+  // A key the caller's own listing holds: the owner's (a session, or the owner's key), else an operator's.
+  'post /api/compute/api-keys/revoke': async (f, caller) => {
+    if (caller === 'admin key') return { body: { id: (await createApiKey(testEnv().db, { workspaceId: f.ws, name: 'ops', kind: 'user' })).id } };
+    return { body: { id: (await ok('/compute/api-keys/create', { name: 'to revoke' }, f.owner)).id } };
+  },
+};
+
+async function fixtureA(): Promise<Fixture> {
+  const s = await login();
+  const memberKey = (await ok('/compute/api-keys/create', { name: 'member' }, s.token)).key;
+  const adminKey = (await createApiKey(testEnv().db, { workspaceId: s.user.workspaceId, name: 'operator', kind: 'user' })).key;
+  return { ws: s.user.workspaceId, owner: s.token, memberKey, adminKey, freshNode: () => registerNode(s.token) };
+}
+
+describe('the authorization matrix of Surface A, generated from the route table', () => {
+  const routesA = () => testEnv().service.routes!.filter((r) => r.path.startsWith('/api/') && r.action !== 'none');
+
+  it('has a sample and a role rule for every Surface A route that takes a credential', () => {
+    const routes = routesA();
+    assert.ok(routes.length >= 18, `${routes.length} routes`);
+    assert.deepEqual(routes.map((r) => `${r.method} ${r.path}`).filter((k) => !SAMPLES_A[k]), [], 'add these to SAMPLES_A');
+    for (const r of routes) assert.ok(REQUIRED_ROLE[r.action as keyof typeof REQUIRED_ROLE], `${r.path} names its role rule`);
+  });
+
+  it('owner session, admin key, member key, node key and an outsider: 404 outside, 403 below the role, allowed at it', async function () {
+    this.timeout(180_000);
+    const f = await fixtureA();
+    const outsider = await login();
+    const db = testEnv().db;
+    let calls = 0;
+    for (const route of routesA()) {
+      const need = REQUIRED_ROLE[route.action as keyof typeof REQUIRED_ROLE];
+      const takesId = /job_id|nodeId|\{jobId\}|\bid\b/.test(JSON.stringify((await SAMPLES_A[`${route.method} ${route.path}`](f, 'owner')).body) + route.path);
+      const callers: Array<[string, Role | 'node' | null]> = [['owner', 'owner'], ['admin key', 'admin'], ['member key', 'member'], ['node key', 'node'], ['outsider', null]];
+      for (const [who, role] of callers) {
+        const made = await SAMPLES_A[`${route.method} ${route.path}`](f, who);
+        const credential = { owner: f.owner, 'admin key': f.adminKey, 'member key': f.memberKey, outsider: outsider.token, 'node key': made.node?.nodeKey ?? (await f.freshNode()).nodeKey }[who]!;
+        const deniedBefore = Number((await db('audit_log').where({ workspace_id: f.ws, outcome: 'denied' }).count('* as n').first())!.n);
+        const reply =
+          route.method === 'get'
+            ? await fetch(`${testEnv().url}${route.path.replace('{jobId}', made.body.job_id as string)}?follow=false`, { headers: credentialHeaders(credential) }).then(async (r) => ({
+                status: r.status,
+                body: r.headers.get('content-type')?.includes('json') ? await r.json() : await r.text(),
+              }))
+            : await post(route.path.replace(/^\/api/, ''), made.body, credential);
+        const deniedAfter = Number((await db('audit_log').where({ workspace_id: f.ws, outcome: 'denied' }).count('* as n').first())!.n);
+        let expected: 'allowed' | 403 | 404;
+        if (role === 'node') expected = route.nodeKey ? 'allowed' : 403;
+        else if (route.sessionOnly && who !== 'owner' && who !== 'outsider') expected = 403;
+        else if (role === null) expected = takesId ? 404 : 'allowed';
+        else expected = atLeast(role, need) ? 'allowed' : 403;
+        const got = reply.status >= 200 && reply.status < 300 ? 'allowed' : reply.status;
+        assert.equal(got, expected, `${route.method.toUpperCase()} ${route.path} as ${who}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        if (expected === 403) assert.equal(reply.body.code, 'auth.forbidden');
+        if (expected === 404) assert.equal(reply.body.code, 'resource.not_found');
+        // Below the role is an audit entry; a node key or a session-only refusal is the credential's kind, not a role.
+        const roleRefusal = expected === 403 && role !== 'node' && !route.sessionOnly;
+        assert.equal(deniedAfter - deniedBefore, roleRefusal ? 1 : 0, `${route.path} as ${who}: denied entries`);
+        calls++;
+      }
+    }
+    assert.ok(calls >= 90, `${calls} calls`);
   });
 });

@@ -28,6 +28,9 @@ describe('a crash of the API between the steps of a submit', () => {
     assert.equal(job.job_id, acknowledged.id);
     assert.equal((await retrieve(key, acknowledged.id)).state, 'running');
     assert.equal(await pollOne(node, 0), undefined, 'nothing else to run: no duplicate');
+    // The job was acknowledged once, by the reconciler: its submit is recorded once, the orphan's never.
+    const submits = await testEnv().db('audit_log').where({ workspace_id: workspaceId, action: 'job.submit' }).select('target_id', 'actor_id');
+    assert.deepEqual(submits, [{ target_id: acknowledged.id, actor_id: 'key_test' }]);
   });
 
   it('is settled by the periodic reconciler of a running API, on its own', async () => {

@@ -6,6 +6,8 @@ import type { Notifier } from '../db/notifier';
 import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
 import type { CredentialCache } from '../auth/credential-cache';
 import type { Principal } from '../auth/principal';
+import { appendAudit } from '../audit/log';
+import { auditBy } from '../auth/authorize';
 import { holdsLease } from '../jobs/lease';
 import type { Transitions } from '../jobs/transitions';
 import { type Job, jobFromRow } from '../jobs/record';
@@ -84,7 +86,9 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
           registered_with_key_id: principal.keyId,
           registered_by_user_id: principal.userId ?? null,
         });
-        return createApiKey(trx, { workspaceId: principal.workspaceId, name: `node ${body.name}`, kind: 'node', agentId: id });
+        const made = await createApiKey(trx, { workspaceId: principal.workspaceId, name: `node ${body.name}`, kind: 'node', agentId: id });
+        await appendAudit(trx, { ...auditBy(principal), action: 'agent.register', target: { type: 'agent', id }, details: { name: body.name, labels: body.labels } });
+        return made;
       });
       return { nodeId: id, apiKey: key.key, heartbeatIntervalSeconds: config.limits.heartbeatIntervalSeconds };
     },
@@ -192,13 +196,17 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
 
     async drain(principal: Principal, body: { nodeId: string; enable: boolean; deadlineSeconds?: number }): Promise<Agent> {
       const node = await requireNode(principal, body.nodeId);
-      await db('agents')
-        .where({ id: node.id })
-        .update({
-          drain: body.enable,
-          drain_deadline_at:
-            body.enable && body.deadlineSeconds !== undefined ? db.raw(`now() + make_interval(secs => ?)`, [body.deadlineSeconds]) : null,
-        });
+      await db.transaction(async (trx) => {
+        await trx('agents')
+          .where({ id: node.id })
+          .update({
+            drain: body.enable,
+            drain_deadline_at:
+              body.enable && body.deadlineSeconds !== undefined ? trx.raw(`now() + make_interval(secs => ?)`, [body.deadlineSeconds]) : null,
+          });
+        const details = { enable: body.enable, ...(body.deadlineSeconds !== undefined && { deadlineSeconds: body.deadlineSeconds }) };
+        await appendAudit(trx, { ...auditBy(principal), action: 'agent.drain', target: { type: 'agent', id: node.id }, details });
+      });
       // Wake the node's long polls: a draining node's poll answers at once, empty.
       await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
       // Running jobs re-read the deadline now instead of at their next liveness check.
@@ -227,6 +235,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       const key = await db.transaction(async (trx) => {
         const created = await createApiKey(trx, { workspaceId: node.workspace_id, name: `node ${node.name}`, kind: 'node', agentId: node.id });
         await revokeNodeKeys(trx, node.id, created.id);
+        await appendAudit(trx, { ...auditBy(principal), action: 'agent.rotate_key', target: { type: 'agent', id: node.id }, details: { keyId: created.id } });
         return created;
       });
       await credentials.settle();

@@ -6,6 +6,7 @@ import { newId } from '../shared/ids';
 import { type ObjectStore, ObjectTooLarge } from './object-store';
 import { ID_PLACEHOLDER, type UrlSigner } from './signed-urls';
 import { holdsLease } from '../jobs/lease';
+import { downloadPath, uploadPath } from './url-paths';
 
 // Artifacts of a job: stored in object storage under workspace/job/id, recorded in `artifacts`,
 // summarized on the job row. Every byte moves through URLs that authorize themselves.
@@ -40,8 +41,6 @@ export interface ArtifactsDeps {
   config: Config;
 }
 
-const uploadPath = (jobId: string, id: string) => `/api/compute/artifacts/upload/${jobId}/${id}`;
-const downloadPath = (jobId: string, id: string) => `/api/compute/artifacts/download/${jobId}/${id}`;
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -94,21 +93,21 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       return `${base(origin)}${path}?${signer.sign({ method: 'PUT', path, expiresAt, lease: leaseId })}`;
     },
 
-    async presignUpload(principal: Principal, origin: string, input: { job_id: string; ttlSeconds?: number }) {
+    async presignUpload(principal: Principal, origin: string, input: { jobId: string; ttlSeconds?: number }) {
       requireSession(principal);
-      await jobOfWorkspace(principal, input.job_id);
+      await jobOfWorkspace(principal, input.jobId);
       const id = newId('art');
-      const path = uploadPath(input.job_id, id);
+      const path = uploadPath(input.jobId, id);
       const expiresAt = epochSeconds(Date.now()) + ttlOf(input.ttlSeconds);
       return { id, method: 'PUT' as const, url: `${base(origin)}${path}?${signer.sign({ method: 'PUT', path, expiresAt })}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
     },
 
-    async presignDownload(principal: Principal, origin: string, input: { job_id: string; id: string; ttlSeconds?: number }) {
+    async presignDownload(principal: Principal, origin: string, input: { jobId: string; id: string; ttlSeconds?: number }) {
       requireSession(principal);
-      await jobOfWorkspace(principal, input.job_id);
-      const exists = await db('artifacts').where({ job_id: input.job_id, id: input.id, workspace_id: principal.workspaceId }).first('id');
+      await jobOfWorkspace(principal, input.jobId);
+      const exists = await db('artifacts').where({ job_id: input.jobId, id: input.id, workspace_id: principal.workspaceId }).first('id');
       if (!exists) throw notFound('artifact');
-      const path = downloadPath(input.job_id, input.id);
+      const path = downloadPath(input.jobId, input.id);
       const expiresAt = epochSeconds(Date.now()) + ttlOf(input.ttlSeconds);
       return { method: 'GET' as const, url: `${base(origin)}${path}?${signer.sign({ method: 'GET', path, expiresAt })}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
     },

@@ -76,3 +76,29 @@ export function auditRecordOf(r: Record<string, unknown>): AuditRecord {
     details: (r.details as Record<string, unknown>) ?? {},
   };
 }
+
+/**
+ * An entry to be written later by SQL (see AUDIT_INSERT_FROM_PENDING): its id and actor are fixed
+ * now, by the request that makes the change.
+ */
+export function pendingEntry(e: Pick<AuditEntry, 'actor' | 'origin' | 'details'>): string {
+  return JSON.stringify({
+    id: newId('aud'),
+    actor: e.actor,
+    ip: e.origin?.ip ?? null,
+    userAgent: e.origin?.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    details: e.details ?? {},
+  });
+}
+
+/**
+ * The INSERT of a pending entry, for a CTE: `source` names a relation with columns `pending`
+ * (pendingEntry's JSON), `workspace_id` and `target_id`. The entry's id was fixed with it, so
+ * writing it again (a second path reaching the same change) adds nothing.
+ */
+export const auditInsertFromPending = (source: string, action: string, targetType: string) => `
+  INSERT INTO audit_log (id, workspace_id, actor_type, actor_id, actor_email, action, target_type, target_id, outcome, ip, user_agent, details)
+  SELECT p.pending->>'id', p.workspace_id, p.pending->'actor'->>'type', p.pending->'actor'->>'id', p.pending->'actor'->>'email',
+         '${action}', '${targetType}', p.target_id, 'success', p.pending->>'ip', p.pending->>'userAgent', coalesce(p.pending->'details', '{}'::jsonb)
+  FROM ${source} p WHERE p.pending IS NOT NULL
+  ON CONFLICT (id) DO NOTHING`;

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId, randomToken } from '../shared/ids';
+import type { Refused } from './principal';
 import type { Role } from './roles';
 
 // Personal access tokens (`cpat_…`, CONTRACT §5) live in api_keys as kind `token`: the revocation
@@ -42,19 +43,21 @@ export async function createAccessToken(
   return { id, token: `${TOKEN_PREFIX}${lookup}${secret}` };
 }
 
-/** The grant of a presented token; null for anything unknown, malformed, revoked or expired. */
-export async function authenticateAccessToken(db: Knex, presented: string): Promise<TokenGrant | null> {
+/** The grant of a presented token; null for anything unknown or malformed, `Refused` for a revoked or expired one. */
+export async function authenticateAccessToken(db: Knex, presented: string): Promise<TokenGrant | Refused | null> {
   const split = TOKEN_PREFIX.length + LOOKUP_CHARS;
   if (!presented.startsWith(TOKEN_PREFIX) || presented.length !== split + 32) return null;
   const row = await db('api_keys as k')
     .join('users as u', 'u.id', 'k.user_id')
     .where({ 'k.prefix': presented.slice(0, split), 'k.kind': 'token' })
-    .whereNull('k.revoked_at')
-    .where((q) => q.whereNull('k.expires_at').orWhere('k.expires_at', '>', db.fn.now()))
-    .first('k.id', 'k.workspace_id', 'k.user_id', 'k.role', 'k.secret_hash', 'k.expires_at', 'u.email');
+    .first('k.id', 'k.workspace_id', 'k.user_id', 'k.role', 'k.secret_hash', 'k.expires_at', 'k.revoked_at', 'u.email', db.raw('k.expires_at <= now() AS expired'));
   if (!row) return null;
   const given = Buffer.from(hashSecret(presented.slice(split)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
+  if (row.revoked_at || row.expired) {
+    const reason = row.revoked_at ? 'revoked' : 'expired';
+    return { refused: { workspaceId: row.workspace_id, actor: { type: 'token', id: row.id, email: row.email }, reason, target: { type: 'token', id: row.id } } };
+  }
   return {
     id: row.id,
     workspaceId: row.workspace_id,

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId, randomToken } from '../shared/ids';
-import type { Principal } from './principal';
+import type { Principal, Refused } from './principal';
 
 export type KeyKind = 'user' | 'agent' | 'node';
 
@@ -37,8 +37,8 @@ export async function createApiKey(
   return { id, prefix, key: `${prefix}_${secret}` };
 }
 
-/** Resolves a presented key from the database; null for anything unknown, malformed or revoked. */
-export async function authenticateApiKey(db: Knex, presented: string): Promise<Principal | null> {
+/** Resolves a presented key from the database; null for anything unknown or malformed, `Refused` for a revoked one. */
+export async function authenticateApiKey(db: Knex, presented: string): Promise<Principal | Refused | null> {
   const sep = presented.lastIndexOf('_');
   if (sep <= 0 || presented.length > 200) return null;
   const prefix = presented.slice(0, sep);
@@ -48,7 +48,6 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     .leftJoin('api_keys as rk', 'rk.id', 'g.registered_with_key_id')
     .where({ 'k.prefix': prefix })
     .whereNot({ 'k.kind': 'token' })
-    .whereNull('k.revoked_at')
     .first(
       'k.*',
       db.raw('coalesce(k.user_id, g.registered_by_user_id, rk.user_id) AS owner_user_id'),
@@ -57,6 +56,8 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
   if (!row) return null;
   const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
+  const actor = row.kind === 'node' ? ({ type: 'node', id: row.agent_id } as const) : ({ type: 'key', id: row.id } as const);
+  if (row.revoked_at) return { refused: { workspaceId: row.workspace_id, actor, reason: 'revoked', target: { type: 'key', id: row.id } } };
   // Coarse last-used stamp: no statement at all while the stamp is fresh.
   if (row.stamp_due) stampLastUsed(db, row.id);
   return {
@@ -65,7 +66,7 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     credential: 'api_key',
     // Surface A's keys do member's work; a key an operator minted (no user) is the workspace's admin.
     role: row.kind === 'node' ? undefined : row.user_id || row.kind === 'agent' ? 'member' : 'admin',
-    actor: row.kind === 'node' ? { type: 'node', id: row.agent_id } : { type: 'key', id: row.id },
+    actor,
     keyId: row.id,
     userId: row.user_id ?? undefined,
     agentId: row.agent_id ?? undefined,

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import type { TokenClaims } from './jwt';
-import type { Principal } from './principal';
+import { type Principal, type Refused, isRefused } from './principal';
 import type { Role } from './roles';
 
 /** What a request's budget and rendering need of its workspace. */
@@ -114,7 +114,7 @@ export function createCredentialCache(o: CredentialCacheOptions) {
 
   return {
     /** The principal of a presented API key, from memory when known; `load` reads the database. */
-    async apiKey(presented: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+    async apiKey(presented: string, load: () => Promise<Principal | Refused | null>): Promise<Principal | Refused | null> {
       const hash = sha256(presented);
       const now = Date.now();
       const hit = keys.get(hash);
@@ -127,7 +127,7 @@ export function createCredentialCache(o: CredentialCacheOptions) {
       }
       const seen = generation;
       const principal = await load();
-      if (principal?.keyId && usable() && seen === generation) {
+      if (principal && !isRefused(principal) && principal.keyId && usable() && seen === generation) {
         keys.delete(hash);
         keys.set(hash, { principal, at: now, stampedAt: now });
         hashOfKeyId.set(principal.keyId, hash);

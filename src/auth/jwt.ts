@@ -46,25 +46,36 @@ export function createTokenIssuer(opts: TokenIssuerOptions) {
     },
 
     /** The token's claims, or null for anything forged, expired, mis-addressed or malformed. */
-    async verify(token: string): Promise<TokenClaims | null> {
-      try {
-        const { payload } = await jwtVerify(
-          token,
-          (header) => {
-            const key = header.kid ? keys.get(header.kid) : undefined;
-            if (!key) throw new joseErrors.JWKSNoMatchingKey();
-            return key;
-          },
-          { algorithms: [ALG], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'iat', 'sub'] },
-        );
-        if (typeof payload.ws !== 'string' || typeof payload.email !== 'string') return null;
-        return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email, expiresAt: payload.exp! * 1000 };
-      } catch (err) {
-        if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
-        throw err;
-      }
+    verify: (token: string): Promise<TokenClaims | null> => verifyAt(token),
+
+    /**
+     * The claims of a token we signed that has expired (null for any other): its holder's refusal
+     * is worth an audit entry, a forgery's is not. The signature and every other claim still hold.
+     */
+    async expired(token: string): Promise<TokenClaims | null> {
+      const claims = await verifyAt(token, new Date(0));
+      return claims && Date.now() >= claims.expiresAt! ? claims : null;
     },
   };
+
+  async function verifyAt(token: string, currentDate?: Date): Promise<TokenClaims | null> {
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        (header) => {
+          const key = header.kid ? keys.get(header.kid) : undefined;
+          if (!key) throw new joseErrors.JWKSNoMatchingKey();
+          return key;
+        },
+        { algorithms: [ALG], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'iat', 'sub'], currentDate },
+      );
+      if (typeof payload.ws !== 'string' || typeof payload.email !== 'string') return null;
+      return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email, expiresAt: payload.exp! * 1000 };
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
+      throw err;
+    }
+  }
 }
 
 export type TokenIssuer = ReturnType<typeof createTokenIssuer>;

@@ -4,6 +4,8 @@ import { AppError, notFound } from '../shared/errors';
 import { iso, isoOrNull } from '../shared/time';
 import { type KeyKind, type Quotas, createApiKey } from './api-keys';
 import type { CredentialCache } from './credential-cache';
+import { appendAudit } from '../audit/log';
+import { auditBy } from './authorize';
 import type { Principal } from './principal';
 
 export interface ApiKeyRecord {
@@ -39,9 +41,12 @@ export function createKeyService({ db, credentials }: { db: Knex; credentials: C
   return {
     async create(p: Principal, body: { name: string; kind: 'user' | 'agent'; quotas?: Quotas }) {
       if (p.credential !== 'jwt' || !p.userId) throw new AppError('auth.forbidden', 'Creating an API key needs a live session token (Authorization: Bearer)');
-      const { id, key } = await createApiKey(db, { workspaceId: p.workspaceId, name: body.name, kind: body.kind, userId: p.userId, quotas: body.quotas });
-      const row = await db('api_keys').where({ id }).first();
-      return { ...recordOf(row), key };
+      return db.transaction(async (trx) => {
+        const { id, key } = await createApiKey(trx, { workspaceId: p.workspaceId, name: body.name, kind: body.kind, userId: p.userId, quotas: body.quotas });
+        const row = await trx('api_keys').where({ id }).first();
+        await appendAudit(trx, { ...auditBy(p), action: 'key.create', target: { type: 'key', id }, details: { name: body.name, kind: body.kind, prefix: row.prefix } });
+        return { ...recordOf(row), key };
+      });
     },
 
     async list(p: Principal, page: { limit: number; cursor?: string }) {
@@ -56,7 +61,11 @@ export function createKeyService({ db, credentials }: { db: Knex; credentials: C
       const row = await ownedBy(db, p).where({ id }).first();
       if (!row) throw notFound('API key');
       if (!row.revoked_at) {
-        await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+        await db.transaction(async (trx) => {
+          const revoked = await trx('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+          // Two revokes at once: only the one that revoked it records it.
+          if (revoked) await appendAudit(trx, { ...auditBy(p), action: 'key.revoke', target: { type: 'key', id }, details: { prefix: row.prefix } });
+        });
         await credentials.settle();
       }
       return recordOf(await db('api_keys').where({ id }).first());

@@ -33,3 +33,13 @@ export interface Principal {
   /** When the credential stops working by itself (a session token's expiry), epoch ms. */
   expiresAt?: number;
 }
+
+/**
+ * A credential of ours that no longer works (revoked, expired, its holder no longer a member):
+ * refused with 401 like any bad one, and the refusal is an audit entry of the workspace it was for.
+ */
+export interface Refused {
+  refused: { workspaceId: string; actor: Actor; reason: string; target?: { type: string; id: string } };
+}
+
+export const isRefused = (v: unknown): v is Refused => typeof v === 'object' && v !== null && 'refused' in v;

@@ -30,9 +30,14 @@ export const REQUIRED_ROLE = {
   'job.cancel': 'member',
   'job.retry': 'member',
   'artifact.read': 'member',
+  'artifact.write': 'member',
   'agent.read': 'member',
   'agent.register': 'member',
+  // An agent's own protocol (heartbeat, poll, logs, result), when called with a user's credential.
+  'agent.work': 'member',
+  // A node key drains and rotates its own node without a role; anyone else needs an admin's.
   'agent.drain': 'admin',
+  'agent.rotate_key': 'admin',
   'agent.deregister': 'admin',
   'key.read': 'member',
   'key.create': 'member',

@@ -5,12 +5,14 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
+import { docsRoutes } from './docs';
 import { buildDocument, newRegistry } from './openapi';
+import type { RouteInfo } from './route-table';
 import { surfaceA } from './surface-a';
 import { surfaceB } from './surface-b';
 
-/** Mounts both surfaces and the routes outside them (health, the OpenAPI documents). */
-export function createApp({ services, config, log, db }: { services: Services; config: Config; log: Logger; db: Knex }): Koa {
+/** Mounts both surfaces and the routes outside them (health, the OpenAPI documents, the docs page). */
+export function createApp({ services, config, log, db }: { services: Services; config: Config; log: Logger; db: Knex }): { app: Koa; routes: RouteInfo[] } {
   const app = new Koa();
   app.proxy = config.http.trustProxy;
   // A client closing a stream (SSE reader gone, long poll abandoned) is normal, not an error.
@@ -46,6 +48,7 @@ export function createApp({ services, config, log, db }: { services: Services; c
     });
   }
   app.use(open.routes());
-  for (const m of [...a, ...b.middleware]) app.use(m);
-  return app;
+  app.use(docsRoutes().routes());
+  for (const m of [...a.middleware, ...b.middleware]) app.use(m);
+  return { app, routes: [...a.routes, ...b.routes] };
 }

@@ -1,19 +1,20 @@
 import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { appendAudit } from '../audit/log';
 import { apiKeyStillValid, authenticateApiKey } from '../auth/api-keys';
 import type { CredentialCache } from '../auth/credential-cache';
 import type { TokenIssuer } from '../auth/jwt';
-import type { Principal } from '../auth/principal';
+import { type Principal, type Refused, isRefused } from '../auth/principal';
 import { roleOf } from '../auth/users';
 import { AppError } from '../shared/errors';
 
 /**
  * Resolves the caller from one credential. Each authenticator answers `undefined` when the
- * request does not carry its kind of credential, `null` when it carries a bad one. JWTs slot in
- * as another authenticator beside API keys.
+ * request does not carry its kind of credential, `null` when it carries a bad one, and a
+ * `Refused` when it carries one of ours that no longer works (that refusal is audited).
  */
-export type Authenticator = (ctx: Context) => Promise<Principal | null | undefined>;
+export type Authenticator = (ctx: Context) => Promise<Principal | Refused | null | undefined>;
 
 /** `X-API-Key`; a key this instance resolved before costs no statement (see CredentialCache). */
 export const apiKeyAuthenticator =
@@ -33,9 +34,13 @@ export const jwtAuthenticator =
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) return null;
     const claims = await cache.session(match[1], () => tokens.verify(match[1]));
-    if (!claims || Date.now() >= claims.expiresAt!) return null;
+    if (!claims || Date.now() >= claims.expiresAt!) {
+      // Only a session we signed is worth an audit entry; a forged one is just refused.
+      const expired = await tokens.expired(match[1]);
+      return expired ? sessionRefused(expired, 'expired') : null;
+    }
     const role = await cache.memberRole(claims.userId, claims.workspaceId, () => roleOf(db, claims.userId, claims.workspaceId));
-    if (!role) return null;
+    if (!role) return sessionRefused(claims, 'not a member');
     return {
       workspaceId: claims.workspaceId,
       kind: 'user',
@@ -49,12 +54,25 @@ export const jwtAuthenticator =
     };
   };
 
+const sessionRefused = (c: { userId: string; workspaceId: string; email: string }, reason: string): Refused => ({
+  refused: { workspaceId: c.workspaceId, actor: { type: 'user', id: c.userId, email: c.email }, reason },
+});
+
+/** The audit action a request attempts: its route's, from the table each surface mounts. */
+export type ActionOf = (ctx: Context) => string;
+
 /**
  * Resolves the caller or refuses with 401. Refusals are counted per client address in this
  * instance's memory, and an address past `failuresPerMinute` is refused with 429 before any
  * credential is looked up: guessing keys costs the guesser, not the database.
  */
-export function authenticate(authenticators: Authenticator[], failuresPerMinute: number, missing = 'Send an X-API-Key header or an Authorization: Bearer token'): Middleware {
+export function authenticate(
+  db: Knex,
+  authenticators: Authenticator[],
+  o: { failuresPerMinute: number; actionOf: ActionOf; missing?: string },
+): Middleware {
+  const { failuresPerMinute } = o;
+  const missing = o.missing ?? 'Send an X-API-Key header or an Authorization: Bearer token';
   const failures = new RateLimiterMemory({ points: failuresPerMinute, duration: 60, keyPrefix: 'auth_fail' });
   const refuse = async (ip: string, message: string): Promise<never> => {
     await failures.consume(ip).catch(() => undefined);
@@ -69,8 +87,21 @@ export function authenticate(authenticators: Authenticator[], failuresPerMinute:
     for (const authenticator of authenticators) {
       const principal = await authenticator(ctx);
       if (principal === null) return refuse(ctx.ip, 'The credential is invalid, expired or revoked');
+      if (isRefused(principal)) {
+        const { workspaceId, actor, reason, target } = principal.refused;
+        await appendAudit(db, {
+          workspaceId,
+          actor,
+          action: o.actionOf(ctx),
+          target: target ?? { type: 'credential', id: actor.id },
+          outcome: 'denied',
+          origin: originOf(ctx),
+          details: { status: 401, reason },
+        });
+        return refuse(ctx.ip, `The credential is ${reason === 'not a member' ? 'no longer a member of its workspace' : reason}`);
+      }
       if (principal) {
-        ctx.state.principal = principal;
+        ctx.state.principal = { ...principal, origin: originOf(ctx) };
         return next();
       }
     }
@@ -79,6 +110,9 @@ export function authenticate(authenticators: Authenticator[], failuresPerMinute:
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
+
+/** Where the request came from, as the audit log records it. */
+export const originOf = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined });
 
 /** Whether the credential a long-lived request began with still holds (not revoked, not expired, still a member). */
 export async function credentialStillValid(db: Knex, cache: CredentialCache, p: Principal): Promise<boolean> {

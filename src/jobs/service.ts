@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { auditInsertFromPending, pendingEntry } from '../audit/log';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
@@ -21,6 +22,8 @@ export interface JobsDeps {
   config: Config;
   log: Logger;
 }
+
+const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
 
 /** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
 const RECONCILE_AFTER_MS = 30_000;
@@ -60,12 +63,16 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
   }
 
   /**
-   * Makes the row visible once its workflow exists. One statement, so one round trip on the
-   * submit's critical path; the NOTIFY goes out on commit. `gone` means no row is left to mark.
+   * Makes the row visible once its workflow exists, and writes the submit's audit entry: one
+   * statement, so one round trip on the submit's critical path and the entry exactly when the job
+   * is acknowledged (by the submit or by the reconciler); the NOTIFY goes out on commit. `gone`
+   * means no row is left to mark.
    */
   async function markStarted(jobId: string, workspaceId: string): Promise<'marked' | 'already' | 'gone'> {
     const { rows } = await db.raw(
-      `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started RETURNING id),
+      `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
+                        RETURNING id AS target_id, workspace_id, submitted_by AS pending),
+       audited AS (${AUDIT_SUBMIT}),
        n AS (SELECT pg_notify(?, ?) FROM started)
        SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`,
       [jobId, NOTIFY.jobQueued, workspaceId, jobId],
@@ -106,6 +113,7 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
         created_at: now,
         available_at: now,
         submitted_with_key_id: principal.keyId ?? null,
+        submitted_by: pendingEntry({ actor: principal.actor, origin: principal.origin, details: { type: manifest.type } }),
       })
       .returning('*');
     return jobFromRow(row);
@@ -153,16 +161,17 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
 
     list: (principal: Principal, filter: JobListFilter) => listJobs(principal.workspaceId, filter),
 
-    async cancel(principal: Principal, jobId: string): Promise<Job> {
+    /** Cancels the job; `endedAs` says it had already ended (and was left as it is). */
+    async cancel(principal: Principal, jobId: string): Promise<{ job: Job; endedAs?: string }> {
       const job = await get(principal, jobId);
-      const written = await transitions.cancel(jobId, job.workspaceId);
-      return written ? jobFromRow(written) : get(principal, jobId);
+      const { row, endedAs } = await transitions.cancel(jobId, job.workspaceId, principal);
+      return { job: row ? jobFromRow(row) : await get(principal, jobId), endedAs };
     },
 
     async retry(principal: Principal, jobId: string): Promise<Job> {
       const job = await get(principal, jobId);
       if (job.state !== 'FAILED' && job.state !== 'TIMED_OUT') throw invalidState(`job is ${job.state}; only failed or timed-out jobs can be retried`);
-      await transitions.retry(job.workspaceId, { spec: specOf(job), timings, attempt: job.attempt + 1, version: job.version, manualRetry: true });
+      await transitions.retry(job.workspaceId, { spec: specOf(job), timings, attempt: job.attempt + 1, version: job.version, manualRetry: true }, principal);
       return get(principal, jobId);
     },
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { type AuditEntry, appendAudit } from '../audit/log';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
@@ -7,6 +8,9 @@ import { LIVE_STATES } from './lease';
 import { applyProjection } from './projection';
 import { createTurns } from './turns';
 import type { Config } from '../config';
+
+/** Who asked for a change: its audit entry's actor and origin. */
+export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
 
 export interface TransitionsDeps {
   db: Knex;
@@ -29,6 +33,13 @@ export function createTransitions({ db, workflows, config, log }: TransitionsDep
   const turns = createTurns({ changesMax: config.limits.changesInFlightMax, retryAfterSeconds: config.dependencyRetryAfterSeconds });
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
     applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
+  /** A change someone asked for: its write and its audit entry commit together. */
+  const writeAudited = (workspaceId: string, t: Transition, entry: ChangeBy & { action: string }) =>
+    db.transaction(async (trx) => {
+      const row = await write(trx, workspaceId, t);
+      await appendAudit(trx, { ...entry, workspaceId, target: { type: 'job', id: t.snapshot.jobId }, details: { state: t.snapshot.state, attempt: t.snapshot.attempt } });
+      return row;
+    });
 
   /** Writes the job as its run knows it (`truth` is undefined when it has no run); `written` when the row was behind. */
   async function repair(jobId: string, workspaceId: string): Promise<{ truth?: Transition; written: boolean }> {
@@ -95,17 +106,21 @@ export function createTransitions({ db, workflows, config, log }: TransitionsDep
     },
 
     /**
-     * Cancels the job and returns the written row (undefined when the row was already as new);
-     * 409 when it already ended (and the row is repaired if it had not shown it).
+     * Cancels the job: `row` is the written row (absent when the row was already as new), with
+     * the cancel's audit entry in its transaction. A job that already ended is left as it is and
+     * reported (`endedAs`), its row repaired if it had not shown it; each surface decides what
+     * that means to its caller.
      */
-    async cancel(jobId: string, workspaceId: string): Promise<Record<string, unknown> | undefined> {
+    async cancel(jobId: string, workspaceId: string, by: ChangeBy): Promise<{ row?: Record<string, unknown>; endedAs?: string }> {
+      let t: Transition;
       try {
-        return await write(db, workspaceId, await turns.change(() => workflows.cancel(jobId)));
+        t = await turns.change(() => workflows.cancel(jobId));
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
         const { truth } = await repair(jobId, workspaceId);
-        throw invalidState(`job is already ${truth?.snapshot.state ?? 'finished'}`);
+        return { endedAs: truth?.snapshot.state ?? 'finished' };
       }
+      return { row: await writeAudited(workspaceId, t, { ...by, action: 'job.cancel' }) };
     },
 
     /**
@@ -145,7 +160,7 @@ export function createTransitions({ db, workflows, config, log }: TransitionsDep
     },
 
     /** Starts the next run of a failed or timed-out job, queued at `input.attempt`. */
-    async retry(workspaceId: string, input: JobWorkflowInput): Promise<void> {
+    async retry(workspaceId: string, input: JobWorkflowInput, by: ChangeBy): Promise<void> {
       // The finished run may still be closing for a few milliseconds after its last write.
       let started = false;
       for (let i = 0; i < 5 && !started; i++) {
@@ -154,7 +169,7 @@ export function createTransitions({ db, workflows, config, log }: TransitionsDep
       }
       if (!started) throw invalidState('job is already being retried');
       // The new run writes this too, first thing: whichever lands first, the other changes nothing.
-      await write(db, workspaceId, { snapshot: queuedSnapshot(input, new Date().toISOString()), ends: [] });
+      await writeAudited(workspaceId, { snapshot: queuedSnapshot(input, new Date().toISOString()), ends: [] }, { ...by, action: 'job.retry' });
     },
   };
 }

@@ -12,7 +12,8 @@ import type { Config } from '../config';
 import { createDb } from '../db/knex';
 import { Notifier } from '../db/notifier';
 import { createApp } from '../http/app';
-import { ARTIFACT_UPLOAD_PREFIX } from '../http/artifact-routes';
+import type { RouteInfo } from '../http/route-table';
+import { ARTIFACT_UPLOAD_PREFIX } from '../artifacts/url-paths';
 import { applyRequestDeadlines } from '../http/request-deadline';
 import { type Services, createServices } from '../services';
 import { createJobWorkflowClient } from '../temporal/job-workflow-client';
@@ -30,6 +31,8 @@ export interface ServiceProcess {
   url?: string;
   db: Knex;
   services?: Services;
+  /** Every mounted API route with its role rule (the authorization test walks it). */
+  routes?: RouteInfo[];
   /** The workflow worker, when this process runs one (its status tells how many runs it caches). */
   worker?: Worker;
   stop(): Promise<void>;
@@ -70,6 +73,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
 
   let url: string | undefined;
   let services: Services | undefined;
+  let routes: RouteInfo[] | undefined;
   if (opts.api) {
     const connection = native ?? (await Connection.connect({ address: config.temporal.address }));
     const client = new Client({ connection, namespace: config.temporal.namespace });
@@ -85,7 +89,8 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     // Made at start when missing; if storage is down now, the first upload reports it as a 503.
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
     services = createServices({ db, workflows, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
-    const app = createApp({ services, config, log, db });
+    const { app, routes: mounted } = createApp({ services, config, log, db });
+    routes = mounted;
     // Deadlines are checked every second rather than Node's default 30 s.
     const server = http.createServer({ connectionsCheckingInterval: 1000 }, app.callback());
     // Long polls last up to 30 s; keep sockets open longer than that.
@@ -114,6 +119,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     url,
     db,
     services,
+    routes,
     worker,
     async stop() {
       for (const stop of stops) await stop();

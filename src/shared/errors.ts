@@ -19,23 +19,92 @@ export type ErrorCode =
   | 'dependency.unavailable'
   | 'internal';
 
-const STATUS: Record<ErrorCode, number> = {
-  'request.invalid': 400,
-  'job.unsupported_type': 400,
-  'version.unsupported': 400,
-  'auth.unauthenticated': 401,
-  'auth.forbidden': 403,
-  'auth.signature_invalid': 403,
-  'auth.url_expired': 403,
-  'resource.not_found': 404,
-  'job.invalid_state': 409,
-  'job.not_assigned': 409,
-  'resource.conflict': 409,
-  'request.too_large': 413,
-  'rate_limit.exceeded': 429,
-  'quota.exceeded': 429,
-  'dependency.unavailable': 503,
-  internal: 500,
+/**
+ * The vocabulary as data: each code's HTTP status, its title (Surface B's problem `title`) and what
+ * it means to a client and what to do. The docs page lists every entry, so a code added to the
+ * union above cannot go undocumented: the Record does not typecheck without it.
+ */
+export const ERROR_CODES: Record<ErrorCode, { status: number; title: string; meaning: string }> = {
+  'request.invalid': {
+    status: 400,
+    title: 'The request is invalid',
+    meaning: 'A parameter, header or body field is missing, malformed or unknown; Surface B names each bad field in `errors`. Fix the request; sending it again unchanged fails again.',
+  },
+  'job.unsupported_type': {
+    status: 400,
+    title: 'The job type is not supported',
+    meaning: 'The manifest asks for a job type this service does not run; `details.supported` lists the ones it does. Submit one of those.',
+  },
+  'version.unsupported': {
+    status: 400,
+    title: 'The API version is not supported',
+    meaning: 'X-Compute-API-Version names a version this server does not speak. Send `v0` or leave the header out.',
+  },
+  'auth.unauthenticated': {
+    status: 401,
+    title: 'Authentication is required',
+    meaning: 'No credential was sent, or it is malformed, expired or revoked. /v0 takes Authorization: Bearer (a session token or a cpat_ access token); /api also takes X-API-Key. Log in again or use a valid credential.',
+  },
+  'auth.forbidden': {
+    status: 403,
+    title: 'The role does not allow this',
+    meaning: 'The caller is known but its role, key kind or quota settings do not allow this action. Ask a workspace admin for a role that does, or use another credential.',
+  },
+  'auth.signature_invalid': {
+    status: 403,
+    title: 'The signature is invalid',
+    meaning: 'A signed artifact URL was altered or is used for another method than it was signed for. Request a fresh URL and use it unchanged.',
+  },
+  'auth.url_expired': {
+    status: 403,
+    title: 'The URL has expired',
+    meaning: 'A signed artifact URL is past its expiry (`details.expiredAt`). Request a new one.',
+  },
+  'resource.not_found': {
+    status: 404,
+    title: 'Not found',
+    meaning: 'The route or the resource does not exist, or belongs to a workspace the caller cannot see (which is answered the same way). Check the ID and the workspace you act in.',
+  },
+  'job.invalid_state': {
+    status: 409,
+    title: 'The job is not in a state that allows this',
+    meaning: 'The job has moved on (finished, cancelled, or not started yet) so this change no longer applies. Read the job again and decide from its current state.',
+  },
+  'job.not_assigned': {
+    status: 409,
+    title: 'The job is not assigned to this lease',
+    meaning: 'An agent reported on a job its lease no longer holds, for instance after it was presumed lost and the job was reassigned. Stop working on that job and poll for new work.',
+  },
+  'resource.conflict': {
+    status: 409,
+    title: 'Conflict',
+    meaning: 'The change collides with existing state: a name already taken, a limit on the number of items, a member already present. Change the request; retrying as is fails again.',
+  },
+  'request.too_large': {
+    status: 413,
+    title: 'The request is too large',
+    meaning: 'The body is over the limit (1 MiB for JSON, the artifact limit for uploads; `details.maxBytes` when known). Send less.',
+  },
+  'rate_limit.exceeded': {
+    status: 429,
+    title: 'Too many requests',
+    meaning: 'A rate or concurrency budget is used up (per credential, per workspace plan, or per address). Wait the Retry-After seconds, then retry.',
+  },
+  'quota.exceeded': {
+    status: 429,
+    title: 'A quota is exhausted',
+    meaning: 'A quota of the key is reached: jobs per hour or unfinished jobs at once (`details.quota`, `details.limit`). Retry after Retry-After, or once running jobs finish.',
+  },
+  'dependency.unavailable': {
+    status: 503,
+    title: 'A dependency is unavailable',
+    meaning: 'The database or the workflow service did not answer in time, or this instance is busy. Retry after Retry-After. For a submit, the detail says whether the job was kept; when in doubt, list your jobs before submitting again.',
+  },
+  internal: {
+    status: 500,
+    title: 'Internal error',
+    meaning: 'Something failed on our side; it is logged. Retry later, and report it if it persists.',
+  },
 };
 
 export class AppError extends Error {
@@ -51,7 +120,7 @@ export class AppError extends Error {
   ) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'AppError';
-    this.status = STATUS[code];
+    this.status = ERROR_CODES[code].status;
   }
 }
 

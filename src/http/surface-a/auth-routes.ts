@@ -1,18 +1,18 @@
 import Router from '@koa/router';
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Services } from '../../services';
-import { postOperation } from '../openapi';
+import { type SurfaceAMount, postOperation } from './operations';
 
 const Email = z.string().trim().max(254).pipe(z.email());
 const User = z.object({ id: z.string(), email: z.string(), workspaceId: z.string(), createdAt: z.string() });
 
 /** Login by e-mailed code; the only Surface A operations that take no credential. */
-export function authRoutes(services: Services, registry: OpenAPIRegistry): Router {
+export function authRoutes(services: Services, at: SurfaceAMount): Router {
   const router = new Router({ prefix: '/auth' });
-  postOperation(router, registry, '/api/auth', {
+  postOperation(router, at, '/api/auth', {
     path: '/request-otp',
     tag: 'auth',
+    action: 'none',
     auth: 'none',
     summary:
       'Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account or not; past an hourly ' +
@@ -25,9 +25,10 @@ export function authRoutes(services: Services, registry: OpenAPIRegistry): Route
       return { sent: true as const };
     },
   });
-  postOperation(router, registry, '/api/auth', {
+  postOperation(router, at, '/api/auth', {
     path: '/verify-otp',
     tag: 'auth',
+    action: 'none',
     auth: 'none',
     summary:
       'Exchange the code for a session JWT; the first login creates the user and a personal workspace (owner). Past ' +

@@ -5,18 +5,21 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
 import type { Services } from '../../services';
-import { artifactRoutes } from '../artifact-routes';
 import { apiKeyAuthenticator, authenticate, credentialStillValid, jwtAuthenticator, principalOf, refuseNodeKey } from '../authenticate';
 import { credentialSlots } from '../credential-slots';
 import { lastEventIdOf, streamJobLogs } from '../log-stream';
 import { createRateLimiter, rateLimit } from '../rate-limit';
+import { type RouteInfo, actionsOf } from '../route-table';
+import { authorize } from '../../auth/authorize';
 import { artifactPresignRoutes } from './artifacts-routes';
 import { authRoutes } from './auth-routes';
 import { surfaceAEnvelope } from './envelope';
 import { jobsRoutes } from './jobs-routes';
 import { keysRoutes } from './keys-routes';
 import { nodesRoutes } from './nodes-routes';
+import { type SurfaceAMount } from './operations';
 import { stateA } from './render';
+import { artifactRoutes } from './signed-artifact-routes';
 
 
 // Router middleware narrows Koa's context type; mounted on the app they take any context.
@@ -34,7 +37,8 @@ export interface SurfaceDeps {
 }
 
 /** Surface A (`/api`): its envelope, its credentials (X-API-Key or a session JWT), its per-user budget, its routes. */
-export function surfaceA({ services, config, log, db, json, registry }: SurfaceDeps): Mountable[] {
+export function surfaceA({ services, config, log, db, json, registry }: SurfaceDeps): { middleware: Mountable[]; routes: RouteInfo[] } {
+  const at: SurfaceAMount = { registry, db, routes: [] };
   const streams = credentialSlots('log streams', config.limits.sseStreamsPerCredential);
   const limiter = createRateLimiter({ db, ...config.rateLimits, log });
 
@@ -42,21 +46,27 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
   const login = new Router({ prefix: '/api' });
   login.use(rateLimit(limiter));
   login.use(json);
-  login.use(authRoutes(services, registry).routes());
+  login.use(authRoutes(services, at).routes());
 
   const router = new Router({ prefix: '/api' });
   const { credentials } = services;
-  router.use(authenticate([apiKeyAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)], config.rateLimits.authFailuresPerMinute));
+  router.use(
+    authenticate(db, [apiKeyAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)], {
+      failuresPerMinute: config.rateLimits.authFailuresPerMinute,
+      actionOf: actionsOf(at.routes),
+    }),
+  );
   router.use(rateLimit(limiter));
   router.use(json);
-  router.use(jobsRoutes(services, registry).routes());
-  router.use(nodesRoutes(services, registry, credentialSlots('polls', config.limits.pollsPerCredential)).routes());
-  router.use(keysRoutes(services, registry).routes());
-  router.use(artifactPresignRoutes(services, registry).routes());
+  router.use(jobsRoutes(services, at).routes());
+  router.use(nodesRoutes(services, at, credentialSlots('polls', config.limits.pollsPerCredential)).routes());
+  router.use(keysRoutes(services, at).routes());
+  router.use(artifactPresignRoutes(services, at).routes());
   router.get('/compute/jobs/:jobId/logs', async (ctx) => {
     refuseNodeKey(ctx);
     const principal = principalOf(ctx);
     const jobId = ctx.params.jobId;
+    await authorize(db, principal, 'job.read', { type: 'job', id: jobId });
     await services.jobs.get(principal, jobId);
     const afterSeq = lastEventIdOf(ctx);
     const release = streams.acquire(principal.credentialId);
@@ -73,6 +83,7 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
       follow: ctx.query.follow !== 'false',
     });
   });
+  at.routes.push({ method: 'get', path: '/api/compute/jobs/{jobId}/logs', action: 'job.read', scope: 'active' });
   registry.registerPath({
     method: 'get',
     path: '/api/compute/jobs/{jobId}/logs',
@@ -89,5 +100,5 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
 
   const envelope = surfaceAEnvelope(log, config.dependencyRetryAfterSeconds);
   const inEnvelope: Middleware = (ctx, next) => (ctx.path.startsWith('/api/') || ctx.path === '/api' ? envelope(ctx, next) : next());
-  return [inEnvelope, artifactUrls.routes(), login.routes(), router.routes(), router.allowedMethods()];
+  return { middleware: [inEnvelope, artifactUrls.routes(), login.routes(), router.routes(), router.allowedMethods()], routes: at.routes };
 }

@@ -1,17 +1,18 @@
 import type Router from '@koa/router';
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../services';
 import { ManifestSchema } from '../../jobs/schemas';
+import { invalidState } from '../../shared/errors';
 import { principalOf } from '../authenticate';
-import { operationGroup } from '../openapi';
+import { type SurfaceAMount, operationGroup } from './operations';
 import { JobA, JobListResponse, JobRef, ListJobsRequest, SubmitResponse } from './schemas';
 import { jobA, stateA } from './render';
 
-export function jobsRoutes(services: Services, registry: OpenAPIRegistry): Router {
-  const { router, mount } = operationGroup(registry, 'jobs');
+export function jobsRoutes(services: Services, at: SurfaceAMount): Router {
+  const { router, mount } = operationGroup(at, 'jobs');
 
   mount({
     path: '/submit',
+    action: 'job.submit',
     summary: 'Enqueue a new job (not idempotent: a resubmit is a new job)',
     body: ManifestSchema,
     response: SubmitResponse,
@@ -22,6 +23,7 @@ export function jobsRoutes(services: Services, registry: OpenAPIRegistry): Route
   });
   mount({
     path: '/retrieve',
+    action: 'job.read',
     summary: 'Fetch one job',
     body: JobRef,
     response: JobA,
@@ -29,6 +31,7 @@ export function jobsRoutes(services: Services, registry: OpenAPIRegistry): Route
   });
   mount({
     path: '/list',
+    action: 'job.read',
     summary: 'List jobs, newest first, filtered by state, labels and creation time',
     body: ListJobsRequest,
     response: JobListResponse,
@@ -40,13 +43,20 @@ export function jobsRoutes(services: Services, registry: OpenAPIRegistry): Route
   });
   mount({
     path: '/cancel',
+    action: 'job.cancel',
     summary: 'Cancel a queued job (cancelled) or a running one (cancelling, then cancelled); 409 job.invalid_state when terminal',
     body: JobRef,
     response: JobA,
-    handle: async (ctx, { job_id }) => jobA(await services.jobs.cancel(principalOf(ctx), job_id)),
+    handle: async (ctx, { job_id }) => {
+      const { job, endedAs } = await services.jobs.cancel(principalOf(ctx), job_id);
+      // Surface A's rule: a cancel of a job that already ended is a conflict (B answers the job as it is).
+      if (endedAs) throw invalidState(`job is already ${endedAs}`);
+      return jobA(job);
+    },
   });
   mount({
     path: '/retry',
+    action: 'job.retry',
     summary: 'Requeue a failed or timed-out job with attempt + 1; 409 job.invalid_state otherwise',
     body: JobRef,
     response: JobA,

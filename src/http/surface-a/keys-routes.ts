@@ -1,9 +1,8 @@
 import type Router from '@koa/router';
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
-import { operationGroup } from '../openapi';
+import { type SurfaceAMount, operationGroup } from './operations';
 
 const Quotas = z
   .strictObject({
@@ -27,11 +26,12 @@ const ApiKey = z.object({
   revokedAt: z.string().nullable(),
 });
 
-export function keysRoutes(services: Services, registry: OpenAPIRegistry): Router {
-  const { router, mount } = operationGroup(registry, 'api-keys');
+export function keysRoutes(services: Services, at: SurfaceAMount): Router {
+  const { router, mount } = operationGroup(at, 'api-keys');
 
   mount({
     path: '/create',
+    action: 'key.create',
     auth: 'jwt',
     summary: 'Mint a user or agent key with optional quotas; `key` is shown this once (a live JWT is required)',
     body: z.strictObject({ name: z.string().trim().min(1).max(100), kind: z.enum(['user', 'agent']).default('user'), quotas: Quotas.optional() }),
@@ -40,6 +40,7 @@ export function keysRoutes(services: Services, registry: OpenAPIRegistry): Route
   });
   mount({
     path: '/list',
+    action: 'key.read',
     summary: "The logged-in user's user and agent keys, newest first; never the secret",
     body: z.strictObject({ limit: z.number().int().min(1).max(200).default(50), cursor: z.string().max(200).optional() }),
     response: z.object({ keys: z.array(ApiKey), nextCursor: z.string().nullable() }),
@@ -47,6 +48,7 @@ export function keysRoutes(services: Services, registry: OpenAPIRegistry): Route
   });
   mount({
     path: '/revoke',
+    action: 'key.revoke',
     summary: 'Revoke a key by id (idempotent); every API instance refuses it with 401 from the next request',
     body: z.strictObject({ id: z.string().max(64) }),
     response: ApiKey,

@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import type { CredentialSlots } from '../credential-slots';
-import { operationGroup } from '../openapi';
+import { type SurfaceAMount, operationGroup } from './operations';
 import { requestOrigin } from '../request-origin';
 import { assignedJobA, jobA, nodeA } from './render';
 import {
@@ -13,12 +12,13 @@ import {
 
 const KeyResponse = z.object({ nodeId: z.string(), apiKey: z.string() });
 
-export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls: CredentialSlots): Router {
-  const { router, mount } = operationGroup(registry, 'nodes');
+export function nodesRoutes(services: Services, at: SurfaceAMount, polls: CredentialSlots): Router {
+  const { router, mount } = operationGroup(at, 'nodes');
   const { agents, logs } = services;
 
   mount({
     path: '/register',
+    action: 'agent.register',
     summary: "An agent's first contact (agent or user key); returns the node key used from then on",
     body: RegisterRequest,
     response: KeyResponse.extend({ heartbeatIntervalSeconds: z.number().int() }),
@@ -26,6 +26,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls
   });
   mount({
     path: '/heartbeat',
+    action: 'agent.work',
     nodeKey: true,
     summary: 'Keep-alive every 30 s naming running jobs; answers drain and the jobs to stop',
     body: HeartbeatRequest,
@@ -34,6 +35,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls
   });
   mount({
     path: '/poll',
+    action: 'agent.work',
     nodeKey: true,
     summary: 'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
@@ -52,6 +54,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls
   });
   mount({
     path: '/logs',
+    action: 'agent.work',
     nodeKey: true,
     summary: "Push a batch of log lines for the node's current lease (idempotent on seq)",
     body: LogsRequest,
@@ -63,6 +66,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls
   });
   mount({
     path: '/result',
+    action: 'agent.work',
     nodeKey: true,
     summary: "Report an attempt's terminal result (idempotent); 409 job.not_assigned for a stale lease",
     body: ResultRequest,
@@ -74,6 +78,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls
   });
   mount({
     path: '/drain',
+    action: 'agent.drain',
     nodeKey: true,
     summary: 'Stop handing the node new jobs; past deadlineSeconds its unfinished jobs are requeued',
     body: DrainRequest,
@@ -82,6 +87,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls
   });
   mount({
     path: '/list',
+    action: 'agent.read',
     summary: "Nodes of the caller's workspace, newest first",
     body: ListNodesRequest,
     response: z.object({ nodes: z.array(NodeA), nextCursor: z.string().nullable() }),
@@ -92,6 +98,7 @@ export function nodesRoutes(services: Services, registry: OpenAPIRegistry, polls
   });
   mount({
     path: '/rotate-key',
+    action: 'agent.rotate_key',
     nodeKey: true,
     summary: "Replace the node's key; the old one stops working at once",
     body: NodeRef,

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import { authenticateAccessToken, TOKEN_PREFIX } from '../../auth/access-tokens';
 import type { CredentialCache } from '../../auth/credential-cache';
-import type { Principal } from '../../auth/principal';
+import { type Principal, isRefused } from '../../auth/principal';
 import { lowerOf } from '../../auth/roles';
 import { roleOf } from '../../auth/users';
 import { AppError, notFound } from '../../shared/errors';
@@ -35,7 +35,7 @@ export const accessTokenAuthenticator =
     if (!presented.startsWith(TOKEN_PREFIX)) return null;
     const grant = await cache.apiKey(presented, async () => {
       const g = await authenticateAccessToken(db, presented);
-      if (!g) return null;
+      if (!g || isRefused(g)) return g;
       return {
         workspaceId: g.workspaceId,
         kind: 'user',
@@ -49,9 +49,11 @@ export const accessTokenAuthenticator =
         expiresAt: g.expiresAt,
       } satisfies Principal;
     });
-    if (!grant || (grant.expiresAt !== undefined && Date.now() >= grant.expiresAt)) return null;
+    if (!grant || isRefused(grant)) return grant;
+    const target = { type: 'token', id: grant.keyId! };
+    if (grant.expiresAt !== undefined && Date.now() >= grant.expiresAt) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'expired', target } };
     const issuerRole = await cache.memberRole(grant.userId!, grant.workspaceId, () => roleOf(db, grant.userId!, grant.workspaceId));
-    if (!issuerRole) return null;
+    if (!issuerRole) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'not a member', target } };
     return { ...grant, role: lowerOf(grant.role!, issuerRole) };
   };
 
@@ -70,7 +72,7 @@ export function actInWorkspace(db: Knex, cache: CredentialCache): Middleware {
       throw new AppError('request.invalid', 'X-Compute-Workspace is not a workspace ID', { fields: [{ path: 'X-Compute-Workspace', message: 'expected ws_ followed by 26 characters' }] });
     }
     const wanted = fromPath ?? (header || p.workspaceId);
-    let acting: Principal = { ...p, origin: { ip: ctx.ip, userAgent: ctx.get('User-Agent') || undefined } };
+    let acting: Principal = p;
     if (wanted !== p.workspaceId) {
       if (!WORKSPACE_ID.test(wanted) || p.credential === 'token') throw notFound('Workspace');
       const role = await cache.memberRole(p.userId!, wanted, () => roleOf(db, p.userId!, wanted));

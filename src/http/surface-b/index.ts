@@ -4,7 +4,8 @@ import { authenticate, jwtAuthenticator } from '../authenticate';
 import type { SurfaceDeps } from '../surface-a';
 import { accessTokenAuthenticator, actInWorkspace, refuseApiKeyHeader } from './identity';
 import type { Services } from '../../services';
-import { type AnyOperation, type RouteInfo, mount } from './operations';
+import { type AnyOperation, mount } from './operations';
+import { type RouteInfo, actionsOf } from '../route-table';
 import { problemDetails } from './problem';
 import { workspaceRateLimit } from './rate-limit';
 import { tokensOperations } from './tokens-routes';
@@ -25,17 +26,18 @@ export const surfaceBOperations = (services: Services): AnyOperation[] => [...wo
 export function surfaceB({ services, config, log, db, json, registry }: SurfaceDeps): { middleware: Mountable[]; routes: RouteInfo[] } {
   const { credentials } = services;
   const router = new Router({ prefix: '/v0' });
+  const routes: RouteInfo[] = [];
   router.use(
-    authenticate(
-      [refuseApiKeyHeader, accessTokenAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)],
-      config.rateLimits.authFailuresPerMinute,
-      'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
-    ),
+    authenticate(db, [refuseApiKeyHeader, accessTokenAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)], {
+      failuresPerMinute: config.rateLimits.authFailuresPerMinute,
+      actionOf: actionsOf(routes),
+      missing: 'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
+    }),
   );
   router.use(actInWorkspace(db, credentials));
   router.use(workspaceRateLimit({ db, cache: credentials, leaseMs: config.rateLimits.leaseMs, log }));
   router.use(json);
-  const routes = mount(router, registry, surfaceBOperations(services));
+  routes.push(...mount(router, registry, surfaceBOperations(services)));
 
   const problems = problemDetails(log, config.dependencyRetryAfterSeconds);
   const inProblems: Middleware = (ctx, next) => (ctx.path.startsWith('/v0/') || ctx.path === '/v0' ? problems(ctx, next) : next());

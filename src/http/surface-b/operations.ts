@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Action } from '../../auth/roles';
+import { type RouteInfo, type Scope, routerPath } from '../route-table';
 import { parse } from '../validate';
 import { API_VERSION } from './problem';
 
@@ -22,8 +23,6 @@ export const Problem = z
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details; `errors` names each bad field' });
 
-/** Where an operation acts: the active workspace (header, else the credential's), the path's, or none in particular. */
-export type Scope = 'active' | 'path' | 'caller';
 
 type Empty = z.ZodObject<Record<string, never>>;
 
@@ -55,12 +54,6 @@ export const operation = <P extends z.ZodType = Empty, Q extends z.ZodType = Emp
   op: Operation<P, Q, B, R>,
 ): AnyOperation => op as AnyOperation;
 
-export interface RouteInfo {
-  method: Operation['method'];
-  path: string;
-  action: Operation['action'];
-  scope: Scope;
-}
 
 /** `a,b` or repeated `?a&a`: a query parameter that may repeat, as an array. */
 export const repeated = <T extends z.ZodType>(item: T) =>
@@ -75,7 +68,7 @@ export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.
 /** A service's page, in /v0's names. */
 export const asPage = <T>(p: { items: T[]; nextCursor: string | null }) => ({ items: p.items, nextPageToken: p.nextCursor });
 
-const koaPath = (path: string) => path.replace(/^\/v0/, '').replace(/\{(\w+)\}/g, ':$1');
+const koaPath = (path: string) => routerPath(path.replace(/^\/v0/, ''));
 
 const ERROR_STATUSES = {
   400: 'request.invalid (each bad field in `errors`), version.unsupported',

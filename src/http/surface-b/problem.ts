@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, type ErrorCode, notFound } from '../../shared/errors';
+import { AppError, ERROR_CODES, type ErrorCode, notFound } from '../../shared/errors';
 import { toAppError } from '../errors-to-app';
 
 // Surface B's one error renderer: RFC 9457 problem details (CONTRACT §5), with the code of the
@@ -9,26 +9,7 @@ import { toAppError } from '../errors-to-app';
 export const API_VERSION = 'v0';
 export const PROBLEM_TYPE_BASE = '/v0/docs#problem-';
 
-const TITLES: Record<ErrorCode, string> = {
-  'request.invalid': 'The request is invalid',
-  'job.unsupported_type': 'The job type is not supported',
-  'version.unsupported': 'The API version is not supported',
-  'auth.unauthenticated': 'Authentication is required',
-  'auth.forbidden': 'The role does not allow this',
-  'auth.signature_invalid': 'The signature is invalid',
-  'auth.url_expired': 'The URL has expired',
-  'resource.not_found': 'Not found',
-  'job.invalid_state': 'The job is not in a state that allows this',
-  'job.not_assigned': 'The job is not assigned to this lease',
-  'resource.conflict': 'Conflict',
-  'request.too_large': 'The request is too large',
-  'rate_limit.exceeded': 'Too many requests',
-  'quota.exceeded': 'A quota is exhausted',
-  'dependency.unavailable': 'A dependency is unavailable',
-  internal: 'Internal error',
-};
-
-export const titleOf = (code: string) => TITLES[code as ErrorCode] ?? 'Error';
+export const titleOf = (code: string) => ERROR_CODES[code as ErrorCode]?.title ?? 'Error';
 
 export function problemDetails(log: Logger, retryAfterSeconds: number): Middleware {
   return async (ctx, next) => {

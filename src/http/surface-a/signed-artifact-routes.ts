@@ -5,17 +5,17 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Context } from 'koa';
 import rangeParser from 'range-parser';
 import { z } from 'zod';
-import type { ArtifactsService } from '../artifacts/service';
-import type { UrlSigner } from '../artifacts/signed-urls';
-import { AppError } from '../shared/errors';
-import { ErrorEnvelope } from './openapi';
+import type { ArtifactsService } from '../../artifacts/service';
+import type { UrlSigner } from '../../artifacts/signed-urls';
+import { ARTIFACT_DOWNLOAD_PREFIX, ARTIFACT_UPLOAD_PREFIX } from '../../artifacts/url-paths';
+import { AppError } from '../../shared/errors';
+import { ErrorEnvelope } from './operations';
 
 // The two self-authorizing artifact routes: no header, the signed URL is the credential. They sit
 // before the JSON body parser, since an upload's body is the artifact's raw bytes.
 
-export const ARTIFACT_UPLOAD_PREFIX = '/api/compute/artifacts/upload/';
 const UPLOAD = `${ARTIFACT_UPLOAD_PREFIX}:jobId/:id`;
-const DOWNLOAD = '/api/compute/artifacts/download/:jobId/:id';
+const DOWNLOAD = `${ARTIFACT_DOWNLOAD_PREFIX}:jobId/:id`;
 
 /**
  * The request body as chunks; leaving early does not destroy the socket, so a 413 still gets out.
