@@ -2,25 +2,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { newEmail } from './support/auth';
-import { cliConfigDir, compute } from './support/cli';
+import { cliConfigDir, compute, typeLoginCode } from './support/cli';
 import { testEnv } from './support/env';
-import { newWorkspace, post, sleep } from './support/http';
+import { newWorkspace, post } from './support/http';
 import { v0 } from './support/v0';
-
-/** Types the mailed code into `compute login` once the mail has arrived. */
-const typeCodeFor = (email: string) => async (stdin: NodeJS.WritableStream) => {
-  for (let i = 0; testEnv().mailbox.count(email) === 0; i++) {
-    if (i > 400) throw new Error('no login code arrived');
-    await sleep(50);
-  }
-  stdin.write(`${testEnv().mailbox.codeFor(email)}\n`);
-};
 
 describe('the portal flow from the CLI', () => {
   it('logs in by code, then creates, lists and revokes keys through the API', async () => {
     const email = newEmail();
     const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
-    const login = await compute(['login', '--email', email], { env, interact: typeCodeFor(email) });
+    const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
     assert.equal(login.code, 0, login.stderr);
     assert.match(login.stderr, /Logged in as .* \(workspace ws_/);
     const sessionFile = path.join(env.COMPUTE_CONFIG_DIR, 'session.json');
@@ -62,7 +53,7 @@ describe('the portal flow from the CLI', () => {
     const wrong = await compute(['login', '--email', email], {
       env,
       interact: async (stdin) => {
-        await typeCodeFor(email)({ write: () => true } as unknown as NodeJS.WritableStream);
+        await typeLoginCode(email)({ write: () => true } as unknown as NodeJS.WritableStream);
         stdin.write(testEnv().mailbox.codeFor(email) === '000000' ? '000001\n' : '000000\n');
       },
     });

@@ -20,23 +20,27 @@ export const authHeaders = (t: Target): Record<string, string> =>
 
 /** POSTs to Surface A and returns the payload; an error envelope or an unreachable API becomes a CliError. */
 export async function callApi<T>(target: Target, path: string, body: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(new URL(`/api${path}`, target.apiUrl), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...authHeaders(target) },
-      body: JSON.stringify(body),
-    });
-  } catch {
-    throw new CliError(`cannot reach the API at ${target.apiUrl}: is it running? (set COMPUTE_API_URL or --api)`);
-  }
+  const res = await reach(target.apiUrl, `/api${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...authHeaders(target) },
+    body: JSON.stringify(body),
+  });
   const reply = (await res.json().catch(() => null)) as Envelope | null;
   if (reply?.status === 'OK') return reply.payload as T;
   throw refusal(res.status, reply, res.headers.get('retry-after'));
 }
 
+/** A request to the API; an API that cannot be reached becomes a CliError. */
+export async function reach(apiUrl: string, path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(new URL(path, apiUrl), init);
+  } catch {
+    throw new CliError(`cannot reach the API at ${apiUrl}: is it running? (set COMPUTE_API_URL or --api)`);
+  }
+}
+
 /** An error answer as one line: the contract's message and code, and when to retry. */
-export function refusal(status: number | undefined, reply: Envelope | null, retryAfter?: string | null): CliError {
+export function refusal(status: number | undefined, reply: Pick<Envelope, 'message' | 'code'> | null, retryAfter?: string | null): CliError {
   const hint = retryAfter ? ` (retry in ${retryAfter} s)` : '';
   return new CliError(`${reply?.message ?? `HTTP ${status}`}${reply?.code ? ` [${reply.code}]` : ''}${hint}`);
 }

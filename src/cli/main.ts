@@ -6,10 +6,16 @@ import { registerArtifactCommands } from './commands/artifacts';
 import { registerJobCommands } from './commands/jobs';
 import { registerKeysCommands } from './commands/keys';
 import { registerLoginCommands } from './commands/login';
+import { registerMembersCommands } from './commands/members';
+import { registerTokensCommands } from './commands/tokens';
+import { registerWorkspacesCommands } from './commands/workspaces';
 
 const program = new Command('compute').description('Compute job service command-line tool');
 registerLoginCommands(program);
 registerKeysCommands(program);
+registerTokensCommands(program);
+registerWorkspacesCommands(program);
+registerMembersCommands(program);
 registerJobCommands(program);
 registerArtifactCommands(program);
 registerAgentCommand(program);

@@ -1,5 +1,6 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { loadConfig } from '../config';
+import { CliError } from './api-client';
+import { readJson, removeFile, writePrivateJson } from './config-files';
 
 /** What `compute login` keeps between commands: one session file, readable by its owner only. */
 export interface Session {
@@ -10,28 +11,21 @@ export interface Session {
   workspaceId: string;
 }
 
-const fileIn = (configDir: string) => path.join(configDir, 'session.json');
+const FILE = 'session.json';
 
-export async function saveSession(configDir: string, session: Session): Promise<string> {
-  await fs.mkdir(configDir, { recursive: true, mode: 0o700 });
-  const file = fileIn(configDir);
-  await fs.writeFile(file, `${JSON.stringify(session, null, 2)}\n`, { mode: 0o600 });
-  await fs.chmod(file, 0o600);
-  return file;
-}
+export const saveSession = (configDir: string, session: Session): Promise<string> => writePrivateJson(configDir, FILE, session);
 
 /** The saved session if there is one and it has not expired. */
 export async function loadSession(configDir: string): Promise<Session | null> {
-  const text = await fs.readFile(fileIn(configDir), 'utf8').catch(() => null);
-  if (!text) return null;
-  try {
-    const s = JSON.parse(text) as Session;
-    return Date.parse(s.expiresAt) > Date.now() ? s : null;
-  } catch {
-    return null;
-  }
+  const s = await readJson<Session>(configDir, FILE);
+  return s && Date.parse(s.expiresAt) > Date.now() ? s : null;
 }
 
-export async function clearSession(configDir: string): Promise<boolean> {
-  return fs.rm(fileIn(configDir)).then(() => true, () => false);
+export const clearSession = (configDir: string): Promise<boolean> => removeFile(configDir, FILE);
+
+/** The live session, or the one-line advice to log in. */
+export async function requireSession(configDir = loadConfig().cli.configDir): Promise<Session> {
+  const session = await loadSession(configDir);
+  if (!session) throw new CliError('no live session: run `compute login` first (not logged in, or the session expired)');
+  return session;
 }

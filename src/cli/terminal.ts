@@ -24,6 +24,9 @@ export async function ask(question: string): Promise<string> {
   }
 }
 
+/** A value as indented JSON on stdout, for scripts (`--json`). */
+export const printJson = (v: unknown): void => void process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+
 /** Rows as aligned columns on stdout. */
 export function printTable(headers: string[], rows: string[][]): void {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -162,3 +162,16 @@ export function startComputeInTerminal(args: string[], opts: { env?: Record<stri
   const line = ['exec', 'npx', '--no-install', 'compute', ...args].map(quote).join(' ');
   return launch('/usr/bin/script', ['-qfec', line, '/dev/null'], opts.env, `compute ${args.join(' ')} (in a terminal)`);
 }
+
+/**
+ * Types the mailed code into `compute login` once a new mail has arrived for `email` (a user made
+ * through the API already has one).
+ */
+export const typeLoginCode = (email: string) => async (stdin: NodeJS.WritableStream) => {
+  const mailed = testEnv().mailbox.count(email);
+  for (let i = 0; testEnv().mailbox.count(email) === mailed; i++) {
+    if (i > 400) throw new Error('no login code arrived');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  stdin.write(`${testEnv().mailbox.codeFor(email)}\n`);
+};

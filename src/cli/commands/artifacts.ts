@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { putFile } from '../../shared/put-file';
 import { CliError, type Envelope, type Target, callApi, refusal } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
-import { Progress, printTable, status } from '../terminal';
+import { Progress, printJson, printTable, status } from '../terminal';
 
 interface Artifact {
   id: string;
@@ -67,7 +67,7 @@ export function registerArtifactCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (jobId: string, opts: { api?: string; key?: string; json?: boolean }) => {
       const list = await artifactsOf(await resolveTarget(opts), jobId);
-      if (opts.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+      if (opts.json) return printJson(list);
       printTable(['ID', 'NAME', 'SIZE', 'SHA256', 'CREATED'], list.map((a) => [a.id, a.name, String(a.size), a.sha256.slice(0, 16), a.createdAt]));
     });
 

@@ -5,7 +5,7 @@ import { labelPair } from '../options';
 import { CliError, callApi } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
 import { exitStatusOf, readJobLog } from '../log-follow';
-import { Spinner, paintStderr, printTable, status } from '../terminal';
+import { Spinner, paintStderr, printJson, printTable, status } from '../terminal';
 
 interface Job {
   job_id: string;
@@ -20,8 +20,6 @@ interface Job {
   nodeId: string | null;
   failureReason?: string | null;
 }
-
-const printJson = (v: unknown): void => void process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
 
 function printJob(job: Job): void {
   for (const [k, v] of Object.entries(job)) process.stdout.write(`${k.padEnd(14)} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '-')}\n`);

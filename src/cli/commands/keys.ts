@@ -1,9 +1,10 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import type { Quotas } from '../../auth/api-keys';
 import { loadConfig } from '../../config';
 import { CliError, callApi } from '../api-client';
-import { type Session, loadSession } from '../session';
-import { dim, printTable, status } from '../terminal';
+import { positiveInt } from '../options';
+import { loadSession, requireSession } from '../session';
+import { dim, printJson, printTable, status } from '../terminal';
 
 interface KeyRecord {
   id: string;
@@ -15,12 +16,6 @@ interface KeyRecord {
   lastUsedAt: string | null;
   revokedAt: string | null;
 }
-
-const positiveInt = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
-  return n;
-};
 
 /** The quota options `keys create` and `admin keys create` share. */
 export function quotaOptions(cmd: Command): Command {
@@ -48,12 +43,6 @@ export function keyBody(opts: KeyOptions): { name: string; kind: 'user' | 'agent
     ...(opts.allowedJobTypes && { allowedJobTypes: opts.allowedJobTypes.split(',').map((t) => t.trim()).filter(Boolean) }),
   };
   return { name: opts.name, kind: opts.kind, ...(Object.keys(quotas).length && { quotas }) };
-}
-
-async function requireSession(): Promise<Session> {
-  const session = await loadSession(loadConfig().cli.configDir);
-  if (!session) throw new CliError('not logged in (or the session expired): run `compute login` first');
-  return session;
 }
 
 const quotaText = (q: Quotas | null) =>
@@ -89,7 +78,7 @@ export function registerKeysCommands(program: Command): void {
         all.push(...page.keys);
         cursor = page.nextCursor;
       } while (cursor);
-      if (opts.json) return void process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+      if (opts.json) return printJson(all);
       printTable(
         ['ID', 'PREFIX', 'NAME', 'KIND', 'QUOTAS', 'CREATED', 'LAST USED', 'REVOKED'],
         all.map((k) => [k.id, k.prefix, k.name, k.kind, quotaText(k.quotas), k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { CliError, callApi } from '../api-client';
-import { clearSession, loadSession, saveSession } from '../session';
+import { clearSession, requireSession, saveSession } from '../session';
 import { ask, dim, green, status } from '../terminal';
 
 interface Verified {
@@ -42,9 +42,7 @@ export function registerLoginCommands(program: Command): void {
     .command('print-token')
     .description('Print the current session token alone on stdout, for Authorization: Bearer (e.g. T=$(compute print-token))')
     .action(async () => {
-      const session = await loadSession(loadConfig().cli.configDir);
-      if (!session) throw new CliError('no live session: run `compute login` first');
-      process.stdout.write(`${session.token}\n`);
+      process.stdout.write(`${(await requireSession()).token}\n`);
     });
 
   program
