@@ -72,6 +72,11 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
   return {
     requireNode,
 
+    /** One agent of the caller's workspace. */
+    async get(principal: Principal, id: string): Promise<Agent> {
+      return getAgent((await requireNode(principal, id)).id);
+    },
+
     async register(principal: Principal, body: { name: string; labels: Record<string, string>; capabilities?: Record<string, unknown>; version?: string }) {
       if (principal.kind === 'node') throw new AppError('auth.forbidden', 'Register with an agent or user key, not a node key');
       const id = newId('agent');

@@ -20,8 +20,8 @@ export interface RouteInfo {
   sessionOnly?: boolean;
 }
 
-/** `/v0/jobs/{id}` → `/v0/jobs/:id`, as the router matches it. */
-export const routerPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
+/** `/v0/jobs/{id}:cancel` → `/v0/jobs/:id\\:cancel`, as the router matches it (a literal colon escaped). */
+export const routerPath = (openApiPath: string) => openApiPath.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * The action a request attempts, from the route the router matched (known before the route's

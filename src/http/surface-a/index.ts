@@ -5,9 +5,9 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
 import type { Services } from '../../services';
-import { apiKeyAuthenticator, authenticate, credentialStillValid, jwtAuthenticator, principalOf, refuseNodeKey } from '../authenticate';
+import { apiKeyAuthenticator, authenticate, jwtAuthenticator, principalOf, refuseNodeKey } from '../authenticate';
 import { credentialSlots } from '../credential-slots';
-import { lastEventIdOf, streamJobLogs } from '../log-stream';
+import { logFollower } from '../log-follower';
 import { createRateLimiter, rateLimit } from '../rate-limit';
 import { type RouteInfo, actionsOf } from '../route-table';
 import { authorize } from '../../auth/authorize';
@@ -39,7 +39,6 @@ export interface SurfaceDeps {
 /** Surface A (`/api`): its envelope, its credentials (X-API-Key or a session JWT), its per-user budget, its routes. */
 export function surfaceA({ services, config, log, db, json, registry }: SurfaceDeps): { middleware: Mountable[]; routes: RouteInfo[] } {
   const at: SurfaceAMount = { registry, db, routes: [] };
-  const streams = credentialSlots('log streams', config.limits.sseStreamsPerCredential);
   const limiter = createRateLimiter({ db, ...config.rateLimits, log });
 
   // Login takes no credential; its budget is the caller's address.
@@ -62,26 +61,14 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
   router.use(nodesRoutes(services, at, credentialSlots('polls', config.limits.pollsPerCredential)).routes());
   router.use(keysRoutes(services, at).routes());
   router.use(artifactPresignRoutes(services, at).routes());
+  const followLogs = logFollower({ services, config, log, db, renderState: stateA });
   router.get('/compute/jobs/:jobId/logs', async (ctx) => {
     refuseNodeKey(ctx);
     const principal = principalOf(ctx);
     const jobId = ctx.params.jobId;
     await authorize(db, principal, 'job.read', { type: 'job', id: jobId });
     await services.jobs.get(principal, jobId);
-    const afterSeq = lastEventIdOf(ctx);
-    const release = streams.acquire(principal.credentialId);
-    streamJobLogs(ctx, jobId, afterSeq, {
-      credentialValid: () => credentialStillValid(db, credentials, principal),
-      credentialExpiresAt: principal.expiresAt,
-      onClose: release,
-      logs: services.logs,
-      feeds: services.feeds,
-      keepAliveMs: config.durations.sseKeepAliveMs,
-      maxBufferedBytes: config.limits.sseBufferBytes,
-      log,
-      renderState: stateA,
-      follow: ctx.query.follow !== 'false',
-    });
+    followLogs(ctx, principal, jobId, ctx.query.follow !== 'false');
   });
   at.routes.push({ method: 'get', path: '/api/compute/jobs/{jobId}/logs', action: 'job.read', scope: 'active' });
   registry.registerPath({

@@ -9,6 +9,9 @@ import { type RouteInfo, actionsOf } from '../route-table';
 import { problemDetails } from './problem';
 import { workspaceRateLimit } from './rate-limit';
 import { tokensOperations } from './tokens-routes';
+import { jobsOperations } from './jobs-routes';
+import { agentsOperations } from './agents-routes';
+import { logFollower } from '../log-follower';
 import { workspacesOperations } from './workspaces-routes';
 
 
@@ -17,7 +20,12 @@ import { workspacesOperations } from './workspaces-routes';
 type Mountable = Middleware<any, any>;
 
 /** Every /v0 operation: what is mounted, documented, and what the authorization test walks. */
-export const surfaceBOperations = (services: Services): AnyOperation[] => [...workspacesOperations(services), ...tokensOperations(services)];
+const surfaceBOperations = (services: Services, followLogs: ReturnType<typeof logFollower>): AnyOperation[] => [
+  ...jobsOperations(services, followLogs),
+  ...agentsOperations(services),
+  ...workspacesOperations(services),
+  ...tokensOperations(services),
+];
 
 /**
  * Surface B (`/v0`): problem details, the version header, Bearer credentials (session JWT or
@@ -37,9 +45,14 @@ export function surfaceB({ services, config, log, db, json, registry }: SurfaceD
   router.use(actInWorkspace(db, credentials));
   router.use(workspaceRateLimit({ db, cache: credentials, leaseMs: config.rateLimits.leaseMs, log }));
   router.use(json);
-  routes.push(...mount(router, registry, surfaceBOperations(services)));
+  routes.push(...mount(router, registry, db, surfaceBOperations(services, logFollower({ services, config, log, db, renderState: (s) => s }))));
 
+  // `{id}:verb` routes: a client that escapes the colon (`%3A`) means the same route.
+  const colons: Middleware = (ctx, next) => {
+    if (ctx.path.startsWith('/v0/') && /%3a/i.test(ctx.path)) ctx.path = ctx.path.replace(/%3a/gi, ':');
+    return next();
+  };
   const problems = problemDetails(log, config.dependencyRetryAfterSeconds);
   const inProblems: Middleware = (ctx, next) => (ctx.path.startsWith('/v0/') || ctx.path === '/v0' ? problems(ctx, next) : next());
-  return { middleware: [inProblems, router.routes(), router.allowedMethods()], routes };
+  return { middleware: [inProblems, colons, router.routes(), router.allowedMethods()], routes };
 }

@@ -1,8 +1,11 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
+import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { authorize } from '../../auth/authorize';
 import type { Action } from '../../auth/roles';
+import { principalOf } from '../authenticate';
 import { type RouteInfo, type Scope, routerPath } from '../route-table';
 import { parse } from '../validate';
 import { API_VERSION } from './problem';
@@ -40,6 +43,11 @@ export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Em
   body?: B;
   status?: 200 | 201 | 202 | 204;
   response?: R;
+  /**
+   * The role rule is checked by the route, on this target, before the handler (a denial is
+   * audited); without it the service checks it (rules that depend on what they act on).
+   */
+  authorizes?: (input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => { type: string; id: string };
   /** Another media type the operation may answer with (documentation). */
   alternative?: { type: string; description: string };
   handle: (ctx: Context, input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => Promise<z.input<R> | undefined | void>;
@@ -79,7 +87,7 @@ const ERROR_STATUSES = {
   503: 'dependency.unavailable (Retry-After)',
 };
 
-export function mount(router: Router, registry: OpenAPIRegistry, ops: AnyOperation[]): RouteInfo[] {
+export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: AnyOperation[]): RouteInfo[] {
   for (const op of ops) {
     const status = op.status ?? 200;
     registry.registerPath({
@@ -114,6 +122,7 @@ export function mount(router: Router, registry: OpenAPIRegistry, ops: AnyOperati
         query: op.query ? parse(op.query, ctx.query) : {},
         body: op.body ? parse(op.body, ctx.request.body) : {},
       };
+      if (op.authorizes && op.action !== 'none') await authorize(db, principalOf(ctx), op.action, op.authorizes(input));
       const out = await op.handle(ctx, input);
       if (ctx.body !== undefined) return; // the handler answered itself (a stream)
       ctx.status = status;

@@ -1,0 +1,35 @@
+import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal';
+import type { Config } from '../config';
+import type { Services } from '../services';
+import type { JobState } from '../../workflows/definitions';
+import { credentialStillValid } from './authenticate';
+import { credentialSlots } from './credential-slots';
+import { lastEventIdOf, streamJobLogs } from './log-stream';
+
+/**
+ * A surface's log SSE (CONTRACT §7), from Last-Event-ID on: at most SSE_STREAMS_PER_CREDENTIAL
+ * streams per credential at once, each closed when its credential is revoked or expires. The
+ * caller has checked the job is the principal's.
+ */
+export function logFollower(o: { services: Services; config: Config; log: Logger; db: Knex; renderState: (s: JobState) => string }) {
+  const streams = credentialSlots('log streams', o.config.limits.sseStreamsPerCredential);
+  return (ctx: Context, principal: Principal, jobId: string, follow: boolean): void => {
+    const afterSeq = lastEventIdOf(ctx);
+    const release = streams.acquire(principal.credentialId);
+    streamJobLogs(ctx, jobId, afterSeq, {
+      credentialValid: () => credentialStillValid(o.db, o.services.credentials, principal),
+      credentialExpiresAt: principal.expiresAt,
+      onClose: release,
+      logs: o.services.logs,
+      feeds: o.services.feeds,
+      keepAliveMs: o.config.durations.sseKeepAliveMs,
+      maxBufferedBytes: o.config.limits.sseBufferBytes,
+      log: o.log,
+      renderState: o.renderState,
+      follow,
+    });
+  };
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { ManifestSchema } from '../../jobs/schemas';
+import { isTerminal, JOB_STATES } from '../../../workflows/definitions';
+import type { Services } from '../../services';
+import { principalOf } from '../authenticate';
+import type { logFollower } from '../log-follower';
+import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
+import { jobB, logLineB } from './render';
+
+const JobId = z.object({ id: z.string().max(64) });
+const Artifact = z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() });
+export const JobB = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    command: z.string(),
+    state: z.enum(JOB_STATES),
+    labels: z.record(z.string(), z.string()),
+    selector: z.record(z.string(), z.string()),
+    timeoutSeconds: z.number().int(),
+    priority: z.number().int(),
+    pool: z.string(),
+    retry: z.object({ maxAttempts: z.number().int(), backoffSeconds: z.number().int() }),
+    attempt: z.number().int(),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    exitCode: z.number().int().nullable(),
+    runtimeMs: z.number().nullable(),
+    agentId: z.string().nullable(),
+    failureReason: z.string().nullable(),
+    error: z.string().nullable(),
+    artifacts: z.array(Artifact),
+  })
+  .meta({ id: 'Job' });
+
+/** `label=key=value`: the first `=` splits key from value (a value may hold `=`). */
+const LabelFilter = z.string().regex(/^[^=]+=.*$/, 'expected key=value');
+const ListQuery = z.strictObject({
+  state: repeated(z.enum(JOB_STATES)).meta({ description: 'Repeatable: any of these states' }),
+  label: repeated(LabelFilter).meta({ description: 'Repeatable `key=value`: all must match' }),
+  createdAfter: z.iso.datetime({ offset: true }).optional(),
+  createdBefore: z.iso.datetime({ offset: true }).optional(),
+  ...PageQuery,
+});
+
+const LogLine = z.object({
+  seq: z.number().int(),
+  stream: z.enum(['stdout', 'stderr', 'system']),
+  line: z.string(),
+  ts: z.string(),
+  truncated: z.object({ droppedLines: z.number().int(), droppedBytes: z.number().int() }).optional(),
+});
+const LogsQuery = z.strictObject({
+  afterSeq: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+  follow: z.enum(['true', 'false']).default('false'),
+});
+
+export function jobsOperations(services: Services, followLogs: ReturnType<typeof logFollower>): AnyOperation[] {
+  const { jobs, logs } = services;
+  return [
+    operation({
+      method: 'post',
+      path: '/v0/jobs',
+      tag: 'jobs',
+      summary: 'Submit a job (the manifest of CONTRACT §3, the same file `compute run` takes) in the active workspace',
+      action: 'job.submit',
+      scope: 'active',
+      authorizes: () => ({ type: 'job', id: 'new' }),
+      body: ManifestSchema,
+      status: 201,
+      response: z.object({ id: z.string(), state: z.enum(JOB_STATES), createdAt: z.string() }),
+      handle: async (ctx, { body }) => {
+        const job = await jobs.submit(principalOf(ctx), body);
+        return { id: job.id, state: job.state, createdAt: job.createdAt };
+      },
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/jobs',
+      tag: 'jobs',
+      summary: "The active workspace's jobs, newest first; `state` and `label` repeat; a job submitted meanwhile never shifts a page",
+      action: 'job.read',
+      scope: 'active',
+      authorizes: () => ({ type: 'workspace', id: 'jobs' }),
+      query: ListQuery,
+      response: pageSchema(JobB),
+      handle: async (ctx, { query }) => {
+        const labels = query.label && Object.fromEntries(query.label.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+        const page = await jobs.list(principalOf(ctx), {
+          states: query.state,
+          labels,
+          createdAfter: query.createdAfter,
+          createdBefore: query.createdBefore,
+          limit: query.pageSize,
+          cursor: query.pageToken,
+        });
+        return asPage({ items: page.jobs.map(jobB), nextCursor: page.nextCursor });
+      },
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/jobs/{id}',
+      tag: 'jobs',
+      summary: 'One job',
+      action: 'job.read',
+      scope: 'active',
+      authorizes: ({ params }) => ({ type: 'job', id: params.id }),
+      params: JobId,
+      response: JobB,
+      handle: async (ctx, { params }) => jobB(await jobs.get(principalOf(ctx), params.id)),
+    }),
+    operation({
+      method: 'post',
+      path: '/v0/jobs/{id}:cancel',
+      tag: 'jobs',
+      summary: 'Cancel (idempotent): always 200 with the job as it now is. Queued: CANCELLED; running: CANCELLING, then CANCELLED; ended: as it was',
+      action: 'job.cancel',
+      scope: 'active',
+      authorizes: ({ params }) => ({ type: 'job', id: params.id }),
+      params: JobId,
+      response: JobB,
+      handle: async (ctx, { params }) => jobB((await jobs.cancel(principalOf(ctx), params.id)).job),
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/jobs/{id}/logs',
+      tag: 'jobs',
+      summary:
+        "A page of the job's log after `afterSeq`: `nextSeq` is the next call's `afterSeq`, `complete` is true when the job is over and this page holds its last line. " +
+        '`follow=true`: the SSE stream of CONTRACT §7 instead (resume with Last-Event-ID)',
+      action: 'job.read',
+      scope: 'active',
+      authorizes: ({ params }) => ({ type: 'job', id: params.id }),
+      params: JobId,
+      query: LogsQuery,
+      response: z.object({ lines: z.array(LogLine), nextSeq: z.number().int(), complete: z.boolean() }),
+      alternative: { type: 'text/event-stream', description: 'with follow=true: `event: log`, `event: log.truncated`, then `event: end`' },
+      handle: async (ctx, { params, query }) => {
+        const principal = principalOf(ctx);
+        await jobs.get(principal, params.id);
+        if (query.follow === 'true') return followLogs(ctx, principal, params.id, true);
+        const page = await logs.read(params.id, query.afterSeq, { maxRows: query.limit });
+        const lines = page.events.map(logLineB);
+        const complete = Boolean(page.job && isTerminal(page.job.state) && !page.full);
+        return { lines, nextSeq: lines.at(-1)?.seq ?? query.afterSeq, complete };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,52 @@
+import type { Agent } from '../../agents/record';
+import type { Job } from '../../jobs/record';
+import type { LogEvent } from '../../logs/service';
+
+// Surface B's spelling of the service's records (CONTRACT §3, §5): states as written, `id`.
+
+export function jobB(job: Job) {
+  return {
+    id: job.id,
+    type: job.type,
+    command: job.command,
+    state: job.state,
+    labels: job.labels,
+    selector: job.selector,
+    timeoutSeconds: job.timeoutSeconds,
+    priority: job.priority,
+    pool: job.pool,
+    retry: job.retry,
+    attempt: job.attempt,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+    exitCode: job.exitCode,
+    runtimeMs: job.runtimeMs,
+    agentId: job.agentId,
+    failureReason: job.failureReason,
+    error: job.error,
+    artifacts: job.artifacts,
+  };
+}
+
+export function agentB(a: Agent) {
+  return {
+    id: a.id,
+    name: a.name,
+    labels: a.labels,
+    state: a.state,
+    version: a.version,
+    lastHeartbeatAt: a.lastHeartbeatAt,
+    currentJobs: a.runningJobs,
+    drainDeadlineAt: a.drainDeadlineAt,
+    createdAt: a.createdAt,
+  };
+}
+
+/** A stored log event as a line of `GET /v0/jobs/{id}/logs`; a truncation marker says what was dropped. */
+export function logLineB(e: LogEvent) {
+  if (e.kind === 'truncated') {
+    return { seq: e.seq, stream: 'system' as const, line: `[${e.droppedLines} lines (${e.droppedBytes} bytes) dropped past the log limit]`, ts: e.ts, truncated: { droppedLines: e.droppedLines, droppedBytes: e.droppedBytes } };
+  }
+  return { seq: e.seq, stream: e.stream as 'stdout' | 'stderr', line: e.line, ts: e.ts };
+}
