@@ -1,6 +1,7 @@
 import type { Agent } from '../../agents/record';
 import type { Assignment } from '../../agents/claim';
 import type { Job } from '../../jobs/record';
+import { jobFields } from '../job-fields';
 import type { JobState } from '../../../workflows/definitions';
 
 // Surface A's spelling of the service's records (CONTRACT §3, §4).
@@ -8,28 +9,7 @@ import type { JobState } from '../../../workflows/definitions';
 export const stateA = (s: JobState) => s.toLowerCase().replace('_', '-');
 
 export function jobA(job: Job) {
-  return {
-    job_id: job.id,
-    type: job.type,
-    command: job.command,
-    state: stateA(job.state),
-    labels: job.labels,
-    selector: job.selector,
-    timeoutSeconds: job.timeoutSeconds,
-    priority: job.priority,
-    pool: job.pool,
-    retry: job.retry,
-    attempt: job.attempt,
-    createdAt: job.createdAt,
-    startedAt: job.startedAt,
-    finishedAt: job.finishedAt,
-    exitCode: job.exitCode,
-    runtimeMs: job.runtimeMs,
-    nodeId: job.agentId,
-    failureReason: job.failureReason,
-    error: job.error,
-    artifacts: job.artifacts,
-  };
+  return { job_id: job.id, ...jobFields(job), state: stateA(job.state), nodeId: job.agentId };
 }
 
 /** A job as a poll hands it out, with the upload URL template scoped to its job and lease. */

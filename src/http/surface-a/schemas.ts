@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JobFields } from '../job-fields';
 import { JOB_STATES } from '../../../workflows/definitions';
 import { LabelsSchema } from '../../jobs/schemas';
 import { storableText } from '../../shared/text';
@@ -77,29 +78,7 @@ export const ListNodesRequest = z.strictObject({
 });
 export const NodeRef = z.strictObject({ nodeId: NodeId });
 
-export const JobA = z
-  .object({
-    job_id: z.string(),
-    type: z.string(),
-    command: z.string(),
-    state: z.enum(A_STATES),
-    labels: z.record(z.string(), z.string()),
-    selector: z.record(z.string(), z.string()),
-    timeoutSeconds: z.number().int(),
-    priority: z.number().int(),
-    pool: z.string(),
-    retry: z.object({ maxAttempts: z.number().int(), backoffSeconds: z.number().int() }),
-    attempt: z.number().int(),
-    createdAt: z.string(),
-    startedAt: z.string().nullable(),
-    finishedAt: z.string().nullable(),
-    exitCode: z.number().int().nullable(),
-    runtimeMs: z.number().int().nullable(),
-    nodeId: z.string().nullable(),
-    failureReason: z.enum(['exit_code', 'agent_error', 'agent_lost', 'timeout']).nullable(),
-    error: z.string().nullable(),
-    artifacts: z.array(z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() })),
-  })
+export const JobA = JobFields.extend({ job_id: z.string(), state: z.enum(A_STATES), nodeId: z.string().nullable() })
   .meta({ id: 'JobA' });
 export const SubmitResponse = z.object({ job_id: z.string(), state: z.enum(A_STATES), createdAt: z.string() });
 export const JobListResponse = z.object({ jobs: z.array(JobA), nextCursor: z.string().nullable() });

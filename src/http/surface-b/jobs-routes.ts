@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ManifestSchema } from '../../jobs/schemas';
+import { JobFields } from '../job-fields';
 import { isTerminal, JOB_STATES } from '../../../workflows/definitions';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
@@ -8,30 +9,7 @@ import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated }
 import { jobB, logLineB } from './render';
 
 const JobId = z.object({ id: z.string().max(64) });
-const Artifact = z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() });
-export const JobB = z
-  .object({
-    id: z.string(),
-    type: z.string(),
-    command: z.string(),
-    state: z.enum(JOB_STATES),
-    labels: z.record(z.string(), z.string()),
-    selector: z.record(z.string(), z.string()),
-    timeoutSeconds: z.number().int(),
-    priority: z.number().int(),
-    pool: z.string(),
-    retry: z.object({ maxAttempts: z.number().int(), backoffSeconds: z.number().int() }),
-    attempt: z.number().int(),
-    createdAt: z.string(),
-    startedAt: z.string().nullable(),
-    finishedAt: z.string().nullable(),
-    exitCode: z.number().int().nullable(),
-    runtimeMs: z.number().nullable(),
-    agentId: z.string().nullable(),
-    failureReason: z.string().nullable(),
-    error: z.string().nullable(),
-    artifacts: z.array(Artifact),
-  })
+export const JobB = JobFields.extend({ id: z.string(), state: z.enum(JOB_STATES), agentId: z.string().nullable() })
   .meta({ id: 'Job' });
 
 /** `label=key=value`: the first `=` splits key from value (a value may hold `=`). */

@@ -1,32 +1,12 @@
 import type { Agent } from '../../agents/record';
 import type { Job } from '../../jobs/record';
+import { jobFields } from '../job-fields';
 import type { LogEvent } from '../../logs/service';
 
 // Surface B's spelling of the service's records (CONTRACT §3, §5): states as written, `id`.
 
 export function jobB(job: Job) {
-  return {
-    id: job.id,
-    type: job.type,
-    command: job.command,
-    state: job.state,
-    labels: job.labels,
-    selector: job.selector,
-    timeoutSeconds: job.timeoutSeconds,
-    priority: job.priority,
-    pool: job.pool,
-    retry: job.retry,
-    attempt: job.attempt,
-    createdAt: job.createdAt,
-    startedAt: job.startedAt,
-    finishedAt: job.finishedAt,
-    exitCode: job.exitCode,
-    runtimeMs: job.runtimeMs,
-    agentId: job.agentId,
-    failureReason: job.failureReason,
-    error: job.error,
-    artifacts: job.artifacts,
-  };
+  return { id: job.id, ...jobFields(job), state: job.state, agentId: job.agentId };
 }
 
 export function agentB(a: Agent) {
