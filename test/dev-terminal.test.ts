@@ -106,6 +106,18 @@ function devInTerminal(env: NodeJS.ProcessEnv) {
         clearTimeout(timer);
       }
     },
+    /** The exit code, or a failure with the output when dev has not exited within timeoutMs. */
+    async exitedWithin(timeoutMs: number): Promise<number | null> {
+      let timer!: NodeJS.Timeout;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`dev did not exit within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+      });
+      try {
+        return await Promise.race([exited, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     /** SIGINT to the terminal's foreground process group, which dev runs in. */
     ctrlC(): void {
       const dev = descendantsOf(child.pid!).find((p) => p.cmdline.includes('src/main/dev.ts'));
@@ -133,39 +145,20 @@ describe('npm run dev in a terminal', () => {
     fs.chmodSync(dataDir, 0o755);
     const env = await devEnvironment(dataDir);
 
-    // `script` gives the command a pseudo-terminal, as a developer's shell would.
-    const dev = spawn('/usr/bin/script', ['-qfec', 'exec node --import tsx src/main/dev.ts', '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    child = dev;
-    let output = '';
-    const waiters: Array<() => void> = [];
-    const onOutput = (chunk: Buffer) => {
-      output += chunk.toString('utf8').replace(ANSI, '');
-      for (const wake of waiters.splice(0)) wake();
-    };
-    dev.stdout!.on('data', onOutput);
-    dev.stderr!.on('data', onOutput);
-    const exited = new Promise<number | null>((resolve) => dev.once('close', (code) => resolve(code)));
-    const printed = async (pattern: RegExp) => {
-      let over = false;
-      void exited.then(() => (over = true));
-      while (!pattern.test(output)) {
-        if (over) throw new Error(`dev exited before printing ${pattern}:\n${output}`);
-        await Promise.race([new Promise<void>((wake) => waiters.push(wake)), exited]);
-      }
-    };
+    // `script` gives the command a pseudo-terminal, as a developer's shell would. Deadlines below
+    // the test's own, so a hang fails with what dev printed rather than a bare timeout.
+    const dev = devInTerminal(env);
+    child = dev.child;
+    await dev.printed(/Ctrl-C stops everything/, 120_000);
+    const output = dev.output;
+    assert.doesNotMatch(output(), /\{"level":/, 'no JSON log lines on a terminal');
+    assert.match(output(), /\] INFO \(agent[^)]*\): agent ready/, 'pretty log lines');
 
-    await printed(/Ctrl-C stops everything/);
-    assert.doesNotMatch(output, /\{"level":/, 'no JSON log lines on a terminal');
-    assert.match(output, /\] INFO \(agent[^)]*\): agent ready/, 'pretty log lines');
+    const before = output().length;
+    dev.ctrlC();
+    assert.equal(await dev.exitedWithin(45_000), 0, output().slice(before));
 
-    // Ctrl-C: SIGINT to the terminal's foreground process group, which dev runs in.
-    const devProcess = descendantsOf(dev.pid!).find((p) => p.cmdline.includes('src/main/dev.ts'));
-    assert.ok(devProcess, 'the dev process runs');
-    const before = output.length;
-    process.kill(-devProcess.tpgid, 'SIGINT');
-    assert.equal(await exited, 0, output.slice(before));
-
-    const after = output.slice(before);
+    const after = output().slice(before);
     const steps = ['stopping the agent', 'stopping the API and the worker', 'stopping Temporal, PostgreSQL, MinIO', 'stopped'];
     const at = steps.map((step) => after.indexOf(`\n${step}\r\n`));
     assert.ok(
@@ -192,7 +185,7 @@ describe('npm run dev in a terminal', () => {
       const start = async () => {
         const dev = devInTerminal(env);
         runs.push(dev);
-        await dev.printed(/Ctrl-C stops everything/, 180_000);
+        await dev.printed(/Ctrl-C stops everything/, 120_000);
         const key = /^ *API key +(\S+)\r?$/m.exec(dev.output())?.[1];
         const api = /^ *API +(http:\/\/\S+)\/api /m.exec(dev.output())?.[1];
         assert.ok(key && api, dev.output());
@@ -200,14 +193,14 @@ describe('npm run dev in a terminal', () => {
       };
       const first = await start();
       first.dev.ctrlC();
-      assert.equal(await first.dev.exited, 0, first.dev.output());
+      assert.equal(await first.dev.exitedWithin(45_000), 0, first.dev.output());
 
       const second = await start();
       assert.equal(second.key, first.key, 'the same key after the restart');
       const listed = await fetch(`${second.api}/api/compute/jobs/list`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': second.key }, body: '{}' });
       assert.equal(listed.status, 200, await listed.text());
       second.dev.ctrlC();
-      assert.equal(await second.dev.exited, 0, second.dev.output());
+      assert.equal(await second.dev.exitedWithin(45_000), 0, second.dev.output());
     } finally {
       // Only when the test failed half-way: what it started does not outlive it.
       for (const { child: c } of runs) {
