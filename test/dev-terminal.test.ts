@@ -41,6 +41,23 @@ function descendantsOf(root: number) {
   return all.filter((p) => p.pid !== root && found.has(p.pid));
 }
 
+/** For a failure's report: each process's group, terminal group, state and signal masks. */
+function signalsOf(procs: Array<{ pid: number; cmdline: string }>): string {
+  return procs
+    .map((p) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${p.pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const status = fs.readFileSync(`/proc/${p.pid}/status`, 'utf8');
+        const masks = ['SigBlk', 'SigIgn', 'SigCgt'].map((m) => `${m} ${new RegExp(`^${m}:\\s+(\\w+)`, 'm').exec(status)?.[1]}`).join(' ');
+        return `  ${p.pid} ppid ${f[1]} pgrp ${f[2]} sid ${f[3]} tpgid ${f[5]} state ${f[0]} ${masks} ${p.cmdline.slice(0, 100)}`;
+      } catch {
+        return `  ${p.pid} gone`;
+      }
+    })
+    .join('\n');
+}
+
 /** The environment `npm run dev` gets here: its own data folder, free ports, none of this shell's services. */
 async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
   const env = childEnvironment({
@@ -70,6 +87,7 @@ function devInTerminal(env: NodeJS.ProcessEnv) {
   const child = spawn('/usr/bin/script', ['-qfec', 'exec node --import tsx src/main/dev.ts', '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let over = false;
+  let signalled = 0;
   const waiters = new Set<() => void>();
   const onOutput = (chunk: Buffer) => {
     output += chunk.toString('utf8').replace(ANSI, '');
@@ -110,7 +128,7 @@ function devInTerminal(env: NodeJS.ProcessEnv) {
     async exitedWithin(timeoutMs: number): Promise<number | null> {
       let timer!: NodeJS.Timeout;
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`dev did not exit within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+        timer = setTimeout(() => reject(new Error(`dev did not exit within ${timeoutMs} ms (Ctrl-C went to group ${signalled}):\n${output}\n${signalsOf(descendantsOf(child.pid!))}`)), timeoutMs);
       });
       try {
         return await Promise.race([exited, late]);
@@ -122,6 +140,7 @@ function devInTerminal(env: NodeJS.ProcessEnv) {
     ctrlC(): void {
       const dev = descendantsOf(child.pid!).find((p) => p.cmdline.includes('src/main/dev.ts'));
       assert.ok(dev, 'the dev process runs');
+      signalled = dev.tpgid;
       process.kill(-dev.tpgid, 'SIGINT');
     },
   };

@@ -14,6 +14,8 @@ export interface Durations {
   agentLossBackoffMs: number;
   sseKeepAliveMs: number;
   reconcileIntervalMs: number;
+  /** How long a request holds its Idempotency-Key before another may carry it out (after a crash). */
+  idempotencyHoldMs: number;
 }
 
 export interface Config {
@@ -183,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       agentLossBackoffMs: e.AGENT_LOSS_BACKOFF_MS,
       sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
       reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+      idempotencyHoldMs: e.IDEMPOTENCY_HOLD_MS,
     },
     limits: {
       agentLossMaxAttempts: e.AGENT_LOSS_MAX_ATTEMPTS,

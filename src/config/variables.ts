@@ -56,6 +56,9 @@ export const EnvSchema = z.object({
   CHANGES_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
   CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   RECONCILE_INTERVAL_MS: int(30_000),
+  // A request with an Idempotency-Key holds it this long at most; then another may carry it out.
+  // Above a submit's own budget (a turn of up to 10 s, a start of up to 10 s).
+  IDEMPOTENCY_HOLD_MS: int(30_000),
   DEPENDENCY_RETRY_AFTER_SECONDS: int(5),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   JWT_PREVIOUS_SECRET: z.string().min(32).optional(),

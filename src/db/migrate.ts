@@ -9,6 +9,7 @@ import * as liveJobsIndex from './migrations/20261122060000_live_jobs_index';
 import * as credentialNotifyAndRateLeases from './migrations/20261123000000_credential_notify_and_rate_leases';
 import * as surfaceBIdentity from './migrations/20261124000000_surface_b_identity';
 import * as auditedSubmits from './migrations/20261125000000_audited_submits';
+import * as idempotencyKeys from './migrations/20261126000000_idempotency_keys';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261123000000_credential_notify_and_rate_leases': credentialNotifyAndRateLeases,
   '20261124000000_surface_b_identity': surfaceBIdentity,
   '20261125000000_audited_submits': auditedSubmits,
+  '20261126000000_idempotency_keys': idempotencyKeys,
 };
 
 const source: Knex.MigrationSource<string> = {

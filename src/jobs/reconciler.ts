@@ -10,7 +10,8 @@ const FIRST_LOOKBACK_MS = 10 * 60_000;
 
 /**
  * Periodically settles what a crash of some API instance left half-done: submits interrupted
- * between their steps, and rows left behind their workflow by a transition whose write was lost.
+ * between their steps, and rows left behind their workflow by a transition whose write was lost;
+ * and removes expired idempotency keys.
  * Each sweep looks back over the interval since the one before, with an interval's overlap.
  */
 export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Config; log: Logger }): () => void {
@@ -24,6 +25,7 @@ export function startReconciler(o: { jobs: JobsService; transitions: Transitions
     void (async () => {
       try {
         await o.jobs.reconcile();
+        await o.jobs.sweepIdempotencyKeys();
         await o.transitions.repairBehind({ silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS, closedSince: since });
         since = new Date(startedAt.getTime() - intervalMs);
       } catch (err) {

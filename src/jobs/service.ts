@@ -14,6 +14,7 @@ import { prepared } from '../db/prepared';
 import { JOB_COLUMNS, type Job, jobFromRow } from './record';
 import type { JobListFilter, Manifest } from './schemas';
 import { createJobLister } from './list';
+import { createIdempotencyKeys, fingerprintOf } from './idempotency';
 
 export interface JobsDeps {
   db: Knex;
@@ -47,6 +48,7 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
   });
 
   const listJobs = createJobLister(db);
+  const idempotencyKeys = createIdempotencyKeys(db, { holdMs: config.durations.idempotencyHoldMs });
   const JOB_BY_ID = `FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`;
   const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS}, claimed_until > now() AS being_claimed ${JOB_BY_ID}`);
   const selectJobAfterClaim = prepared(db, 'jobs_get_after_claim', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID} FOR SHARE`);
@@ -81,22 +83,27 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
     return rows[0].present ? 'already' : 'gone';
   }
 
-  /** Inserts the not-yet-acknowledged row: step one of submit, invisible until its workflow exists. */
-  async function insertUnstarted(principal: Principal, manifest: Manifest): Promise<Job> {
+  /**
+   * Inserts the not-yet-acknowledged row: step one of submit, invisible until its workflow exists.
+   * With `jobId` (an idempotent submit carried out again) the row may exist already: an
+   * unacknowledged one is made young again, so the reconciler leaves it to this attempt; an
+   * acknowledged one is returned as it is, with `acknowledged` set.
+   */
+  async function insertUnstarted(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
     // The hot path: a key without quotas needs no lock and no count.
-    if (!principal.hasQuotas) return insertRow(db, principal, manifest);
+    if (!principal.hasQuotas) return insertRow(db, principal, manifest, jobId);
     return db.transaction(async (trx) => {
       await enforceSubmitQuota(trx, principal.keyId, manifest.type);
-      return insertRow(trx, principal, manifest);
+      return insertRow(trx, principal, manifest, jobId);
     });
   }
 
-  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest): Promise<Job> {
+  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
     // The database's clock, which the reconciler measures ages with.
     const now = trx.fn.now();
-    const [row] = await trx('jobs')
+    const insert = trx('jobs')
       .insert({
-        id: newId('job'),
+        id: jobId ?? newId('job'),
         workspace_id: principal.workspaceId,
         type: manifest.type,
         command: manifest.command,
@@ -116,10 +123,20 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
         submitted_by: pendingEntry({ actor: principal.actor, origin: principal.origin, details: { type: manifest.type } }),
       })
       .returning('*');
-    return jobFromRow(row);
+    if (!jobId) return jobFromRow((await insert)[0]);
+    const [row] = await insert.onConflict('id').merge({ created_at: now, available_at: now }).where('jobs.workflow_started', false);
+    if (row) return jobFromRow(row);
+    const existing = await trx('jobs').where({ id: jobId, workspace_id: principal.workspaceId }).first();
+    if (!existing) throw new AppError('internal', 'an idempotency key names a job of another workspace');
+    return { ...jobFromRow(existing), acknowledged: true };
   }
 
-  async function submit(principal: Principal, manifest: Manifest): Promise<Job> {
+  /**
+   * Submits the job. With `jobId` (named by an idempotency key) every call makes that one job: a
+   * call after a crash anywhere in an earlier one finds what it left (the row, the run) and
+   * finishes it, and the run's ID policy means no two calls can start two runs.
+   */
+  async function submit(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job> {
     if (manifest.type !== 'COMMAND') {
       throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, { supported: ['COMMAND'] });
     }
@@ -129,7 +146,8 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
         fields: [{ path: 'pool', message: 'the managed pool is not available yet' }],
       });
     }
-    const job = await insertUnstarted(principal, manifest);
+    const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
+    if (acknowledged) return job;
     try {
       await transitions.turns.change(() => workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 }));
     } catch (err) {
@@ -153,11 +171,37 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
     return job;
   }
 
+  /**
+   * A submit under an `Idempotency-Key`: the first request with the key makes the job and its
+   * answer (`render`) is kept; a later one with the same body gets that answer (`replayed`).
+   * A failure that made no job lets the key go; one that may have (an unconfirmed start) keeps it,
+   * so a retry once the hold has passed finishes that same job.
+   */
+  async function submitWithKey<T>(principal: Principal, manifest: Manifest, key: string, render: (job: Job) => T): Promise<{ body: T; replayed: boolean }> {
+    const claim = await idempotencyKeys.claim(principal.workspaceId, key, fingerprintOf(manifest));
+    if (claim.kind === 'replay') return { body: claim.body as T, replayed: true };
+    let job: Job;
+    try {
+      job = await submit(principal, manifest, claim.jobId);
+    } catch (err) {
+      if (!(err instanceof StartOutcomeUnknownError)) {
+        await idempotencyKeys.release(principal.workspaceId, key, claim.holder).catch((e) => log.warn({ err: String(e), key }, 'submit: could not let an idempotency key go'));
+      }
+      throw err;
+    }
+    const body = render(job);
+    await idempotencyKeys.complete(principal.workspaceId, key, job.id, 201, body);
+    return { body, replayed: false };
+  }
+
   return {
     get,
     insertUnstarted,
 
     submit,
+    submitWithKey,
+    /** Removes expired idempotency keys (the reconciler's sweep). */
+    sweepIdempotencyKeys: () => idempotencyKeys.sweep(),
 
     list: (principal: Principal, filter: JobListFilter) => listJobs(principal.workspaceId, filter),
 
@@ -194,7 +238,11 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
           await markStarted(row.id, row.workspace_id);
           started++;
         } else {
-          removed += await db('jobs').where({ id: row.id, workflow_started: false }).delete();
+          // Still old: a submit carried out again meanwhile made it young and owns it now.
+          removed += await db('jobs')
+            .where({ id: row.id, workflow_started: false })
+            .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+            .delete();
         }
       }
       if (started + removed > 0) log.info({ started, removed }, 'reconciled interrupted submits');

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'job.not_assigned'
   | 'resource.conflict'
   | 'request.too_large'
+  | 'idempotency.mismatch'
   | 'rate_limit.exceeded'
   | 'quota.exceeded'
   | 'dependency.unavailable'
@@ -84,6 +85,11 @@ export const ERROR_CODES: Record<ErrorCode, { status: number; title: string; mea
     status: 413,
     title: 'The request is too large',
     meaning: 'The body is over the limit (1 MiB for JSON, the artifact limit for uploads; `details.maxBytes` when known). Send less.',
+  },
+  'idempotency.mismatch': {
+    status: 422,
+    title: 'The Idempotency-Key was used for another request',
+    meaning: 'A request with this Idempotency-Key and a different body was made in the last 24 hours. A key stands for one request: use a new key for a new request, or send the first body again to get its answer.',
   },
   'rate_limit.exceeded': {
     status: 429,

@@ -156,7 +156,7 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
   };
 
   return {
-    /** Starts the job's run; false when a run with this ID is already open. */
+    /** Starts the job's run; false when a run with this ID is already open (or, for a first run, ever was). */
     async start(input: JobWorkflowInput): Promise<boolean> {
       const { spec } = input;
       if (Date.now() < unreachableUntil) throw unavailableError(); // not sent: nothing started
@@ -165,6 +165,11 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
           client.workflow.start(WORKFLOW_TYPE, {
             workflowId: workflowIdOf(spec.jobId),
             taskQueue: opts.taskQueue,
+            // A job's first run starts once, ever: a submit carried out again (a takeover after a
+            // crash, an idempotent resubmit) finds the run, open or closed, instead of a second.
+            // Only a retry by hand starts a run under a closed one's ID.
+            workflowIdReusePolicy: input.manualRetry ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+            workflowIdConflictPolicy: 'FAIL',
             args: [input],
             requestEagerStart: opts.eager,
             staticSummary: summaryOf(spec),

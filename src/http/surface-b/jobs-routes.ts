@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ManifestSchema } from '../../jobs/schemas';
 import { JobFields } from '../job-fields';
+import type { Job } from '../../jobs/record';
 import { isTerminal, JOB_STATES } from '../../../workflows/definitions';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
@@ -8,6 +9,7 @@ import type { logFollower } from '../log-follower';
 import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
 import { jobB, logLineB } from './render';
 
+const SubmittedB = z.object({ id: z.string(), state: z.enum(JOB_STATES), createdAt: z.string() }).meta({ id: 'SubmittedJob' });
 const JobId = z.object({ id: z.string().max(64) });
 export const JobB = JobFields.extend({ id: z.string(), state: z.enum(JOB_STATES), agentId: z.string().nullable() })
   .meta({ id: 'Job' });
@@ -47,11 +49,34 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       scope: 'active',
       authorizes: () => ({ type: 'job', id: 'new' }),
       body: ManifestSchema,
+      headers: z.object({
+        'Idempotency-Key': z
+          .string()
+          .min(1)
+          .max(255)
+          .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+          .optional()
+          .meta({
+            description:
+              'Makes the submit safe to retry: for 24 h the first answer (status and body) is replayed with `Idempotent-Replayed: true`; ' +
+              'another body with the same key is 422 `idempotency.mismatch`; while the first request is in progress another is 409 `resource.conflict` ' +
+              '(for at most 30 s after a crash of the instance carrying it; then a retry finishes that same job). Keys are per workspace. ' +
+              'Only a created job is kept: a request that failed without one leaves the key free.',
+          }),
+      }),
       status: 201,
-      response: z.object({ id: z.string(), state: z.enum(JOB_STATES), createdAt: z.string() }),
-      handle: async (ctx, { body }) => {
-        const job = await jobs.submit(principalOf(ctx), body);
-        return { id: job.id, state: job.state, createdAt: job.createdAt };
+      response: SubmittedB,
+      problems: {
+        409: 'resource.conflict: a request with this Idempotency-Key is still in progress (`details.reason: idempotency_key_in_use`)',
+        422: 'idempotency.mismatch: this Idempotency-Key was used with another body in the last 24 h',
+      },
+      handle: async (ctx, { body, headers }) => {
+        const submitted = (job: Job) => ({ id: job.id, state: job.state, createdAt: job.createdAt });
+        const key = headers['Idempotency-Key'];
+        if (!key) return submitted(await jobs.submit(principalOf(ctx), body));
+        const { body: answer, replayed } = await jobs.submitWithKey(principalOf(ctx), body, key, submitted);
+        if (replayed) ctx.set('Idempotent-Replayed', 'true');
+        return answer;
       },
     }),
     operation({

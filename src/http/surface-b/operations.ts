@@ -29,7 +29,9 @@ export const Problem = z
 
 type Empty = z.ZodObject<Record<string, never>>;
 
-export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType> {
+type Input<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType> = { params: z.output<P>; query: z.output<Q>; body: z.output<B>; headers: z.output<H> };
+
+export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType, H extends z.ZodType = Empty> {
   method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI form: `/v0/workspaces/{id}/members`. */
   path: string;
@@ -41,25 +43,29 @@ export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Em
   params?: P;
   query?: Q;
   body?: B;
+  /** Request headers of its own, by their documented names (looked up case-insensitively). */
+  headers?: H;
   status?: 200 | 201 | 202 | 204;
   response?: R;
   /**
    * The role rule is checked by the route, on this target, before the handler (a denial is
    * audited); without it the service checks it (rules that depend on what they act on).
    */
-  authorizes?: (input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => { type: string; id: string };
+  authorizes?: (input: Input<P, Q, B, H>) => { type: string; id: string };
+  /** Problems of its own beyond the common ones, by status (documentation). */
+  problems?: Record<number, string>;
   /** Another media type the operation may answer with (documentation). */
   alternative?: { type: string; description: string };
-  handle: (ctx: Context, input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => Promise<z.input<R> | undefined | void>;
+  handle: (ctx: Context, input: Input<P, Q, B, H>) => Promise<z.input<R> | undefined | void>;
 }
 
 // One operation's types are checked where it is declared (`operation`); a list holds any of them.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation = Operation<any, any, any, any>;
+export type AnyOperation = Operation<any, any, any, any, any>;
 
 /** Declares an operation: its handler's input is typed from its schemas. */
-export const operation = <P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
-  op: Operation<P, Q, B, R>,
+export const operation = <P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType, H extends z.ZodType = Empty>(
+  op: Operation<P, Q, B, R, H>,
 ): AnyOperation => op as AnyOperation;
 
 
@@ -75,6 +81,9 @@ export const PageQuery = {
 export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextPageToken: z.string().nullable() });
 /** A service's page, in /v0's names. */
 export const asPage = <T>(p: { items: T[]; nextCursor: string | null }) => ({ items: p.items, nextPageToken: p.nextCursor });
+
+/** The named request headers, absent ones left out. */
+const headersOf = (ctx: Context, names: string[]) => Object.fromEntries(names.flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
 
 const koaPath = (path: string) => routerPath(path.replace(/^\/v0/, ''));
 
@@ -101,6 +110,7 @@ export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: 
         headers: z.object({
           'X-Compute-API-Version': z.literal(API_VERSION).optional(),
           ...(op.scope === 'active' ? { 'X-Compute-Workspace': z.string().optional().meta({ description: 'The workspace to act in (default: the token’s own, or the session’s personal one)' }) } : {}),
+          ...(op.headers instanceof z.ZodObject ? op.headers.shape : {}),
         }),
         ...(op.params ? { params: op.params } : {}),
         ...(op.query ? { query: op.query } : {}),
@@ -113,7 +123,7 @@ export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: 
             ? { content: { 'application/json': { schema: op.response }, ...(op.alternative ? { [op.alternative.type]: { schema: { type: 'string', description: op.alternative.description } } } : {}) } }
             : {}),
         },
-        ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([code, description]) => [code, { description, content: { 'application/problem+json': { schema: Problem } } }])),
+        ...Object.fromEntries(Object.entries({ ...ERROR_STATUSES, ...op.problems }).map(([code, description]) => [code, { description, content: { 'application/problem+json': { schema: Problem } } }])),
       },
     });
     router[op.method](koaPath(op.path), async (ctx) => {
@@ -121,6 +131,7 @@ export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: 
         params: op.params ? parse(op.params, ctx.params) : {},
         query: op.query ? parse(op.query, ctx.query) : {},
         body: op.body ? parse(op.body, ctx.request.body) : {},
+        headers: op.headers instanceof z.ZodObject ? parse(op.headers, headersOf(ctx, Object.keys(op.headers.shape))) : {},
       };
       if (op.authorizes && op.action !== 'none') await authorize(db, principalOf(ctx), op.action, op.authorizes(input));
       const out = await op.handle(ctx, input);
