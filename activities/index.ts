@@ -23,10 +23,11 @@ export function createActivities({ db }: ActivityDeps): JobActivities {
           db.raw('extract(epoch from (now() - a.last_heartbeat_at)) * 1000 as age_ms'),
           db.raw('extract(epoch from (g.drain_deadline_at - now())) * 1000 as drain_ms'),
           'g.drain',
+          db.raw('g.deregistered_at IS NOT NULL AS deregistered'),
         );
       if (!row) return { msUntilLost: 0, msUntilDrainDeadline: null };
       const drainMs = row.drain && row.drain_ms !== null ? Math.max(0, Math.ceil(Number(row.drain_ms))) : null;
-      return { msUntilLost: Math.ceil(lostAfterMs - Number(row.age_ms)), msUntilDrainDeadline: drainMs };
+      return { msUntilLost: Math.ceil(lostAfterMs - Number(row.age_ms)), msUntilDrainDeadline: drainMs, ...(row.deregistered && { deregistered: true }) };
     },
   };
 }

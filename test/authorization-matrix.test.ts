@@ -38,6 +38,7 @@ const SAMPLES: Record<string, Sample> = {
   'get /v0/agents': {},
   'get /v0/agents/{id}': { params: teamAgent },
   'post /v0/agents/{id}:drain': { params: teamAgent, body: () => ({ deadlineSeconds: 60 }) },
+  'delete /v0/agents/{id}': { params: teamAgent },
   'get /v0/workspaces/{id}': {},
   'patch /v0/workspaces/{id}': { body: () => ({ name: 'renamed' }) },
   'post /v0/workspaces/{id}/members': { body: () => ({ email: newEmail(), role: 'member' }) },

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { createApiKey } from '../src/auth/api-keys';
+import { pidsWritten, running, spawnAgent, waitFor } from './support/agents';
 import { login } from './support/auth';
+import { testEnv } from './support/env';
 import { ok, pollOne, post, registerNode, resultOf, waitForJob } from './support/http';
 import { readLogStream } from './support/sse';
 import { v0, v0ok } from './support/v0';
@@ -58,6 +62,10 @@ describe('jobs and agents on /v0', () => {
     const c1 = await v0ok('POST', `/jobs/${queued.id}:cancel`, { token: s.token, status: 200 });
     assert.equal(c1.state, 'CANCELLED');
     const c2 = await v0ok('POST', `/jobs/${queued.id}%3Acancel`, { token: s.token, status: 200 });
+    for (const verb of [':frobnicate', '%3Afrobnicate', ':']) {
+      const unknown = await v0('POST', `/jobs/${queued.id}${verb}`, { token: s.token });
+      assert.deepEqual([unknown.status, unknown.body.code], [404, 'resource.not_found'], verb);
+    }
     assert.equal(c2.state, 'CANCELLED', 'a cancelled job stays as it is');
 
     const node = await registerNode(s.token);
@@ -79,9 +87,13 @@ describe('jobs and agents on /v0', () => {
     assert.equal((await post('/compute/jobs/cancel', { job_id: succeeded.id }, s.token)).status, 409);
     // A verb we do not have is refused in problem form, naming what was asked.
     const unknown = await v0('POST', `/jobs/${succeeded.id}:explode`, { token: s.token });
-    assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
-    assert.equal(unknown.body.code, 'request.invalid');
-    assert.match(unknown.body.detail, /POST is not allowed on \/v0\/jobs\/job_\w+:explode/);
+    assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
+    assert.equal(unknown.body.code, 'resource.not_found');
+    assert.match(unknown.body.detail, /no operation :explode/);
+    // A method the resource does not take is still 400, naming it.
+    const put = await v0('PUT', `/jobs/${succeeded.id}`, { token: s.token });
+    assert.deepEqual([put.status, put.body.code], [400, 'request.invalid']);
+    assert.match(put.body.detail, /PUT is not allowed on \/v0\/jobs\/job_\w+$/);
   });
 
   it('lists newest first with filters, and pages return every job once while new jobs arrive', async () => {
@@ -132,5 +144,79 @@ describe('jobs and agents on /v0', () => {
     await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey);
     assert.equal((await v0ok('GET', `/agents/${node.nodeId}`, { token: s.token })).state, 'DRAINED');
     assert.equal((await v0('GET', '/agents/agent_00000000000000000000000000', { token: s.token })).status, 404);
+  });
+});
+
+describe('DELETE /v0/agents/{id}', () => {
+  const db = () => testEnv().db;
+
+  it('requeues the running job at once as an attempt not counted as a loss; the old key is 401 and a late result 409', async () => {
+    const s = await login();
+    const ws = s.user.workspaceId;
+    const node = await registerNode(s.token, { fleet: 'old' });
+    const created = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'sleep 600' } });
+    const held = (await pollOne(node))!;
+    assert.equal(held.job_id, created.id);
+
+    const removed = await v0('DELETE', `/agents/${node.nodeId}`, { token: s.token });
+    assert.equal(removed.status, 204, JSON.stringify(removed.body));
+    const removedAt = Date.now();
+
+    // Requeued now, not after a liveness timeout or a backoff.
+    await waitFor('the job to be requeued', async () => {
+      const job = await v0ok('GET', `/jobs/${created.id}`, { token: s.token });
+      return job.state === 'QUEUED' && job.attempt === 2;
+    }, 5_000);
+    assert.ok(Date.now() - removedAt < testEnv().config.durations.agentLostAfterMs, 'sooner than an agent loss is noticed');
+    assert.ok((await db()('jobs').where({ id: created.id }).where('available_at', '<=', db().fn.now()).first()), 'no backoff: claimable now');
+    const attempt = await db()('job_attempts').where({ lease_id: held.leaseId }).first('end_reason', 'ended_at');
+    assert.equal(attempt.end_reason, 'deregistered', 'the attempt ended by the removal, not by an agent loss');
+
+    // The removed node's key stops on every call; a result for its lease through a credential that
+    // still works is refused for the lease.
+    for (const [path, body] of [
+      ['/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [held.job_id] }],
+      ['/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }],
+      ['/compute/nodes/result', resultOf(node, held, 0)],
+    ] as const) {
+      const reply = await post(path, body, node.nodeKey);
+      assert.deepEqual([reply.status, reply.body.code], [401, 'auth.unauthenticated'], path);
+    }
+    const late = await post('/compute/nodes/result', resultOf(node, held, 0), s.token);
+    assert.deepEqual([late.status, late.body.code], [409, 'job.not_assigned']);
+
+    // Gone from the lists and reads; a second removal finds nothing; the removal is audited once.
+    assert.equal((await v0('GET', `/agents/${node.nodeId}`, { token: s.token })).status, 404);
+    const listed = await v0ok('GET', '/agents', { token: s.token });
+    assert.ok(!listed.items.some((a: { id: string }) => a.id === node.nodeId));
+    assert.equal((await v0('DELETE', `/agents/${node.nodeId}`, { token: s.token })).status, 404);
+    const entries = await db()('audit_log').where({ workspace_id: ws, action: 'agent.deregister' }).select('target_id', 'outcome', 'actor_id');
+    assert.deepEqual(entries, [{ target_id: node.nodeId, outcome: 'success', actor_id: s.user.id }]);
+
+    // Another agent takes the job as its second attempt and finishes it.
+    const next = await registerNode(s.token);
+    const again = (await pollOne(next))!;
+    assert.deepEqual([again.job_id, again.attempt], [created.id, 2]);
+    await ok('/compute/nodes/result', resultOf(next, again, 0), next.nodeKey);
+    assert.equal((await v0ok('GET', `/jobs/${created.id}`, { token: s.token })).state, 'SUCCEEDED');
+  });
+
+  it('stops an agent process whose node was removed, and the job process it ran', async function () {
+    this.timeout(60_000);
+    const s = await login();
+    const pidFile = path.join(testEnv().dataDir, `deregistered-${Date.now()}.pid`);
+    const { key } = await createApiKey(db(), { workspaceId: s.user.workspaceId, name: 'fleet', kind: 'user' });
+    const agent = await spawnAgent({ key });
+    try {
+      const created = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: `echo $$ > ${pidFile}; exec sleep 600` } });
+      const [jobPid] = await pidsWritten(pidFile);
+      await v0ok('DELETE', `/agents/${agent.nodeId()}`, { token: s.token, status: 204 });
+      assert.equal(await agent.child.exited, 1, 'the agent exits, refused');
+      assert.match(agent.log(), /the API refused this node/);
+      await waitFor('the job process to be stopped', () => !running(jobPid));
+      assert.equal((await v0ok('GET', `/jobs/${created.id}`, { token: s.token })).state, 'QUEUED');
+    } finally {
+      await agent.child.stop();
+    }
   });
 });

@@ -71,7 +71,7 @@ export interface JobSnapshot {
 export interface AttemptEnd {
   leaseId: string;
   /** `undelivered`: the assignment never reached the agent (its poll failed); not an agent loss. */
-  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'undelivered';
+  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'deregistered' | 'undelivered';
   /** The agent must kill the attempt's process. */
   kill: boolean;
   result?: ResultInput;
@@ -134,6 +134,8 @@ export interface AttemptCheck {
   msUntilLost: number;
   /** Time left before the agent's drain deadline requeues the job, if one is set. */
   msUntilDrainDeadline: number | null;
+  /** The agent was removed (DELETE /v0/agents/{id}): requeue now, not counted as a loss. */
+  deregistered?: boolean;
 }
 
 /**

@@ -47,9 +47,10 @@ const refuse = (type: string, message: string) => ApplicationFailure.create({ ty
  *
  * Transitions that a caller waits on (assign, result, cancel) are Updates whose answer carries the
  * transition, and the caller writes the read model from it: the happy path schedules no activity.
- * Transitions the run makes on its own (a timeout, an agent loss, a drain deadline, the end of a
- * backoff or of a cancel grace) are projected here, since nobody else sees them. A failed or
- * timed-out job closes its run as Failed, so the UI's status column tells the truth.
+ * Transitions the run makes on its own (a timeout, an agent loss, a drain deadline, the agent's
+ * removal, the end of a backoff or of a cancel grace) are projected here, since nobody else sees
+ * them. A failed or timed-out job closes its run as Failed, so the UI's status column tells the
+ * truth.
  */
 export async function job(input: JobWorkflowInput): Promise<Transition> {
   const { spec, timings } = input;
@@ -236,6 +237,10 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
       const version = snap.version;
       const check = await checkAttempt({ leaseId: snap.leaseId!, lostAfterMs: timings.agentLostAfterMs });
       if (snap.version !== version) return;
+      if (check.deregistered) {
+        endAttempt('deregistered', true);
+        return requeue(0);
+      }
       drainDeadlineAt = check.msUntilDrainDeadline === null ? null : now() + check.msUntilDrainDeadline;
       nextAgentCheckAt = now() + Math.max(check.msUntilLost, 0);
       if (check.msUntilLost <= 0) return onAgentLost();

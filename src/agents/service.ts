@@ -39,7 +39,7 @@ export interface ResultReport {
   error?: string;
 }
 
-const TOUCH_AGENT = 'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 RETURNING drain';
+const TOUCH_AGENT = 'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 AND deregistered_at IS NULL RETURNING drain';
 
 const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
   WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
@@ -50,18 +50,38 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
   const claimOptions = { reservationSeconds: config.limits.claimReservationSeconds, workflows, log };
   const touchAgent = prepared<{ drain: boolean }>(db, 'agents_touch', TOUCH_AGENT);
 
-  /** The node, if it is in the caller's workspace and the caller may act for it. */
-  async function requireNode(principal: Principal, nodeId: string) {
+  /**
+   * The node, if it is in the caller's workspace and the caller may act for it. A removed node is
+   * not found, except by a result (`removed: true`), whose lease check then tells it 409.
+   */
+  async function requireNode(principal: Principal, nodeId: string, o: { removed?: boolean } = {}) {
     // With the quotas of the key it registered with, so a claim skips the quota lock when there are none.
     const row = await db('agents as g')
       .leftJoin('api_keys as k', 'k.id', 'g.registered_with_key_id')
       .where({ 'g.id': nodeId, 'g.workspace_id': principal.workspaceId })
       .first('g.*', db.raw('k.quotas IS NOT NULL AS key_has_quotas'));
     if (!row) throw notFound('node');
+    if (row.deregistered_at && !o.removed) {
+      // A poll of the removed node that began before its key was revoked: told as its key would be.
+      if (principal.kind === 'node' && principal.agentId === nodeId) throw new AppError('auth.unauthenticated', 'This node was removed; its key no longer works');
+      throw notFound('node');
+    }
     if (principal.kind === 'node' && principal.agentId !== nodeId) {
       throw new AppError('auth.forbidden', 'This node key belongs to another node');
     }
     return row;
+  }
+
+  /** Asks the run of each job the agent runs to check on it now (a drain deadline, a removal). */
+  async function recheckJobsOf(agentId: string): Promise<void> {
+    const running = await db('job_attempts').where({ agent_id: agentId }).whereNull('ended_at').pluck('job_id');
+    await Promise.all(
+      running.map((jobId: string) =>
+        workflows.recheckAgent(jobId).catch((err) => {
+          if (!(err instanceof WorkflowClosedError)) log.warn({ err, jobId, agentId }, 'could not ask a job to recheck its agent');
+        }),
+      ),
+    );
   }
 
   async function getAgent(id: string): Promise<Agent> {
@@ -114,6 +134,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       const keep = await db.transaction(async (trx) => {
         const [touched] = await trx('agents')
           .where({ id: body.nodeId, workspace_id: principal.workspaceId })
+          .whereNull('deregistered_at')
           .update({ last_heartbeat_at: trx.fn.now() })
           .returning('drain');
         if (!touched) throw notFound('node');
@@ -185,7 +206,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {
-      const node = await requireNode(principal, report.nodeId);
+      const node = await requireNode(principal, report.nodeId, { removed: true });
       // The job and this lease's attempt in one read.
       const jobRow = await db('jobs as j')
         .leftJoin('job_attempts as a', (on) => on.on('a.job_id', 'j.id').andOn('a.lease_id', db.raw('?', [report.leaseId])))
@@ -215,19 +236,33 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       // Wake the node's long polls: a draining node's poll answers at once, empty.
       await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
       // Running jobs re-read the deadline now instead of at their next liveness check.
-      const running = await db('job_attempts').where({ agent_id: node.id }).whereNull('ended_at').pluck('job_id');
-      await Promise.all(
-        running.map((jobId: string) =>
-          workflows.recheckAgent(jobId).catch((err) => {
-            if (!(err instanceof WorkflowClosedError)) log.warn({ err, jobId }, 'could not signal drain to job');
-          }),
-        ),
-      );
+      await recheckJobsOf(node.id);
       return getAgent(node.id);
     },
 
+    /**
+     * Removes the agent: its node keys stop at once (on every instance before the answer), it is
+     * no longer listed and takes no work, and each job it runs is requeued now as a new attempt
+     * that is not an agent loss. The row stays, marked: attempts and the audit log name it.
+     */
+    async deregister(principal: Principal, id: string): Promise<void> {
+      const node = await requireNode(principal, id);
+      const removed = await db.transaction(async (trx) => {
+        const [row] = await trx('agents').where({ id: node.id }).whereNull('deregistered_at').update({ deregistered_at: trx.fn.now() }).returning('id');
+        if (!row) return false; // removed meanwhile by another call
+        await revokeNodeKeys(trx, node.id);
+        await appendAudit(trx, { ...auditBy(principal), action: 'agent.deregister', target: { type: 'agent', id: node.id }, details: { name: node.name } });
+        return true;
+      });
+      if (!removed) throw notFound('node');
+      await credentials.settle();
+      // Its polls in flight end (their next read finds no node); its running jobs requeue now.
+      await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
+      await recheckJobsOf(node.id);
+    },
+
     async list(principal: Principal, page: { limit: number; cursor?: string }) {
-      const q = db('agents').where({ workspace_id: principal.workspaceId });
+      const q = db('agents').where({ workspace_id: principal.workspaceId }).whereNull('deregistered_at');
       if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'agent'));
       const rows = await q.orderBy('id', 'desc').limit(page.limit + 1).select('*', db.raw(RUNNING_JOBS));
       const out = pageOf(rows, page.limit, (r) => agentFromRow(r, lostAfterMs));

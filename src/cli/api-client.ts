@@ -13,10 +13,16 @@ export interface Target {
   apiUrl: string;
   apiKey?: string;
   token?: string;
+  /** With a session: the workspace `compute workspaces use` chose (else the personal one). */
+  workspace?: string;
 }
 
 export const authHeaders = (t: Target): Record<string, string> =>
-  t.apiKey ? { 'X-API-Key': t.apiKey } : t.token ? { Authorization: `Bearer ${t.token}` } : {};
+  t.apiKey
+    ? { 'X-API-Key': t.apiKey }
+    : t.token
+      ? { Authorization: `Bearer ${t.token}`, ...(t.workspace && { 'X-Compute-Workspace': t.workspace }) }
+      : {};
 
 /** POSTs to Surface A and returns the payload; an error envelope or an unreachable API becomes a CliError. */
 export async function callApi<T>(target: Target, path: string, body: unknown): Promise<T> {

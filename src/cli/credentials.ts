@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config';
 import { CliError, type Target } from './api-client';
+import { activeWorkspaceOf } from './active-workspace';
 import { loadSession } from './session';
 
 export interface TargetFlags {
@@ -10,15 +11,16 @@ export interface TargetFlags {
 }
 
 /**
- * Flags first, then COMPUTE_API_URL / COMPUTE_API_KEY, then the `compute login` session, and last
- * the key `npm run dev` keeps in its data folder, so `npx compute run job.json` just works there.
+ * Flags first, then COMPUTE_API_URL / COMPUTE_API_KEY, then the `compute login` session (acting in
+ * the workspace `compute workspaces use` chose), and last the key `npm run dev` keeps in its data
+ * folder, so `npx compute run job.json` just works there.
  */
 export async function resolveTarget(flags: TargetFlags): Promise<Target> {
   const config = loadConfig();
   const apiKey = flags.key ?? config.cli.apiKey;
   if (apiKey) return { apiUrl: flags.api ?? config.cli.apiUrl, apiKey };
   const session = await loadSession(config.cli.configDir);
-  if (session) return { apiUrl: flags.api ?? session.apiUrl, token: session.token };
+  if (session) return { apiUrl: flags.api ?? session.apiUrl, token: session.token, workspace: await activeWorkspaceOf(session) };
   const devKey = (await fs.readFile(path.join(config.dataDir, 'dev-api-key'), 'utf8').catch(() => '')).trim();
   if (devKey) return { apiUrl: flags.api ?? config.cli.apiUrl, apiKey: devKey };
   throw new CliError('no credentials: pass --key, set COMPUTE_API_KEY, or run `compute login`');

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { CliError } from './api-client';
 import { registerAdminCommands } from './commands/admin';
 import { registerAgentCommand } from './commands/agent';
+import { registerAgentsCommands } from './commands/agents';
 import { registerArtifactCommands } from './commands/artifacts';
 import { registerJobCommands } from './commands/jobs';
 import { registerKeysCommands } from './commands/keys';
@@ -19,6 +20,7 @@ registerMembersCommands(program);
 registerJobCommands(program);
 registerArtifactCommands(program);
 registerAgentCommand(program);
+registerAgentsCommands(program);
 registerAdminCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -10,6 +10,7 @@ import * as credentialNotifyAndRateLeases from './migrations/20261123000000_cred
 import * as surfaceBIdentity from './migrations/20261124000000_surface_b_identity';
 import * as auditedSubmits from './migrations/20261125000000_audited_submits';
 import * as idempotencyKeys from './migrations/20261126000000_idempotency_keys';
+import * as agentDeregistration from './migrations/20261126010000_agent_deregistration';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261124000000_surface_b_identity': surfaceBIdentity,
   '20261125000000_audited_submits': auditedSubmits,
   '20261126000000_idempotency_keys': idempotencyKeys,
+  '20261126010000_agent_deregistration': agentDeregistration,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -23,8 +23,10 @@ export async function reserveNext(
        ORDER BY priority DESC, created_at, id
        FOR UPDATE SKIP LOCKED
        LIMIT 1)
+       -- A poll that began before its agent was removed takes nothing after.
+       AND NOT EXISTS (SELECT 1 FROM agents WHERE id = ? AND deregistered_at IS NOT NULL)
      RETURNING *`,
-    [agent.id, seconds, agent.workspace_id, JSON.stringify(agent.labels), skip, types ?? null, types ?? null],
+    [agent.id, seconds, agent.workspace_id, JSON.stringify(agent.labels), skip, types ?? null, types ?? null, agent.id],
   );
   return rows[0] as ({ id: string } & Record<string, unknown>) | undefined;
 }

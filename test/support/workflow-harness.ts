@@ -29,6 +29,8 @@ export class FakeActivities {
   readonly silent = new Set<string>();
   /** Drain deadlines by lease, as epoch ms. */
   readonly drainDeadlines = new Map<string, number>();
+  /** Leases whose agent was removed (DELETE /v0/agents/{id}). */
+  readonly removed = new Set<string>();
 
   readonly activities: JobActivities = {
     projectJob: async (input) => {
@@ -39,6 +41,7 @@ export class FakeActivities {
       return {
         msUntilLost: this.silent.has(leaseId) ? 0 : lostAfterMs,
         msUntilDrainDeadline: drainAt === undefined ? null : Math.max(0, drainAt - Date.now()),
+        ...(this.removed.has(leaseId) && { deregistered: true }),
       };
     },
   };
@@ -48,6 +51,7 @@ export class FakeActivities {
     this.projections.length = 0;
     this.silent.clear();
     this.drainDeadlines.clear();
+    this.removed.clear();
   }
 
   statesOf(jobId: string): JobState[] {

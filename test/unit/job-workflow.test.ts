@@ -149,6 +149,25 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
     await assert.rejects(handle.executeUpdate(resultUpdate, { args: [{ leaseId: 'lease-x', exitCode: 0, runtimeMs: 1 }] }), /already completed/);
   });
 
+  it("requeues a job at once when its agent is removed, without counting it as an agent loss", async () => {
+    // One loss allowed: were a removal counted as one, the second would fail the job.
+    const handle = await startJob(env.client, taskQueue, workflowInput({}, { ...UNIT_TIMINGS, agentLossMaxAttempts: 2 }));
+    await assign(handle, 'lease-g1');
+    fake.silent.add('lease-g1');
+    fake.removed.add('lease-g1');
+    await handle.signal(recheckAgentSignal);
+    const queued = await waitForSnapshot(handle, (s) => s.state === 'QUEUED');
+    assert.equal(queued.attempt, 2);
+    assert.ok(Date.parse(queued.availableAt) <= Date.now(), 'no backoff: claimable at once');
+    await assign(handle, 'lease-g2');
+    fake.silent.add('lease-g2');
+    const lost = await waitForSnapshot(handle, (s) => s.attempt === 3);
+    assert.equal(lost.state, 'QUEUED', 'the first real loss requeues: the removal was not counted');
+    await handle.executeUpdate(cancelUpdate);
+    const { ends } = await finalOf(handle);
+    assert.deepEqual(ends.map((e) => [e.reason, e.kill]), [['deregistered', true], ['agent_lost', true]]);
+  });
+
   it('requeues a job when its draining agent passes the deadline', async () => {
     const handle = await start();
     await assign(handle, 'lease-d1');

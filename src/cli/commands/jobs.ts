@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { labelPair } from '../options';
+import { labelPair, timeBound } from '../options';
 import { CliError, callApi } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
 import { exitStatusOf, readJobLog } from '../log-follow';
@@ -77,13 +77,17 @@ export function registerJobCommands(program: Command): void {
     .option('--state <state>', 'filter by state (repeatable)', (v: string, all: string[] = []) => [...all, v])
     .option('--label <key=value>', 'filter by label (repeatable)', labelPair)
     .option('--limit <n>', 'at most this many (≤ 200)', (v) => Number(v), 50)
+    .option('--since <time>', 'created after: an ISO time or a duration ago (30m, 2h, 7d)', timeBound)
+    .option('--until <time>', 'created before: an ISO time or a duration ago', timeBound)
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--json', 'print JSON')
-    .action(async (opts: { api?: string; key?: string; state?: string[]; label?: Record<string, string>; limit: number; cursor?: string; json?: boolean }) => {
+    .action(async (opts: { api?: string; key?: string; state?: string[]; label?: Record<string, string>; since?: string; until?: string; limit: number; cursor?: string; json?: boolean }) => {
       const target = await resolveTarget(opts);
       const page = await callApi<{ jobs: Job[]; nextCursor: string | null }>(target, '/compute/jobs/list', {
         ...(opts.state && { state: opts.state.length === 1 ? opts.state[0] : opts.state }),
         ...(opts.label && { labels: opts.label }),
+        ...(opts.since && { createdAfter: opts.since }),
+        ...(opts.until && { createdBefore: opts.until }),
         limit: opts.limit,
         ...(opts.cursor && { cursor: opts.cursor }),
       });

@@ -17,6 +17,7 @@ import { surfaceAEnvelope } from './envelope';
 import { jobsRoutes } from './jobs-routes';
 import { keysRoutes } from './keys-routes';
 import { nodesRoutes } from './nodes-routes';
+import { actInWorkspace } from '../act-in-workspace';
 import { type SurfaceAMount } from './operations';
 import { stateA } from './render';
 import { artifactRoutes } from './signed-artifact-routes';
@@ -55,6 +56,9 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
       actionOf: actionsOf(at.routes),
     }),
   );
+  // A session may act in another workspace of its user's (`compute workspaces use`), with the
+  // role it has there; without the header it acts in the personal one, as always.
+  router.use(actInWorkspace(db, credentials));
   router.use(rateLimit(limiter));
   router.use(json);
   router.use(jobsRoutes(services, at).routes());
@@ -87,5 +91,9 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
 
   const envelope = surfaceAEnvelope(log, config.dependencyRetryAfterSeconds);
   const inEnvelope: Middleware = (ctx, next) => (ctx.path.startsWith('/api/') || ctx.path === '/api' ? envelope(ctx, next) : next());
-  return { middleware: [inEnvelope, artifactUrls.routes(), login.routes(), router.routes(), router.allowedMethods()], routes: at.routes };
+  // Only for its own paths: the routes a /v0 request matched are in ctx.matched too, and would
+  // turn that surface's own 404 (an unknown `:verb`) into a 405 on the way out.
+  const allowed = router.allowedMethods() as unknown as Middleware;
+  const ownAllowed: Middleware = (ctx, next) => (ctx.path.startsWith('/api/') ? allowed(ctx, next) : next());
+  return { middleware: [inEnvelope, artifactUrls.routes(), login.routes(), router.routes(), ownAllowed], routes: at.routes };
 }

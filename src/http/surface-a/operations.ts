@@ -73,7 +73,20 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
     ]
       .filter(Boolean)
       .join(' '),
-    request: { body: { content: { 'application/json': { schema: op.body } } } },
+    request: {
+      ...(op.auth === 'none'
+        ? {}
+        : {
+            headers: z.object({
+              'X-Compute-Workspace': z.string().optional().meta({
+                description:
+                  'With a session JWT: act in this workspace of the user’s, with the role held there (as on /v0; `compute workspaces use` sends it). ' +
+                  'Without it a session acts in the personal workspace. Keys act in their own workspace only: another is 404.',
+              }),
+            }),
+          }),
+      body: { content: { 'application/json': { schema: op.body } } },
+    },
     responses: {
       200: { description: 'OK', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
       429: {

@@ -62,5 +62,22 @@ export function agentsOperations(services: Services): AnyOperation[] {
       response: AgentB,
       handle: async (ctx, { params, body }) => agentB(await agents.drain(principalOf(ctx), { nodeId: params.id, enable: true, deadlineSeconds: body.deadlineSeconds })),
     }),
+    operation({
+      method: 'delete',
+      path: '/v0/agents/{id}',
+      tag: 'agents',
+      summary:
+        'Remove the agent (admin): its node key stops at once, it is no longer listed, and each job it runs is requeued at once as a new attempt ' +
+        '(not counted as an agent loss); its late result is 409 `job.not_assigned`. 204; 404 once removed. ' +
+        'The agent process may register again with its agent key and is then a new agent',
+      action: 'agent.deregister',
+      scope: 'active',
+      authorizes: ({ params }) => ({ type: 'agent', id: params.id }),
+      params: AgentId,
+      status: 204,
+      handle: async (ctx, { params }) => {
+        await agents.deregister(principalOf(ctx), params.id);
+      },
+    }),
   ];
 }

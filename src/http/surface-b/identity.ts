@@ -1,18 +1,14 @@
 import type { Knex } from 'knex';
-import type { Middleware } from 'koa';
 import { authenticateAccessToken, TOKEN_PREFIX } from '../../auth/access-tokens';
 import type { CredentialCache } from '../../auth/credential-cache';
 import { type Principal, isRefused } from '../../auth/principal';
 import { lowerOf } from '../../auth/roles';
 import { roleOf } from '../../auth/users';
-import { AppError, notFound } from '../../shared/errors';
+import { AppError } from '../../shared/errors';
 import type { Authenticator } from '../authenticate';
-import { principalOf } from '../authenticate';
 
 // Who a /v0 request acts as, and in which workspace (CONTRACT §5): a session JWT or a personal
 // access token, acting in the path's workspace, else X-Compute-Workspace, else its own.
-
-const WORKSPACE_ID = /^ws_[0-9a-z]{26}$/;
 
 /** Surface A's key header is refused by name on /v0, before any lookup. */
 export const refuseApiKeyHeader: Authenticator = async (ctx) => {
@@ -56,30 +52,3 @@ export const accessTokenAuthenticator =
     if (!issuerRole) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'not a member', target } };
     return { ...grant, role: lowerOf(grant.role!, issuerRole) };
   };
-
-/**
- * Moves the principal to the workspace the request acts on: `/v0/workspaces/{id}/…` names it in
- * the path, whatever the header says; otherwise `X-Compute-Workspace`; otherwise the credential's
- * own. A workspace the caller is not a member of is 404, as if it did not exist; a token acts in
- * its own workspace only. Every /v0 budget is the workspace's.
- */
-export function actInWorkspace(db: Knex, cache: CredentialCache): Middleware {
-  return async (ctx, next) => {
-    const p = principalOf(ctx);
-    const fromPath = /^\/v0\/workspaces\/([^/]+)/.exec(ctx.path)?.[1];
-    const header = ctx.get('X-Compute-Workspace');
-    if (!fromPath && header && !WORKSPACE_ID.test(header)) {
-      throw new AppError('request.invalid', 'X-Compute-Workspace is not a workspace ID', { fields: [{ path: 'X-Compute-Workspace', message: 'expected ws_ followed by 26 characters' }] });
-    }
-    const wanted = fromPath ?? (header || p.workspaceId);
-    let acting: Principal = p;
-    if (wanted !== p.workspaceId) {
-      if (!WORKSPACE_ID.test(wanted) || p.credential === 'token') throw notFound('Workspace');
-      const role = await cache.memberRole(p.userId!, wanted, () => roleOf(db, p.userId!, wanted));
-      if (!role) throw notFound('Workspace');
-      acting = { ...acting, workspaceId: wanted, role };
-    }
-    ctx.state.principal = { ...acting, rateSubject: `ws:${acting.workspaceId}` };
-    await next();
-  };
-}

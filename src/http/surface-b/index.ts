@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { authenticate, jwtAuthenticator } from '../authenticate';
 import type { SurfaceDeps } from '../surface-a';
-import { accessTokenAuthenticator, actInWorkspace, refuseApiKeyHeader } from './identity';
+import { actInWorkspace } from '../act-in-workspace';
+import { accessTokenAuthenticator, refuseApiKeyHeader } from './identity';
 import type { Services } from '../../services';
 import { type AnyOperation, mount } from './operations';
 import { type RouteInfo, actionsOf } from '../route-table';
@@ -42,7 +43,8 @@ export function surfaceB({ services, config, log, db, json, registry }: SurfaceD
       missing: 'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
     }),
   );
-  router.use(actInWorkspace(db, credentials));
+  // Every /v0 budget is the workspace's.
+  router.use(actInWorkspace(db, credentials, { fromPath: /^\/v0\/workspaces\/([^/]+)/, budgetPerWorkspace: true }));
   router.use(workspaceRateLimit({ db, cache: credentials, leaseMs: config.rateLimits.leaseMs, log }));
   router.use(json);
   routes.push(...mount(router, registry, db, surfaceBOperations(services, logFollower({ services, config, log, db, renderState: (s) => s }))));

@@ -21,7 +21,12 @@ export function problemDetails(log: Logger, retryAfterSeconds: number): Middlewa
       }
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound('route');
-      if (ctx.status === 405 && !ctx.body) throw new AppError('request.invalid', `${ctx.method} is not allowed on ${ctx.path}`);
+      if (ctx.status === 405 && !ctx.body) {
+        // `/jobs/{id}:frobnicate` matches the job's own path, which takes no POST: an unknown verb.
+        const verb = /[^/]:([^/:]*)$/.exec(ctx.path)?.[1];
+        if (verb !== undefined) throw new AppError('resource.not_found', `There is no operation :${verb.slice(0, 40)} on this resource`);
+        throw new AppError('request.invalid', `${ctx.method} is not allowed on ${ctx.path}`);
+      }
     } catch (err) {
       const e = toAppError(err, retryAfterSeconds);
       if (e.code === 'internal') log.error({ err, path: ctx.path }, 'unhandled error');

@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+import type { Middleware } from 'koa';
+import type { CredentialCache } from '../auth/credential-cache';
+import type { Principal } from '../auth/principal';
+import { roleOf } from '../auth/users';
+import { AppError, notFound } from '../shared/errors';
+import { principalOf } from './authenticate';
+
+const WORKSPACE_ID = /^ws_[0-9a-z]{26}$/;
+
+/**
+ * Moves the principal to the workspace the request acts on: one named in the path (`fromPath`),
+ * whatever the header says; otherwise `X-Compute-Workspace`; otherwise the credential's own. Only
+ * a session may act elsewhere, with its role there: a workspace the caller is not a member of, or
+ * another than a token's or key's own, is 404, as if it did not exist.
+ */
+export function actInWorkspace(db: Knex, cache: CredentialCache, o: { fromPath?: RegExp; budgetPerWorkspace?: boolean } = {}): Middleware {
+  return async (ctx, next) => {
+    const p = principalOf(ctx);
+    const fromPath = o.fromPath?.exec(ctx.path)?.[1];
+    const header = ctx.get('X-Compute-Workspace');
+    if (!fromPath && header && !WORKSPACE_ID.test(header)) {
+      throw new AppError('request.invalid', 'X-Compute-Workspace is not a workspace ID', { fields: [{ path: 'X-Compute-Workspace', message: 'expected ws_ followed by 26 characters' }] });
+    }
+    const wanted = fromPath ?? (header || p.workspaceId);
+    let acting: Principal = p;
+    if (wanted !== p.workspaceId) {
+      if (!WORKSPACE_ID.test(wanted) || p.credential !== 'jwt' || !p.userId) throw notFound('Workspace');
+      const role = await cache.memberRole(p.userId, wanted, () => roleOf(db, p.userId!, wanted));
+      if (!role) throw notFound('Workspace');
+      acting = { ...acting, workspaceId: wanted, role };
+    }
+    ctx.state.principal = o.budgetPerWorkspace ? { ...acting, rateSubject: `ws:${acting.workspaceId}` } : acting;
+    await next();
+  };
+}
