@@ -116,6 +116,7 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     assert.ok(statuses.every((st) => st === 201 || st === 409), JSON.stringify(statuses));
     assert.ok(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'resource.conflict'));
     const created = replies.filter((r) => r.status === 201);
+    console.log(`      50 requests, one key, two instances: ${created.length} answered 201 (${created.filter((r) => r.headers.get('idempotent-replayed')).length} of them replays), ${50 - created.length} 409`);
     assert.ok(created.length >= 1);
     assert.equal(new Set(created.map((r) => r.body.id)).size, 1, 'every 201 names the same job');
     const id = created[0].body.id;
