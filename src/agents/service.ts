@@ -72,8 +72,14 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     return row;
   }
 
-  /** Asks the run of each job the agent runs to check on it now (a drain deadline, a removal). */
-  async function recheckJobsOf(agentId: string): Promise<void> {
+  /**
+   * After a drain or a removal: wakes the node's long polls (a draining node's poll answers at
+   * once, empty; a removed node's finds it gone) and asks the run of each job it runs to check on
+   * it now rather than at its next liveness check (a drain deadline, a removal).
+   */
+  async function wake(node: { id: string; workspace_id: string }): Promise<void> {
+    await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
+    const agentId = node.id;
     const running = await db('job_attempts').where({ agent_id: agentId }).whereNull('ended_at').pluck('job_id');
     await Promise.all(
       running.map((jobId: string) =>
@@ -233,10 +239,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
         const details = { enable: body.enable, ...(body.deadlineSeconds !== undefined && { deadlineSeconds: body.deadlineSeconds }) };
         await appendAudit(trx, { ...auditBy(principal), action: 'agent.drain', target: { type: 'agent', id: node.id }, details });
       });
-      // Wake the node's long polls: a draining node's poll answers at once, empty.
-      await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
-      // Running jobs re-read the deadline now instead of at their next liveness check.
-      await recheckJobsOf(node.id);
+      await wake(node);
       return getAgent(node.id);
     },
 
@@ -256,9 +259,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       });
       if (!removed) throw notFound('node');
       await credentials.settle();
-      // Its polls in flight end (their next read finds no node); its running jobs requeue now.
-      await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
-      await recheckJobsOf(node.id);
+      await wake(node);
     },
 
     async list(principal: Principal, page: { limit: number; cursor?: string }) {

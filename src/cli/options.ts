@@ -8,6 +8,13 @@ export const positiveInt = (v: string): number => {
   return n;
 };
 
+/** Commander parser for a count that may be zero: a whole number of at least 0. */
+export const wholeNumber = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number (0 or more)');
+  return n;
+};
+
 /** Commander collector for repeatable `--label key=value` flags. */
 export const labelPair = (v: string, all: Record<string, string> = {}): Record<string, string> => {
   const eq = v.indexOf('=');

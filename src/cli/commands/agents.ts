@@ -1,4 +1,5 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { wholeNumber } from '../options';
 import { sessionInActiveWorkspace } from '../active-workspace';
 import { callV0, listAllV0 } from '../v0-client';
 import { printJson, printTable, status } from '../terminal';
@@ -64,11 +65,7 @@ export function registerAgentsCommands(program: Command): void {
     .command('drain')
     .description('Give the agent no new jobs (admin); with --deadline, requeue what it still runs after that many seconds')
     .argument('<id>')
-    .option('--deadline <seconds>', 'requeue its unfinished jobs after this many seconds', (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number of seconds');
-      return n;
-    })
+    .option('--deadline <seconds>', 'requeue its unfinished jobs after this many seconds', wholeNumber)
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { deadline?: number; json?: boolean }) => {
       const agent = await callV0<AgentRecord>(await sessionInActiveWorkspace(), 'POST', `/agents/${encodeURIComponent(id)}:drain`, {
