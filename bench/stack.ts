@@ -24,6 +24,8 @@ const BENCH_ENV = {
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123456789',
   RATE_LIMIT_PER_MINUTE: '10000000',
   RATE_LIMIT_PER_HOUR: '10000000',
+  // The webhook bench's receivers listen on 127.0.0.1.
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   // The one setting a bench run may vary: WORKFLOW_CACHE_SIZE=N npm run bench:dispatch.
   ...(process.env.WORKFLOW_CACHE_SIZE && { WORKFLOW_CACHE_SIZE: process.env.WORKFLOW_CACHE_SIZE }),
 };

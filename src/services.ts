@@ -20,10 +20,17 @@ import { createLogFeeds } from './logs/feeds';
 import { createLogsService } from './logs/service';
 import { createTransitions } from './jobs/transitions';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
+import type { WebhookWorkflows } from './temporal/webhook-workflow-client';
+import { createWebhooksService } from './webhooks/service';
+import type { Resolver } from './webhooks/target-guard';
 
 export interface ServiceDeps {
   db: Knex;
   workflows: JobWorkflowClient;
+  /** Starts webhook redeliveries; absent, a redelivery answers 503. */
+  webhookWorkflows?: WebhookWorkflows;
+  /** How webhook target hostnames are resolved (tests inject one). */
+  resolve?: Resolver;
   notifier: Notifier;
   config: Config;
   log: Logger;
@@ -67,6 +74,7 @@ export function createServices(deps: ServiceDeps) {
     workspaces: createWorkspacesService({ db, credentials }),
     accessTokens: createTokenService({ db, credentials }),
     audit: createAuditQuery({ db }),
+    webhooks: createWebhooksService({ db, config, workflows: deps.webhookWorkflows, resolve: deps.resolve }),
     tokens,
     credentials,
     notifier: deps.notifier,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createApiKey } from '../src/auth/api-keys';
+import { newId } from '../src/shared/ids';
 import { atLeast, REQUIRED_ROLE, type Role } from '../src/auth/roles';
 import { storedArtifact } from './support/artifacts';
 import { login, newEmail } from './support/auth';
@@ -29,6 +30,23 @@ async function teamAgent(t: Team): Promise<Record<string, string>> {
   return { id: (await registerNode(key)).nodeId };
 }
 
+/** A webhook endpoint of the team's workspace (nothing listens at it). */
+async function teamWebhook(t: Team): Promise<Record<string, string>> {
+  const made = await v0('POST', '/webhooks', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { url: 'http://127.0.0.1:9/matrix', events: ['job.terminal'] } });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  return { id: made.body.id };
+}
+/** A logged delivery of such an endpoint, to redeliver (written as the delivery activity writes one). */
+async function teamDelivery(t: Team): Promise<Record<string, string>> {
+  const { id } = await teamWebhook(t);
+  const deliveryId = newId('dlv');
+  await testEnv().db('webhook_deliveries').insert({
+    id: deliveryId, webhook_id: id, event_id: newId('evt'), event_seq: 0, job_id: 'job_matrix', event_type: 'job.terminal',
+    attempt: 1, status: 'failed', error: 'connection refused', duration_ms: 1,
+  });
+  return { id, deliveryId };
+}
+
 const SAMPLES: Record<string, Sample> = {
   'post /v0/jobs': { body: () => ({ type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } }) },
   'get /v0/jobs': {},
@@ -48,6 +66,13 @@ const SAMPLES: Record<string, Sample> = {
   'get /v0/workspaces/{id}/audit': {},
   'post /v0/tokens': { body: () => ({ name: 'matrix' }) },
   'get /v0/tokens': {},
+  'post /v0/webhooks': { body: () => ({ url: 'http://127.0.0.1:9/matrix' }) },
+  'get /v0/webhooks': {},
+  'get /v0/webhooks/{id}': { params: teamWebhook },
+  'delete /v0/webhooks/{id}': { params: teamWebhook },
+  'post /v0/webhooks/{id}:rotate-secret': { params: teamWebhook },
+  'get /v0/webhooks/{id}/deliveries': { params: teamWebhook },
+  'post /v0/webhooks/{id}/deliveries/{deliveryId}:redeliver': { params: teamDelivery },
   'delete /v0/tokens/{id}': {
     params: async (t) => {
       const made = await v0('POST', '/tokens', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { name: 'to revoke' } });

@@ -1,30 +1,9 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
-import { type ManagedChild, startChild } from '../src/stack/child';
+import type { ManagedChild } from '../src/stack/child';
+import { spawnWorker } from './support/worker-process';
 import { quietLog, testEnv } from './support/env';
 import { inState, newWorkspace, ok, pollOne, resultOf, retrieve, sleep, waitForJob, heartbeatInBackground } from './support/http';
-
-const ROOT = path.resolve(__dirname, '..');
-
-/** `npm run worker` as its own process tree on `taskQueue`; resolves once it polls. */
-async function spawnWorker(taskQueue: string, name: string): Promise<ManagedChild> {
-  const logFile = path.join(testEnv().dataDir, 'logs', `${name}.log`);
-  const child = startChild({
-    command: process.execPath,
-    args: [require.resolve('tsx/cli'), 'src/main/worker.ts'],
-    cwd: ROOT,
-    env: { ...testEnv().vars, LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: taskQueue },
-    logFile,
-  });
-  const deadline = Date.now() + 60_000;
-  while (!fs.existsSync(logFile) || !fs.readFileSync(logFile, 'utf8').includes('worker running')) {
-    if (Date.now() > deadline) throw new Error(`worker ${name} never started; see ${logFile}`);
-    await sleep(100);
-  }
-  return child;
-}
 
 // The worker is killed with SIGKILL while a job runs: no shutdown, no flushing. A new worker
 // picks the workflow up from its history and the job finishes as if nothing happened.

@@ -7,6 +7,8 @@ export const WorkspaceIdKey = defineSearchAttributeKey('WorkspaceId', SearchAttr
 export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
 export const JobTypeKey = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
 export const LabelsKey = defineSearchAttributeKey('Labels', SearchAttributeType.KEYWORD_LIST);
+/** On webhook delivery runs: `WebhookId = "whk_…"` lists every lane of one endpoint. */
+export const WebhookIdKey = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
 
 /** Name and server-side type of each key, as `temporal server start-dev --search-attribute` takes them. */
 export const SEARCH_ATTRIBUTE_REGISTRATIONS: ReadonlyArray<{ name: string; type: 'Keyword' | 'KeywordList' }> = [
@@ -15,4 +17,5 @@ export const SEARCH_ATTRIBUTE_REGISTRATIONS: ReadonlyArray<{ name: string; type:
   { name: AgentIdKey.name, type: 'Keyword' },
   { name: JobTypeKey.name, type: 'Keyword' },
   { name: LabelsKey.name, type: 'KeywordList' },
+  { name: WebhookIdKey.name, type: 'Keyword' },
 ];

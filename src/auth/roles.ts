@@ -42,7 +42,12 @@ export const REQUIRED_ROLE = {
   'key.read': 'member',
   'key.create': 'member',
   'key.revoke': 'member',
-  'webhook.manage': 'admin',
+  // Webhooks are an admin's, reading them too: an endpoint's deliveries hold its receiver's answers.
+  'webhook.read': 'admin',
+  'webhook.create': 'admin',
+  'webhook.delete': 'admin',
+  'webhook.rotate_secret': 'admin',
+  'webhook.redeliver': 'admin',
   'billing.read': 'member',
   'billing.limits_update': 'admin',
 } as const satisfies Record<string, Role>;

@@ -9,6 +9,7 @@ import { registerKeysCommands } from './commands/keys';
 import { registerLoginCommands } from './commands/login';
 import { registerMembersCommands } from './commands/members';
 import { registerTokensCommands } from './commands/tokens';
+import { registerWebhooksCommands } from './commands/webhooks';
 import { registerWorkspacesCommands } from './commands/workspaces';
 
 const program = new Command('compute').description('Compute job service command-line tool');
@@ -21,6 +22,7 @@ registerJobCommands(program);
 registerArtifactCommands(program);
 registerAgentCommand(program);
 registerAgentsCommands(program);
+registerWebhooksCommands(program);
 registerAdminCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -18,6 +18,25 @@ export interface Durations {
   idempotencyHoldMs: number;
 }
 
+/** How webhooks are delivered (CONTRACT §7). */
+export interface WebhookSettings {
+  /** Loopback and private targets allowed (never metadata addresses). */
+  allowPrivateTargets: boolean;
+  /** A 2xx within this is success. */
+  timeoutMs: number;
+  /** Delay before the first retry; doubles per attempt up to `maxRetryDelayMs`, with jitter. */
+  firstRetryMs: number;
+  maxRetryDelayMs: number;
+  /** Failed attempts are retried until this long after the first; then the delivery is `failed`. */
+  retryWindowMs: number;
+  /** After a rotation the previous secret still signs for this long. */
+  secretOverlapMs: number;
+  /** Of a receiver's answer, this much is kept in the delivery log. */
+  responseBodyBytes: number;
+  /** How often the relay looks for new events (the outbox) to hand to their deliveries. */
+  relayIntervalMs: number;
+}
+
 export interface Config {
   env: 'development' | 'production' | 'test';
   logLevel: string;
@@ -88,6 +107,7 @@ export interface Config {
     claimReservationSeconds: number;
   };
   dependencyRetryAfterSeconds: number;
+  webhooks: WebhookSettings;
   auth: {
     /** HS256 signing secret; `npm run dev` keeps one in the data folder when unset, production requires it. */
     jwtSecret?: string;
@@ -202,6 +222,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
     },
     dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,
+    webhooks: {
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      firstRetryMs: e.WEBHOOK_FIRST_RETRY_MS,
+      maxRetryDelayMs: e.WEBHOOK_MAX_RETRY_DELAY_MS,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_MS,
+      secretOverlapMs: e.WEBHOOK_SECRET_OVERLAP_MS,
+      responseBodyBytes: e.WEBHOOK_RESPONSE_BODY_BYTES,
+      relayIntervalMs: e.WEBHOOK_RELAY_INTERVAL_MS,
+    },
     auth: {
       jwtSecret: e.JWT_SECRET,
       jwtPreviousSecret: e.JWT_PREVIOUS_SECRET,
@@ -257,7 +287,8 @@ export function jobEnvironment(extra: Record<string, string>): Record<string, st
 
 /** `npm run dev`'s settings: development unless NODE_ENV says otherwise (elsewhere the default is production). */
 export function loadDevConfig(): Config {
-  return loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+  // A developer points webhooks at a receiver on this machine (`compute webhooks listen`).
+  return loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
 }
 
 /** The environment for a child process we spawn (a tool build, a server): ours plus `extra`. */

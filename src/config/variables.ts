@@ -86,6 +86,16 @@ export const EnvSchema = z.object({
   COMPUTE_AGENT_KEY: z.string().optional(),
   COMPUTE_AGENT_DIR: z.string().optional(),
   AGENT_KILL_GRACE_MS: int(10_000),
+  // Webhooks (CONTRACT §7). Private and loopback targets only where the operator says so
+  // (`npm run dev` does); metadata addresses never.
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+  WEBHOOK_FIRST_RETRY_MS: z.coerce.number().int().min(1).default(5_000),
+  WEBHOOK_MAX_RETRY_DELAY_MS: z.coerce.number().int().min(1).default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(1).default(86_400_000),
+  WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).default(86_400_000),
+  WEBHOOK_RESPONSE_BODY_BYTES: z.coerce.number().int().min(0).max(65_536).default(2048),
+  WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   DEV_POSTGRES_PORT: int(55432),
   DEV_TEMPORAL_PORT: int(7233),
   DEV_MINIO_PORT: int(9000),

@@ -11,6 +11,7 @@ import * as surfaceBIdentity from './migrations/20261124000000_surface_b_identit
 import * as auditedSubmits from './migrations/20261125000000_audited_submits';
 import * as idempotencyKeys from './migrations/20261126000000_idempotency_keys';
 import * as agentDeregistration from './migrations/20261126010000_agent_deregistration';
+import * as webhooks from './migrations/20261127000000_webhooks';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261125000000_audited_submits': auditedSubmits,
   '20261126000000_idempotency_keys': idempotencyKeys,
   '20261126010000_agent_deregistration': agentDeregistration,
+  '20261127000000_webhooks': webhooks,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { NOTIFY } from '../db/channels';
+import { newEventId, transitionEventsInsert } from '../webhooks/outbox';
 import type { JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 
 /**
@@ -8,7 +9,8 @@ import type { JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
  * workflow's projection activity and the API's hot path (assignment, result) call it. Returns the
  * row as written, or undefined when the row already had this version or a newer one.
  *
- * The row, the attempt and the NOTIFYs go in one statement: without attempt ends that is the
+ * The row, the attempt, the webhook events of a change of state (the outbox) and the NOTIFYs go
+ * in one statement: without attempt ends that is the
  * whole write, with no transaction around it; the claim calls it inside its own.
  */
 export async function applyProjection(db: Knex | Knex.Transaction, input: ProjectJobInput) {
@@ -42,10 +44,13 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
   // A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so
   // they fire exactly when the row changed, and are delivered on commit.
   const { rows } = await db.raw(
-    `WITH u AS (
+    `WITH p AS (
+       SELECT id, state AS prev_state FROM jobs WHERE id = ? AND version < ? FOR UPDATE
+     ), u AS (
        UPDATE jobs SET ${columns.map(([name]) => `${name} = ?`).join(', ')}, claimed_by = NULL, claimed_until = NULL
-       WHERE id = ? AND version < ?
-       RETURNING *
+       FROM p WHERE jobs.id = p.id AND jobs.version < ?
+       RETURNING jobs.*, p.prev_state
+     ), ev AS (${transitionEventsInsert('u')}
      ), a AS (
        INSERT INTO job_attempts (lease_id, job_id, attempt, agent_id, assigned_at)
        SELECT ?::text, ?::text, ?::int, ?::text, ?::timestamptz WHERE ?::boolean
@@ -57,8 +62,10 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
      )
      SELECT u.*, (SELECT count(*) FROM n) AS notified FROM u`,
     [
-      ...columns.map(([, value]) => value),
       s.jobId, s.version,
+      ...columns.map(([, value]) => value),
+      s.version,
+      newEventId(), newEventId(),
       s.leaseId, s.jobId, s.attempt, s.agentId, s.startedAt, Boolean(attempt),
       NOTIFY.jobState, NOTIFY.jobQueued, workspaceId, wakesAgents,
     ],

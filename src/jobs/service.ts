@@ -15,6 +15,7 @@ import { JOB_COLUMNS, type Job, jobFromRow } from './record';
 import type { JobListFilter, Manifest } from './schemas';
 import { createJobLister } from './list';
 import { createIdempotencyKeys, fingerprintOf } from './idempotency';
+import { createdEventInsert, newEventId } from '../webhooks/outbox';
 
 export interface JobsDeps {
   db: Knex;
@@ -25,6 +26,7 @@ export interface JobsDeps {
 }
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
+const CREATED_EVENT = createdEventInsert('started');
 
 /** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
 const RECONCILE_AFTER_MS = 30_000;
@@ -65,7 +67,8 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
   }
 
   /**
-   * Makes the row visible once its workflow exists, and writes the submit's audit entry: one
+   * Makes the row visible once its workflow exists, and writes the submit's audit entry and its
+   * `job.created` event: one
    * statement, so one round trip on the submit's critical path and the entry exactly when the job
    * is acknowledged (by the submit or by the reconciler); the NOTIFY goes out on commit. `gone`
    * means no row is left to mark.
@@ -73,11 +76,12 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
   async function markStarted(jobId: string, workspaceId: string): Promise<'marked' | 'already' | 'gone'> {
     const { rows } = await db.raw(
       `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
-                        RETURNING id AS target_id, workspace_id, submitted_by AS pending),
+                        RETURNING *, id AS target_id, submitted_by AS pending),
        audited AS (${AUDIT_SUBMIT}),
+       created AS (${CREATED_EVENT}),
        n AS (SELECT pg_notify(?, ?) FROM started)
        SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`,
-      [jobId, NOTIFY.jobQueued, workspaceId, jobId],
+      [jobId, newEventId(), NOTIFY.jobQueued, workspaceId, jobId],
     );
     if (Number(rows[0].marked) > 0) return 'marked';
     return rows[0].present ? 'already' : 'gone';

@@ -17,6 +17,9 @@ import { ARTIFACT_UPLOAD_PREFIX } from '../artifacts/url-paths';
 import { applyRequestDeadlines } from '../http/request-deadline';
 import { type Services, createServices } from '../services';
 import { createJobWorkflowClient } from '../temporal/job-workflow-client';
+import { createWebhookWorkflows } from '../temporal/webhook-workflow-client';
+import { type WebhookRelay, createWebhookRelay } from '../webhooks/relay';
+import type { Resolver } from '../webhooks/target-guard';
 
 export interface ServiceProcessOptions {
   config: Config;
@@ -25,6 +28,8 @@ export interface ServiceProcessOptions {
   worker: boolean;
   /** A prebuilt workflow bundle; without one the worker bundles `workflows/` at start. */
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** How webhook target hostnames are resolved (tests inject one); the system's by default. */
+  resolve?: Resolver;
 }
 
 export interface ServiceProcess {
@@ -35,6 +40,8 @@ export interface ServiceProcess {
   routes?: RouteInfo[];
   /** The workflow worker, when this process runs one (its status tells how many runs it caches). */
   worker?: Worker;
+  /** The webhook relay, which runs beside the worker. */
+  relay?: WebhookRelay;
   stop(): Promise<void>;
 }
 
@@ -49,6 +56,8 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
+  const webhookWorkflowsOn = (client: Client) => createWebhookWorkflows(client, { taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhooks.timeoutMs });
+  let relay: WebhookRelay | undefined;
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
   if (native) {
@@ -57,7 +66,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
-      activities: createActivities({ db }),
+      activities: createActivities({ db, webhooks: { settings: config.webhooks, resolve: opts.resolve } }),
       maxCachedWorkflows: config.temporal.workflowCacheSize,
       // A worker killed outright leaves its workflows' next tasks on its sticky queue until this
       // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
@@ -69,6 +78,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       worker!.shutdown();
       await workerRun!.catch(() => undefined);
     });
+    const relayClient = new Client({ connection: native, namespace: config.temporal.namespace });
+    relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(relayClient), log }).start(config.webhooks.relayIntervalMs);
+    stops.unshift(() => relay!.stop());
   }
 
   let url: string | undefined;
@@ -88,7 +100,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     if (!store) log.warn('no S3_ENDPOINT configured: artifact uploads and downloads answer 503');
     // Made at start when missing; if storage is down now, the first upload reports it as a 503.
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
-    services = createServices({ db, workflows, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
+    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
     const { app, routes: mounted } = createApp({ services, config, log, db });
     routes = mounted;
     // Deadlines are checked every second rather than Node's default 30 s.
@@ -121,6 +133,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     services,
     routes,
     worker,
+    relay,
     async stop() {
       for (const stop of stops) await stop();
       await native?.close();

@@ -5,7 +5,7 @@ import { monotonicFactory } from 'ulid';
 // doubles as a stable pagination cursor.
 const next = monotonicFactory();
 
-export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp' | 'art' | 'aud';
+export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp' | 'art' | 'aud' | 'whk' | 'evt' | 'dlv';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

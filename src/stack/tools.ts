@@ -106,7 +106,7 @@ function goInstall(target: string, gobin: string, log: Log): Promise<void> {
 }
 
 /** A mkdir-based lock: mkdir is atomic, and the pid inside lets a later process spot a dead holder. */
-async function withLock<T>(lockDir: string, log: Log, fn: () => Promise<T>): Promise<T> {
+export async function withLock<T>(lockDir: string, log: Log, fn: () => Promise<T>): Promise<T> {
   let announced = false;
   for (;;) {
     try {

@@ -32,6 +32,12 @@ export const TEST_ENV = {
   OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP: '100000',
   HEARTBEAT_INTERVAL_SECONDS: '1',
   AGENT_KILL_GRACE_MS: '1000',
+  // Receivers in tests listen on 127.0.0.1; the guard's refusals have a test of their own.
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  // Temporal waits at least about a second before an activity's retry, whatever delay it is given.
+  WEBHOOK_FIRST_RETRY_MS: '1000',
+  WEBHOOK_MAX_RETRY_DELAY_MS: '4000',
+  WEBHOOK_RELAY_INTERVAL_MS: '50',
 };
 
 export interface TestEnv {

@@ -14,6 +14,7 @@ import { jobsOperations } from './jobs-routes';
 import { agentsOperations } from './agents-routes';
 import { logFollower } from '../log-follower';
 import { workspacesOperations } from './workspaces-routes';
+import { webhooksOperations } from './webhooks-routes';
 
 
 // Router middleware narrows Koa's context type; mounted on the app they take any context.
@@ -26,6 +27,7 @@ const surfaceBOperations = (services: Services, followLogs: ReturnType<typeof lo
   ...agentsOperations(services),
   ...workspacesOperations(services),
   ...tokensOperations(services),
+  ...webhooksOperations(services),
 ];
 
 /**

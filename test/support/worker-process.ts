@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type ManagedChild, startChild } from '../../src/stack/child';
+import { testEnv } from './env';
+import { sleep } from './http';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** `npm run worker` as its own process tree on `taskQueue`; resolves once it polls. */
+export async function spawnWorker(taskQueue: string, name: string, env: Record<string, string> = {}): Promise<ManagedChild> {
+  const logFile = path.join(testEnv().dataDir, 'logs', `${name}.log`);
+  const child = startChild({
+    command: process.execPath,
+    args: [require.resolve('tsx/cli'), 'src/main/worker.ts'],
+    cwd: ROOT,
+    env: { ...testEnv().vars, LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: taskQueue, ...env },
+    logFile,
+  });
+  const deadline = Date.now() + 60_000;
+  while (!fs.existsSync(logFile) || !fs.readFileSync(logFile, 'utf8').includes('worker running')) {
+    if (Date.now() > deadline) throw new Error(`worker ${name} never started; see ${logFile}`);
+    await sleep(100);
+  }
+  return child;
+}
