@@ -1,18 +1,15 @@
 import type { Knex } from 'knex';
 import { applyProjection } from '../src/jobs/projection';
 import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
-import type { JobActivities, WebhookActivities } from './types';
-import { type WebhookActivityDeps, createWebhookActivities } from './webhooks';
+import type { JobActivities } from './types';
 
 export interface ActivityDeps {
   db: Knex;
-  webhooks: Omit<WebhookActivityDeps, 'db'>;
 }
 
 /** Activities are built from injected dependencies; they read no environment and are idempotent. */
-export function createActivities({ db, webhooks }: ActivityDeps): JobActivities & WebhookActivities {
+export function createActivities({ db }: ActivityDeps): JobActivities {
   return {
-    ...createWebhookActivities({ db, ...webhooks }),
     async projectJob(input: ProjectJobInput): Promise<void> {
       await applyProjection(db, input);
     },

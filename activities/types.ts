@@ -1,5 +1,5 @@
 import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
-import type { DeliverInput, DeliverOutcome, NextEvent } from '../workflows/webhook-definitions';
+import type { DeliverNextInput, DeliverOutcome, NextDelivery } from '../workflows/webhook-definitions';
 
 /** The activities the job workflow calls; the workflow imports this file for types only. */
 export interface JobActivities {
@@ -9,8 +9,11 @@ export interface JobActivities {
 
 /** The activities of webhook delivery (workflows/webhook-delivery.ts). */
 export interface WebhookActivities {
-  /** The lane's next event after `afterSeq` (undefined: after what the delivery log shows done). */
-  nextWebhookEvent(input: { webhookId: string; jobId: string; afterSeq?: number }): Promise<NextEvent>;
-  /** One attempt; throws (with its next retry delay) when the attempt failed and will be retried. */
-  deliverWebhook(input: DeliverInput): Promise<DeliverOutcome>;
+  /**
+   * Finds the lane's next event and makes one attempt at it; throws (with its next retry delay)
+   * when the attempt failed and will be retried, so a retry attempts the same event again.
+   */
+  deliverNext(input: DeliverNextInput): Promise<NextDelivery>;
+  /** A redelivery: one attempt at the event `eventSeq`, logged, never retried. */
+  deliverWebhook(input: { webhookId: string; eventSeq: number }): Promise<DeliverOutcome>;
 }

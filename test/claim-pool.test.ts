@@ -64,7 +64,7 @@ describe('a poll never holds a database connection across a Temporal call', () =
       connection,
       taskQueue,
       workflowBundle: testEnv().bundle,
-      activities: createActivities({ db: testEnv().db, webhooks: { settings: testEnv().config.webhooks } }),
+      activities: createActivities({ db: testEnv().db }),
     });
     await worker.runUntil(async () => {
       const client = new Client({ connection: await Connection.connect({ address: testEnv().config.temporal.address! }) });

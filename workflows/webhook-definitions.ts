@@ -17,23 +17,24 @@ export const laneWorkflowId = (webhookId: string, jobId: string) => `webhook-${w
 /** New events may wait in the outbox for this lane: read it again before closing. */
 export const wakeSignal = defineSignal('wake');
 
-export type NextEvent =
-  | { kind: 'event'; seq: number; eventId: string; type: string; url: string }
+export interface DeliverNextInput {
+  webhookId: string;
+  jobId: string;
+  /** The lane's cursor; undefined: after what the delivery log shows done. */
+  afterSeq?: number;
+  /** When the first attempt was made: failures are retried until the retry window has passed since. */
+  firstAttemptAt: number;
+}
+
+/** What `deliverNext` did: delivered (or gave up on) the lane's next event, found none, or stopped. */
+export type NextDelivery =
+  | { kind: 'delivered'; seq: number; outcome: 'succeeded' | 'failed' | 'disabled' }
   /** Nothing after `cursor` yet. */
   | { kind: 'none'; cursor: number }
   /** The endpoint was deleted or disabled: nothing more is sent to it. */
   | { kind: 'stop'; reason: 'deleted' | 'disabled' };
 
-export interface DeliverInput {
-  webhookId: string;
-  eventSeq: number;
-  /** When the first attempt was made: failures are retried until the retry window has passed since. */
-  firstAttemptAt: number;
-  /** A redelivery: one attempt, never retried, and not counted in the lane's cursor. */
-  redelivery?: boolean;
-}
-
-/** `disabled`: the receiver answered 410 and the endpoint was disabled; `dropped`: the endpoint is gone. */
+/** `disabled`: the receiver answered 410 and the endpoint was disabled; `dropped`: the endpoint or event is gone. */
 export type DeliverOutcome = 'succeeded' | 'failed' | 'disabled' | 'dropped';
 
 export interface RedeliveryInput {

@@ -59,6 +59,8 @@ export interface Config {
     address?: string;
     namespace: string;
     taskQueue: string;
+    /** Where webhook deliveries run, apart from the jobs. */
+    webhookTaskQueue: string;
     uiPort: number;
     /** Runs the worker keeps in memory; the least recently used beyond it are replayed when they next get work. */
     workflowCacheSize: number;
@@ -184,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
+      webhookTaskQueue: e.WEBHOOK_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-webhooks`,
       uiPort: e.TEMPORAL_UI_PORT,
       workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
     },

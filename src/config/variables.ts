@@ -17,6 +17,9 @@ export const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('compute-jobs'),
+  // Webhook deliveries get a queue (and worker slots) of their own: a flood of them never queues
+  // ahead of a job's transitions. Default: the job queue's name with `-webhooks`.
+  WEBHOOK_TASK_QUEUE: z.string().optional(),
   TEMPORAL_UI_PORT: int(8233),
   // Runs the worker keeps in memory (0: none). Past it the least recently used are evicted and
   // replayed from their history when they next get work.

@@ -2,10 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReconciler } from '../jobs/reconciler';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createActivities } from '../../activities';
+import { createWebhookActivities } from '../../activities/webhooks';
 import { createObjectStore } from '../artifacts/object-store';
 import { resolveJwtSecret } from '../auth/jwt-secret';
 import type { Config } from '../config';
@@ -20,6 +21,10 @@ import { createJobWorkflowClient } from '../temporal/job-workflow-client';
 import { createWebhookWorkflows } from '../temporal/webhook-workflow-client';
 import { type WebhookRelay, createWebhookRelay } from '../webhooks/relay';
 import type { Resolver } from '../webhooks/target-guard';
+
+const noop = () => undefined;
+/** The bundler's report is long and says nothing an operator needs. */
+const quietSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 export interface ServiceProcessOptions {
   config: Config;
@@ -56,28 +61,41 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
-  const webhookWorkflowsOn = (client: Client) => createWebhookWorkflows(client, { taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhooks.timeoutMs });
+  const webhookWorkflowsOn = (client: Client) => createWebhookWorkflows(client, { taskQueue: config.temporal.webhookTaskQueue, deliveryTimeoutMs: config.webhooks.timeoutMs });
   let relay: WebhookRelay | undefined;
   let worker: Worker | undefined;
-  let workerRun: Promise<void> | undefined;
   if (native) {
-    worker = await Worker.create({
+    // One bundle for both workers: the jobs' and the webhook deliveries'.
+    const workflowBundle = opts.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietSdkLogger }));
+    const common = {
       connection: native,
       namespace: config.temporal.namespace,
-      taskQueue: config.temporal.taskQueue,
-      ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
-      activities: createActivities({ db, webhooks: { settings: config.webhooks, resolve: opts.resolve } }),
-      maxCachedWorkflows: config.temporal.workflowCacheSize,
+      workflowBundle,
       // A worker killed outright leaves its workflows' next tasks on its sticky queue until this
       // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
       stickyQueueScheduleToStartTimeout: '2s',
+    } satisfies Partial<WorkerOptions>;
+    worker = await Worker.create({
+      ...common,
+      taskQueue: config.temporal.taskQueue,
+      activities: createActivities({ db }),
+      maxCachedWorkflows: config.temporal.workflowCacheSize,
     });
-    workerRun = worker.run();
-    workerRun.catch((err) => log.error({ err }, 'worker stopped'));
-    stops.push(async () => {
-      worker!.shutdown();
-      await workerRun!.catch(() => undefined);
+    // Lanes are short-lived and replay in a few events: a small cache serves them.
+    const webhookWorker = await Worker.create({
+      ...common,
+      taskQueue: config.temporal.webhookTaskQueue,
+      activities: createWebhookActivities({ db, settings: config.webhooks, resolve: opts.resolve }),
+      maxCachedWorkflows: 100,
     });
+    for (const w of [worker, webhookWorker]) {
+      const run = w.run();
+      run.catch((err) => log.error({ err, taskQueue: w.options.taskQueue }, 'worker stopped'));
+      stops.push(async () => {
+        w.shutdown();
+        await run.catch(() => undefined);
+      });
+    }
     const relayClient = new Client({ connection: native, namespace: config.temporal.namespace });
     relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(relayClient), log }).start(config.webhooks.relayIntervalMs);
     stops.unshift(() => relay!.stop());

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { newEmail } from './support/auth';
+import { cliConfigDir, compute, startCompute, typeLoginCode } from './support/cli';
+import { testEnv } from './support/env';
+import { verifyWithReference } from './support/reference-webhooks';
+import { v0ok } from './support/v0';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+/** A person logged in through `compute login`, with a config folder of their own. */
+async function cliUser() {
+  const email = newEmail();
+  const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
+  const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
+  assert.equal(login.code, 0, login.stderr);
+  const session = JSON.parse(fs.readFileSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json'), 'utf8')) as { token: string; workspaceId: string };
+  const ok = async (...args: string[]) => {
+    const out = await compute(args, { env });
+    assert.equal(out.code, 0, `compute ${args.join(' ')}: ${out.stderr}`);
+    return out;
+  };
+  return { env, session, ok, run: (...args: string[]) => compute(args, { env }) };
+}
+
+const queuedJob = (token: string) => v0ok('POST', '/jobs', { token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
+
+describe('compute webhooks', () => {
+  let rx: WebhookReceiver;
+  beforeEach(async () => {
+    rx = await new WebhookReceiver().start();
+  });
+  afterEach(() => rx.stop());
+
+  it('creates, lists, rotates, shows deliveries, redelivers and deletes', async function () {
+    this.timeout(180_000);
+    const me = await cliUser();
+    const created = await me.ok('webhooks', 'create', rx.url, '--events', 'job.created,job.terminal', '--description', 'from the CLI');
+    const secret = created.stdout.trim();
+    assert.match(secret, /^whsec_/);
+    assert.match(created.stderr, /created whk_\w+ → /);
+    const [hook] = JSON.parse((await me.ok('webhooks', 'list', '--json')).stdout) as Array<{ id: string; events: string[]; description: string }>;
+    assert.deepEqual([hook.events, hook.description], [['job.created', 'job.terminal'], 'from the CLI']);
+    assert.match((await me.ok('webhooks', 'list')).stdout, new RegExp(`^${hook.id}\\s+${rx.url.replace(/[/.]/g, '\\$&')}\\s+job.created,job.terminal\\s+yes`, 'm'));
+
+    await queuedJob(me.session.token);
+    await rx.waitFor((all) => all.length === 1);
+    assert.deepEqual(await verifyWithReference({ secret, headers: rx.received[0].headers, body: rx.received[0].body }), { ok: true });
+    const deliveries = JSON.parse((await me.ok('webhooks', 'deliveries', hook.id, '--json')).stdout) as Array<{ id: string; eventId: string; status: string }>;
+    assert.deepEqual(deliveries.map((d) => [d.eventId, d.status]), [[rx.received[0].event.id, 'succeeded']]);
+    assert.match((await me.ok('webhooks', 'deliveries', hook.id)).stdout, /^ID\s+EVENT\s+TYPE\s+ATTEMPT\s+STATUS/);
+
+    const redelivered = await me.ok('webhooks', 'redeliver', hook.id, deliveries[0].id);
+    assert.match(redelivered.stderr, new RegExp(`redelivering ${rx.received[0].event.id}`));
+    await rx.waitFor((all) => all.length === 2);
+    assert.equal(rx.received[1].headers['webhook-id'], rx.received[0].headers['webhook-id']);
+
+    const rotated = await me.ok('webhooks', 'rotate', hook.id);
+    assert.notEqual(rotated.stdout.trim(), secret);
+    assert.match(rotated.stderr, /previous secret signs too until/);
+
+    const typo = await me.run('webhooks', 'create', rx.url, '--events', 'job.finished');
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /^error: --events takes a comma-separated list of job.created, job.transitioned, job.terminal; got job.finished\n$/);
+    const refused = await me.run('webhooks', 'create', 'http://169.254.169.254/latest');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^error: The webhook URL is refused: 169\.254\.169\.254 is a cloud metadata address.*\[request\.invalid\]\n$/);
+
+    await me.ok('webhooks', 'delete', hook.id);
+    assert.deepEqual(JSON.parse((await me.ok('webhooks', 'list', '--json')).stdout), []);
+    const gone = await me.run('webhooks', 'delete', hook.id);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /resource\.not_found/);
+  });
+
+  it('listen: registers an endpoint for this machine, prints and forwards each event, removes the endpoint on Ctrl-C', async function () {
+    this.timeout(180_000);
+    const me = await cliUser();
+    const listening = startCompute(['webhooks', 'listen', '--forward-to', rx.url], { env: me.env });
+    try {
+      await listening.printed(/listening on http:\/\/127\.0\.0\.1:\d+\/ as whk_\w+/, 60_000);
+      const hookId = /as (whk_\w+)/.exec(listening.stderr())![1];
+      const job = await queuedJob(me.session.token);
+      await v0ok('POST', `/jobs/${job.id}:cancel`, { token: me.session.token, status: 200 });
+      await rx.waitFor(() => rx.of(job.id).length === 3);
+      await listening.printed(new RegExp(`job.terminal\\s+${job.id} CANCELLED`), 10_000);
+      assert.match(listening.stdout(), new RegExp(`job.transitioned\\s+${job.id} QUEUED → CANCELLED`));
+      // Forwarded as it came, so the local app verifies it with the endpoint's secret as we did.
+      const { secret } = await testEnv().db('webhooks').where({ id: hookId }).first('secret');
+      for (const r of rx.of(job.id)) assert.deepEqual(await verifyWithReference({ secret, headers: r.headers, body: r.body }), { ok: true });
+      // The forward target's answer is the delivery's.
+      const log = await v0ok('GET', `/webhooks/${hookId}/deliveries`, { token: me.session.token });
+      assert.deepEqual(log.items.map((d: { responseStatus: number }) => d.responseStatus), [204, 204, 204]);
+
+      // Ctrl-C reaches the whole process group, npx included (which then ends by the signal).
+      process.kill(-listening.pid, 'SIGINT');
+      const done = await listening.finished(30_000);
+      assert.match(done.stderr, new RegExp(`removed ${hookId}`));
+      const row = await testEnv().db('webhooks').where({ id: hookId }).first('deleted_at');
+      assert.ok(row.deleted_at, 'the endpoint is deleted');
+    } finally {
+      listening.kill();
+    }
+  });
+});
