@@ -26,7 +26,11 @@ describe('rate limits', () => {
     const refused = replies.filter((r) => r.status === 429);
     assert.equal(passed.length, PER_MINUTE);
     assert.equal(refused.length, 10);
-    assert.deepEqual(replies.slice(PER_MINUTE).map((r) => r.status), Array(10).fill(429), 'the budget is spent in order');
+    // In order, but for the one lease another instance may still hold when this one refuses
+    // (leased-limiter.ts: up to (instances - 1) x lease early; a lease is 1 of a 30 budget).
+    const firstRefusal = replies.findIndex((r) => r.status === 429);
+    assert.ok(firstRefusal >= PER_MINUTE - 1, `refused from request ${firstRefusal + 1}`);
+    assert.ok(replies.slice(firstRefusal).filter((r) => r.status === 200).length <= 1, `statuses: ${replies.map((r) => r.status).join(' ')}`);
     for (const r of refused) {
       assert.equal(r.body.code, 'rate_limit.exceeded');
       const wait = Number(r.headers.get('retry-after'));
@@ -60,8 +64,10 @@ describe('rate limits', () => {
     assert.equal((await post('/compute/nodes/heartbeat', { nodeId: node.nodeId }, node.nodeKey, apis[0].url!)).status, 200);
     assert.equal((await post('/compute/nodes/heartbeat', { nodeId: bySession.nodeId }, bySession.nodeKey, apis[1].url!)).status, 200);
     for (const [nodeKey, nodeId] of [[node.nodeKey, node.nodeId], [bySession.nodeKey, bySession.nodeId]]) {
-      const refused = await post('/compute/nodes/heartbeat', { nodeId }, nodeKey, apis[0].url!);
-      assert.equal(refused.status, 429, "a node registered by the user spends the user's budget");
+      // At most the one lease the other instance may hold passes before the refusal.
+      const statuses = [];
+      for (let i = 0; i < 2 && statuses[statuses.length - 1] !== 429; i++) statuses.push((await post('/compute/nodes/heartbeat', { nodeId }, nodeKey, apis[i % 2].url!)).status);
+      assert.equal(statuses[statuses.length - 1], 429, `a node registered by the user spends the user's budget: ${statuses}`);
     }
     assert.equal((await post('/compute/jobs/list', {}, agentKey, apis[1].url!)).status, 429, "the user's agent key too");
 

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { Client, Connection } from '@temporalio/client';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
+import { newId } from '../src/shared/ids';
+import type { WebhookWorkflows } from '../src/temporal/webhook-workflow-client';
+import { createWebhookRelay } from '../src/webhooks/relay';
 import { login } from './support/auth';
 import { quietLog, testEnv } from './support/env';
 import { ok, pollOne, registerNode, resultOf, sleep } from './support/http';
@@ -79,6 +83,25 @@ describe('webhooks', () => {
     // Exactly once on the happy path: nothing more arrives.
     await sleep(300);
     assert.equal(rx.of(job.id).length, 4);
+
+    // In the Temporal UI: the endpoint's runs are found by its ID, and each names its URL.
+    const connection = await Connection.connect({ address: testEnv().config.temporal.address! });
+    try {
+      const client = new Client({ connection });
+      const lanes = await until('the lane to be listed', async () => {
+        const found: string[] = [];
+        for await (const wf of client.workflow.list({ query: `WebhookId="${hook.id}"` })) found.push(wf.workflowId);
+        return found;
+      }, (found) => found.length > 0);
+      // A lane closes when it finds nothing more and starts again at the next event: one ID, maybe several runs.
+      assert.deepEqual([...new Set(lanes)], [`webhook-${hook.id}-${job.id}`]);
+      const described = await client.workflow.getHandle(lanes[0]).describe();
+      assert.equal(described.type, 'webhookLane');
+      assert.equal(await described.staticSummary(), `Webhook events of ${job.id} to ${rx.url}`);
+      assert.equal(((await client.workflow.getHandle(lanes[0]).result()) as { failed: number }).failed, 0);
+    } finally {
+      await connection.close();
+    }
   });
 
   it('retries a failing receiver with growing gaps and the same webhook-id, logging each attempt with its next time, until it succeeds', async function () {
@@ -162,6 +185,30 @@ describe('webhooks', () => {
     assert.equal(Number((await testEnv().db('webhook_events').where({ job_id: job.id }).count({ n: '*' }))[0].n), 0);
     const actions = await auditActions(s.user.workspaceId);
     assert.deepEqual(actions.filter((a) => a.startsWith('webhook.')), ['webhook.create', 'webhook.rotate_secret', 'webhook.delete']);
+  });
+
+  it('removes events and attempts past the retention, and nothing newer or not yet relayed', async () => {
+    const s = await login();
+    const db = testEnv().db;
+    const hook = await v0ok('POST', '/webhooks', { token: s.token, body: { url: rx.url, events: ['job.terminal'] } });
+    const event = (ageDays: number, relayed: boolean) => ({
+      id: newId('evt'), workspace_id: s.user.workspaceId, job_id: 'job_retention', type: 'job.terminal', data: '{}', relayed,
+      created_at: db.raw('now() - make_interval(days => ?)', [ageDays]),
+    });
+    const events = [event(31, true), event(31, false), event(29, true)];
+    await db('webhook_events').insert(events);
+    const attempt = (ageDays: number) => ({
+      id: newId('dlv'), webhook_id: hook.id, event_id: events[0].id, event_seq: 0, job_id: 'job_retention', event_type: 'job.terminal',
+      attempt: 1, status: 'failed', duration_ms: 1, created_at: db.raw('now() - make_interval(days => ?)', [ageDays]),
+    });
+    const attempts = [attempt(31), attempt(29)];
+    await db('webhook_deliveries').insert(attempts);
+    // The sweep touches only the database; the relay's Temporal side plays no part in it.
+    const relay = createWebhookRelay({ db, workflows: {} as WebhookWorkflows, log: quietLog, retentionDays: 30 });
+    assert.ok((await relay.sweep()) >= 2);
+    const left = await db('webhook_events').whereIn('id', events.map((e) => e.id)).pluck('id');
+    assert.deepEqual(left.sort(), [events[1].id, events[2].id].sort());
+    assert.deepEqual(await db('webhook_deliveries').whereIn('id', attempts.map((a) => a.id)).pluck('id'), [attempts[1].id]);
   });
 
   it('refuses a URL that is not http(s) or points at a metadata address, naming the field', async () => {

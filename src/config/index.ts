@@ -35,6 +35,8 @@ export interface WebhookSettings {
   responseBodyBytes: number;
   /** How often the relay looks for new events (the outbox) to hand to their deliveries. */
   relayIntervalMs: number;
+  /** Events and delivery attempts older than this are removed (after the retry window, always). */
+  retentionDays: number;
 }
 
 export interface Config {
@@ -234,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secretOverlapMs: e.WEBHOOK_SECRET_OVERLAP_MS,
       responseBodyBytes: e.WEBHOOK_RESPONSE_BODY_BYTES,
       relayIntervalMs: e.WEBHOOK_RELAY_INTERVAL_MS,
+      retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
     auth: {
       jwtSecret: e.JWT_SECRET,

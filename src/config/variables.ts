@@ -99,6 +99,7 @@ export const EnvSchema = z.object({
   WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).default(86_400_000),
   WEBHOOK_RESPONSE_BODY_BYTES: z.coerce.number().int().min(0).max(65_536).default(2048),
   WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(2).default(30),
   DEV_POSTGRES_PORT: int(55432),
   DEV_TEMPORAL_PORT: int(7233),
   DEV_MINIO_PORT: int(9000),

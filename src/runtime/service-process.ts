@@ -97,7 +97,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       });
     }
     const relayClient = new Client({ connection: native, namespace: config.temporal.namespace });
-    relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(relayClient), log }).start(config.webhooks.relayIntervalMs);
+    relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(relayClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
     stops.unshift(() => relay!.stop());
   }
 

@@ -4,6 +4,8 @@ import type { WebhookWorkflows } from '../temporal/webhook-workflow-client';
 
 const BATCH = 500;
 const SIGNALS_AT_ONCE = 16;
+/** How often a relay removes what is past retention. */
+const SWEEP_EVERY_MS = 10 * 60_000;
 
 /**
  * Hands the outbox to delivery: each new event wakes the lane of its job at each endpoint that
@@ -12,7 +14,7 @@ const SIGNALS_AT_ONCE = 16;
  * mark leaves the events to be relayed again: a second wake costs nothing, as a lane reads what to
  * send from the outbox and the delivery log, never from the wake.
  */
-export function createWebhookRelay({ db, workflows, log }: { db: Knex; workflows: WebhookWorkflows; log: Logger }) {
+export function createWebhookRelay({ db, workflows, log, retentionDays }: { db: Knex; workflows: WebhookWorkflows; log: Logger; retentionDays: number }) {
   async function relayBatch(): Promise<number> {
     return db.transaction(async (trx) => {
       const events = await trx('webhook_events')
@@ -47,6 +49,14 @@ export function createWebhookRelay({ db, workflows, log }: { db: Knex; workflows
   }
 
   return {
+    /** Removes relayed events and delivery attempts older than the retention; returns how many rows. */
+    async sweep(): Promise<number> {
+      const cutoff = db.raw('now() - make_interval(days => ?)', [retentionDays]);
+      const events = await db('webhook_events').where({ relayed: true }).where('created_at', '<', cutoff).delete();
+      const attempts = await db('webhook_deliveries').where('created_at', '<', cutoff).delete();
+      return events + attempts;
+    },
+
     /** Relays everything waiting; returns how many events it relayed. */
     async relayAll(): Promise<number> {
       let total = 0;
@@ -59,11 +69,17 @@ export function createWebhookRelay({ db, workflows, log }: { db: Knex; workflows
       let stopped = false;
       let paused = false;
       let running: Promise<unknown> = Promise.resolve();
+      let sweptAt = 0;
       const tick = async () => {
         if (stopped) return;
         if (!paused) {
           running = this.relayAll().catch((err) => log.warn({ err: String(err) }, 'webhook relay failed; retrying'));
           await running;
+          if (Date.now() - sweptAt > SWEEP_EVERY_MS) {
+            sweptAt = Date.now();
+            running = this.sweep().catch((err) => log.warn({ err: String(err) }, 'webhook sweep failed'));
+            await running;
+          }
         }
         if (!stopped) timer = setTimeout(tick, intervalMs);
       };
