@@ -89,7 +89,12 @@ describe('compute webhooks', () => {
       const { secret } = await testEnv().db('webhooks').where({ id: hookId }).first('secret');
       for (const r of rx.of(job.id)) assert.deepEqual(await verifyWithReference({ secret, headers: r.headers, body: r.body }), { ok: true });
       // The forward target's answer is the delivery's.
-      const log = await v0ok('GET', `/webhooks/${hookId}/deliveries`, { token: me.session.token });
+      // (Each attempt is logged once its answer is in, a moment after the receiver answered.)
+      let log = await v0ok('GET', `/webhooks/${hookId}/deliveries`, { token: me.session.token });
+      for (let i = 0; i < 100 && log.items.length < 3; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        log = await v0ok('GET', `/webhooks/${hookId}/deliveries`, { token: me.session.token });
+      }
       assert.deepEqual(log.items.map((d: { responseStatus: number }) => d.responseStatus), [204, 204, 204]);
 
       // Ctrl-C reaches the whole process group, npx included (which then ends by the signal).

@@ -73,7 +73,8 @@ describe('webhooks', () => {
     const tampered = await verifyWithReference({ secret: hook.secret, headers: signed(got[0]), body: got[0].body.replace('QUEUED', 'QUEUEd') });
     assert.equal(tampered.ok, false);
 
-    const log = await deliveriesOf(s.token, hook.id);
+    // An attempt is logged once its answer is in, a moment after the receiver answered.
+    const log = await until('the attempts to be logged', () => deliveriesOf(s.token, hook.id), (l) => l.length === 4);
     assert.deepEqual(log.map((d) => [d.eventId, d.status, d.attempt, d.responseStatus, d.nextAttemptAt]), got.map((r) => [r.event.id, 'succeeded', 1, 204, null]));
     assert.deepEqual(Object.keys(log[0]).sort(), ['attempt', 'createdAt', 'durationMs', 'error', 'eventId', 'eventType', 'id', 'jobId', 'nextAttemptAt', 'redelivery', 'responseBody', 'responseStatus', 'status']);
     const listed = await v0ok('GET', '/webhooks', { token: s.token });
