@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sleep } from './http';
+import { v0ok } from './v0';
 
 export interface Received {
   headers: Record<string, string>;
@@ -64,5 +65,25 @@ export class WebhookReceiver {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received ${this.received.length}: ${this.received.map((r) => `${r.event?.type}:${r.event?.data?.job?.id}`).join(' ')}`);
       await sleep(25);
     }
+  }
+}
+
+/** The three signature headers of a request, as a verifier takes them. */
+export const signed = (r: Received) => ({ 'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'] });
+
+/** The endpoint's delivery log, oldest first. */
+export async function deliveriesOf(token: string, hookId: string, baseUrl?: string) {
+  const page = await v0ok('GET', `/webhooks/${hookId}/deliveries?pageSize=200`, { token, baseUrl });
+  return [...page.items].reverse();
+}
+
+/** `get()` until `done` says so (an attempt is logged a moment after its receiver answered). */
+export async function until<T>(what: string, get: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await sleep(50);
   }
 }
