@@ -1,3 +1,4 @@
+import { dispatchLatency, longPollsWaiting } from '../metrics/registry';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -193,13 +194,15 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
             leave();
           }
           if (!next) break;
+          if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
           jobs.push(next);
         }
         if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) {
           ticket.dispose();
           break;
         }
-        await ticket.wait(deadline - Date.now(), signal);
+        longPollsWaiting.inc();
+        await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec());
         node = await requireNode(principal, body.nodeId);
       }
       const cancel = await db('job_attempts')

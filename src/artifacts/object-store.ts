@@ -15,6 +15,8 @@ export interface StoredObject {
 export interface ObjectStore {
   /** Creates the bucket when it is missing; safe to call again. */
   ensureBucket(): Promise<void>;
+  /** Resolves when storage answers and the bucket exists (readiness). */
+  ping(): Promise<void>;
   /**
    * Streams `source` into `key` part by part: one part in memory at a time, sha256 computed on
    * the way. Past `maxBytes` it stops reading, leaves nothing stored and throws 413.
@@ -103,6 +105,11 @@ export function createObjectStore(config: Config): ObjectStore | undefined {
 
   return {
     ensureBucket,
+
+    ping: () =>
+      guard(async () => {
+        if (!(await client.bucketExists(bucket))) throw new Error(`bucket ${bucket} does not exist`);
+      }),
 
     async upload(key, source, { maxBytes, contentType }) {
       const hash = createHash('sha256');

@@ -1,3 +1,4 @@
+import { artifactBytes } from '../metrics/registry';
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
@@ -143,6 +144,7 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       const contentType = input.contentType || 'application/octet-stream';
       uploading++;
       const stored = await objects.upload(objectKey, body, { maxBytes, contentType }).finally(() => uploading--);
+      artifactBytes.inc({ direction: 'upload' }, stored.size);
       const kept = await db.transaction(async (trx) => {
         // One commit per job at a time: uploads that all passed the early count cannot all land
         // past the cap, and two commits never each hold the job row's share lock while waiting to

@@ -35,6 +35,8 @@ export interface Config {
     /** ... and its whole request within this; uploads instead get an idle timeout each. */
     requestTimeoutMs: number;
     uploadIdleTimeoutMs: number;
+    /** The worker process's health and metrics port. */
+    workerPort: number;
   };
   databaseUrl?: string;
   /** Connections per process; each API request and activity holds one briefly. */
@@ -48,6 +50,8 @@ export interface Config {
     uiPort: number;
     /** Runs the worker keeps in memory; the least recently used beyond it are replayed when they next get work. */
     workflowCacheSize: number;
+    /** Loopback port of the SDK's Prometheus exporter (0: off). */
+    metricsPort: number;
   };
   s3: {
     endpoint?: string;
@@ -163,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_MS,
+      workerPort: e.WORKER_PORT,
     },
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.DB_POOL_MAX,
@@ -173,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       webhookTaskQueue: e.WEBHOOK_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-webhooks`,
       uiPort: e.TEMPORAL_UI_PORT,
       workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
+      metricsPort: e.TEMPORAL_METRICS_PORT,
     },
     s3: {
       endpoint: e.S3_ENDPOINT,

@@ -11,6 +11,11 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HOST: z.string().default('127.0.0.1'),
   PORT: int(3000),
+  // The worker's own small HTTP server: /healthz, /readyz and /metrics (0: an ephemeral port).
+  WORKER_PORT: int(3001),
+  // Where the Temporal SDK serves its worker metrics for Prometheus, on loopback; the worker's
+  // /metrics includes them, so nothing scrapes this port directly (0: off).
+  TEMPORAL_METRICS_PORT: int(9464),
   PUBLIC_URL: z.string().url().optional(),
   DATABASE_URL: z.string().optional(),
   DB_POOL_MAX: int(20),

@@ -12,6 +12,7 @@ import * as auditedSubmits from './migrations/20261125000000_audited_submits';
 import * as idempotencyKeys from './migrations/20261126000000_idempotency_keys';
 import * as agentDeregistration from './migrations/20261126010000_agent_deregistration';
 import * as webhooks from './migrations/20261127000000_webhooks';
+import * as openJobsIndex from './migrations/20261128000000_open_jobs_index';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261126000000_idempotency_keys': idempotencyKeys,
   '20261126010000_agent_deregistration': agentDeregistration,
   '20261127000000_webhooks': webhooks,
+  '20261128000000_open_jobs_index': openJobsIndex,
 };
 
 const source: Knex.MigrationSource<string> = {
@@ -39,4 +41,10 @@ const source: Knex.MigrationSource<string> = {
 
 export async function migrateLatest(db: Knex): Promise<void> {
   await db.migrate.latest({ migrationSource: source });
+}
+
+/** Names of the migrations this build knows that the database has not applied (readiness). */
+export async function pendingMigrations(db: Knex): Promise<string[]> {
+  const [, pending] = (await db.migrate.list({ migrationSource: source })) as [unknown[], Array<{ file?: string } | string>];
+  return pending.map((m) => (typeof m === 'string' ? m : (m.file ?? String(m))));
 }

@@ -6,13 +6,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { docsRoutes } from './docs';
+import { type HealthDeps, healthRoutes } from './health-routes';
 import { buildDocument, newRegistry } from './openapi';
+import { requestContext } from './request-context';
 import type { RouteInfo } from './route-table';
 import { surfaceA } from './surface-a';
 import { surfaceB } from './surface-b';
 
 /** Mounts both surfaces and the routes outside them (health, the OpenAPI documents, the docs page). */
-export function createApp({ services, config, log, db }: { services: Services; config: Config; log: Logger; db: Knex }): { app: Koa; routes: RouteInfo[] } {
+export function createApp({ services, config, log, db, health }: { services: Services; config: Config; log: Logger; db: Knex; health: HealthDeps }): { app: Koa; routes: RouteInfo[] } {
   const app = new Koa();
   app.proxy = config.http.trustProxy;
   // A client closing a stream (SSE reader gone, long poll abandoned) is normal, not an error.
@@ -36,10 +38,8 @@ export function createApp({ services, config, log, db }: { services: Services; c
   };
   open.get('/api/openapi.json', serveDocument);
   open.get('/v0/openapi.json', serveDocument);
-  open.get('/healthz', (ctx) => {
-    ctx.body = { ok: true };
-  });
 
+  app.use(requestContext());
   if (log.isLevelEnabled('debug')) {
     app.use(async (ctx, next) => {
       const started = Date.now();
@@ -48,6 +48,7 @@ export function createApp({ services, config, log, db }: { services: Services; c
     });
   }
   app.use(open.routes());
+  app.use(healthRoutes(health).routes());
   app.use(docsRoutes().routes());
   for (const m of [...a.middleware, ...b.middleware]) app.use(m);
   return { app, routes: [...a.routes, ...b.routes] };

@@ -1,3 +1,4 @@
+import { sseStreamsOpen } from '../metrics/registry';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -19,10 +20,17 @@ export function logFollower(o: { services: Services; config: Config; log: Logger
   return (ctx: Context, principal: Principal, jobId: string, follow: boolean): void => {
     const afterSeq = lastEventIdOf(ctx);
     const release = streams.acquire(principal.credentialId);
+    sseStreamsOpen.inc();
+    let open = true;
+    const onClose = () => {
+      if (open) sseStreamsOpen.dec();
+      open = false;
+      release();
+    };
     streamJobLogs(ctx, jobId, afterSeq, {
       credentialValid: () => credentialStillValid(o.db, o.services.credentials, principal),
       credentialExpiresAt: principal.expiresAt,
-      onClose: release,
+      onClose,
       logs: o.services.logs,
       feeds: o.services.feeds,
       keepAliveMs: o.config.durations.sseKeepAliveMs,

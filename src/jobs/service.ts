@@ -8,7 +8,7 @@ import { newId } from '../shared/ids';
 import type { Principal } from '../auth/principal';
 import { enforceSubmitQuota } from '../auth/quotas';
 import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
-import type { JobSpec } from '../../workflows/definitions';
+import { type JobSpec, type JobState, TERMINAL_STATES } from '../../workflows/definitions';
 import type { Transitions } from './transitions';
 import { prepared } from '../db/prepared';
 import { JOB_COLUMNS, type Job, jobFromRow } from './record';
@@ -201,6 +201,16 @@ export function createJobsService({ db, workflows, transitions, config, log }: J
   return {
     get,
     insertUnstarted,
+
+    /** Visible jobs not yet terminal per workspace and state (the queue-depth gauge; one index-only scan). */
+    async openJobCounts(): Promise<Array<{ workspaceId: string; state: string; count: number }>> {
+      const rows = await db('jobs')
+        .where({ workflow_started: true })
+        .whereNotIn('state', TERMINAL_STATES as JobState[])
+        .groupBy('workspace_id', 'state')
+        .select('workspace_id', 'state', db.raw('count(*)::int as count'));
+      return rows.map((r: { workspace_id: string; state: string; count: number }) => ({ workspaceId: r.workspace_id, state: r.state, count: r.count }));
+    },
 
     submit,
     submitWithKey,

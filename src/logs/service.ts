@@ -1,3 +1,4 @@
+import { logLinesIngested } from '../metrics/registry';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
@@ -79,6 +80,7 @@ export function createLogsService({ db, config }: { db: Knex; config: Config }) 
 
   async function push(principal: Principal, body: { nodeId: string; jobId: string; leaseId: string; lines: PushedLine[] }) {
     const out = await pushTransaction(principal, body);
+    logLinesIngested.inc(out.accepted);
     if (out.stored) for (const fn of storedListeners) fn(out.stored);
     return { accepted: out.accepted, duplicates: out.duplicates };
   }

@@ -1,6 +1,5 @@
 import os from 'node:os';
 import path from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Agent } from '../reference-agent/agent';
 import { type Config, loadDevConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
@@ -9,6 +8,7 @@ import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrate';
 import { createLogger } from '../log';
 import { startServiceProcess } from '../runtime/service-process';
+import { installSdkRuntime } from '../runtime/sdk-runtime';
 import { startLocalStack } from '../stack/local-stack';
 import { runUntilSignal } from './run-until-signal';
 
@@ -16,10 +16,9 @@ import { runUntilSignal } from './run-until-signal';
 // are started from the project's own tools unless TEMPORAL_ADDRESS, DATABASE_URL or S3_ENDPOINT
 // point elsewhere; all data lives under COMPUTE_DATA_DIR (default .data) and survives restarts.
 async function main() {
-  // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const base = loadDevConfig();
   const log = createLogger(base.logLevel, 'dev');
+  installSdkRuntime(log, base.temporal.metricsPort);
   const say = (msg: string) => process.stderr.write(`${msg}\n`);
   say(`compute dev: data in ${base.dataDir}`);
   const started = { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint };
@@ -48,7 +47,7 @@ async function main() {
   const key = await ensureDevApiKey(db, config.dataDir, workspaceId);
   await db.destroy();
 
-  const proc = await startServiceProcess({ config, log, api: true, worker: true });
+  const proc = await startServiceProcess({ config, log, api: true, worker: true, sdkMetricsPort: config.temporal.metricsPort });
   // One agent in this process, so a submitted job runs on this machine.
   const agent = new Agent({
     apiUrl: proc.url!,

@@ -1,17 +1,16 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createLogger } from '../log';
 import { startServiceProcess } from '../runtime/service-process';
+import { installSdkRuntime } from '../runtime/sdk-runtime';
 import { runUntilSignal } from './run-until-signal';
 
 // The Temporal worker alone: runs job workflows and their activities.
 async function main() {
-  // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker');
-  const proc = await startServiceProcess({ config, log, api: false, worker: true });
-  log.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  installSdkRuntime(log, config.temporal.metricsPort);
+  const proc = await startServiceProcess({ config, log, api: false, worker: true, sdkMetricsPort: config.temporal.metricsPort });
+  log.info({ taskQueue: config.temporal.taskQueue, health: proc.workerUrl }, 'worker running');
   runUntilSignal(log, proc.stop);
 }
 

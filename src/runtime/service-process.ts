@@ -21,6 +21,12 @@ import { createJobWorkflowClient } from '../temporal/job-workflow-client';
 import { createWebhookWorkflows } from '../temporal/webhook-workflow-client';
 import { type WebhookRelay, createWebhookRelay } from '../webhooks/relay';
 import type { Resolver } from '../webhooks/target-guard';
+import Koa from 'koa';
+import { healthRoutes, sdkMetricsFrom } from '../http/health-routes';
+import { requestContext } from '../http/request-context';
+import { addQueueDepthSource } from '../metrics/registry';
+import { createReadiness } from './readiness';
+import { activityLogging } from './sdk-runtime';
 
 const noop = () => undefined;
 /** The bundler's report is long and says nothing an operator needs. */
@@ -35,6 +41,8 @@ export interface ServiceProcessOptions {
   workflowBundle?: WorkflowBundleWithSourceMap;
   /** How webhook target hostnames are resolved (tests inject one); the system's by default. */
   resolve?: Resolver;
+  /** Where this process's Temporal SDK serves its metrics (installSdkRuntime); /metrics includes them. */
+  sdkMetricsPort?: number;
 }
 
 export interface ServiceProcess {
@@ -47,6 +55,8 @@ export interface ServiceProcess {
   worker?: Worker;
   /** The webhook relay, which runs beside the worker. */
   relay?: WebhookRelay;
+  /** The worker's own health and metrics server, when this process runs a worker without the API. */
+  workerUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -64,6 +74,14 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const webhookWorkflowsOn = (client: Client) => createWebhookWorkflows(client, { taskQueue: config.temporal.webhookTaskQueue, deliveryTimeoutMs: config.webhooks.timeoutMs });
   let relay: WebhookRelay | undefined;
   let worker: Worker | undefined;
+  const workers: Worker[] = [];
+  const moreMetrics = opts.sdkMetricsPort ? sdkMetricsFrom(opts.sdkMetricsPort) : undefined;
+  const workersRunning = async () => {
+    const stopped = workers.filter((w) => w.getState() !== 'RUNNING').map((w) => `${w.options.taskQueue}: ${w.getState()}`);
+    if (stopped.length) throw new Error(stopped.join(', '));
+  };
+  const temporalCheck = (c: { workflowService: { describeNamespace(r: { namespace: string }): Promise<unknown> } }) => () =>
+    c.workflowService.describeNamespace({ namespace: config.temporal.namespace });
   if (native) {
     // One bundle for both workers: the jobs' and the webhook deliveries'.
     const workflowBundle = opts.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietSdkLogger }));
@@ -74,6 +92,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       // A worker killed outright leaves its workflows' next tasks on its sticky queue until this
       // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
       stickyQueueScheduleToStartTimeout: '2s',
+      interceptors: { activity: [activityLogging(log)] },
     } satisfies Partial<WorkerOptions>;
     worker = await Worker.create({
       ...common,
@@ -88,6 +107,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       activities: createWebhookActivities({ db, settings: config.webhooks, resolve: opts.resolve }),
       maxCachedWorkflows: 100,
     });
+    workers.push(worker, webhookWorker);
     for (const w of [worker, webhookWorker]) {
       const run = w.run();
       run.catch((err) => log.error({ err, taskQueue: w.options.taskQueue }, 'worker stopped'));
@@ -119,7 +139,12 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     // Made at start when missing; if storage is down now, the first upload reports it as a 503.
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
     services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
-    const { app, routes: mounted } = createApp({ services, config, log, db });
+    const readiness = createReadiness({ db, temporal: temporalCheck(connection), store, ...(native && { extra: { workers: workersRunning } }) });
+    const { app, routes: mounted } = createApp({ services, config, log, db, health: { readiness, moreMetrics } });
+    const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());
+    stops.push(async () => {
+      removeQueueDepth();
+    });
     routes = mounted;
     // Deadlines are checked every second rather than Node's default 30 s.
     const server = http.createServer({ connectionsCheckingInterval: 1000 }, app.callback());
@@ -145,8 +170,27 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     });
   }
 
+  let workerUrl: string | undefined;
+  if (native && !opts.api) {
+    // A worker alone answers health probes and scrapes on a small port of its own.
+    const readiness = createReadiness({ db, temporal: temporalCheck(native), store: createObjectStore(config), extra: { workers: workersRunning } });
+    const app = new Koa();
+    app.use(requestContext());
+    app.use(healthRoutes({ readiness, moreMetrics }).routes());
+    const server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(config.http.workerPort, config.http.host, resolve));
+    workerUrl = `http://${config.http.host}:${(server.address() as AddressInfo).port}`;
+    stops.unshift(async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    });
+  }
+
   return {
     url,
+    workerUrl,
     db,
     services,
     routes,

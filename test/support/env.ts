@@ -17,6 +17,9 @@ export const TEST_ENV = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'warn',
   PORT: '0',
+  // Worker processes the tests start pick free ports; the SDK's exporter only where a test asks.
+  WORKER_PORT: '0',
+  TEMPORAL_METRICS_PORT: '0',
   AGENT_LOST_AFTER_MS: '2500',
   CANCEL_GRACE_MS: '1500',
   AGENT_LOSS_BACKOFF_MS: '200',

@@ -6,8 +6,8 @@ import { sleep } from './http';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** `npm run worker` as its own process tree on `taskQueue`; resolves once it polls. */
-export async function spawnWorker(taskQueue: string, name: string, env: Record<string, string> = {}): Promise<ManagedChild> {
+/** `npm run worker` as its own process tree on `taskQueue`; resolves once it polls, with its health server's URL. */
+export async function spawnWorker(taskQueue: string, name: string, env: Record<string, string> = {}): Promise<ManagedChild & { url: string; logFile: string }> {
   const logFile = path.join(testEnv().dataDir, 'logs', `${name}.log`);
   const child = startChild({
     command: process.execPath,
@@ -21,5 +21,6 @@ export async function spawnWorker(taskQueue: string, name: string, env: Record<s
     if (Date.now() > deadline) throw new Error(`worker ${name} never started; see ${logFile}`);
     await sleep(100);
   }
-  return child;
+  const running = fs.readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('worker running'))!;
+  return Object.assign(child, { url: JSON.parse(running).health as string, logFile });
 }

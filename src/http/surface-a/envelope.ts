@@ -25,7 +25,7 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
       if (ctx.headerSent) return;
       ctx.status = e.status;
       if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
-      ctx.body = { status: 'ERROR', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+      ctx.body = { status: 'ERROR', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}) };
     }
   };
 }

@@ -20,6 +20,7 @@ export const ErrorEnvelope = z
     code: z.string().meta({ examples: ['request.invalid', 'resource.not_found', 'job.invalid_state'] }),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
+    requestId: z.string().optional().meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
   })
   .meta({ id: 'ErrorEnvelope' });
 

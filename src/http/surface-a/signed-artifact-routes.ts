@@ -1,3 +1,4 @@
+import { artifactBytes } from '../../metrics/registry';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import Router from '@koa/router';
@@ -118,7 +119,10 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
     ctx.type = artifact.contentType;
     ctx.status = range ? 206 : 200;
     if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${artifact.size}`);
-    if (stream) ctx.body = stream;
+    if (stream) {
+      stream.on('data', (chunk: Buffer) => artifactBytes.inc({ direction: 'download' }, chunk.length));
+      ctx.body = stream;
+    }
     ctx.length = range ? range.end - range.start + 1 : artifact.size;
   });
 

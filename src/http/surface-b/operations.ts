@@ -23,6 +23,7 @@ export const Problem = z
     code: z.string().meta({ examples: ['request.invalid', 'auth.forbidden', 'resource.not_found'] }),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     details: z.record(z.string(), z.unknown()).optional(),
+    requestId: z.string().optional().meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details; `errors` names each bad field' });
 

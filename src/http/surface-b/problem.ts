@@ -45,6 +45,7 @@ export function problemDetails(log: Logger, retryAfterSeconds: number): Middlewa
         code: e.code,
         ...(fields ? { errors: fields } : {}),
         ...(Object.keys(rest).length ? { details: rest } : {}),
+        ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}),
       };
     }
   };

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { logContext } from '../log-context';
+import { httpDuration, httpRequests, rateLimitRefusals } from '../metrics/registry';
+
+/** An ID a caller may choose: printable, no spaces, short enough to log. Anything else is replaced. */
+const CALLER_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/**
+ * The outermost middleware: one request ID per request (the caller's X-Request-Id when usable,
+ * else a new one), echoed in the answer and carried by every log line written for the request;
+ * and the request counted by route pattern, so a scanner's random paths make one series, not many.
+ */
+export function requestContext(): Middleware {
+  return async (ctx, next) => {
+    const given = ctx.get('X-Request-Id');
+    const requestId = CALLER_REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    let status = 0;
+    try {
+      await logContext.run({ requestId }, next);
+      status = ctx.status;
+    } catch (err) {
+      status = (err as { status?: number }).status ?? 500;
+      throw err;
+    } finally {
+      const labels = { route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', method: ctx.method, status: String(status) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      if (status === 429) rateLimitRefusals.inc({ route: labels.route });
+    }
+  };
+}
