@@ -90,9 +90,9 @@ describe('jobs and agents on /v0', () => {
     assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
     assert.equal(unknown.body.code, 'resource.not_found');
     assert.match(unknown.body.detail, /no operation :explode/);
-    // A method the resource does not take is still 400, naming it.
+    // A method the resource does not take is 405 with what it takes, naming the method.
     const put = await v0('PUT', `/jobs/${succeeded.id}`, { token: s.token });
-    assert.deepEqual([put.status, put.body.code], [400, 'request.invalid']);
+    assert.deepEqual([put.status, put.body.code, put.headers.get('allow')], [405, 'request.invalid', 'HEAD, GET']);
     assert.match(put.body.detail, /PUT is not allowed on \/v0\/jobs\/job_\w+$/);
   });
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import type { CredentialCache } from '../auth/credential-cache';
@@ -7,6 +8,9 @@ import { AppError, notFound } from '../shared/errors';
 import { principalOf } from './authenticate';
 
 const WORKSPACE_ID = /^ws_[0-9a-z]{26}$/;
+
+/** The header as the OpenAPI document describes it; sent empty it is refused like any malformed ID. */
+export const WorkspaceHeader = z.string().regex(WORKSPACE_ID).optional();
 
 /**
  * Moves the principal to the workspace the request acts on: one named in the path (`fromPath`),
@@ -18,8 +22,9 @@ export function actInWorkspace(db: Knex, cache: CredentialCache, o: { fromPath?:
   return async (ctx, next) => {
     const p = principalOf(ctx);
     const fromPath = o.fromPath?.exec(ctx.path)?.[1];
+    const sent = ctx.headers['x-compute-workspace'] !== undefined;
     const header = ctx.get('X-Compute-Workspace');
-    if (!fromPath && header && !WORKSPACE_ID.test(header)) {
+    if (!fromPath && sent && !WORKSPACE_ID.test(header)) {
       throw new AppError('request.invalid', 'X-Compute-Workspace is not a workspace ID', { fields: [{ path: 'X-Compute-Workspace', message: 'expected ws_ followed by 26 characters' }] });
     }
     const wanted = fromPath ?? (header || p.workspaceId);

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { FeedFollower, FeedPage, LogFeeds } from '../logs/feeds';
 import type { LogEvent, LogsService } from '../logs/service';
+import { z } from 'zod';
 import { AppError } from '../shared/errors';
 import { type JobState, isTerminal } from '../../workflows/definitions';
 
@@ -25,6 +26,17 @@ export interface LogStreamDeps {
   onClose?: () => void;
 }
 
+/** One event of a log stream as the OpenAPI document describes it (both surfaces send the same). */
+export const SseLogEvent = z
+  .object({
+    event: z.enum(['log', 'log.truncated', 'end']),
+    id: z.string().optional().meta({ description: 'The seq; resume after it with Last-Event-ID' }),
+    data: z.string().meta({
+      description: 'JSON. log: {seq, stream, line, ts}; log.truncated: {seq, droppedLines, droppedBytes, ts}; end: {state, exitCode}',
+    }),
+  })
+  .meta({ id: 'SseLogEvent', description: 'A server-sent event (comments are keep-alives)' });
+
 function frame(e: LogEvent): string {
   if (e.kind === 'truncated') {
     const data = { seq: e.seq, droppedLines: e.droppedLines, droppedBytes: e.droppedBytes, ts: e.ts };
@@ -43,8 +55,10 @@ function pageFrames(page: FeedPage): Buffer {
 }
 
 export function lastEventIdOf(ctx: Context): number {
-  const raw = ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : '');
-  if (raw === '') return 0;
+  // A header sent empty is malformed, not absent (a browser's EventSource leaves it out instead).
+  const sent = ctx.headers['last-event-id'] !== undefined;
+  const raw = sent ? ctx.get('Last-Event-ID') : typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : '';
+  if (raw === '' && !sent) return 0;
   if (!/^\d{1,15}$/.test(raw)) throw new AppError('request.invalid', 'Last-Event-ID must be a log sequence number');
   return Number(raw);
 }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError } from '../shared/errors';
 
 type FieldProblem = { path: string; message: string };
@@ -54,3 +54,9 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   if (holdsNul(result.data)) throw invalid(nulProblems(result.data));
   return result.data;
 }
+
+/** An e-mail address as we take it; the document carries the same pattern, so generated clients agree. */
+export const Email = z.string().trim().max(254).pipe(z.email()).meta({ pattern: z.regexes.email.source });
+
+/** RFC 3339 time, with Z or an offset (as the document's `date-time` format allows). */
+export const DateTime = () => z.iso.datetime({ offset: true });

@@ -135,3 +135,15 @@ export const invalidState = (message: string, details?: Record<string, unknown>)
   new AppError('job.invalid_state', message, details);
 export const notAssigned = (message = 'This lease no longer holds the job') =>
   new AppError('job.not_assigned', message);
+
+/** A method the path does not take: 405 with `Allow` on both surfaces (code request.invalid). */
+export class MethodNotAllowed extends AppError {
+  override readonly status = 405;
+  constructor(
+    method: string,
+    path: string,
+    readonly allow: string[],
+  ) {
+    super('request.invalid', `${method} is not allowed on ${path}`);
+  }
+}

@@ -1,9 +1,9 @@
+import { Email } from '../validate';
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { Services } from '../../services';
 import { type SurfaceAMount, postOperation } from './operations';
 
-const Email = z.string().trim().max(254).pipe(z.email());
 const User = z.object({ id: z.string(), email: z.string(), workspaceId: z.string(), createdAt: z.string() });
 
 /** Login by e-mailed code; the only Surface A operations that take no credential. */

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { notFound } from '../../shared/errors';
+import { MethodNotAllowed, notFound } from '../../shared/errors';
 import { toAppError } from '../errors-to-app';
 
 /**
@@ -12,10 +12,8 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound('route');
-      if (ctx.status === 405 && !ctx.body) {
-        ctx.body = { status: 'ERROR', code: 'request.invalid', message: `${ctx.method} is not allowed on ${ctx.path}` };
-        return;
-      }
+      // 501: a method the router knows nowhere (TRACE); to the caller it is just not allowed here.
+      if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) throw new MethodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow').split(/,\s*/).filter(Boolean));
       if (ctx.state.raw || ctx.body === undefined) return;
       ctx.body = { status: 'OK', payload: ctx.body };
     } catch (err) {
@@ -25,6 +23,7 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
       if (ctx.headerSent) return;
       ctx.status = e.status;
       if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
+      if (e instanceof MethodNotAllowed) ctx.set('Allow', e.allow.join(', '));
       ctx.body = { status: 'ERROR', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}) };
     }
   };

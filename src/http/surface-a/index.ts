@@ -8,6 +8,8 @@ import type { Services } from '../../services';
 import { apiKeyAuthenticator, authenticate, jwtAuthenticator, principalOf, refuseNodeKey } from '../authenticate';
 import { credentialSlots } from '../credential-slots';
 import { logFollower } from '../log-follower';
+import { SseLogEvent } from '../log-stream';
+import { parse } from '../validate';
 import { createRateLimiter, rateLimit } from '../rate-limit';
 import { type RouteInfo, actionsOf } from '../route-table';
 import { authorize } from '../../auth/authorize';
@@ -18,7 +20,8 @@ import { jobsRoutes } from './jobs-routes';
 import { keysRoutes } from './keys-routes';
 import { nodesRoutes } from './nodes-routes';
 import { actInWorkspace } from '../act-in-workspace';
-import { type SurfaceAMount } from './operations';
+import { type SurfaceAMount, errorResponses } from './operations';
+import { z } from 'zod';
 import { stateA } from './render';
 import { artifactRoutes } from './signed-artifact-routes';
 
@@ -38,6 +41,9 @@ export interface SurfaceDeps {
 }
 
 /** Surface A (`/api`): its envelope, its credentials (X-API-Key or a session JWT), its per-user budget, its routes. */
+// `follow=0` must not quietly mean "follow": only the two words are taken.
+const LogsQuery = z.object({ follow: z.enum(['true', 'false']).default('true').meta({ description: 'false: what is stored, then close' }) });
+
 export function surfaceA({ services, config, log, db, json, registry }: SurfaceDeps): { middleware: Mountable[]; routes: RouteInfo[] } {
   const at: SurfaceAMount = { registry, db, routes: [] };
   const limiter = createRateLimiter({ db, ...config.rateLimits, log });
@@ -70,9 +76,10 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
     refuseNodeKey(ctx);
     const principal = principalOf(ctx);
     const jobId = ctx.params.jobId;
+    const { follow } = parse(LogsQuery, ctx.query);
     await authorize(db, principal, 'job.read', { type: 'job', id: jobId });
     await services.jobs.get(principal, jobId);
-    followLogs(ctx, principal, jobId, ctx.query.follow !== 'false');
+    followLogs(ctx, principal, jobId, follow === 'true');
   });
   at.routes.push({ method: 'get', path: '/api/compute/jobs/{jobId}/logs', action: 'job.read', scope: 'active' });
   registry.registerPath({
@@ -84,7 +91,22 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
       '`?follow=false` sends what is stored and closes (with `end` only if the job is over)',
     tags: ['jobs'],
     security: [{ ApiKey: [] }, { Bearer: [] }],
-    responses: { 200: { description: 'text/event-stream' } },
+    request: {
+      params: z.object({ jobId: z.string() }),
+      query: LogsQuery,
+      headers: z.object({ 'Last-Event-ID': z.string().regex(/^\d{1,15}$/).optional().meta({ description: 'Resume after this seq' }) }),
+    },
+    responses: {
+      200: { description: 'The stream', content: { 'text/event-stream': { schema: SseLogEvent } } },
+      ...errorResponses({
+        400: 'request.invalid: `follow` is neither true nor false',
+        401: 'auth.unauthenticated',
+        403: 'auth.forbidden (a node key, or a role without job.read)',
+        404: 'resource.not_found: no such job in the workspace',
+        429: 'rate_limit.exceeded: SSE_STREAMS_PER_CREDENTIAL streams already open for this credential, or the rate limit',
+        503: 'dependency.unavailable (Retry-After)',
+      }),
+    },
   });
   // Signed URLs are their own credential: no authentication, and raw bodies (before the JSON parser).
   const artifactUrls = artifactRoutes({ ...services, idleTimeoutMs: config.http.uploadIdleTimeoutMs }, registry);

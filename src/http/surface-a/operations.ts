@@ -1,3 +1,4 @@
+import { WorkspaceHeader } from '../act-in-workspace';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import Router from '@koa/router';
 import type { Knex } from 'knex';
@@ -23,6 +24,11 @@ export const ErrorEnvelope = z
     requestId: z.string().optional().meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
   })
   .meta({ id: 'ErrorEnvelope' });
+
+/** OpenAPI responses of Surface A's error envelope, one per status with what it means there. */
+export function errorResponses(statuses: Record<number, string>) {
+  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, content: { 'application/json': { schema: ErrorEnvelope } } }]));
+}
 
 export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   path: string;
@@ -79,7 +85,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
         ? {}
         : {
             headers: z.object({
-              'X-Compute-Workspace': z.string().optional().meta({
+              'X-Compute-Workspace': WorkspaceHeader.meta({
                 description:
                   'With a session JWT: act in this workspace of the user’s, with the role held there (as on /v0; `compute workspaces use` sends it). ' +
                   'Without it a session acts in the personal workspace. Keys act in their own workspace only: another is 404.',

@@ -1,3 +1,4 @@
+import { DateTime } from '../validate';
 import { z } from 'zod';
 import { JobFields } from '../job-fields';
 import { JOB_STATES } from '../../../workflows/definitions';
@@ -25,8 +26,8 @@ export const JobRef = z.strictObject({ job_id: JobId });
 export const ListJobsRequest = z.strictObject({
   state: z.union([StateFilter, z.array(StateFilter).max(7)]).optional(),
   labels: LabelsSchema.optional(),
-  createdAfter: z.iso.datetime().optional(),
-  createdBefore: z.iso.datetime().optional(),
+  createdAfter: DateTime().optional(),
+  createdBefore: DateTime().optional(),
   limit: z.number().int().min(1).max(200).default(50),
   cursor: z.string().max(200).optional(),
 });
@@ -53,7 +54,7 @@ export const LogsRequest = z.strictObject({
         seq: z.number().int().min(0).max(MAX_INT32),
         stream: z.enum(['stdout', 'stderr']),
         line: z.string().max(64 * 1024).transform(storableText).meta({ description: 'NUL and lone surrogates are stored as U+FFFD' }),
-        ts: z.iso.datetime().optional(),
+        ts: DateTime().optional(),
       }),
     )
     .max(5000),

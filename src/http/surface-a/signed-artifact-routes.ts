@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ArtifactsService } from '../../artifacts/service';
 import type { UrlSigner } from '../../artifacts/signed-urls';
 import { ARTIFACT_DOWNLOAD_PREFIX, ARTIFACT_UPLOAD_PREFIX } from '../../artifacts/url-paths';
-import { AppError } from '../../shared/errors';
+import { AppError, MethodNotAllowed } from '../../shared/errors';
 import { ErrorEnvelope } from './operations';
 
 // The two self-authorizing artifact routes: no header, the signed URL is the credential. They sit
@@ -126,10 +126,12 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
     ctx.length = range ? range.end - range.start + 1 : artifact.size;
   });
 
-  // Any other method on these paths: the signature cannot match it.
-  router.all([UPLOAD, DOWNLOAD], async (ctx) => {
-    verify(ctx);
-    throw new AppError('auth.signature_invalid', `This URL is not signed for ${ctx.method}`);
+  // Any other method on these paths: not one they take, whatever the URL is signed for.
+  router.all(UPLOAD, (ctx) => {
+    throw new MethodNotAllowed(ctx.method, ctx.path, ['PUT']);
+  });
+  router.all(DOWNLOAD, (ctx) => {
+    throw new MethodNotAllowed(ctx.method, ctx.path, ['GET', 'HEAD']);
   });
 
   const signedQuery = z.object({

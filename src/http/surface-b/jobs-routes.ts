@@ -6,6 +6,7 @@ import { isTerminal, JOB_STATES } from '../../../workflows/definitions';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import type { logFollower } from '../log-follower';
+import { SseLogEvent } from '../log-stream';
 import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
 import { jobB, logLineB } from './render';
 
@@ -139,7 +140,7 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       params: JobId,
       query: LogsQuery,
       response: z.object({ lines: z.array(LogLine), nextSeq: z.number().int(), complete: z.boolean() }),
-      alternative: { type: 'text/event-stream', description: 'with follow=true: `event: log`, `event: log.truncated`, then `event: end`' },
+      alternative: { type: 'text/event-stream', description: 'with follow=true: `event: log`, `event: log.truncated`, then `event: end`', schema: SseLogEvent },
       handle: async (ctx, { params, query }) => {
         const principal = principalOf(ctx);
         await jobs.get(principal, params.id);

@@ -8,6 +8,7 @@ import type { Action } from '../../auth/roles';
 import { principalOf } from '../authenticate';
 import { type RouteInfo, type Scope, routerPath } from '../route-table';
 import { parse } from '../validate';
+import { WorkspaceHeader } from '../act-in-workspace';
 import { API_VERSION } from './problem';
 
 // A /v0 operation is declared once: the route, its validation and its OpenAPI entry come from the
@@ -56,7 +57,7 @@ export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Em
   /** Problems of its own beyond the common ones, by status (documentation). */
   problems?: Record<number, string>;
   /** Another media type the operation may answer with (documentation). */
-  alternative?: { type: string; description: string };
+  alternative?: { type: string; description: string; schema?: z.ZodType };
   handle: (ctx: Context, input: Input<P, Q, B, H>) => Promise<z.input<R> | undefined | void>;
 }
 
@@ -84,7 +85,8 @@ export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.
 export const asPage = <T>(p: { items: T[]; nextCursor: string | null }) => ({ items: p.items, nextPageToken: p.nextCursor });
 
 /** The named request headers, absent ones left out. */
-const headersOf = (ctx: Context, names: string[]) => Object.fromEntries(names.flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
+// A header sent empty is sent: validated as its value, never taken for absent.
+const headersOf = (ctx: Context, names: string[]) => Object.fromEntries(names.flatMap((name) => (ctx.headers[name.toLowerCase()] !== undefined ? [[name, ctx.get(name)]] : [])));
 
 const koaPath = (path: string) => routerPath(path.replace(/^\/v0/, ''));
 
@@ -110,7 +112,7 @@ export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: 
       request: {
         headers: z.object({
           'X-Compute-API-Version': z.literal(API_VERSION).optional(),
-          ...(op.scope === 'active' ? { 'X-Compute-Workspace': z.string().optional().meta({ description: 'The workspace to act in (default: the token’s own, or the session’s personal one)' }) } : {}),
+          ...(op.scope === 'active' ? { 'X-Compute-Workspace': WorkspaceHeader.meta({ description: 'The workspace to act in (default: the token’s own, or the session’s personal one)' }) } : {}),
           ...(op.headers instanceof z.ZodObject ? op.headers.shape : {}),
         }),
         ...(op.params ? { params: op.params } : {}),
@@ -121,7 +123,7 @@ export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: 
         [status]: {
           description: status === 204 ? 'No content' : 'OK',
           ...(op.response
-            ? { content: { 'application/json': { schema: op.response }, ...(op.alternative ? { [op.alternative.type]: { schema: { type: 'string', description: op.alternative.description } } } : {}) } }
+            ? { content: { 'application/json': { schema: op.response }, ...(op.alternative ? { [op.alternative.type]: { schema: op.alternative.schema ?? { type: 'string', description: op.alternative.description } } } : {}) } }
             : {}),
         },
         ...Object.fromEntries(Object.entries({ ...ERROR_STATUSES, ...op.problems }).map(([code, description]) => [code, { description, content: { 'application/problem+json': { schema: Problem } } }])),

@@ -1,3 +1,4 @@
+import { Email } from '../validate';
 import { z } from 'zod';
 import { ROLES } from '../../auth/roles';
 import type { Services } from '../../services';
@@ -89,9 +90,10 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       action: 'member.add',
       scope: 'path',
       params: WorkspaceId,
-      body: z.strictObject({ email: z.string().trim().max(254).pipe(z.email()), role: Role }),
+      body: z.strictObject({ email: Email, role: Role }),
       status: 201,
       response: Member,
+      problems: { 409: 'resource.conflict: already a member' },
       handle: (ctx, { body }) => workspaces.addMember(principalOf(ctx), body),
     }),
     operation({
@@ -116,6 +118,7 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       params: MemberPath,
       body: z.strictObject({ role: Role }),
       response: Member,
+      problems: { 409: 'resource.conflict: the last owner stays an owner' },
       handle: (ctx, { params, body }) => workspaces.updateMember(principalOf(ctx), params.userId, body.role),
     }),
     operation({
@@ -129,6 +132,7 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       scope: 'path',
       params: MemberPath,
       status: 204,
+      problems: { 409: 'resource.conflict: the last owner cannot go' },
       handle: (ctx, { params }) => workspaces.removeMember(principalOf(ctx), params.userId),
     }),
     operation({
