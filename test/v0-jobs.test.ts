@@ -134,7 +134,11 @@ describe('jobs and agents on /v0', () => {
     const node = await registerNode(s.token, { gpu: 'a100' }, 'big');
     const job = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'sleep 1' } });
     const held = (await pollOne(node))!;
-    const agent = await v0ok('GET', `/agents/${node.nodeId}`, { token: s.token });
+    // The poll's answer may go out a moment before the assignment's row commits (the claim's design).
+    const agent = await waitFor('the agent to list its job', async () => {
+      const read = await v0ok('GET', `/agents/${node.nodeId}`, { token: s.token });
+      return read.currentJobs.length > 0 && read;
+    }, 5000);
     assert.deepEqual([agent.id, agent.name, agent.labels, agent.state, agent.currentJobs], [node.nodeId, 'big', { gpu: 'a100' }, 'ONLINE', [job.id]]);
     const listed = await v0ok('GET', '/agents', { token: s.token });
     assert.deepEqual(listed.items.map((a: { id: string }) => a.id), [node.nodeId]);

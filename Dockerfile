@@ -1,0 +1,30 @@
+# One image for every role, chosen by its command (see docker-compose.yml):
+#   api      node dist/src/main/api.js
+#   worker   node dist/src/main/worker.js
+#   migrate  node dist/src/main/migrate.js
+#   agent    node dist/src/cli/main.js agent   (COMPUTE_API_URL, COMPUTE_AGENT_KEY, COMPUTE_AGENT_DIR)
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No install scripts: compiling needs none, and they would fetch or phone home during the build.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
+RUN npm run build
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only. The platform binaries the worker needs (@swc/core's, for bundling
+# workflows at start) arrive as optional packages, so no install script has to run.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The agent's identity and job folders; a volume mounted here inherits the node user's ownership.
+RUN install -d -o node -g node /var/lib/compute-agent
+USER node
+EXPOSE 3000 3001
+CMD ["node", "dist/src/main/api.js"]
