@@ -107,8 +107,9 @@ describe('health, readiness, metrics and request IDs', () => {
     const beat = heartbeatInBackground(node, [sub.job_id]);
     const handed = (await Promise.all(polls)).flatMap((p) => p.jobs);
     assert.deepEqual(handed, [first]);
-    const queued = await scrape(url);
-    assert.equal(total(queued, 'compute_jobs', { workspace: workspaceId, state: 'RUNNING' }), 1, JSON.stringify(queued.filter((q) => q.name === 'compute_jobs')));
+    // The hand-out's row commits a moment after its answer (the claim's design): the gauge follows.
+    const running = async () => total(await scrape(url), 'compute_jobs', { workspace: workspaceId, state: 'RUNNING' }) === 1;
+    assert.ok(await waitFor('the job counted RUNNING in its workspace', running, 5000));
 
     const stream = readLogStream(key, sub.job_id);
     await waitFor('the SSE stream open', async () => total(await scrape(url), 'compute_sse_streams_open') >= 1 && true);
@@ -154,15 +155,19 @@ describe('health, readiness, metrics and request IDs', () => {
       assert.equal(job.job_id, sub.job_id);
       await waitForJob(key, sub.job_id, inState('timed-out'));
 
-      const samples = await scrape(worker.url);
+      // The row reads timed-out once the workflow has projected it; the run itself ends a moment later.
+      const samples = await waitFor('the run to end on the worker', async () => {
+        const now = await scrape(worker.url);
+        return now.some((s) => /^temporal_workflow_(completed|failed)$/.test(s.name) && s.labels.task_queue === taskQueue && s.value >= 1) && now;
+      }).catch(() => scrape(worker.url));
       const sdk = samples.filter((s) => s.name.startsWith('temporal_'));
       assert.ok(sdk.length > 0, 'the SDK exporter is included');
       const names = JSON.stringify([...new Set(sdk.map((s) => s.name))]);
       const tasks = sdk.filter((s) => /^temporal_workflow_task_execution_latency.*_count$/.test(s.name) && s.labels.task_queue === taskQueue);
       assert.ok(tasks.reduce((n, s) => n + s.value, 0) >= 1, `workflow tasks counted: ${names}`);
       // A timed-out job's run ends failed.
-      const ended = sdk.filter((s) => /^temporal_workflow_(completed|failed)$/.test(s.name) && s.labels.task_queue === taskQueue);
-      assert.ok(ended.reduce((n, s) => n + s.value, 0) >= 1, `workflows ended: ${names}`);
+      const runsEnded = sdk.filter((s) => /^temporal_workflow_(completed|failed)$/.test(s.name) && s.labels.task_queue === taskQueue);
+      assert.ok(runsEnded.reduce((n, s) => n + s.value, 0) >= 1, `workflows ended: ${names}`);
       assert.ok(total(sdk, 'temporal_activity_execution_latency_count', { task_queue: taskQueue }) >= 1, 'the transition activity ran here');
       assert.ok(samples.some((s) => s.name === 'compute_process_resident_memory_bytes'));
 
