@@ -62,6 +62,7 @@ async function main() {
   await agent.start();
   say('');
   say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
+  say(`  Operations     ${proc.url}/readyz   ${proc.url}/metrics   (the worker's Temporal SDK series included)`);
   say(`  Temporal       ${config.temporal.address}   namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}`);
   if (stack.temporalUiUrl) say(`  Temporal UI    ${stack.temporalUiUrl}   (filter: JobState="RUNNING")`);
   say(`  PostgreSQL     ${config.databaseUrl}`);
