@@ -32,6 +32,17 @@ const noop = () => undefined;
 /** The bundler's report is long and says nothing an operator needs. */
 const quietSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
+/** Listens, or fails with the reason (a port in use) instead of an unhandled 'error' event. */
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 export interface ServiceProcessOptions {
   config: Config;
   log: Logger;
@@ -155,7 +166,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       requestTimeoutMs: config.http.requestTimeoutMs,
       exempt: (req) => req.method === 'PUT' && (req.url ?? '').startsWith(ARTIFACT_UPLOAD_PREFIX),
     });
-    await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
+    await listen(server, config.http.port, config.http.host);
     const { port } = server.address() as AddressInfo;
     url = `http://${config.http.host}:${port}`;
     const stopReconciler = startReconciler({ jobs: services.jobs, transitions: services.transitions, config, log });
@@ -178,7 +189,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     app.use(requestContext());
     app.use(healthRoutes({ readiness, moreMetrics }).routes());
     const server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(config.http.workerPort, config.http.host, resolve));
+    await listen(server, config.http.workerPort, config.http.host);
     workerUrl = `http://${config.http.host}:${(server.address() as AddressInfo).port}`;
     stops.unshift(async () => {
       await new Promise<void>((resolve) => {
