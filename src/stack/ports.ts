@@ -1,16 +1,30 @@
 import net from 'node:net';
 
-/** A port the OS just reported free. Racy by nature: use it promptly. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Below Linux's ephemeral range (32768-60999): a port the OS hands out for `listen(0)` (the
+// Temporal dev server's internal services take theirs that way) is never one we picked, so a
+// server we start later does not find its port taken.
+const PICK_FROM = 20_000;
+const PICK_TO = 32_000;
+const handedOut = new Set<number>();
+
+function bindable(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
+}
+
+/** A port free now, never handed out before by this process. Racy by nature: use it promptly. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (let tries = 0; tries < 1000; tries++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM));
+    if (handedOut.has(port) || !(await bindable(port, host))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${PICK_FROM} and ${PICK_TO}`);
 }
 
 function tryConnect(host: string, port: number): Promise<boolean> {
