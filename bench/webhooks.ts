@@ -57,7 +57,7 @@ runBench(async (stack: BenchStack) => {
 
   async function round(mode: Mode): Promise<Round> {
     // Endpoints are made and removed in the database: the bench measures delivery, not the routes.
-    const ids = mode === 'none' ? [] : receivers.map(() => newId('whk'));
+    const ids = mode === 'none' ? [] : receivers.map(() => newId('wh'));
     for (const [i, id] of ids.entries()) {
       await db('webhooks').insert({ id, workspace_id: stack.workspaceId, url: receivers[i].url, events: JSON.stringify(['job.created', 'job.transitioned', 'job.terminal']), secret: newWebhookSecret() });
     }

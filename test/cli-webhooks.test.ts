@@ -38,7 +38,7 @@ describe('compute webhooks', () => {
     const created = await me.ok('webhooks', 'create', rx.url, '--events', 'job.created,job.terminal', '--description', 'from the CLI');
     const secret = created.stdout.trim();
     assert.match(secret, /^whsec_/);
-    assert.match(created.stderr, /created whk_\w+ → /);
+    assert.match(created.stderr, /created wh_\w+ → /);
     const [hook] = JSON.parse((await me.ok('webhooks', 'list', '--json')).stdout) as Array<{ id: string; events: string[]; description: string }>;
     assert.deepEqual([hook.events, hook.description], [['job.created', 'job.terminal'], 'from the CLI']);
     assert.match((await me.ok('webhooks', 'list')).stdout, new RegExp(`^${hook.id}\\s+${rx.url.replace(/[/.]/g, '\\$&')}\\s+job.created,job.terminal\\s+yes`, 'm'));
@@ -78,8 +78,8 @@ describe('compute webhooks', () => {
     const me = await cliUser();
     const listening = startCompute(['webhooks', 'listen', '--forward-to', rx.url], { env: me.env });
     try {
-      await listening.printed(/listening on http:\/\/127\.0\.0\.1:\d+\/ as whk_\w+/, 60_000);
-      const hookId = /as (whk_\w+)/.exec(listening.stderr())![1];
+      await listening.printed(/listening on http:\/\/127\.0\.0\.1:\d+\/ as wh_\w+/, 60_000);
+      const hookId = /as (wh_\w+)/.exec(listening.stderr())![1];
       const job = await queuedJob(me.session.token);
       await v0ok('POST', `/jobs/${job.id}:cancel`, { token: me.session.token, status: 200 });
       await rx.waitFor(() => rx.of(job.id).length === 3);

@@ -24,7 +24,7 @@ describe('webhooks', () => {
     const s = await login();
     const hook = await v0ok('POST', '/webhooks', { token: s.token, body: { url: rx.url, description: 'ci receiver' } });
     assert.deepEqual(Object.keys(hook).sort(), ['createdAt', 'description', 'disabledReason', 'enabled', 'events', 'id', 'previousSecretExpiresAt', 'secret', 'url']);
-    assert.match(hook.id, /^whk_/);
+    assert.match(hook.id, /^wh_/);
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/=]+$/);
     assert.deepEqual([hook.events, hook.enabled, hook.url], [['job.created', 'job.transitioned', 'job.terminal'], true, rx.url]);
 

@@ -7,7 +7,7 @@ export const WorkspaceIdKey = defineSearchAttributeKey('WorkspaceId', SearchAttr
 export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
 export const JobTypeKey = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
 export const LabelsKey = defineSearchAttributeKey('Labels', SearchAttributeType.KEYWORD_LIST);
-/** On webhook delivery runs: `WebhookId = "whk_…"` lists every lane of one endpoint. */
+/** On webhook delivery runs: `WebhookId = "wh_…"` lists every lane of one endpoint. */
 export const WebhookIdKey = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
 
 /** Name and server-side type of each key, as `temporal server start-dev --search-attribute` takes them. */

@@ -42,8 +42,9 @@ export const REQUIRED_ROLE = {
   'key.read': 'member',
   'key.create': 'member',
   'key.revoke': 'member',
-  // Webhooks are an admin's, reading them too: an endpoint's deliveries hold its receiver's answers.
-  'webhook.read': 'admin',
+  // A member reads everything in the workspace (CONTRACT §5): endpoints without their secrets, and
+  // the delivery log; changing them is an admin's.
+  'webhook.read': 'member',
   'webhook.create': 'admin',
   'webhook.delete': 'admin',
   'webhook.rotate_secret': 'admin',

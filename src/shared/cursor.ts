@@ -1,14 +1,15 @@
 import { AppError } from './errors';
-import type { IdPrefix } from './ids';
+import type { IdPrefix, LEGACY_WEBHOOK_PREFIX } from './ids';
 
 // Lists page by ID: IDs are time-sortable, so the cursor is the last ID returned, kept opaque.
 // One decoder for every list, so a cursor that is not ours is 400 everywhere, never a query.
 
 export const encodeCursor = (id: string): string => Buffer.from(id).toString('base64url');
 
-export function decodeCursor(cursor: string, prefix: IdPrefix, field = 'cursor'): string {
+export function decodeCursor(cursor: string, prefix: IdPrefix | ReadonlyArray<IdPrefix | typeof LEGACY_WEBHOOK_PREFIX>, field = 'cursor'): string {
   const id = Buffer.from(cursor, 'base64url').toString();
-  if (!new RegExp(`^${prefix}_[0-9a-z]{26}$`).test(id)) {
+  const prefixes = typeof prefix === 'string' ? [prefix] : prefix;
+  if (!new RegExp(`^(${prefixes.join('|')})_[0-9a-z]{26}$`).test(id)) {
     throw new AppError('request.invalid', `Invalid ${field}`, { fields: [{ path: field, message: 'not a page token from this API' }] });
   }
   return id;

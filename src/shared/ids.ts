@@ -5,7 +5,10 @@ import { monotonicFactory } from 'ulid';
 // doubles as a stable pagination cursor.
 const next = monotonicFactory();
 
-export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp' | 'art' | 'aud' | 'whk' | 'evt' | 'dlv';
+export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp' | 'art' | 'aud' | 'wh' | 'evt' | 'dlv';
+
+/** Webhooks made before their IDs took the contract's `wh_` prefix; still found and paged. */
+export const LEGACY_WEBHOOK_PREFIX = 'whk';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
-import { newId } from '../shared/ids';
+import { LEGACY_WEBHOOK_PREFIX, newId } from '../shared/ids';
 import { iso, isoOrNull } from '../shared/time';
 import type { WebhookWorkflows } from '../temporal/webhook-workflow-client';
 import { EVENT_TYPES, type EventType } from './outbox';
@@ -99,7 +99,7 @@ export function createWebhooksService({ db, config, workflows, resolve }: Webhoo
         if (!(err instanceof TargetRefusedError)) throw err;
         throw new AppError('request.invalid', `The webhook URL is refused: ${err.message}`, { fields: [{ path: 'url', message: err.message }] });
       }
-      const id = newId('whk');
+      const id = newId('wh');
       const secret = newWebhookSecret();
       const events = body.events?.length ? [...new Set(body.events)] : [...EVENT_TYPES];
       const row = await db.transaction(async (trx) => {
@@ -115,7 +115,8 @@ export function createWebhooksService({ db, config, workflows, resolve }: Webhoo
     async list(p: Principal, page: PageRequest) {
       await authorize(db, p, 'webhook.read', { type: 'workspace', id: p.workspaceId });
       const q = live(p);
-      if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'whk', 'pageToken'));
+      // Older `whk_` IDs sort after every `wh_` one: still one total order, so pages never skip or repeat.
+      if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, ['wh', LEGACY_WEBHOOK_PREFIX], 'pageToken'));
       return pageOf(await q.orderBy('id', 'desc').limit(page.limit + 1), page.limit, recordOf);
     },
 
