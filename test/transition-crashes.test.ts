@@ -3,7 +3,9 @@ import { Client, Connection } from '@temporalio/client';
 import { type JobWorkflowClient, createJobWorkflowClient } from '../src/temporal/job-workflow-client';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
-import { heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit } from './support/http';
+import { login } from './support/auth';
+import { heartbeatInBackground, heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit } from './support/http';
+import { v0, v0ok } from './support/v0';
 
 // Each transition runs the workflow's Update, then writes its answer into the read model. Here the
 // API "crashes" between the two: the test runs the Update itself and writes nothing, leaving the
@@ -106,6 +108,43 @@ describe('a crash between a transition and its write', () => {
 
     // Visibility is eventually consistent: the sweep finds the run once it is listed.
     await waitFor('the reconciler to find the cancelled run', async () => (await sweep(since)) >= 0 && (await rowOf(abandoned.job_id)).state === 'CANCELLED');
+  });
+
+  it("a cancel after the job ended but before its run closed: /v0 answers 200 with the job as it ended, /api 409", async () => {
+    const s = await login();
+    const created = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'sleep 60', timeoutSeconds: 3 } });
+    const node = await registerNode(s.token);
+    assert.equal((await pollOne(node))!.job_id, created.id);
+    // The agent stays alive, so the job's end is its timeout, not an agent loss.
+    const beat = heartbeatInBackground(node, [created.id]);
+    // The run writes the hand-out too (projectJob, scheduled with the Update's answer): let it finish first.
+    const handle = new Client({ connection, namespace: testEnv().config.temporal.namespace }).workflow.getHandle(created.id);
+    await waitFor('the run to wait on its timers alone', async () => ((await handle.describe()).raw.pendingActivities ?? []).length === 0);
+    // A timeout is the run's own transition: it writes it (projectJob, which takes the row FOR
+    // UPDATE) before it closes. The weakest row lock holds it there, ended but open, and lets the
+    // agent's heartbeats (FOR SHARE) through.
+    const lock = await db().transaction();
+    const waitingOnRow = async () =>
+      Number((await db().raw("select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%update jobs%'")).rows[0].count);
+    try {
+      await lock('jobs').where({ id: created.id }).forKeyShare().first();
+      await waitFor('the run to time the job out and wait on the row', async () => (await waitingOnRow()) >= 1, 15_000);
+      assert.equal((await handle.describe()).status.name, 'RUNNING', 'the run is still open');
+
+      let answered = false;
+      const cancel = v0('POST', `/jobs/${created.id}:cancel`, { token: s.token }).finally(() => (answered = true));
+      // The cancel repairs the row, so it waits on the lock as well (an answer now would be the bug).
+      await waitFor('the cancel to answer or wait on the row', async () => answered || (await waitingOnRow()) >= 2);
+      await lock.commit();
+      const res = await cancel;
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual([res.body.state, res.body.failureReason], ['TIMED_OUT', 'timeout']);
+    } finally {
+      if (!lock.isCompleted()) await lock.rollback();
+      await beat.stop();
+    }
+    assert.equal((await post('/compute/jobs/cancel', { job_id: created.id }, s.token)).body.code, 'job.invalid_state');
+    assert.equal((await rowOf(created.id)).state, 'TIMED_OUT');
   });
 
   it('a cancel of a running job: a repeated cancel writes CANCELLING and the kill the agent is told', async () => {

@@ -116,7 +116,10 @@ export function createTransitions({ db, workflows, config, log }: TransitionsDep
       try {
         t = await turns.change(() => workflows.cancel(jobId));
       } catch (err) {
-        if (!(err instanceof WorkflowClosedError)) throw err;
+        // The run refuses only a job that has ended, whether or not it has closed yet (its final
+        // projection may still be on its way): either way the job ended before this cancel.
+        const ended = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
+        if (!ended) throw err;
         const { truth } = await repair(jobId, workspaceId);
         return { endedAs: truth?.snapshot.state ?? 'finished' };
       }
