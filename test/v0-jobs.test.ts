@@ -96,6 +96,22 @@ describe('jobs and agents on /v0', () => {
     assert.match(put.body.detail, /PUT is not allowed on \/v0\/jobs\/job_\w+$/);
   });
 
+  it('every list refuses a page token it did not issue, naming the parameter as its surface spells it', async () => {
+    const s = await login();
+    const ws = s.user.workspaceId;
+    const foreign = Buffer.from('job_00000000000000000000000000').toString('base64url');
+    for (const list of ['/jobs', '/agents', '/webhooks', '/tokens', '/workspaces', `/workspaces/${ws}/members`, `/workspaces/${ws}/audit`]) {
+      const res = await v0('GET', `${list}?pageToken=not-ours`, { token: s.token });
+      assert.deepEqual([res.status, res.body.code, res.body.errors?.map((e: { path: string }) => e.path)], [400, 'request.invalid', ['pageToken']], list);
+      assert.deepEqual(res.body.details?.fields, res.body.errors, `${list}: the fields in details too (CONTRACT §3)`);
+    }
+    // A token from another list is not ours either.
+    const agents = await v0('GET', `/agents?pageToken=${foreign}`, { token: s.token });
+    assert.deepEqual(agents.body.errors.map((e: { path: string }) => e.path), ['pageToken']);
+    const onA = await post('/compute/jobs/list', { cursor: 'not-ours' }, s.token);
+    assert.deepEqual([onA.status, onA.body.details.fields.map((f: { path: string }) => f.path)], [400, ['cursor']]);
+  });
+
   it('lists newest first with filters, and pages return every job once while new jobs arrive', async () => {
     const s = await login();
     const submit = (labels: Record<string, string>) => v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', labels, selector: { pool: 'nobody' } } });

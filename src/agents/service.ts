@@ -12,7 +12,7 @@ import { auditBy } from '../auth/authorize';
 import { holdsLease } from '../jobs/lease';
 import type { Transitions } from '../jobs/transitions';
 import { type Job, jobFromRow } from '../jobs/record';
-import { decodeCursor, pageOf } from '../shared/cursor';
+import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
@@ -265,9 +265,9 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       await wake(node);
     },
 
-    async list(principal: Principal, page: { limit: number; cursor?: string }) {
+    async list(principal: Principal, page: PageRequest) {
       const q = db('agents').where({ workspace_id: principal.workspaceId }).whereNull('deregistered_at');
-      if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'agent'));
+      if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'agent', page.cursorParam));
       const rows = await q.orderBy('id', 'desc').limit(page.limit + 1).select('*', db.raw(RUNNING_JOBS));
       const out = pageOf(rows, page.limit, (r) => agentFromRow(r, lostAfterMs));
       return { nodes: out.items, nextCursor: out.nextCursor };

@@ -35,7 +35,7 @@ export function createJobLister(db: Knex) {
       labels: f.labels && Object.keys(f.labels).length ? JSON.stringify(f.labels) : undefined,
       createdAfter: f.createdAfter,
       createdBefore: f.createdBefore,
-      cursor: f.cursor ? decodeCursor(f.cursor, 'job') : undefined,
+      cursor: f.cursor ? decodeCursor(f.cursor, 'job', f.cursorParam) : undefined,
     };
     let shape = 0;
     const params: unknown[] = [workspaceId];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATES } from '../../workflows/definitions';
+import type { PageRequest } from '../shared/cursor';
 
 // Request shapes, shared by validation and the OpenAPI document (CONTRACT §3).
 
@@ -47,11 +48,9 @@ export type Manifest = z.output<typeof ManifestSchema>;
 
 export const JobStateSchema = z.enum(JOB_STATES);
 
-export interface JobListFilter {
+export interface JobListFilter extends PageRequest {
   states?: (typeof JOB_STATES)[number][];
   labels?: Record<string, string>;
   createdAfter?: string;
   createdBefore?: string;
-  limit: number;
-  cursor?: string;
 }

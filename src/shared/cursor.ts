@@ -25,4 +25,6 @@ export function pageOf<R, T>(rows: R[], limit: number, map: (row: R) => T, idOf:
 export interface PageRequest {
   limit: number;
   cursor?: string;
+  /** What the caller's surface calls the cursor (`cursor` on /api, `pageToken` on /v0), for the 400 that names it. */
+  cursorParam?: string;
 }

@@ -33,7 +33,7 @@ export function agentsOperations(services: Services): AnyOperation[] {
       query: z.strictObject(PageQuery),
       response: pageSchema(AgentB),
       handle: async (ctx, { query }) => {
-        const page = await agents.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken });
+        const page = await agents.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken, cursorParam: 'pageToken' });
         return asPage({ items: page.nodes.map(agentB), nextCursor: page.nextCursor });
       },
     }),

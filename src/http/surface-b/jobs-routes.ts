@@ -99,6 +99,7 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
           createdBefore: query.createdBefore,
           limit: query.pageSize,
           cursor: query.pageToken,
+          cursorParam: 'pageToken',
         });
         return asPage({ items: page.jobs.map(jobB), nextCursor: page.nextCursor });
       },

@@ -26,7 +26,7 @@ export const Problem = z
     details: z.record(z.string(), z.unknown()).optional(),
     requestId: z.string().optional().meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details; `errors` names each bad field' });
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details; `errors` names each bad field (also in `details.fields`)' });
 
 
 type Empty = z.ZodObject<Record<string, never>>;

@@ -38,7 +38,9 @@ export function problemDetails(log: Logger, retryAfterSeconds: number): Middlewa
       else if (e.code === 'dependency.unavailable') log.warn({ err: e.cause ?? e, path: ctx.path }, e.message);
       if (ctx.headerSent) return;
       const status = e.status;
-      const { fields, ...rest } = (e.details ?? {}) as { fields?: Array<{ path: string; message: string }> };
+      // Field problems go in `errors` (CONTRACT §5) and stay in `details.fields` as well, where
+      // CONTRACT §3 and Surface A put them, so a client of either finds them.
+      const details = e.details as { fields?: Array<{ path: string; message: string }> } | undefined;
       ctx.status = status;
       if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
       if (e instanceof MethodNotAllowed) ctx.set('Allow', e.allow.join(', '));
@@ -49,8 +51,8 @@ export function problemDetails(log: Logger, retryAfterSeconds: number): Middlewa
         status,
         detail: e.message,
         code: e.code,
-        ...(fields ? { errors: fields } : {}),
-        ...(Object.keys(rest).length ? { details: rest } : {}),
+        ...(details?.fields ? { errors: details.fields } : {}),
+        ...(details && Object.keys(details).length ? { details } : {}),
         ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}),
       };
     }
