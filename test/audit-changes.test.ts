@@ -70,6 +70,29 @@ describe('the audit log of Surface A and of refused credentials', () => {
     await ok('/compute/nodes/drain', { nodeId: node.nodeId, enable: false }, s.token);
   });
 
+  it('records refusals of a credential’s kind as denied too, under the action attempted', async () => {
+    const s = await login();
+    const ws = s.user.workspaceId;
+    const userKey = await ok('/compute/api-keys/create', { name: 'mine', kind: 'user' }, s.token);
+    const node = await registerNode(userKey.key);
+    const token = await v0ok('POST', '/tokens', { token: s.token, body: { name: 'ci', role: 'admin' } });
+    const before = (await entriesOf(ws)).length;
+    // A node key reaches only its node's protocol; keys are minted from a session; an access
+    // token acts in its one workspace and mints neither tokens nor workspaces.
+    assert.equal((await post('/compute/jobs/list', {}, node.nodeKey)).status, 403);
+    assert.equal((await post('/compute/api-keys/create', { name: 'more' }, userKey.key)).status, 403);
+    assert.equal((await v0('POST', '/tokens', { token: token.token, body: { name: 'more' } })).status, 403);
+    assert.equal((await v0('POST', '/workspaces', { token: token.token, body: { name: 'elsewhere' } })).status, 403);
+    const rows = (await entriesOf(ws)).slice(before);
+    assert.deepEqual(rows.map((r) => `${r.action} ${r.outcome} ${r.actor_type}:${r.actor_id} -> ${r.target_id}`), [
+      `job.read denied node:${node.nodeId} -> POST /api/compute/jobs/list`,
+      `key.create denied key:${userKey.id} -> POST /api/compute/api-keys/create`,
+      `token.create denied token:${token.id} -> POST /v0/tokens`,
+      `workspace.create denied token:${token.id} -> POST /v0/workspaces`,
+    ]);
+    assert.ok(rows.every((r) => r.details.status === 403 && typeof r.details.reason === 'string' && r.ip));
+  });
+
   it('records a 401 for a credential of ours that no longer works, and nothing for one we never issued', async () => {
     const { ws, owner, member } = await team();
     const at = { headers: { 'X-Compute-Workspace': ws.id } };

@@ -11,7 +11,9 @@ import { type Action, REQUIRED_ROLE, type Role, atLeast, forbidden } from './rol
 export async function authorize(db: Knex, p: Principal, action: Action | string, target: { type: string; id: string }, need: Role = REQUIRED_ROLE[action as Action]): Promise<void> {
   if (p.role && atLeast(p.role, need)) return;
   await appendAudit(db, { workspaceId: p.workspaceId, actor: p.actor, action, target, outcome: 'denied', origin: p.origin, details: { requiredRole: need, role: p.role ?? null } });
-  throw forbidden(action, need);
+  const refusal = forbidden(action, need);
+  refusal.audited = true;
+  throw refusal;
 }
 
 /** The audit fields of a change made by `p`. */

@@ -115,6 +115,8 @@ export const ERROR_CODES: Record<ErrorCode, { status: number; title: string; mea
 
 export class AppError extends Error {
   readonly status: number;
+  /** A refusal already in the audit log (see http/audit-refusals.ts), not to be recorded twice. */
+  audited = false;
   constructor(
     readonly code: ErrorCode,
     message: string,

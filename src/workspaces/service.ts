@@ -64,7 +64,7 @@ export function createWorkspacesService({ db, credentials }: { db: Knex; credent
 
   return {
     async create(p: Principal, body: { name: string; defaultRegion: string }): Promise<WorkspaceRecord> {
-      if (p.credential === 'token') throw new AppError('auth.forbidden', 'An access token acts in its one workspace; create workspaces with a session token');
+      if (p.credential === 'token') throw new AppError('auth.forbidden', 'An access token acts in its one workspace; create workspaces with a session token', { action: 'workspace.create' });
       const id = newId('ws');
       await db.transaction(async (trx) => {
         await trx('workspaces').insert({ id, name: body.name, default_region: body.defaultRegion });

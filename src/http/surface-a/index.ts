@@ -12,6 +12,7 @@ import { SseLogEvent } from '../log-stream';
 import { parse } from '../validate';
 import { createRateLimiter, rateLimit } from '../rate-limit';
 import { type RouteInfo, actionsOf } from '../route-table';
+import { auditRefusals } from '../audit-refusals';
 import { authorize } from '../../auth/authorize';
 import { artifactPresignRoutes } from './artifacts-routes';
 import { authRoutes } from './auth-routes';
@@ -56,12 +57,14 @@ export function surfaceA({ services, config, log, db, json, registry }: SurfaceD
 
   const router = new Router({ prefix: '/api' });
   const { credentials } = services;
+  const actionOf = actionsOf(at.routes);
   router.use(
     authenticate(db, [apiKeyAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)], {
       failuresPerMinute: config.rateLimits.authFailuresPerMinute,
-      actionOf: actionsOf(at.routes),
+      actionOf,
     }),
   );
+  router.use(auditRefusals(db, actionOf));
   // A session may act in another workspace of its user's (`compute workspaces use`), with the
   // role it has there; without the header it acts in the personal one, as always.
   router.use(actInWorkspace(db, credentials));

@@ -7,6 +7,7 @@ import { accessTokenAuthenticator, refuseApiKeyHeader } from './identity';
 import type { Services } from '../../services';
 import { type AnyOperation, mount } from './operations';
 import { type RouteInfo, actionsOf } from '../route-table';
+import { auditRefusals } from '../audit-refusals';
 import { problemDetails } from './problem';
 import { workspaceRateLimit } from './rate-limit';
 import { tokensOperations } from './tokens-routes';
@@ -38,13 +39,15 @@ export function surfaceB({ services, config, log, db, json, registry }: SurfaceD
   const { credentials } = services;
   const router = new Router({ prefix: '/v0' });
   const routes: RouteInfo[] = [];
+  const actionOf = actionsOf(routes);
   router.use(
     authenticate(db, [refuseApiKeyHeader, accessTokenAuthenticator(db, credentials), jwtAuthenticator(services.tokens, db, credentials)], {
       failuresPerMinute: config.rateLimits.authFailuresPerMinute,
-      actionOf: actionsOf(routes),
+      actionOf,
       missing: 'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
     }),
   );
+  router.use(auditRefusals(db, actionOf));
   // Every /v0 budget is the workspace's.
   router.use(actInWorkspace(db, credentials, { fromPath: /^\/v0\/workspaces\/([^/]+)/, budgetPerWorkspace: true }));
   router.use(workspaceRateLimit({ db, cache: credentials, leaseMs: config.rateLimits.leaseMs, log }));

@@ -93,7 +93,7 @@ const koaPath = (path: string) => routerPath(path.replace(/^\/v0/, ''));
 const ERROR_STATUSES = {
   400: 'request.invalid (each bad field in `errors`), version.unsupported',
   401: 'auth.unauthenticated: no, a bad, an expired or a revoked Bearer token (X-API-Key is not taken on /v0). A credential we issued that no longer works is recorded in the audit log (denied, with the route’s action, or `request` for a read)',
-  403: 'auth.forbidden: the role in the workspace does not allow it (recorded in the audit log)',
+  403: 'auth.forbidden: the role in the workspace, or the kind of credential, does not allow it (recorded in the audit log)',
   404: 'resource.not_found, also for a workspace the caller is not a member of',
   429: 'rate_limit.exceeded: the workspace plan’s budget (Retry-After, RateLimit-* headers)',
   503: 'dependency.unavailable (Retry-After)',
