@@ -56,7 +56,9 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     path: '/logs',
     action: 'agent.work',
     nodeKey: true,
-    summary: "Push a batch of log lines for the node's current lease (idempotent on seq)",
+    summary:
+      "Push a batch of log lines for the node's current lease (idempotent on seq). The agent's seq orders and deduplicates this lease's lines; " +
+      "readers get the job's own numbering (1, 2, … across every attempt), which the log stream's ids, Last-Event-ID and afterSeq use",
     body: LogsRequest,
     response: z.object({ accepted: z.number().int(), duplicates: z.number().int() }),
     handle: async (ctx, body) => {
