@@ -76,6 +76,15 @@ describe('compute run: exit status and terminal output', () => {
     assert.match(done.stderr, new RegExp(`${held.job_id} failed \\(exit 0\\)`));
   });
 
+  it('a manifest the API refuses: fails, naming each bad field and the code', async () => {
+    const run = await startCompute(['run', manifest({ comand: 'echo typo', timeoutSeconds: 0 })], { env: { COMPUTE_API_KEY: key } }).finished(30_000);
+    assert.notEqual(run.code, 0);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /comand: unknown field/);
+    assert.match(run.stderr, /timeoutSeconds: /);
+    assert.match(run.stderr, /\[request\.invalid\]/);
+  });
+
   it('--no-follow prints the job ID alone and returns at once, while the job is still queued', async () => {
     // No agent matches the selector: following would never end, so returning proves it did not.
     const run = await startCompute(['run', '--no-follow', manifest({ command: 'echo should-not-stream', selector: { nobody: 'here' } })], { env: { COMPUTE_API_KEY: key } }).finished(30_000);

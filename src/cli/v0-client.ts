@@ -15,11 +15,6 @@ interface Problem {
   errors?: Array<{ path: string; message: string }>;
 }
 
-const problemText = (p: Problem | null): string | undefined => {
-  const text = p?.detail ?? p?.title;
-  const fields = p?.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
-  return text && fields ? `${text} (${fields})` : text;
-};
 
 /** One /v0 call; the answer's JSON (undefined for 204), or a problem as a one-line CliError with its code. */
 export async function callV0<T>(session: V0Session, method: string, path: string, body?: unknown): Promise<T> {
@@ -34,7 +29,7 @@ export async function callV0<T>(session: V0Session, method: string, path: string
   });
   if (res.ok) return (res.status === 204 ? undefined : await res.json()) as T;
   const problem = (await res.json().catch(() => null)) as Problem | null;
-  const err = refusal(res.status, { message: problemText(problem), code: problem?.code }, res.headers.get('retry-after'));
+  const err = refusal(res.status, { message: problem?.detail ?? problem?.title, code: problem?.code, fields: problem?.errors }, res.headers.get('retry-after'));
   // A session revoked early, or a workspace chosen earlier that has since gone from under the
   // caller: say what to do about it.
   if (res.status === 401) err.message += '; run `compute login` again';

@@ -46,7 +46,8 @@ const readAll = async (res: http.IncomingMessage) => {
 
 function failure(status: number | undefined, text: string): CliError {
   try {
-    return refusal(status, JSON.parse(text) as Envelope);
+    const reply = JSON.parse(text) as Envelope;
+    return refusal(status, { ...reply, fields: reply.details?.fields });
   } catch {
     return refusal(status, null);
   }
