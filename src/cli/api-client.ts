@@ -39,7 +39,7 @@ export async function callApi<T>(target: Target, path: string, body: unknown): P
   });
   const reply = (await res.json().catch(() => null)) as Envelope | null;
   if (reply?.status === 'OK') return reply.payload as T;
-  throw refusal(res.status, reply && { ...reply, fields: reply.details?.fields }, res.headers.get('retry-after'));
+  throw refusal(res.status, reply, res.headers.get('retry-after'));
 }
 
 /** A request to the API; an API that cannot be reached becomes a CliError. */
@@ -52,8 +52,9 @@ export async function reach(apiUrl: string, path: string, init: RequestInit): Pr
 }
 
 /** An error answer as one line: the contract's message, each bad field, the code, and when to retry. */
-export function refusal(status: number | undefined, reply: { message?: string; code?: string; fields?: FieldProblem[] } | null, retryAfter?: string | null): CliError {
-  const fields = reply?.fields?.length ? ` (${reply.fields.map((f) => `${f.path}: ${f.message}`).join('; ')})` : '';
+export function refusal(status: number | undefined, reply: Pick<Envelope, 'message' | 'code' | 'details'> | null, retryAfter?: string | null): CliError {
+  const bad = reply?.details?.fields ?? [];
+  const fields = bad.length ? ` (${bad.map((f) => `${f.path}: ${f.message}`).join('; ')})` : '';
   const hint = retryAfter ? ` (retry in ${retryAfter} s)` : '';
   return new CliError(`${reply?.message ?? `HTTP ${status}`}${fields}${reply?.code ? ` [${reply.code}]` : ''}${hint}`);
 }

@@ -1,4 +1,4 @@
-import { reach, refusal } from './api-client';
+import { type FieldProblem, reach, refusal } from './api-client';
 
 /** Who calls /v0: a session's Bearer token, acting in `activeWorkspace` when one is chosen (else its own). */
 export interface V0Session {
@@ -12,9 +12,8 @@ interface Problem {
   title?: string;
   detail?: string;
   code?: string;
-  errors?: Array<{ path: string; message: string }>;
+  errors?: FieldProblem[];
 }
-
 
 /** One /v0 call; the answer's JSON (undefined for 204), or a problem as a one-line CliError with its code. */
 export async function callV0<T>(session: V0Session, method: string, path: string, body?: unknown): Promise<T> {
@@ -29,7 +28,7 @@ export async function callV0<T>(session: V0Session, method: string, path: string
   });
   if (res.ok) return (res.status === 204 ? undefined : await res.json()) as T;
   const problem = (await res.json().catch(() => null)) as Problem | null;
-  const err = refusal(res.status, { message: problem?.detail ?? problem?.title, code: problem?.code, fields: problem?.errors }, res.headers.get('retry-after'));
+  const err = refusal(res.status, { message: problem?.detail ?? problem?.title, code: problem?.code, details: { fields: problem?.errors } }, res.headers.get('retry-after'));
   // A session revoked early, or a workspace chosen earlier that has since gone from under the
   // caller: say what to do about it.
   if (res.status === 401) err.message += '; run `compute login` again';

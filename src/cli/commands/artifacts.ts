@@ -46,8 +46,7 @@ const readAll = async (res: http.IncomingMessage) => {
 
 function failure(status: number | undefined, text: string): CliError {
   try {
-    const reply = JSON.parse(text) as Envelope;
-    return refusal(status, { ...reply, fields: reply.details?.fields });
+    return refusal(status, JSON.parse(text) as Envelope);
   } catch {
     return refusal(status, null);
   }
