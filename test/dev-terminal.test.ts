@@ -58,6 +58,38 @@ function signalsOf(procs: Array<{ pid: number; cmdline: string }>): string {
     .join('\n');
 }
 
+/**
+ * For a failure's report: what each thread of a process is doing (state, kernel wait channel and
+ * the system call it sits in: 1 write, 7 poll, 202 futex, 232 epoll_wait, with its first
+ * argument) and the flags of its standard descriptors (04000 is O_NONBLOCK).
+ */
+function threadsOf(pid: number): string {
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(file, 'utf8').trim();
+    } catch {
+      return '?';
+    }
+  };
+  const threads = (() => {
+    try {
+      return fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return [];
+    }
+  })();
+  const lines = threads.map((tid) => {
+    const dir = `/proc/${pid}/task/${tid}`;
+    const stat = read(`${dir}/stat`);
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    const syscall = read(`${dir}/syscall`).split(' ').slice(0, 2).join(' ');
+    return `    thread ${tid} ${read(`${dir}/comm`)} state ${state} wchan ${read(`${dir}/wchan`)} syscall ${syscall}`;
+  });
+  const fds = [0, 1, 2].map((fd) => `fd${fd} ${/^flags:\s+(\d+)/m.exec(read(`/proc/${pid}/fdinfo/${fd}`))?.[1]}`).join(' ');
+  const stack = read(`/proc/${pid}/stack`).split('\n').slice(0, 6).join(' | ');
+  return [`  threads of ${pid} (${fds}); kernel stack: ${stack}`, ...lines].join('\n');
+}
+
 /** The environment `npm run dev` gets here: its own data folder, free ports, none of this shell's services. */
 async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
   const env = childEnvironment({
@@ -69,6 +101,8 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
     TEMPORAL_UI_PORT: String(await freePort()),
     DEV_MINIO_PORT: String(await freePort()),
     DEV_MINIO_CONSOLE_PORT: String(await freePort()),
+    // The worker's Temporal SDK metrics: the default port may be another dev's or the suite's.
+    TEMPORAL_METRICS_PORT: String(await freePort()),
     // Chosen by the kernel when the API listens: a port picked free now may be some outgoing
     // connection's by the time the API starts, after the services.
     PORT: '0',
@@ -128,7 +162,7 @@ function devInTerminal(env: NodeJS.ProcessEnv) {
     async exitedWithin(timeoutMs: number): Promise<number | null> {
       let timer!: NodeJS.Timeout;
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`dev did not exit within ${timeoutMs} ms (Ctrl-C went to group ${signalled}):\n${output}\n${signalsOf(descendantsOf(child.pid!))}`)), timeoutMs);
+        timer = setTimeout(() => reject(new Error(`dev did not exit within ${timeoutMs} ms (Ctrl-C went to group ${signalled}):\n${output}\n${signalsOf(descendantsOf(child.pid!))}\n${descendantsOf(child.pid!).filter((p) => p.cmdline.includes('src/main/dev.ts')).map((p) => threadsOf(p.pid)).join('\n')}`)), timeoutMs);
       });
       try {
         return await Promise.race([exited, late]);
