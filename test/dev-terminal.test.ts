@@ -71,13 +71,12 @@ function threadsOf(pid: number): string {
       return '?';
     }
   };
-  const threads = (() => {
-    try {
-      return fs.readdirSync(`/proc/${pid}/task`);
-    } catch {
-      return [];
-    }
-  })();
+  let threads: string[] = [];
+  try {
+    threads = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // Gone meanwhile: the report says so by listing no threads.
+  }
   const lines = threads.map((tid) => {
     const dir = `/proc/${pid}/task/${tid}`;
     const stat = read(`${dir}/stat`);
@@ -162,7 +161,11 @@ function devInTerminal(env: NodeJS.ProcessEnv) {
     async exitedWithin(timeoutMs: number): Promise<number | null> {
       let timer!: NodeJS.Timeout;
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`dev did not exit within ${timeoutMs} ms (Ctrl-C went to group ${signalled}):\n${output}\n${signalsOf(descendantsOf(child.pid!))}\n${descendantsOf(child.pid!).filter((p) => p.cmdline.includes('src/main/dev.ts')).map((p) => threadsOf(p.pid)).join('\n')}`)), timeoutMs);
+        timer = setTimeout(() => {
+          const procs = descendantsOf(child.pid!);
+          const threads = procs.filter((p) => p.cmdline.includes('src/main/dev.ts')).map((p) => threadsOf(p.pid));
+          reject(new Error(`dev did not exit within ${timeoutMs} ms (Ctrl-C went to group ${signalled}):\n${output}\n${signalsOf(procs)}\n${threads.join('\n')}`));
+        }, timeoutMs);
       });
       try {
         return await Promise.race([exited, late]);
