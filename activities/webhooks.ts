@@ -6,6 +6,7 @@ import { retryDelayMs } from '../src/webhooks/backoff';
 import { eventBody } from '../src/webhooks/event-body';
 import { postWebhook } from '../src/webhooks/send';
 import { signedHeaders } from '../src/webhooks/signing';
+import type { SecretBox } from '../src/webhooks/secret-box';
 import type { Resolver } from '../src/webhooks/target-guard';
 import { ATTEMPT_FAILED, type DeliverOutcome, type NextDelivery } from '../workflows/webhook-definitions';
 import type { WebhookActivities } from './types';
@@ -13,6 +14,8 @@ import type { WebhookActivities } from './types';
 export interface WebhookActivityDeps {
   db: Knex;
   settings: WebhookSettings;
+  /** Opens the endpoints' stored (sealed) secrets. */
+  secrets: SecretBox;
   /** How target hostnames are resolved (tests inject one); the system's resolver by default. */
   resolve?: Resolver;
 }
@@ -20,13 +23,13 @@ export interface WebhookActivityDeps {
 type Hook = { id: string; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null };
 type EventRow = { seq: string | number; id: string; type: string; job_id: string; created_at: Date; data: Parameters<typeof eventBody>[0]['data'] };
 
-/** The secrets that sign now: the current one, and the previous one until its overlap ends. */
+/** The stored secrets that sign now: the current one, and the previous one until its overlap ends. */
 const signingSecrets = (hook: Hook, now: Date) =>
   hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at > now ? [hook.secret, hook.previous_secret] : [hook.secret];
 
 const EVENT_COLUMNS = ['seq', 'id', 'type', 'job_id', 'created_at', 'data'];
 
-export function createWebhookActivities({ db, settings, resolve }: WebhookActivityDeps): WebhookActivities {
+export function createWebhookActivities({ db, settings, secrets, resolve }: WebhookActivityDeps): WebhookActivities {
   /**
    * One attempt at one event, logged. A failure that will be retried is logged `pending` with its
    * `nextAttemptAt` and thrown with that delay, so Temporal's retry comes then.
@@ -36,7 +39,7 @@ export function createWebhookActivities({ db, settings, resolve }: WebhookActivi
     const at = new Date();
     const sent = await postWebhook({
       url: hook.url,
-      headers: signedHeaders(signingSecrets(hook, at), event.id, at, body),
+      headers: signedHeaders(signingSecrets(hook, at).map((stored) => secrets.open(stored, hook.id)), event.id, at, body),
       body,
       timeoutMs: settings.timeoutMs,
       bodyLimitBytes: settings.responseBodyBytes,

@@ -22,6 +22,7 @@ import { createTransitions } from './jobs/transitions';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
 import type { WebhookWorkflows } from './temporal/webhook-workflow-client';
 import { createWebhooksService } from './webhooks/service';
+import type { SecretBox } from './webhooks/secret-box';
 import type { Resolver } from './webhooks/target-guard';
 
 export interface ServiceDeps {
@@ -31,6 +32,8 @@ export interface ServiceDeps {
   webhookWorkflows?: WebhookWorkflows;
   /** How webhook target hostnames are resolved (tests inject one). */
   resolve?: Resolver;
+  /** Seals webhook signing secrets at rest (see resolveWebhookSecretKeys). */
+  webhookSecrets: SecretBox;
   notifier: Notifier;
   config: Config;
   log: Logger;
@@ -61,20 +64,21 @@ export function createServices(deps: ServiceDeps) {
     maxEntries: config.auth.credentialCacheMaxEntries,
     stamp: (keyId) => stampLastUsed(db, keyId),
   });
+  const agentsService = createAgentsService({ ...deps, transitions, credentials });
   return {
     transitions,
     jobs: createJobsService({ ...deps, transitions }),
     artifacts: createArtifactsService({ db, store: deps.store, signer, config }),
     signer,
-    agents: createAgentsService({ ...deps, transitions, credentials }),
+    agents: agentsService,
     logs,
     feeds: createLogFeeds({ logs, notifier: deps.notifier, log }),
     login: createLoginService({ db, mailer, tokens, hashKey: `otp:${jwtSecret}`, auth: config.auth, log }),
     keys: createKeyService({ db, credentials }),
-    workspaces: createWorkspacesService({ db, credentials }),
-    accessTokens: createTokenService({ db, credentials }),
+    workspaces: createWorkspacesService({ db, credentials, counts: config.counts, agents: agentsService }),
+    accessTokens: createTokenService({ db, credentials, maxLive: config.counts.accessTokens }),
     audit: createAuditQuery({ db }),
-    webhooks: createWebhooksService({ db, config, workflows: deps.webhookWorkflows, resolve: deps.resolve }),
+    webhooks: createWebhooksService({ db, config, workflows: deps.webhookWorkflows, resolve: deps.resolve, secrets: deps.webhookSecrets }),
     tokens,
     credentials,
     notifier: deps.notifier,

@@ -103,7 +103,7 @@ describe('the audit log of Surface A and of refused credentials', () => {
     await v0ok('DELETE', `/tokens/${token.id}`, { token: owner.token, ...at, status: 204 });
     assert.equal((await v0('GET', '/workspaces', { token: token.token })).status, 401);
     // A removed member's session.
-    await v0ok('DELETE', `/workspaces/${ws.id}/members/${member.user.id}`, { token: owner.token, status: 204 });
+    await v0ok('DELETE', `/workspaces/${ws.id}/members/${member.user.id}`, { token: owner.token });
     assert.equal((await v0('GET', `/workspaces/${ws.id}/members`, { token: member.token, ...at })).status, 404, 'a session of another workspace');
     // An expired session signed by us (for the owner's personal workspace) and a revoked Surface A key.
     const expired = await createTokenIssuer({ secret: TEST_ENV.JWT_SECRET, issuer: 'compute-job-service', audience: 'compute-api', ttlSeconds: -60 }).issue({
@@ -118,7 +118,8 @@ describe('the audit log of Surface A and of refused credentials', () => {
       userId: owner.user.id, workspaceId: ws.id, email: owner.user.email,
     });
     assert.equal((await v0('GET', '/workspaces', { token: forged.token })).status, 401);
-    assert.equal((await v0('GET', '/workspaces', { token: `${token.token.slice(0, -4)}abcd` })).status, 401);
+    const madeUp = `${token.token.slice(0, -1)}${token.token.endsWith('a') ? 'b' : 'a'}`;
+    assert.equal((await v0('GET', '/workspaces', { token: madeUp })).status, 401);
 
     const rows = await entriesOf(ws.id);
     assert.deepEqual(brief(rows.slice(before)), [

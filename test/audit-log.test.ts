@@ -23,7 +23,7 @@ describe('the audit log', () => {
     // Refused by the rules after the role check passed: rolled back, no entry.
     assert.equal((await v0('PATCH', `/workspaces/${ws.id}/members/${owner.user.id}`, { token: owner.token, body: { role: 'member' } })).status, 409);
     assert.equal((await v0('GET', `/workspaces/${ws.id}/audit`, { token: member.token })).status, 403);
-    await v0ok('DELETE', `/workspaces/${ws.id}/members/${member.user.id}`, { token: admin.token, status: 204 });
+    await v0ok('DELETE', `/workspaces/${ws.id}/members/${member.user.id}`, { token: admin.token });
 
     assert.deepEqual(brief(await entriesOf(ws.id)), [
       `workspace.create success user:${owner.user.id} -> ${ws.id}`,

@@ -30,8 +30,12 @@ async function teamAgent(t: Team): Promise<Record<string, string>> {
   return { id: (await registerNode(key)).nodeId };
 }
 
-/** A webhook endpoint of the team's workspace (nothing listens at it). */
+/**
+ * A webhook endpoint of the team's workspace (nothing listens at it). The matrix makes one per
+ * call: those of earlier calls are retired first, so the workspace stays under its endpoint bound.
+ */
 async function teamWebhook(t: Team): Promise<Record<string, string>> {
+  await testEnv().db('webhooks').where({ workspace_id: t.ws.id }).whereNull('deleted_at').update({ deleted_at: testEnv().db.fn.now() });
   const made = await v0('POST', '/webhooks', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { url: 'http://127.0.0.1:9/matrix', events: ['job.terminal'] } });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   return { id: made.body.id };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createSecretBox } from '../src/webhooks/secret-box';
 import { newEmail } from './support/auth';
 import { cliConfigDir, compute, startCompute, typeLoginCode } from './support/cli';
 import { testEnv } from './support/env';
@@ -86,7 +87,9 @@ describe('compute webhooks', () => {
       await listening.printed(new RegExp(`job.terminal\\s+${job.id} CANCELLED`), 10_000);
       assert.match(listening.stdout(), new RegExp(`job.transitioned\\s+${job.id} QUEUED → CANCELLED`));
       // Forwarded as it came, so the local app verifies it with the endpoint's secret as we did.
-      const { secret } = await testEnv().db('webhooks').where({ id: hookId }).first('secret');
+      // Stored sealed: opened with the suite's key, as the worker does.
+      const { secret: stored } = await testEnv().db('webhooks').where({ id: hookId }).first('secret');
+      const secret = createSecretBox(testEnv().config.webhooks.secretKeys!).open(stored, hookId);
       for (const r of rx.of(job.id)) assert.deepEqual(await verifyWithReference({ secret, headers: r.headers, body: r.body }), { ok: true });
       // The forward target's answer is the delivery's.
       // (Each attempt is logged once its answer is in, a moment after the receiver answered.)

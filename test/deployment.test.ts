@@ -16,6 +16,7 @@ const SECRETS = {
   POSTGRES_PASSWORD: 'pg-password-for-the-test',
   MINIO_ROOT_PASSWORD: 'minio-password-for-the-test',
   JWT_SECRET: 'a-jwt-secret-of-at-least-32-characters',
+  WEBHOOK_SECRET_KEYS: 'dGVzdC13ZWJob29rLXNlY3JldC1rZXktMzItYnl0ZXM=',
   SMTP_URL: 'smtp://mail.invalid:25',
 };
 /** Our own image's services, whose environment src/config/variables.ts must know. */

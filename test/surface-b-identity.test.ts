@@ -129,7 +129,7 @@ describe('Surface B: workspaces and members', () => {
     const token = (await v0ok('POST', '/tokens', { token: admin.token, headers: { 'X-Compute-Workspace': ws.id }, body: { name: 'ci', role: 'admin' } })).token;
     assert.equal((await v0('GET', '/tokens', { token })).status, 200);
     assert.equal((await v0('GET', `/workspaces/${ws.id}/members`, { token: admin.token })).status, 200);
-    await v0ok('DELETE', `/workspaces/${ws.id}/members/${admin.user.id}`, { token: owner.token, status: 204 });
+    await v0ok('DELETE', `/workspaces/${ws.id}/members/${admin.user.id}`, { token: owner.token });
     assert.equal((await v0('GET', `/workspaces/${ws.id}/members`, { token: admin.token })).status, 404, 'the session no longer reaches it');
     assert.equal((await v0('GET', '/tokens', { token })).status, 401, 'the token is dead');
     const row = await testEnv().db('api_keys').where({ user_id: admin.user.id, workspace_id: ws.id, kind: 'token' }).first();

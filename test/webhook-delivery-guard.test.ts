@@ -22,9 +22,9 @@ describe('webhook targets: the SSRF guard', () => {
       const toLoopback = await post(`http://evil.test:${r.port}/x`, { resolve: answering('127.0.0.1') });
       assert.equal(toLoopback.ok, false);
       assert.equal(toLoopback.status, null);
-      assert.equal(toLoopback.error, 'refused target: evil.test resolves to 127.0.0.1, a loopback address');
+      assert.equal(toLoopback.error, 'refused target: evil.test resolves to a loopback address');
       const oneOfTwo = await post(`http://mixed.test:${r.port}/x`, { resolve: answering('127.0.0.1', '93.184.215.14') });
-      assert.match(oneOfTwo.error ?? '', /^refused target: mixed\.test resolves to 127\.0\.0\.1/);
+      assert.equal(oneOfTwo.error, 'refused target: mixed.test resolves to a loopback address');
       const literal = await post(`http://127.0.0.1:${r.port}/x`, { resolve: noLookup });
       assert.equal(literal.error, 'refused target: 127.0.0.1 is a loopback address');
       const mapped = await post(`http://[::ffff:127.0.0.1]:${r.port}/x`, { resolve: noLookup });
@@ -36,7 +36,7 @@ describe('webhook targets: the SSRF guard', () => {
     it('never connects to metadata, even where private targets are allowed', async () => {
       for (const address of METADATA) {
         const named = await post('http://meta.test/latest/meta-data', { policy: DEV, resolve: answering(address), timeoutMs: 2_000 });
-        assert.equal(named.error, `refused target: meta.test resolves to ${address}, a cloud metadata address`);
+        assert.equal(named.error, 'refused target: meta.test resolves to a cloud metadata address', address);
         const literal = await post(literalUrl(address), { policy: DEV, resolve: noLookup, timeoutMs: 2_000 });
         assert.match(literal.error ?? '', /^refused target: .* is a cloud metadata address$/, address);
       }
@@ -51,7 +51,7 @@ describe('webhook targets: the SSRF guard', () => {
       const sent = await post(url, { resolve: rebinding });
       assert.equal(calls, 2, 'the delivery resolved the name again');
       assert.equal(sent.ok, false);
-      assert.equal(sent.error, 'refused target: rebind.test resolves to 127.0.0.1, a loopback address');
+      assert.equal(sent.error, 'refused target: rebind.test resolves to a loopback address');
       assert.equal(r.connections, 0);
     });
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
+import { startServiceProcess } from '../src/runtime/service-process';
 import { newId } from '../src/shared/ids';
 import type { WebhookWorkflows } from '../src/temporal/webhook-workflow-client';
 import { createWebhookRelay } from '../src/webhooks/relay';
+import { createSecretBox } from '../src/webhooks/secret-box';
 import { login } from './support/auth';
 import { quietLog, testEnv } from './support/env';
 import { ok, pollOne, registerNode, resultOf, sleep } from './support/http';
@@ -170,6 +172,44 @@ describe('webhooks', () => {
     assert.equal(Number((await testEnv().db('webhook_events').where({ job_id: job.id }).count({ n: '*' }))[0].n), 0);
     const actions = await auditActions(s.user.workspaceId);
     assert.deepEqual(actions.filter((a) => a.startsWith('webhook.')), ['webhook.create', 'webhook.rotate_secret', 'webhook.delete']);
+  });
+
+  it('keeps signing secrets sealed at rest: no whsec_ in the row after create or rotation, and both still sign', async function () {
+    this.timeout(60_000);
+    const s = await login();
+    const db = testEnv().db;
+    const rowOf = (id: string) => db('webhooks').where({ id }).first();
+    /** The row's columns that hold a secret in clear (its `whsec_` prefix, or the part after it). */
+    const clearIn = (row: Record<string, unknown>, ...secrets: string[]) =>
+      Object.keys(row).filter((column) => {
+        const text = JSON.stringify(row[column]) ?? '';
+        return text.includes('whsec_') || secrets.some((secret) => text.includes(secret.slice('whsec_'.length)));
+      });
+    const hook = await v0ok('POST', '/webhooks', { token: s.token, body: { url: rx.url, events: ['job.created'] } });
+    const created = await rowOf(hook.id);
+    assert.deepEqual(clearIn(created, hook.secret), []);
+    assert.match(created.secret, /^v1:[0-9a-f]{8}:/);
+    const rotated = await v0ok('POST', `/webhooks/${hook.id}:rotate-secret`, { token: s.token, status: 200 });
+    const afterRotation = await rowOf(hook.id);
+    assert.deepEqual(clearIn(afterRotation, hook.secret, rotated.secret), []);
+    assert.match(afterRotation.secret, /^v1:[0-9a-f]{8}:/);
+    assert.equal(afterRotation.previous_secret, created.secret, 'the previous secret moved as it was sealed');
+
+    // The worker opens both: during the overlap each one's signature verifies.
+    const job = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
+    await rx.waitFor(() => rx.of(job.id).length === 1);
+    const [delivered] = rx.of(job.id);
+    assert.equal(delivered.headers['webhook-signature'].split(' ').length, 2);
+    for (const secret of [rotated.secret, hook.secret]) assert.deepEqual(await verifyWithReference({ secret, headers: signed(delivered), body: delivered.body }), { ok: true });
+
+    // A row an older version wrote in clear is sealed when an instance starts, to the same secrets.
+    await db('webhooks').where({ id: hook.id }).update({ secret: rotated.secret, previous_secret: hook.secret });
+    const api = await startServiceProcess({ config: testEnv().config, log: quietLog, api: true, worker: false });
+    await api.stop();
+    const resealed = await rowOf(hook.id);
+    assert.deepEqual(clearIn(resealed, hook.secret, rotated.secret), []);
+    const box = createSecretBox(testEnv().config.webhooks.secretKeys!);
+    assert.deepEqual([box.open(resealed.secret, hook.id), box.open(resealed.previous_secret, hook.id)], [rotated.secret, hook.secret]);
   });
 
   it('removes events and attempts past the retention, and nothing newer or not yet relayed', async () => {

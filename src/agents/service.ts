@@ -31,6 +31,12 @@ export interface AgentsDeps {
   log: Logger;
 }
 
+export interface RemovedNode {
+  id: string;
+  workspace_id: string;
+  name: string;
+}
+
 export interface ResultReport {
   nodeId: string;
   jobId: string;
@@ -89,6 +95,20 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
         }),
       ),
     );
+  }
+
+  /**
+   * Marks the still registered agents `which` selects removed, revokes their node keys and writes
+   * one `agent.deregister` entry each, in the caller's transaction. The row stays: attempts and
+   * the audit log name it.
+   */
+  async function markRemoved(trx: Knex.Transaction, principal: Principal, which: Knex.QueryBuilder, details: Record<string, unknown> = {}): Promise<RemovedNode[]> {
+    const removed: RemovedNode[] = await which.whereNull('deregistered_at').update({ deregistered_at: trx.fn.now() }).returning(['id', 'workspace_id', 'name']);
+    for (const node of removed) {
+      await revokeNodeKeys(trx, node.id);
+      await appendAudit(trx, { ...auditBy(principal), action: 'agent.deregister', target: { type: 'agent', id: node.id }, details: { name: node.name, ...details } });
+    }
+    return removed;
   }
 
   async function getAgent(id: string): Promise<Agent> {
@@ -253,16 +273,32 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
      */
     async deregister(principal: Principal, id: string): Promise<void> {
       const node = await requireNode(principal, id);
-      const removed = await db.transaction(async (trx) => {
-        const [row] = await trx('agents').where({ id: node.id }).whereNull('deregistered_at').update({ deregistered_at: trx.fn.now() }).returning('id');
-        if (!row) return false; // removed meanwhile by another call
-        await revokeNodeKeys(trx, node.id);
-        await appendAudit(trx, { ...auditBy(principal), action: 'agent.deregister', target: { type: 'agent', id: node.id }, details: { name: node.name } });
-        return true;
-      });
-      if (!removed) throw notFound('node');
+      const removed = await db.transaction((trx) => markRemoved(trx, principal, trx('agents').where({ id: node.id })));
+      if (removed.length === 0) throw notFound('node'); // removed meanwhile by another call
       await credentials.settle();
       await wake(node);
+    },
+
+    /**
+     * Inside a member's removal: removes, as `deregister` does, every agent of the workspace that
+     * was registered through that user's credentials (their session, their keys or tokens).
+     * Agents registered with an operator's or the workspace's own keys stay. Call `wakeRemoved`
+     * with the answer once the transaction has committed.
+     */
+    removeRegisteredBy(trx: Knex.Transaction, principal: Principal, userId: string): Promise<RemovedNode[]> {
+      const registered = trx('agents')
+        .where({ workspace_id: principal.workspaceId })
+        .where((q) =>
+          q.where({ registered_by_user_id: userId }).orWhereIn('registered_with_key_id', trx('api_keys').where({ workspace_id: principal.workspaceId, user_id: userId }).select('id')),
+        );
+      return markRemoved(trx, principal, registered, { reason: 'member.remove', userId });
+    },
+
+    /** After the removal committed: every instance refuses the node keys, each node's jobs are requeued now. */
+    async wakeRemoved(nodes: RemovedNode[]): Promise<void> {
+      if (nodes.length === 0) return;
+      await credentials.settle();
+      await Promise.all(nodes.map((node) => wake(node)));
     },
 
     async list(principal: Principal, page: PageRequest) {

@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { authorize } from '../auth/authorize';
 import type { Principal } from '../auth/principal';
@@ -14,8 +14,8 @@ export interface AuditFilter {
   until?: Date;
 }
 
-/** Rows the export's cursor fetches per round trip: memory is bounded by this, not by the log. */
-const EXPORT_BATCH = 500;
+/** Rows an export reads per page: its memory is bounded by this, not by the log. */
+const EXPORT_PAGE = 500;
 
 export function createAuditQuery({ db }: { db: Knex }) {
   const matching = (workspaceId: string, f: AuditFilter) => {
@@ -39,24 +39,49 @@ export function createAuditQuery({ db }: { db: Knex }) {
     },
 
     /**
-     * Every matching entry, oldest first, one JSON object per line, read through a server-side
-     * cursor: an export of any size holds one batch in memory. Destroy the stream to stop early
-     * (its connection goes back to the pool).
+     * Every matching entry up to the last one at the start (an export ends however fast the log
+     * grows), oldest first, one JSON object per line, read in pages by ID as the consumer pulls:
+     * no connection is held between pages, so a consumer that stops reading holds none.
+     * `stillValid` is asked before each page after the first; false destroys the stream before
+     * its end. Destroy the stream to stop early.
      */
-    async export(p: Principal, f: AuditFilter): Promise<Readable> {
+    async export(p: Principal, f: AuditFilter, o: { stillValid: () => Promise<boolean> }): Promise<Readable> {
       await authorize(db, p, 'audit.read', target(p));
-      const rows = matching(p.workspaceId, f).orderBy('id', 'asc').stream({ batchSize: EXPORT_BATCH, highWaterMark: EXPORT_BATCH });
-      const lines = new Transform({
-        writableObjectMode: true,
-        transform(row: Record<string, unknown>, _enc, done) {
-          done(null, `${JSON.stringify(auditRecordOf(row))}\n`);
-        },
-      });
-      rows.on('error', (err) => lines.destroy(err));
-      lines.on('close', () => rows.destroy());
-      return rows.pipe(lines);
+      const { last } = (await db('audit_log').where({ workspace_id: p.workspaceId }).max('id as last').first()) as { last: string | null };
+      const page = async (after: string | null): Promise<Array<Record<string, unknown>>> => {
+        if (last === null) return [];
+        const q = matching(p.workspaceId, f).where('id', '<=', last);
+        if (after !== null) q.where('id', '>', after);
+        return q.orderBy('id', 'asc').limit(EXPORT_PAGE);
+      };
+      return pagedLines(page, o.stillValid);
     },
   };
+}
+
+/** The pages as JSONL, the next one read only once the consumer has taken the previous one. */
+function pagedLines(page: (after: string | null) => Promise<Array<Record<string, unknown>>>, stillValid: () => Promise<boolean>): Readable {
+  let after: string | null = null;
+  const pull = async (out: Readable) => {
+    // A credential revoked since the last page reads nothing more.
+    if (after !== null && !(await stillValid())) {
+      out.destroy();
+      return;
+    }
+    const rows = await page(after);
+    if (out.destroyed) return;
+    if (rows.length > 0) {
+      after = rows[rows.length - 1].id as string;
+      out.push(rows.map((r) => `${JSON.stringify(auditRecordOf(r))}\n`).join(''));
+    }
+    if (rows.length < EXPORT_PAGE) out.push(null);
+  };
+  return new Readable({
+    // Not called again until the page pushed is mostly taken: a stalled consumer stops the reads.
+    read() {
+      pull(this).catch((err: unknown) => this.destroy(err as Error));
+    },
+  });
 }
 
 export type AuditQuery = ReturnType<typeof createAuditQuery>;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { appendAudit } from '../audit/log';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
+import { lockOwner, refuseAtBound } from '../shared/count-bound';
 import { AppError, notFound } from '../shared/errors';
 import { iso, isoOrNull } from '../shared/time';
 import { createAccessToken } from './access-tokens';
@@ -36,7 +37,7 @@ const recordOf = (r: Record<string, unknown>): TokenRecord => ({
   revokedAt: isoOrNull(r.revoked_at as Date | null),
 });
 
-export function createTokenService({ db, credentials }: { db: Knex; credentials: CredentialCache }) {
+export function createTokenService({ db, credentials, maxLive }: { db: Knex; credentials: CredentialCache; maxLive: number }) {
   const tokens = () => db('api_keys').where({ kind: 'token' });
   return {
     async create(p: Principal, body: { name: string; role: Role; expiresInDays?: number }): Promise<TokenRecord & { token: string }> {
@@ -46,6 +47,12 @@ export function createTokenService({ db, credentials }: { db: Knex; credentials:
       if (!atLeast(p.role!, body.role)) throw new AppError('auth.forbidden', `A token's role is at most the issuer's (${p.role})`, { requiredRole: body.role });
       const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
       const made = await db.transaction(async (trx) => {
+        await lockOwner(trx, 'workspaces', p.workspaceId);
+        const live = trx('api_keys')
+          .where({ workspace_id: p.workspaceId, kind: 'token' })
+          .whereNull('revoked_at')
+          .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()));
+        await refuseAtBound(live, maxLive, 'Live access tokens in a workspace');
         const out = await createAccessToken(trx, { workspaceId: p.workspaceId, userId: p.userId!, name: body.name, role: body.role, expiresAt });
         await appendAudit(trx, { ...auditBy(p), action: 'token.create', target: { type: 'token', id: out.id }, details: { name: body.name, role: body.role, expiresAt: isoOrNull(expiresAt) } });
         return out;

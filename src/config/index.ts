@@ -89,6 +89,9 @@ export interface Config {
     /** What a live log stream may have waiting for a slow client before it is cut (the client resumes). */
     sseBufferBytes: number;
     pollsPerCredential: number;
+    /** JSONL audit exports one credential may have open on one instance, and the instance in all (429 past either). */
+    auditExportsPerCredential: number;
+    auditExportsPerInstance: number;
     /** Assignments one instance asks workflows for at once; further polls wait their turn. */
     claimsInFlightMax: number;
     /** Submits, cancels and retries one instance sends Temporal at once; further ones wait their turn (up to 10 s, then 503). */
@@ -96,6 +99,8 @@ export interface Config {
     /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
     claimReservationSeconds: number;
   };
+  /** Per workspace: webhook endpoints, live access tokens, members; per user: workspaces created (409 past each). */
+  counts: { webhookEndpoints: number; accessTokens: number; workspacesCreated: number; members: number };
   dependencyRetryAfterSeconds: number;
   webhooks: WebhookSettings;
   auth: {
@@ -210,9 +215,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sseStreamsPerCredential: e.SSE_STREAMS_PER_CREDENTIAL,
       sseBufferBytes: e.SSE_BUFFER_BYTES,
       pollsPerCredential: e.POLLS_PER_CREDENTIAL,
+      auditExportsPerCredential: e.AUDIT_EXPORTS_PER_CREDENTIAL,
+      auditExportsPerInstance: e.AUDIT_EXPORTS_PER_INSTANCE,
       claimsInFlightMax: e.CLAIMS_IN_FLIGHT_MAX,
       changesInFlightMax: e.CHANGES_IN_FLIGHT_MAX,
       claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
+    },
+    counts: {
+      webhookEndpoints: e.WEBHOOK_ENDPOINTS_MAX,
+      accessTokens: e.ACCESS_TOKENS_MAX,
+      workspacesCreated: e.WORKSPACES_CREATED_MAX,
+      members: e.MEMBERS_MAX,
     },
     dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,
     webhooks: {
@@ -225,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       responseBodyBytes: e.WEBHOOK_RESPONSE_BODY_BYTES,
       relayIntervalMs: e.WEBHOOK_RELAY_INTERVAL_MS,
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
+      secretKeys: e.WEBHOOK_SECRET_KEYS,
     },
     auth: {
       jwtSecret: e.JWT_SECRET,

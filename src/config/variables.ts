@@ -60,10 +60,21 @@ export const EnvSchema = z.object({
   // Above one replay page (1 MiB of lines, about 1.3 MiB as frames), so a live page never cuts a stream by itself.
   SSE_BUFFER_BYTES: z.coerce.number().int().min(2 * 1024 * 1024).default(8 * 1024 * 1024),
   POLLS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(4),
+  // JSONL audit exports at once, per credential and per API process (429 past either). An export
+  // holds no database connection while its client reads, only its socket and one page in memory.
+  AUDIT_EXPORTS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(2),
+  AUDIT_EXPORTS_PER_INSTANCE: z.coerce.number().int().min(1).default(10),
   CLAIMS_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
   CHANGES_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
   CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   RECONCILE_INTERVAL_MS: int(30_000),
+  // Counts bounded per workspace (per user for workspaces created), so one workspace cannot
+  // flood what all share: thousands of endpoints at one URL would fan every job out on the
+  // shared delivery queue.
+  WEBHOOK_ENDPOINTS_MAX: z.coerce.number().int().min(1).default(20),
+  ACCESS_TOKENS_MAX: z.coerce.number().int().min(1).default(100),
+  WORKSPACES_CREATED_MAX: z.coerce.number().int().min(1).default(20),
+  MEMBERS_MAX: z.coerce.number().int().min(1).default(1000),
   // A request with an Idempotency-Key holds it this long at most; then another may carry it out.
   // Above a submit's own budget (a turn of up to 10 s, a start of up to 10 s).
   IDEMPOTENCY_HOLD_MS: int(30_000),
@@ -105,6 +116,17 @@ export const EnvSchema = z.object({
   WEBHOOK_RESPONSE_BODY_BYTES: z.coerce.number().int().min(0).max(65_536).default(2048),
   WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(2).default(30),
+  // Keys that seal endpoint secrets at rest (AES-256-GCM): comma-separated base64 of 32 bytes
+  // each. The first seals, every one opens, so a new key goes first and the old one stays listed
+  // until every instance has restarted. Required in production; elsewhere one is kept in the data folder.
+  WEBHOOK_SECRET_KEYS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => Buffer.from(k, 'base64'));
+      if (keys.some((k) => k.length !== 32)) ctx.addIssue({ code: 'custom', message: 'each key must be base64 of 32 bytes (openssl rand -base64 32)' });
+      return keys.length ? keys : undefined;
+    }),
   DEV_POSTGRES_PORT: int(55432),
   DEV_TEMPORAL_PORT: int(7233),
   DEV_MINIO_PORT: int(9000),

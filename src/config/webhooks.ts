@@ -17,4 +17,6 @@ export interface WebhookSettings {
   relayIntervalMs: number;
   /** Events and delivery attempts older than this are removed (after the retry window, always). */
   retentionDays: number;
+  /** Keys sealing endpoint secrets at rest, the first sealing; unset outside production, one is kept in the data folder. */
+  secretKeys?: Buffer[];
 }

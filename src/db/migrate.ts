@@ -13,6 +13,7 @@ import * as idempotencyKeys from './migrations/20261126000000_idempotency_keys';
 import * as agentDeregistration from './migrations/20261126010000_agent_deregistration';
 import * as webhooks from './migrations/20261127000000_webhooks';
 import * as openJobsIndex from './migrations/20261128000000_open_jobs_index';
+import * as workspaceCreators from './migrations/20261129010000_add_workspace_creators';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261126010000_agent_deregistration': agentDeregistration,
   '20261127000000_webhooks': webhooks,
   '20261128000000_open_jobs_index': openJobsIndex,
+  '20261129010000_add_workspace_creators': workspaceCreators,
 };
 
 const source: Knex.MigrationSource<string> = {

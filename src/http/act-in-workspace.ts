@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Knex } from 'knex';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { CredentialCache } from '../auth/credential-cache';
 import type { Principal } from '../auth/principal';
 import { roleOf } from '../auth/users';
@@ -16,9 +16,15 @@ export const WorkspaceHeader = z.string().regex(WORKSPACE_ID).optional();
  * Moves the principal to the workspace the request acts on: one named in the path (`fromPath`),
  * whatever the header says; otherwise `X-Compute-Workspace`; otherwise the credential's own. Only
  * a session may act elsewhere, with its role there: a workspace the caller is not a member of, or
- * another than a token's or key's own, is 404, as if it did not exist.
+ * another than a token's or key's own, is 404, as if it did not exist. A session no longer a
+ * member of its own (personal) workspace reaches only the routes that act in none (`actsNowhere`:
+ * list and create workspaces) until it names one it belongs to.
  */
-export function actInWorkspace(db: Knex, cache: CredentialCache, o: { fromPath?: RegExp; budgetPerWorkspace?: boolean } = {}): Middleware {
+export function actInWorkspace(
+  db: Knex,
+  cache: CredentialCache,
+  o: { fromPath?: RegExp; budgetPerWorkspace?: boolean; actsNowhere?: (ctx: Context) => boolean } = {},
+): Middleware {
   return async (ctx, next) => {
     const p = principalOf(ctx);
     const fromPath = o.fromPath?.exec(ctx.path)?.[1];
@@ -34,6 +40,8 @@ export function actInWorkspace(db: Knex, cache: CredentialCache, o: { fromPath?:
       const role = await cache.memberRole(p.userId, wanted, () => roleOf(db, p.userId!, wanted));
       if (!role) throw notFound('Workspace');
       acting = { ...acting, workspaceId: wanted, role };
+    } else if (p.credential === 'jwt' && !p.role && !o.actsNowhere?.(ctx)) {
+      throw notFound('Workspace');
     }
     ctx.state.principal = o.budgetPerWorkspace ? { ...acting, rateSubject: `ws:${acting.workspaceId}` } : acting;
     await next();

@@ -25,7 +25,13 @@ export const apiKeyAuthenticator =
     return cache.apiKey(key, () => authenticateApiKey(db, key));
   };
 
-/** `Authorization: Bearer <JWT>` from verify-otp; membership is re-checked so removal takes effect at once. */
+/**
+ * `Authorization: Bearer <JWT>` from verify-otp. A session authenticates its user: it names a
+ * workspace (the personal one) only as the default place to act, and the user's role there is
+ * read fresh so a removal takes effect at once. No longer a member there, the session still
+ * authenticates, with no role: it may act elsewhere (`X-Compute-Workspace`), list and create
+ * workspaces, and is refused only where it acts (actInWorkspace).
+ */
 export const jwtAuthenticator =
   (tokens: TokenIssuer, db: Knex, cache: CredentialCache): Authenticator =>
   async (ctx) => {
@@ -40,12 +46,11 @@ export const jwtAuthenticator =
       return expired ? sessionRefused(expired, 'expired') : null;
     }
     const role = await cache.memberRole(claims.userId, claims.workspaceId, () => roleOf(db, claims.userId, claims.workspaceId));
-    if (!role) return sessionRefused(claims, 'not a member');
     return {
       workspaceId: claims.workspaceId,
       kind: 'user',
       credential: 'jwt',
-      role,
+      role: role ?? undefined,
       actor: { type: 'user', id: claims.userId, email: claims.email },
       userId: claims.userId,
       rateSubject: `usr:${claims.userId}`,

@@ -7,17 +7,22 @@ export interface RequestDeadlines {
   exempt: (req: IncomingMessage) => boolean;
 }
 
+/** How long a connection answered early still drains the body, so a client still sending reads the answer rather than a reset. */
+const LINGER_MS = 2000;
+
 /**
  * Bounds how long a client may take to send a request, so slow or idle clients cannot hold
  * sockets and memory. Node checks the headers deadline; the whole-request deadline is ours, since
  * Node's own `requestTimeout` would also cut a long upload that is still moving.
  * A request still incomplete at its deadline is answered 408 (when nothing was sent yet) and its
- * connection closed, whether or not a handler already answered it early (401, 413).
+ * connection closed. One answered before its body arrived is closed sooner, exempt or not.
  */
 export function applyRequestDeadlines(server: Server, o: RequestDeadlines): void {
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = 0;
+  const lingerMs = Math.min(LINGER_MS, o.requestTimeoutMs);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    closeIfAnsweredEarly(req, res, lingerMs);
     if (req.complete || o.exempt(req)) return;
     const timer = setTimeout(() => {
       socket.off('close', clear);
@@ -38,4 +43,30 @@ export function applyRequestDeadlines(server: Server, o: RequestDeadlines): void
     req.once('end', clear);
     socket.once('close', clear);
   });
+}
+
+/**
+ * An answer given before the request's body has arrived (401, 403, 404, 413, 429...) closes the
+ * connection. Kept alive, Node would go on reading the unsent body for the next request, so a
+ * refused client could hold its socket as long as it trickles bytes, and forever on an upload
+ * route, which the deadline exempts. `req.complete` is the parser's: a refusal sent in the tick
+ * its headers arrived counts as early even if a short body came with them, which costs that
+ * client a reconnect, nothing more.
+ */
+function closeIfAnsweredEarly(req: IncomingMessage, res: ServerResponse, lingerMs: number): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    if (!req.complete && !this.headersSent) {
+      this.setHeader('Connection', 'close');
+      // With that header Node ends the socket once the answer is flushed (destroySoon), then
+      // closes it at once: a client still sending would get a reset, maybe before reading the
+      // answer. Instead the rest of the body is drained until the client closes, or lingerMs.
+      const socket = req.socket;
+      socket.destroySoon = () => {
+        socket.end();
+        setTimeout(() => socket.destroy(), lingerMs).unref();
+      };
+    }
+    return Reflect.apply(writeHead, this, args) as ServerResponse;
+  } as ServerResponse['writeHead'];
 }

@@ -24,19 +24,28 @@ export interface RouteInfo {
 export const routerPath = (openApiPath: string) => openApiPath.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
 
 /**
- * The action a request attempts, from the route the router matched (known before the route's
- * own middleware runs): a refused credential's audit entry names it.
+ * The route a request matched, from the table (known before the route's own middleware runs):
+ * a refused credential's audit entry names its action, and a session's workspace is checked
+ * unless the route acts in none in particular.
  */
-export function actionsOf(routes: RouteInfo[]): (ctx: Context) => string {
+export function routeOf(routes: RouteInfo[]): (ctx: Context) => RouteInfo | undefined {
   // Read at the first request: the table fills as the surface mounts its routes.
-  let byRoute: Map<string, string> | undefined;
+  let byRoute: Map<string, RouteInfo> | undefined;
   return (ctx) => {
-    byRoute ??= new Map(routes.map((r) => [`${r.method.toUpperCase()} ${routerPath(r.path)}`, r.action]));
+    byRoute ??= new Map(routes.map((r) => [`${r.method.toUpperCase()} ${routerPath(r.path)}`, r]));
     // Each layer of the chain sets ctx._matchedRoute to its own path as it runs, so a middleware
     // sees its own; the route is the last matched layer that takes this method.
     const layers = (ctx.matched ?? []) as Array<{ path: string; methods: string[] }>;
     const route = layers.filter((l) => l.methods.includes(ctx.method)).at(-1);
-    const action = route && byRoute.get(`${ctx.method} ${route.path}`);
+    return route && byRoute.get(`${ctx.method} ${route.path}`);
+  };
+}
+
+/** The audit action a request attempts: its route's, or `request` for a route of no role rule. */
+export function actionsOf(routes: RouteInfo[]): (ctx: Context) => string {
+  const route = routeOf(routes);
+  return (ctx) => {
+    const action = route(ctx)?.action;
     return !action || action === 'none' ? 'request' : action;
   };
 }

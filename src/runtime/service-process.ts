@@ -20,6 +20,8 @@ import { type Services, createServices } from '../services';
 import { createJobWorkflowClient } from '../temporal/job-workflow-client';
 import { createWebhookWorkflows } from '../temporal/webhook-workflow-client';
 import { type WebhookRelay, createWebhookRelay } from '../webhooks/relay';
+import { createSecretBox } from '../webhooks/secret-box';
+import { resolveWebhookSecretKeys, sealStoredSecrets } from '../webhooks/secret-keys';
 import type { Resolver } from '../webhooks/target-guard';
 import Koa from 'koa';
 import { healthRoutes, sdkMetricsFrom } from '../http/health-routes';
@@ -79,6 +81,10 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const { config, log } = opts;
   if (!config.databaseUrl || !config.temporal.address) throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
   const db = createDb(config.databaseUrl, { log, max: config.dbPoolMax });
+  const webhookSecrets = createSecretBox(await resolveWebhookSecretKeys(config));
+  // Secrets left clear by an older version, or sealed with a key no longer first, are sealed now.
+  const resealed = await sealStoredSecrets(db, webhookSecrets);
+  if (resealed) log.info({ resealed }, 'sealed stored webhook secrets with the current key');
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
@@ -115,7 +121,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     const webhookWorker = await Worker.create({
       ...common,
       taskQueue: config.temporal.webhookTaskQueue,
-      activities: createWebhookActivities({ db, settings: config.webhooks, resolve: opts.resolve }),
+      activities: createWebhookActivities({ db, settings: config.webhooks, secrets: webhookSecrets, resolve: opts.resolve }),
       maxCachedWorkflows: 100,
     });
     workers.push(worker, webhookWorker);
@@ -149,7 +155,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     if (!store) log.warn('no S3_ENDPOINT configured: artifact uploads and downloads answer 503');
     // Made at start when missing; if storage is down now, the first upload reports it as a 503.
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
-    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
+    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
     const readiness = createReadiness({ db, temporal: temporalCheck(connection), store, ...(native && { extra: { workers: workersRunning } }) });
     const { app, routes: mounted } = createApp({ services, config, log, db, health: { readiness, moreMetrics } });
     const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());

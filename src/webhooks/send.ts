@@ -37,14 +37,24 @@ const NETWORK_ERRORS: Record<string, string> = {
   EPIPE: 'connection closed while sending (EPIPE)',
 };
 
+/** request-filtering-agent's reasons, as refusalOf would say them. */
+const FILTER_REASONS: Record<string, string> = {
+  'meta IP address': 'an unspecified address',
+  'private IP address': 'a non-public address',
+  'defined in denyIPAddressList': 'a cloud metadata address',
+};
+
 function describe(err: unknown): string {
   if (err instanceof TargetRefusedError) return `refused target: ${err.message}`;
   // Node's happy-eyeballs connect reports every address it tried.
   if (err instanceof AggregateError && err.errors.length) return [...new Set(err.errors.map(describe))].join('; ');
   const e = err as NodeJS.ErrnoException;
   if (e.code && NETWORK_ERRORS[e.code]) return NETWORK_ERRORS[e.code];
-  // request-filtering-agent's own refusal (a second line of defence behind refusalOf).
-  if (/is not allowed/.test(e.message ?? '')) return `refused target: ${e.message}`;
+  // request-filtering-agent's own refusal (a second line of defence behind refusalOf), retold
+  // without the address it names, as resolveTarget's refusals are.
+  const filtered = /host:(.*)\) is not allowed\. Because,? It (?:is )?(meta IP address|private IP address|defined in denyIPAddressList)/.exec(e.message ?? '');
+  if (filtered) return `refused target: ${filtered[1]} resolves to ${FILTER_REASONS[filtered[2]]}`;
+  if (/is not allowed/.test(e.message ?? '')) return 'refused target: it resolves to a refused address';
   return e.code && !e.message?.includes(e.code) ? `${e.message} (${e.code})` : (e.message ?? String(err));
 }
 

@@ -3,12 +3,14 @@ import { appendAudit } from '../audit/log';
 import { auditBy, authorize } from '../auth/authorize';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
+import { lockOwner, refuseAtBound } from '../shared/count-bound';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
 import { LEGACY_WEBHOOK_PREFIX, newId } from '../shared/ids';
 import { iso, isoOrNull } from '../shared/time';
 import type { WebhookWorkflows } from '../temporal/webhook-workflow-client';
 import { EVENT_TYPES, type EventType } from './outbox';
+import type { SecretBox } from './secret-box';
 import { newWebhookSecret } from './signing';
 import { type Resolver, TargetRefusedError, checkTarget } from './target-guard';
 
@@ -78,9 +80,11 @@ export interface WebhooksDeps {
   workflows?: WebhookWorkflows;
   /** How target hostnames are resolved (tests inject one). */
   resolve?: Resolver;
+  /** Seals each secret before it is stored; the caller gets it in clear once. */
+  secrets: SecretBox;
 }
 
-export function createWebhooksService({ db, config, workflows, resolve }: WebhooksDeps) {
+export function createWebhooksService({ db, config, workflows, resolve, secrets }: WebhooksDeps) {
   const policy = { allowPrivate: config.webhooks.allowPrivateTargets };
   const live = (p: Principal) => db('webhooks').where({ workspace_id: p.workspaceId }).whereNull('deleted_at');
 
@@ -103,8 +107,10 @@ export function createWebhooksService({ db, config, workflows, resolve }: Webhoo
       const secret = newWebhookSecret();
       const events = body.events?.length ? [...new Set(body.events)] : [...EVENT_TYPES];
       const row = await db.transaction(async (trx) => {
+        await lockOwner(trx, 'workspaces', p.workspaceId);
+        await refuseAtBound(trx('webhooks').where({ workspace_id: p.workspaceId }).whereNull('deleted_at'), config.counts.webhookEndpoints, 'Webhook endpoints in a workspace');
         const [made] = await trx('webhooks')
-          .insert({ id, workspace_id: p.workspaceId, url: body.url, events: JSON.stringify(events), description: body.description ?? null, secret })
+          .insert({ id, workspace_id: p.workspaceId, url: body.url, events: JSON.stringify(events), description: body.description ?? null, secret: secrets.seal(secret, id) })
           .returning('*');
         await appendAudit(trx, { ...auditBy(p), action: 'webhook.create', target: { type: 'webhook', id }, details: { url: body.url, events } });
         return made;
@@ -144,9 +150,10 @@ export function createWebhooksService({ db, config, workflows, resolve }: Webhoo
         const [changed] = await trx('webhooks')
           .where({ id })
           .update({
+            // Moved as stored: sealed for this same endpoint, it opens as the previous one too.
             previous_secret: trx.ref('secret'),
             previous_secret_expires_at: trx.raw('now() + make_interval(secs => ?)', [config.webhooks.secretOverlapMs / 1000]),
-            secret,
+            secret: secrets.seal(secret, id),
           })
           .returning('previous_secret_expires_at');
         await appendAudit(trx, { ...auditBy(p), action: 'webhook.rotate_secret', target: { type: 'webhook', id }, details: { previousSecretExpiresAt: iso(changed.previous_secret_expires_at) } });

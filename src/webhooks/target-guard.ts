@@ -74,8 +74,12 @@ function rangeOf(ip: ipaddr.IPv4 | ipaddr.IPv6): string {
   return range;
 }
 
-/** Why an address may not be a target, or undefined when it may. */
-export function refusalOf(address: string, policy: TargetPolicy): string | undefined {
+/**
+ * Why an address may not be a target, or undefined when it may. `named: false` leaves out the
+ * IPv4 address a wrapper form carries: for an address a hostname resolved to, the reason must not
+ * tell a workspace member what internal DNS answered.
+ */
+export function refusalOf(address: string, policy: TargetPolicy, { named = true } = {}): string | undefined {
   const bare = address.replace(/%.*$/, '');
   const family = isIP(bare);
   if (family === 0) return 'not an IP address';
@@ -87,9 +91,9 @@ export function refusalOf(address: string, policy: TargetPolicy): string | undef
   if (policy.allowPrivate || range === 'unicast') return undefined;
   for (const a of inner) {
     const why = refusalOf(a.toString(), policy);
-    if (why) return `${WRAPPERS[range]} of ${a.toString()}, ${why}`;
+    if (why) return named ? `${WRAPPERS[range]} of ${a.toString()}, ${why}` : `${WRAPPERS[range]} of ${why}`;
   }
-  if (inner.length) return `${WRAPPERS[range]} of ${inner.join(' / ')}`;
+  if (inner.length) return named ? `${WRAPPERS[range]} of ${inner.join(' / ')}` : `${WRAPPERS[range]} of a public IPv4 address`;
   return REASONS[range] ?? `a special-purpose address (${range})`;
 }
 
@@ -127,13 +131,14 @@ export async function resolveTarget(host: string, policy: TargetPolicy, resolve:
   }
   if (addresses.length === 0) throw new TargetRefusedError(`${host} does not resolve`);
   for (const { address } of addresses) {
-    const why = refusalOf(address, policy);
-    if (why) throw new TargetRefusedError(`${host} resolves to ${address}, ${why}`);
+    // The caller gave the name, not the address: the refusal says what kind it is, never which.
+    const why = refusalOf(address, policy, { named: false });
+    if (why) throw new TargetRefusedError(`${host} resolves to ${why}`);
   }
   return addresses;
 }
 
-/** Checks a URL at registration; throws TargetRefusedError saying which address and why. */
+/** Checks a URL at registration; throws TargetRefusedError saying why (a resolved address is not named). */
 export async function checkTarget(url: string, policy: TargetPolicy, resolve: Resolver = systemResolver): Promise<void> {
   await resolveTarget(hostOf(parseTargetUrl(url)), policy, resolve);
 }

@@ -74,12 +74,14 @@ export function registerMembersCommands(program: Command): void {
     });
 
   inWorkspace(members.command('remove'))
-    .description('Remove a member (admin; an admin or owner needs an owner); their keys and tokens there are revoked')
+    .description('Remove a member (admin; an admin or owner needs an owner); their keys, tokens and the agents registered through them there are revoked')
     .argument('<member>', 'their user ID or e-mail address')
     .action(async (who: string, opts: { workspace?: string }) => {
       const where = await whereFrom(opts);
       const userId = await userIdOf(where, who);
-      await callV0(where.session, 'DELETE', `${where.base}/${encodeURIComponent(userId)}`);
-      status(`removed ${who} from ${where.workspaceId}`);
+      const gone = await callV0<{ revoked?: { keys: string[]; tokens: string[]; agents: string[] } }>(where.session, 'DELETE', `${where.base}/${encodeURIComponent(userId)}`);
+      const r = gone?.revoked;
+      const revoked = r ? `; revoked ${r.keys.length} key(s), ${r.tokens.length} token(s), ${r.agents.length} agent(s)` : '';
+      status(`removed ${who} from ${where.workspaceId}${revoked}`);
     });
 }

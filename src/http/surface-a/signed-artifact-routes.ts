@@ -45,18 +45,6 @@ async function* bodyOf(req: IncomingMessage, idleMs: number): AsyncGenerator<Buf
   }
 }
 
-/**
- * After an early answer (413, 403, 409) Node drains the rest of the body so the client, still
- * sending, reads our answer instead of a reset. A body that keeps coming past the linger is cut.
- */
-function lingerThenClose(req: IncomingMessage, lingerMs = 10_000) {
-  if (req.readableEnded) return;
-  const timer = setTimeout(() => req.socket.destroy(), lingerMs);
-  timer.unref();
-  req.once('end', () => clearTimeout(timer));
-  req.once('close', () => clearTimeout(timer));
-}
-
 const contentDisposition = (name: string) => {
   const file = path.posix.basename(name) || 'artifact';
   return `attachment; filename="${file.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file)}`;
@@ -67,19 +55,15 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
   const router = new Router();
   const verify = (ctx: Context) => signer.verify({ method: ctx.method, path: ctx.path, query: ctx.query });
 
+  // An early answer (403, 409, 413) closes the connection after a short drain (applyRequestDeadlines).
   router.put(UPLOAD, async (ctx) => {
-    try {
-      const { lease } = verify(ctx);
-      const length = ctx.get('Content-Length');
-      const name = typeof ctx.query.name === 'string' ? ctx.query.name : undefined;
-      ctx.body = await artifacts.receive(
-        { jobId: ctx.params.jobId, id: ctx.params.id, lease, name, contentType: ctx.get('Content-Type') || undefined, contentLength: length ? Number(length) : undefined },
-        bodyOf(ctx.req, idleTimeoutMs),
-      );
-    } catch (err) {
-      lingerThenClose(ctx.req);
-      throw err;
-    }
+    const { lease } = verify(ctx);
+    const length = ctx.get('Content-Length');
+    const name = typeof ctx.query.name === 'string' ? ctx.query.name : undefined;
+    ctx.body = await artifacts.receive(
+      { jobId: ctx.params.jobId, id: ctx.params.id, lease, name, contentType: ctx.get('Content-Type') || undefined, contentLength: length ? Number(length) : undefined },
+      bodyOf(ctx.req, idleTimeoutMs),
+    );
   });
 
   router.get(DOWNLOAD, async (ctx) => {

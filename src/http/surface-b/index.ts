@@ -6,7 +6,7 @@ import { actInWorkspace } from '../act-in-workspace';
 import { accessTokenAuthenticator, refuseApiKeyHeader } from './identity';
 import type { Services } from '../../services';
 import { type AnyOperation, mount } from './operations';
-import { type RouteInfo, actionsOf } from '../route-table';
+import { type RouteInfo, actionsOf, routeOf } from '../route-table';
 import { auditRefusals } from '../audit-refusals';
 import { problemDetails } from './problem';
 import { workspaceRateLimit } from './rate-limit';
@@ -14,6 +14,7 @@ import { tokensOperations } from './tokens-routes';
 import { jobsOperations } from './jobs-routes';
 import { agentsOperations } from './agents-routes';
 import { logFollower } from '../log-follower';
+import { type AuditExporter, auditExporter } from '../audit-export';
 import { workspacesOperations } from './workspaces-routes';
 import { webhooksOperations } from './webhooks-routes';
 
@@ -23,10 +24,10 @@ import { webhooksOperations } from './webhooks-routes';
 type Mountable = Middleware<any, any>;
 
 /** Every /v0 operation: what is mounted, documented, and what the authorization test walks. */
-const surfaceBOperations = (services: Services, followLogs: ReturnType<typeof logFollower>): AnyOperation[] => [
+const surfaceBOperations = (services: Services, followLogs: ReturnType<typeof logFollower>, exportAudit: AuditExporter): AnyOperation[] => [
   ...jobsOperations(services, followLogs),
   ...agentsOperations(services),
-  ...workspacesOperations(services),
+  ...workspacesOperations(services, exportAudit),
   ...tokensOperations(services),
   ...webhooksOperations(services),
 ];
@@ -49,10 +50,12 @@ export function surfaceB({ services, config, log, db, json, registry }: SurfaceD
   );
   router.use(auditRefusals(db, actionOf));
   // Every /v0 budget is the workspace's.
-  router.use(actInWorkspace(db, credentials, { fromPath: /^\/v0\/workspaces\/([^/]+)/, budgetPerWorkspace: true }));
+  const route = routeOf(routes);
+  router.use(actInWorkspace(db, credentials, { fromPath: /^\/v0\/workspaces\/([^/]+)/, budgetPerWorkspace: true, actsNowhere: (ctx) => route(ctx)?.scope === 'caller' }));
   router.use(workspaceRateLimit({ db, cache: credentials, leaseMs: config.rateLimits.leaseMs, log }));
   router.use(json);
-  routes.push(...mount(router, registry, db, surfaceBOperations(services, logFollower({ services, config, log, db, renderState: (s) => s }))));
+  const followLogs = logFollower({ services, config, log, db, renderState: (s) => s });
+  routes.push(...mount(router, registry, db, surfaceBOperations(services, followLogs, auditExporter({ services, config, log, db }))));
 
   // `{id}:verb` routes: a client that escapes the colon (`%3A`) means the same route.
   const colons: Middleware = (ctx, next) => {

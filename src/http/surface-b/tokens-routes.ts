@@ -34,6 +34,7 @@ export function tokensOperations(services: Services): AnyOperation[] {
       body: z.strictObject({ name: z.string().trim().min(1).max(100), role: Role.default('member'), expiresInDays: z.number().int().min(1).max(3650).optional() }),
       status: 201,
       response: Token.extend({ token: z.string() }),
+      problems: { 409: 'resource.conflict: the workspace has ACCESS_TOKENS_MAX live tokens (default 100; `details.limit`)' },
       handle: (ctx, { body }) => accessTokens.create(principalOf(ctx), body),
     }),
     operation({

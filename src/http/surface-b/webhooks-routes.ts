@@ -60,6 +60,7 @@ export function webhooksOperations(services: Services): AnyOperation[] {
       }),
       status: 201,
       response: WebhookB.extend({ secret: Secret }),
+      problems: { 409: 'resource.conflict: the workspace has WEBHOOK_ENDPOINTS_MAX endpoints (default 20; `details.limit`)' },
       handle: (ctx, { body }) => webhooks.create(principalOf(ctx), body),
     }),
     operation({

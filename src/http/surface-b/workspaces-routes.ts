@@ -2,6 +2,7 @@ import { Email } from '../validate';
 import { z } from 'zod';
 import { ROLES } from '../../auth/roles';
 import type { Services } from '../../services';
+import type { AuditExporter } from '../audit-export';
 import { principalOf } from '../authenticate';
 import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
 
@@ -15,6 +16,14 @@ const Workspace = z
   .object({ id: z.string(), name: z.string(), defaultRegion: z.string(), plan: z.enum(['hobby', 'payg', 'team', 'enterprise']), role: Role, createdAt: z.string() })
   .meta({ id: 'Workspace' });
 const Member = z.object({ userId: z.string(), email: z.string(), role: Role, addedAt: z.string() }).meta({ id: 'Member' });
+const RemovedMember = z
+  .object({
+    userId: z.string(),
+    email: z.string(),
+    role: Role.meta({ description: 'The role they had' }),
+    revoked: z.object({ keys: z.array(z.string()), tokens: z.array(z.string()), agents: z.array(z.string()) }),
+  })
+  .meta({ id: 'RemovedMember' });
 const AuditEntry = z
   .object({
     id: z.string(),
@@ -31,7 +40,7 @@ const AuditEntry = z
   .meta({ id: 'AuditEntry' });
 const Instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 
-export function workspacesOperations(services: Services): AnyOperation[] {
+export function workspacesOperations(services: Services, exportAudit: AuditExporter): AnyOperation[] {
   const { workspaces, audit } = services;
   return [
     operation({
@@ -44,6 +53,7 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       body: z.strictObject({ name: Name, defaultRegion: Region.default('local') }),
       status: 201,
       response: Workspace,
+      problems: { 409: 'resource.conflict: the caller created WORKSPACES_CREATED_MAX workspaces already (default 20; `details.limit`)' },
       handle: (ctx, { body }) => workspaces.create(principalOf(ctx), body),
     }),
     operation({
@@ -93,7 +103,7 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       body: z.strictObject({ email: Email, role: Role }),
       status: 201,
       response: Member,
-      problems: { 409: 'resource.conflict: already a member' },
+      problems: { 409: 'resource.conflict: already a member, or the workspace has MEMBERS_MAX members (default 1000; `details.limit`)' },
       handle: (ctx, { body }) => workspaces.addMember(principalOf(ctx), body),
     }),
     operation({
@@ -127,11 +137,13 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       tag: 'members',
       summary:
         'Remove a member (admin; an admin or owner needs an owner; the last owner cannot go: 409). Their session stops acting in the ' +
-        'workspace and their keys and tokens in it are revoked, on every instance before this answers',
+        'workspace; their keys and tokens in it, and every agent registered through their credentials (deregistered as DELETE ' +
+        '/v0/agents/{id} does: node key refused, running jobs requeued), are revoked on every instance before this answers. The answer ' +
+        'lists what was revoked; agents registered with the workspace’s own keys stay',
       action: 'member.remove',
       scope: 'path',
       params: MemberPath,
-      status: 204,
+      response: RemovedMember,
       problems: { 409: 'resource.conflict: the last owner cannot go' },
       handle: (ctx, { params }) => workspaces.removeMember(principalOf(ctx), params.userId),
     }),
@@ -141,7 +153,10 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       tag: 'audit',
       summary:
         'The audit log (admin), newest first: every change through either surface and every refused attempt. `format=jsonl` streams every ' +
-        'matching entry as application/jsonl, oldest first, from a database cursor (constant memory, no paging)',
+        'matching entry up to the newest at the start as application/jsonl, oldest first, read page by page as the client takes it (no ' +
+        'paging). At most AUDIT_EXPORTS_PER_CREDENTIAL (default 2) exports per credential and AUDIT_EXPORTS_PER_INSTANCE (default 10) per ' +
+        'API instance at once: past either, 429 rate_limit.exceeded with Retry-After. A credential revoked or expired during an export ' +
+        'cuts its response short (no final chunk)',
       action: 'audit.read',
       scope: 'path',
       params: WorkspaceId,
@@ -156,15 +171,10 @@ export function workspacesOperations(services: Services): AnyOperation[] {
       }),
       response: pageSchema(AuditEntry),
       alternative: { type: 'application/jsonl', description: 'format=jsonl: one AuditEntry per line, oldest first' },
+      problems: { 429: 'rate_limit.exceeded: the workspace plan’s budget, or (format=jsonl) the exports open for the credential or the instance (Retry-After)' },
       handle: async (ctx, { query }) => {
         const { pageSize, pageToken, format, ...filter } = query;
-        if (format === 'jsonl') {
-          const stream = await audit.export(principalOf(ctx), filter);
-          ctx.req.once('close', () => stream.destroy());
-          ctx.type = 'application/jsonl';
-          ctx.body = stream;
-          return;
-        }
+        if (format === 'jsonl') return exportAudit(ctx, principalOf(ctx), filter);
         return asPage(await audit.list(principalOf(ctx), filter, { limit: pageSize, cursor: pageToken }));
       },
     }),

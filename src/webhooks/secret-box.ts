@@ -1,0 +1,69 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+// Endpoint signing secrets at rest (WEBHOOK_SECRET_KEYS): AES-256-GCM under an operator key, as
+// `v1:<key id>:<iv>:<ciphertext and tag>` (base64). The first key seals; any listed key opens, so
+// keys rotate. The endpoint's id is authenticated with it: a value copied to another row fails.
+
+export interface SecretBox {
+  /** The id of the key new values are sealed with. */
+  readonly currentKeyId: string;
+  seal(secret: string, endpointId: string): string;
+  /** The secret; a clear `whsec_` value (stored before sealing existed) is returned as it is. */
+  open(stored: string, endpointId: string): string;
+  /** Whether `stored` is sealed with the current key (else sealStoredSecrets seals it again). */
+  isCurrent(stored: string): boolean;
+}
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** The first 8 hex characters of the key's SHA-256: names a key in stored values, reveals nothing of it. */
+export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
+
+export function createSecretBox(keys: Buffer[]): SecretBox {
+  if (keys.length === 0) throw new Error('at least one webhook secret key is needed');
+  const byId = new Map<string, Buffer>();
+  for (const key of keys) {
+    if (key.length !== 32) throw new Error('a webhook secret key is 32 bytes');
+    const id = keyIdOf(key);
+    if (!byId.has(id)) byId.set(id, key);
+  }
+  const currentKeyId = keyIdOf(keys[0]);
+  const aadOf = (endpointId: string) => Buffer.from(`webhook:${endpointId}`, 'utf8');
+
+  return {
+    currentKeyId,
+
+    seal(secret, endpointId) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', byId.get(currentKeyId)!, iv);
+      cipher.setAAD(aadOf(endpointId));
+      const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+      return [VERSION, currentKeyId, iv.toString('base64'), sealed.toString('base64')].join(':');
+    },
+
+    open(stored, endpointId) {
+      if (stored.startsWith('whsec_')) return stored;
+      const [version, keyId, iv, sealed, ...rest] = stored.split(':');
+      if (version !== VERSION || rest.length || !iv || !sealed) throw new Error(`webhook ${endpointId}: its stored secret is not in a known form`);
+      const key = byId.get(keyId);
+      if (!key) throw new Error(`webhook ${endpointId}: its secret is sealed with key ${keyId}, which WEBHOOK_SECRET_KEYS does not list`);
+      const bytes = Buffer.from(sealed, 'base64');
+      if (bytes.length < TAG_BYTES) throw new Error(`webhook ${endpointId}: its stored secret is cut short`);
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      decipher.setAAD(aadOf(endpointId));
+      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+      try {
+        return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      } catch {
+        // Not this endpoint's, or changed: never sign with what came out.
+        throw new Error(`webhook ${endpointId}: its stored secret does not open (altered, or another endpoint's)`);
+      }
+    },
+
+    isCurrent(stored) {
+      return stored.startsWith(`${VERSION}:${currentKeyId}:`);
+    },
+  };
+}
