@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { silentAttempts } from './agents/liveness';
 import { createAgentsService } from './agents/service';
 import type { ObjectStore } from './artifacts/object-store';
 import { createArtifactsService } from './artifacts/service';
@@ -9,6 +10,7 @@ import { createCredentialCache } from './auth/credential-cache';
 import { createTokenIssuer } from './auth/jwt';
 import { createKeyService } from './auth/key-service';
 import { createLoginService } from './auth/login';
+import { createAuthService } from './auth/service';
 import { mailerFor } from './auth/mailer';
 import type { Config } from './config';
 import type { Notifier } from './db/notifier';
@@ -19,6 +21,7 @@ import { createWorkspacesService } from './workspaces/service';
 import { createLogFeeds } from './logs/feeds';
 import { createLogsService } from './logs/service';
 import { createTransitions } from './jobs/transitions';
+import { type WindowSpec, createLeasedLimiter } from './rate-limits/leased-limiter';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
 import type { WebhookWorkflows } from './temporal/webhook-workflow-client';
 import { createWebhooksService } from './webhooks/service';
@@ -55,7 +58,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const mailer = mailerFor(config, log);
   const signer = createUrlSigner(jwtSecret);
-  const transitions = createTransitions(deps);
+  const transitions = createTransitions({ ...deps, silentAttempts });
   const logs = createLogsService(deps);
   const credentials = createCredentialCache({
     db,
@@ -65,6 +68,7 @@ export function createServices(deps: ServiceDeps) {
     stamp: (keyId) => stampLastUsed(db, keyId),
   });
   const agentsService = createAgentsService({ ...deps, transitions, credentials });
+  const auth = createAuthService({ db, credentials, tokens });
   return {
     transitions,
     jobs: createJobsService({ ...deps, transitions }),
@@ -77,10 +81,13 @@ export function createServices(deps: ServiceDeps) {
     keys: createKeyService({ db, credentials }),
     workspaces: createWorkspacesService({ db, credentials, counts: config.counts, agents: agentsService }),
     accessTokens: createTokenService({ db, credentials, maxLive: config.counts.accessTokens }),
-    audit: createAuditQuery({ db }),
     webhooks: createWebhooksService({ db, config, workflows: deps.webhookWorkflows, resolve: deps.resolve, secrets: deps.webhookSecrets }),
     tokens,
     credentials,
+    auth,
+    audit: createAuditQuery({ db, authorize: auth.authorize }),
+    /** A request budget of these windows, shared by every API instance (see leased-limiter.ts). */
+    leasedLimiter: (windows: WindowSpec[]) => createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log }),
     notifier: deps.notifier,
   };
 }

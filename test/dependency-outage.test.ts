@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createApiKey } from '../src/auth/api-keys';
-import { createWorkspace } from '../src/auth/workspaces';
+import { createWorkspace } from '../src/workspaces/rows';
 import { createDb } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrate';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';

@@ -32,7 +32,10 @@ async function stored(jobId: string) {
   const rows: Array<{ seq: number; kind: string; line: string | null; bytes: number; data: { droppedLines: number; droppedBytes: number } | null }> =
     await db('job_logs').where({ job_id: jobId }).orderBy('seq').select('seq', 'kind', 'line', 'bytes', 'data');
   const markerAt = rows.findIndex((r) => r.kind === 'truncated');
-  const jobRow = await db('jobs').where({ id: jobId }).first();
+  // The log state src/logs keeps, in the names it reads it by.
+  const jobRow = await db('job_log_state')
+    .where({ job_id: jobId })
+    .first('next_seq as log_next_seq', 'tail_start_seq as log_tail_start_seq', 'head_bytes as log_head_bytes', 'tail_bytes as log_tail_bytes');
   return {
     rows,
     marker: markerAt >= 0 ? rows[markerAt] : undefined,

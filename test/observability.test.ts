@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/logging/logger';
 import { startServiceProcess } from '../src/runtime/service-process';
 import { freePort } from '../src/stack/ports';
 import { presignUpload, send, sessionWithJob } from './support/artifacts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Client, Connection, ServiceError } from '@temporalio/client';
 import type { Principal } from '../src/auth/principal';
+import { silentAttempts } from '../src/agents/liveness';
 import { createTransitions } from '../src/jobs/transitions';
 import { createJobsService } from '../src/jobs/service';
 import { ManifestSchema } from '../src/jobs/schemas';
@@ -45,7 +46,7 @@ describe('submit across an ambiguous Temporal error', () => {
     const client = Object.create(real, { workflow: { value: workflow } }) as Client;
     const { config } = testEnv();
     const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
-    return createJobsService({ db: testEnv().db, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog }), config, log: quietLog });
+    return createJobsService({ db: testEnv().db, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
   }
 
   const principalOf = (workspaceId: string): Principal => ({ workspaceId, kind: 'user', credential: 'api_key', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'test' });
@@ -106,7 +107,7 @@ describe('submit across an ambiguous Temporal error', () => {
     const client = Object.create(real, { workflow: { value: workflow } }) as Client;
     const { config } = testEnv();
     const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
-    const jobs = createJobsService({ db: testEnv().db, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog }), config, log: quietLog });
+    const jobs = createJobsService({ db: testEnv().db, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
     await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
     assert.deepEqual(await rowsOf(workspaceId), []);
     assert.equal(await workflowStatus(jobId), 'TERMINATED', 'no run is left that nobody can see');

@@ -11,24 +11,17 @@ import {
 } from '@temporalio/workflow';
 import type { JobActivities } from '../activities/types';
 import {
-  type AssignInput,
-  type AttemptEnd,
-  type JobSnapshot,
   type JobWorkflowInput,
-  type ResultInput,
+  type ProjectJobInput,
   type Transition,
-  REFUSAL,
-  RUN_FAILURE,
   assignUpdate,
   cancelUpdate,
-  isLive,
-  isTerminal,
-  queuedSnapshot,
   recheckAgentSignal,
   resultUpdate,
   stateQuery,
   withdrawLeaseSignal,
 } from './definitions';
+import { type Answered, type Move, type Refusal, type Step, JobMachine } from './job-machine';
 import { AgentIdKey, JobStateKey } from './search-attributes';
 
 // Projection and liveness checks retry until they succeed: PostgreSQL being down delays a job's
@@ -38,12 +31,13 @@ const { projectJob, checkAttempt } = proxyActivities<JobActivities>({
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s' },
 });
 
-const now = () => Date.now();
-const iso = (ms: number) => new Date(ms).toISOString();
-const refuse = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+const refuse = (refusal: Refusal | null) => {
+  if (refusal) throw ApplicationFailure.create({ ...refusal, nonRetryable: true });
+};
 
 /**
- * One job's life: one run from submit (or a manual retry) to a terminal state.
+ * One job's life: one run from submit (or a manual retry) to a terminal state. The decisions are
+ * JobMachine's; this function wires them to Temporal.
  *
  * Transitions that a caller waits on (assign, result, cancel) are Updates whose answer carries the
  * transition, and the caller writes the read model from it: the happy path schedules no activity.
@@ -53,246 +47,86 @@ const refuse = (type: string, message: string) => ApplicationFailure.create({ ty
  * truth.
  */
 export async function job(input: JobWorkflowInput): Promise<Transition> {
-  const { spec, timings } = input;
-  let snap: JobSnapshot = queuedSnapshot(input, iso(now()));
-  // The newest version whose write is someone's duty: ours for the run's own transitions, the
-  // Update's caller for the others. A manual retry's QUEUED state is written here first.
-  let written = input.version;
-  const ends: AttemptEnd[] = [];
-  let exitFailures = 0;
-  let agentLosses = 0;
-  let cancelRequestedAt = 0;
-  let recheckRequested = false;
-  let drainDeadlineAt: number | null = null;
-  let nextAgentCheckAt = 0;
-  // Results already applied, by lease: a repeated result answers the same, it never re-applies.
-  const applied = new Map<string, { answer: Transition; agentId: string | null }>();
-  // Leases whose assignment never reached an agent: never assigned, or requeued when they were.
-  const withdrawn = new Set<string>();
+  // Date.now() in a workflow is the time of the workflow task: the same again on replay.
+  const m = new JobMachine(input, Date.now());
 
-  const transition = (changes: Partial<JobSnapshot>) => {
-    const before = snap;
-    snap = { ...snap, ...changes, version: snap.version + 1 };
-    if (before.state !== snap.state || before.agentId !== snap.agentId) {
+  const show = (move: Move | null) => {
+    if (!move) return;
+    const { from, to } = move;
+    if (from.state !== to.state || from.agentId !== to.agentId) {
       upsertSearchAttributes([
-        { key: JobStateKey, value: snap.state },
-        { key: AgentIdKey, value: snap.agentId },
+        { key: JobStateKey, value: to.state },
+        { key: AgentIdKey, value: to.agentId },
       ]);
     }
     // Shown on the run's page in the UI; kept in the run's metadata, not in its history.
-    setCurrentDetails(`**${snap.state}** · attempt ${snap.attempt}${snap.agentId ? ` · agent \`${snap.agentId}\`` : ''}`);
+    setCurrentDetails(`**${to.state}** · attempt ${to.attempt}${to.agentId ? ` · agent \`${to.agentId}\`` : ''}`);
   };
-  const endAttempt = (reason: AttemptEnd['reason'], kill: boolean, result?: ResultInput) => {
-    if (snap.leaseId) ends.push({ leaseId: snap.leaseId, reason, kill, ...(result && { result }) });
-  };
-  const finish = (state: JobSnapshot['state'], changes: Partial<JobSnapshot> = {}) => {
-    const runtimeMs = snap.startedAt ? now() - Date.parse(snap.startedAt) : null;
-    transition({ state, finishedAt: iso(now()), runtimeMs, ...changes });
-  };
-  const requeue = (backoffMs: number) =>
-    transition({
-      state: 'QUEUED',
-      attempt: snap.attempt + 1,
-      leaseId: null,
-      agentId: null,
-      startedAt: null,
-      exitCode: null,
-      runtimeMs: null,
-      error: null,
-      availableAt: iso(now() + backoffMs),
-    });
-  /** The answer of an Update: the caller writes it, so this run does not. */
-  const answer = (leaseId: string | null): Transition => {
-    written = Math.max(written, snap.version);
-    return { snapshot: snap, ends: ends.filter((e) => e.leaseId === leaseId) };
+  const settle = ({ answer, move }: Answered) => {
+    show(move);
+    return answer;
   };
 
-  setHandler(stateQuery, () => ({ ...snap, spec, ends }));
-
-  setHandler(
-    assignUpdate,
-    ({ leaseId, agentId }: AssignInput) => {
-      transition({ state: 'RUNNING', leaseId, agentId, startedAt: iso(now()) });
-      nextAgentCheckAt = now() + timings.agentLostAfterMs;
-      drainDeadlineAt = null;
-      return answer(null);
-    },
-    {
-      validator: (input: AssignInput) => {
-        if (withdrawn.has(input.leaseId)) throw refuse(REFUSAL.invalidState, 'the assignment was withdrawn');
-        if (snap.state !== 'QUEUED') throw refuse(REFUSAL.invalidState, `job is ${snap.state}`);
-        if (Date.parse(snap.availableAt) > now()) throw refuse(REFUSAL.invalidState, 'job is waiting out a backoff');
-      },
-    },
-  );
-
-  setHandler(
-    resultUpdate,
-    (result: ResultInput) => {
-      const earlier = applied.get(result.leaseId);
-      if (earlier) return earlier.answer;
-      const agentId = snap.agentId;
-      endAttempt('result', false, result);
-      const outcome = { exitCode: result.exitCode, runtimeMs: result.runtimeMs, error: result.error ?? null };
-      if (snap.state === 'CANCELLING') {
-        finish('CANCELLED', outcome);
-      } else if (result.exitCode === 0 && !result.error) {
-        finish('SUCCEEDED', outcome);
-      } else if (++exitFailures < spec.retry.maxAttempts) {
-        requeue(spec.retry.backoffSeconds * 1000 * 2 ** (exitFailures - 1));
-      } else {
-        finish('FAILED', { ...outcome, failureReason: result.error ? 'agent_error' : 'exit_code' });
-      }
-      const reply = answer(result.leaseId);
-      applied.set(result.leaseId, { answer: reply, agentId });
-      return reply;
-    },
-    {
-      validator: (result: ResultInput) => {
-        const otherAgent = (holder: string | null) => result.agentId !== undefined && result.agentId !== holder;
-        const earlier = applied.get(result.leaseId);
-        if (earlier) {
-          if (otherAgent(earlier.agentId)) throw refuse(REFUSAL.notAssigned, 'lease was not handed to this agent');
-          return;
-        }
-        if (!isLive(snap.state) || result.leaseId !== snap.leaseId || otherAgent(snap.agentId)) throw refuse(REFUSAL.notAssigned, 'lease does not hold the job');
-      },
-    },
-  );
-
-  setHandler(
-    cancelUpdate,
-    () => {
-      if (snap.state === 'QUEUED') {
-        finish('CANCELLED');
-      } else if (snap.state === 'RUNNING') {
-        cancelRequestedAt = now();
-        endAttempt('cancelled', true);
-        transition({ state: 'CANCELLING' });
-      }
-      return answer(snap.leaseId);
-    },
-    {
-      validator: () => {
-        if (isTerminal(snap.state)) throw refuse(REFUSAL.invalidState, `job is already ${snap.state}`);
-      },
-    },
-  );
-
-  setHandler(recheckAgentSignal, () => {
-    recheckRequested = true;
-  });
-
-  setHandler(withdrawLeaseSignal, ({ leaseId }) => {
-    withdrawn.add(leaseId);
-    if (snap.leaseId !== leaseId || applied.has(leaseId)) return;
-    if (snap.state === 'RUNNING') {
-      endAttempt('undelivered', false);
-      requeue(0);
-    } else if (snap.state === 'CANCELLING') {
-      finish('CANCELLED');
-    }
-  });
-
-  const project = async () => {
-    const target = snap;
-    // Every end of the run: writing them again is harmless, and a lost write is made good.
-    await projectJob({ snapshot: target, workspaceId: spec.workspaceId, attemptEnds: [...ends] });
-    written = Math.max(written, target.version);
-  };
+  setHandler(stateQuery, () => m.view());
+  setHandler(assignUpdate, (a) => settle(m.assign(a, Date.now())), { validator: (a) => refuse(m.refuseAssign(a, Date.now())) });
+  setHandler(resultUpdate, (r) => settle(m.result(r, Date.now())), { validator: (r) => refuse(m.refuseResult(r)) });
+  setHandler(cancelUpdate, () => settle(m.cancel(Date.now())), { validator: () => refuse(m.refuseCancel()) });
+  setHandler(recheckAgentSignal, () => m.recheck());
+  setHandler(withdrawLeaseSignal, ({ leaseId }) => show(m.withdrawLease(leaseId, Date.now())));
 
   // One timer at a time, for the deadline the run waits on now. It is cancelled when the run
   // moves on to wait for another, but left alone when the run completes: a completed run drops
   // its timers, and a cancelled one would cost a history event on every job.
   let timer: { at: number; scope: CancellationScope; fired: boolean } | undefined;
-  /** Waits for a change of state or until `at`; true when something changed. */
+  /** Waits for a change of state (or a recheck) or until `at`; true when something changed. */
   const waitUntil = async (at: number): Promise<boolean> => {
-    const version = snap.version;
-    const changed = () => snap.version !== version || recheckRequested;
+    const version = m.version;
     if (timer && timer.at !== at && !timer.fired) timer.scope.cancel();
     if (!timer || timer.at !== at) {
       const armed = { at, scope: new CancellationScope(), fired: false };
-      armed.scope.run(() => sleep(Math.max(1, at - now()))).then(
+      armed.scope.run(() => sleep(Math.max(1, at - Date.now()))).then(
         () => (armed.fired = true),
         () => undefined,
       );
       timer = armed;
     }
     const current = timer;
-    await condition(() => changed() || current.fired);
-    return changed();
+    await condition(() => m.changedSince(version) || current.fired);
+    return m.changedSince(version);
   };
 
-  const watchCancelling = async () => {
-    // The agent confirms with its result; without one, the grace ends it.
-    const graceAt = cancelRequestedAt + timings.cancelGraceMs;
-    if (now() >= graceAt) return finish('CANCELLED');
-    recheckRequested = false;
-    await waitUntil(graceAt);
+  const project = async (write: ProjectJobInput) => {
+    await projectJob(write);
+    m.projected(write.snapshot.version);
+  };
+  /** A cancelling or running job: its liveness check, a move of its own, or a wait. */
+  const watch = async (step: Step) => {
+    if (step.kind === 'check') {
+      const after = m.checked(await checkAttempt(step.input), Date.now());
+      if (!after) return;
+      step = after;
+    }
+    if (step.kind === 'moved') show(step.move);
+    else if (step.kind === 'wait') await waitUntil(step.until);
   };
 
-  const watchRunning = async () => {
-    if (recheckRequested || now() >= nextAgentCheckAt) {
-      recheckRequested = false;
-      const version = snap.version;
-      const check = await checkAttempt({ leaseId: snap.leaseId!, lostAfterMs: timings.agentLostAfterMs });
-      if (snap.version !== version) return;
-      if (check.deregistered) {
-        endAttempt('deregistered', true);
-        return requeue(0);
-      }
-      drainDeadlineAt = check.msUntilDrainDeadline === null ? null : now() + check.msUntilDrainDeadline;
-      nextAgentCheckAt = now() + Math.max(check.msUntilLost, 0);
-      if (check.msUntilLost <= 0) return onAgentLost();
-    }
-    if (drainDeadlineAt !== null && now() >= drainDeadlineAt) {
-      endAttempt('drain_deadline', true);
-      return requeue(0);
-    }
-    const timeoutAt = Date.parse(snap.startedAt!) + spec.timeoutSeconds * 1000;
-    if (now() >= timeoutAt) {
-      endAttempt('timeout', true);
-      return finish('TIMED_OUT', { failureReason: 'timeout' });
-    }
-    const deadlines = [nextAgentCheckAt, timeoutAt];
-    if (drainDeadlineAt !== null) deadlines.push(drainDeadlineAt);
-    await waitUntil(Math.min(...deadlines));
-  };
-
-  const onAgentLost = () => {
-    endAttempt('agent_lost', true);
-    if (++agentLosses >= timings.agentLossMaxAttempts) {
-      finish('FAILED', { failureReason: 'agent_lost' });
+  // Keep each await as deep as it is: within one activation, an Update's answer and this loop's
+  // next command are ordered by microtask ticks, and the recorded histories hold that order.
+  for (let step = m.next(Date.now()); step.kind !== 'done'; step = m.next(Date.now())) {
+    if (step.kind === 'project') {
+      await project(step.write);
+    } else if (step.kind === 'idle') {
+      const version = m.version;
+      await condition(() => m.version !== version);
+    } else if (step.kind === 'backoff') {
+      // Backoff over: write the row again so waiting agents are woken and it is claimable.
+      if (!(await waitUntil(step.until))) show(m.backoffOver());
     } else {
-      requeue(timings.agentLossBackoffMs * 2 ** (agentLosses - 1));
-    }
-  };
-
-  for (;;) {
-    if (snap.version > written) await project();
-    if (snap.version > written) continue;
-    if (isTerminal(snap.state)) break;
-    if (snap.state === 'QUEUED') {
-      recheckRequested = false;
-      const availableAt = Date.parse(snap.availableAt);
-      if (availableAt > now()) {
-        // Backoff over: write the row again so waiting agents are woken and it is claimable.
-        if (!(await waitUntil(availableAt))) transition({});
-      } else {
-        const version = snap.version;
-        await condition(() => snap.version !== version);
-      }
-    } else if (snap.state === 'CANCELLING') {
-      await watchCancelling();
-    } else {
-      await watchRunning();
+      await watch(step);
     }
   }
   await condition(allHandlersFinished);
-  const final: Transition = { snapshot: snap, ends };
-  if (snap.state === 'FAILED' || snap.state === 'TIMED_OUT') {
-    const type = snap.state === 'FAILED' ? RUN_FAILURE.failed : RUN_FAILURE.timedOut;
-    throw ApplicationFailure.create({ type, message: `job ${snap.state.toLowerCase().replace('_', ' ')}: ${snap.failureReason}`, nonRetryable: true, details: [final] });
-  }
-  return final;
+  const { transition, failure } = m.final();
+  if (failure) throw ApplicationFailure.create({ ...failure, nonRetryable: true, details: [transition] });
+  return transition;
 }

@@ -1,3 +1,5 @@
+import { isLost } from './liveness';
+
 export type AgentState = 'ONLINE' | 'DRAINING' | 'DRAINED' | 'OFFLINE';
 
 export interface Agent {
@@ -15,12 +17,13 @@ export interface Agent {
   createdAt: string;
 }
 
+/** An agent row read with its silence (`agentSilence`, liveness.ts): OFFLINE is decided on the database's clock. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function agentFromRow(r: any, lostAfterMs: number, now = Date.now()): Agent {
+export function agentFromRow(r: any, lostAfterMs: number): Agent {
   const running: string[] = r.running_jobs ?? [];
   const lastHeartbeat = new Date(r.last_heartbeat_at);
   let state: AgentState = 'ONLINE';
-  if (now - lastHeartbeat.getTime() > lostAfterMs) state = 'OFFLINE';
+  if (isLost(Number(r.silent_ms), lostAfterMs)) state = 'OFFLINE';
   else if (r.drain) state = running.length > 0 ? 'DRAINING' : 'DRAINED';
   return {
     id: r.id,

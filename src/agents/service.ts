@@ -9,16 +9,17 @@ import type { CredentialCache } from '../auth/credential-cache';
 import type { Principal } from '../auth/principal';
 import { appendAudit } from '../audit/log';
 import { auditBy } from '../auth/authorize';
-import { holdsLease } from '../jobs/lease';
+import { heartbeatAttempts } from '../jobs/heartbeats';
 import type { Transitions } from '../jobs/transitions';
-import { type Job, jobFromRow } from '../jobs/record';
+import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { createGate } from '../shared/gate';
 import { prepared } from '../db/prepared';
-import { type Assignment, claimOne } from './claim';
+import { type Assignment, claimOne } from '../jobs/dispatch';
+import { agentSilence } from './liveness';
 import { type Agent, agentFromRow } from './record';
 
 export interface AgentsDeps {
@@ -112,7 +113,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
   }
 
   async function getAgent(id: string): Promise<Agent> {
-    const row = await db('agents').where({ id }).first('*', db.raw(RUNNING_JOBS));
+    const row = await db('agents').where({ id }).first('*', db.raw(RUNNING_JOBS), db.raw(agentSilence()));
     return agentFromRow(row, lostAfterMs);
   }
 
@@ -166,21 +167,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
           .returning('drain');
         if (!touched) throw notFound('node');
         drain = touched.drain;
-        // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
-        await trx('jobs').whereIn('id', running).where({ workspace_id: node.workspace_id }).forShare().select('id');
-        await trx('job_attempts')
-          .where({ agent_id: node.id })
-          .whereIn('job_id', running)
-          .whereNull('ended_at')
-          .update({ last_heartbeat_at: trx.fn.now() });
-        // Kept: jobs this node's lease still holds, unless a cancel asks the agent to stop them.
-        const held = await trx('job_attempts as a')
-          .join('jobs as j', (j) => j.on('j.id', 'a.job_id').andOn('j.lease_id', 'a.lease_id'))
-          .where({ 'a.agent_id': node.id })
-          .whereIn('a.job_id', running)
-          .whereNull('a.ended_at')
-          .select('j.state', 'j.lease_id', 'j.agent_id', 'a.job_id', 'a.lease_id as attempt_lease');
-        return new Set<string>(held.filter((h) => h.state !== 'CANCELLING' && holdsLease(h, h.attempt_lease, node.id)).map((h) => h.job_id));
+        return heartbeatAttempts(trx, node, running);
       });
       return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },
@@ -246,7 +233,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       const written = await transitions.result(report.jobId, node.workspace_id, {
         leaseId: report.leaseId, agentId: node.id, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error,
       });
-      return jobFromRow(written ?? (await db('jobs').where({ id: report.jobId }).first()));
+      return jobFromRow(written ?? (await db('jobs').where({ id: report.jobId }).first(db.raw(JOB_COLUMNS))));
     },
 
     async drain(principal: Principal, body: { nodeId: string; enable: boolean; deadlineSeconds?: number }): Promise<Agent> {
@@ -304,7 +291,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     async list(principal: Principal, page: PageRequest) {
       const q = db('agents').where({ workspace_id: principal.workspaceId }).whereNull('deregistered_at');
       if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'agent', page.cursorParam));
-      const rows = await q.orderBy('id', 'desc').limit(page.limit + 1).select('*', db.raw(RUNNING_JOBS));
+      const rows = await q.orderBy('id', 'desc').limit(page.limit + 1).select('*', db.raw(RUNNING_JOBS), db.raw(agentSilence()));
       const out = pageOf(rows, page.limit, (r) => agentFromRow(r, lostAfterMs));
       return { nodes: out.items, nextCursor: out.nextCursor };
     },

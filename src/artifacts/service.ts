@@ -10,7 +10,7 @@ import { holdsLease } from '../jobs/lease';
 import { downloadPath, uploadPath } from './url-paths';
 
 // Artifacts of a job: stored in object storage under workspace/job/id, recorded in `artifacts`,
-// summarized on the job row. Every byte moves through URLs that authorize themselves.
+// listed with the job when it is read (the job row keeps no copy). Every byte moves through URLs that authorize themselves.
 
 const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_ARTIFACTS_PER_JOB = 1000;
@@ -73,19 +73,6 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
   // PUBLIC_URL when the API sits behind a proxy; else the origin the caller reached us at.
   const base = (requestOrigin: string) => config.http.publicUrl?.replace(/\/$/, '') ?? requestOrigin;
 
-  /** Rewrites the job row's summary from the artifacts table, in the caller's transaction. */
-  const summarize = (trx: Knex.Transaction, jobId: string) =>
-    trx.raw(
-      `UPDATE jobs SET artifacts = (
-         SELECT coalesce(jsonb_agg(jsonb_build_object(
-           'id', a.id, 'name', a.name, 'size', a.size, 'sha256', a.sha256,
-           'createdAt', to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-         ) ORDER BY a.created_at, a.id), '[]'::jsonb)
-         FROM artifacts a WHERE a.job_id = ?)
-       WHERE id = ?`,
-      [jobId, jobId],
-    );
-
   return {
     /** The upload URL a poll hands an agent with each job: `{id}` is the agent's to fill. */
     uploadTemplate(origin: string, job: { id: string; timeoutSeconds: number }, leaseId: string): string {
@@ -147,8 +134,7 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       artifactBytes.inc({ direction: 'upload' }, stored.size);
       const kept = await db.transaction(async (trx) => {
         // One commit per job at a time: uploads that all passed the early count cannot all land
-        // past the cap, and two commits never each hold the job row's share lock while waiting to
-        // update that row (a deadlock, answered 500).
+        // past the cap.
         await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_ARTIFACT_COMMIT, input.jobId]);
         if (input.lease) {
           const now = await trx('jobs').where({ id: input.jobId }).forShare().first('lease_id', 'agent_id', 'state');
@@ -160,7 +146,6 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
           .insert({ job_id: input.jobId, id: input.id, workspace_id: job.workspace_id, name, size: stored.size, sha256: stored.sha256, content_type: contentType, object_key: objectKey, lease_id: input.lease ?? null })
           .onConflict(['job_id', 'id'])
           .merge(['name', 'size', 'sha256', 'content_type', 'object_key', 'lease_id', 'created_at']);
-        await summarize(trx, input.jobId);
         return { kept: true as const, replaced: earlier?.object_key as string | undefined };
       });
       if (!kept.kept) {

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import { authorize } from '../auth/authorize';
 import type { Principal } from '../auth/principal';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { auditRecordOf } from './log';
@@ -17,7 +16,10 @@ export interface AuditFilter {
 /** Rows an export reads per page: its memory is bounded by this, not by the log. */
 const EXPORT_PAGE = 500;
 
-export function createAuditQuery({ db }: { db: Knex }) {
+/** The role rule, checked and audited by auth (injected: auth writes the audit log, so audit does not import it). */
+export type Authorize = (p: Principal, action: 'audit.read', target: { type: string; id: string }) => Promise<void>;
+
+export function createAuditQuery({ db, authorize }: { db: Knex; authorize: Authorize }) {
   const matching = (workspaceId: string, f: AuditFilter) => {
     const q = db('audit_log').where({ workspace_id: workspaceId });
     if (f.actor) q.where({ actor_id: f.actor });
@@ -32,7 +34,7 @@ export function createAuditQuery({ db }: { db: Knex }) {
   return {
     /** Newest first. */
     async list(p: Principal, f: AuditFilter, page: PageRequest) {
-      await authorize(db, p, 'audit.read', target(p));
+      await authorize(p, 'audit.read', target(p));
       const q = matching(p.workspaceId, f);
       if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'aud', 'pageToken'));
       return pageOf(await q.orderBy('id', 'desc').limit(page.limit + 1), page.limit, auditRecordOf);
@@ -46,7 +48,7 @@ export function createAuditQuery({ db }: { db: Knex }) {
      * its end. Destroy the stream to stop early.
      */
     async export(p: Principal, f: AuditFilter, o: { stillValid: () => Promise<boolean> }): Promise<Readable> {
-      await authorize(db, p, 'audit.read', target(p));
+      await authorize(p, 'audit.read', target(p));
       const { last } = (await db('audit_log').where({ workspace_id: p.workspaceId }).max('id as last').first()) as { last: string | null };
       const page = async (after: string | null): Promise<Array<Record<string, unknown>>> => {
         if (last === null) return [];

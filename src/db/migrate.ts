@@ -14,6 +14,8 @@ import * as agentDeregistration from './migrations/20261126010000_agent_deregist
 import * as webhooks from './migrations/20261127000000_webhooks';
 import * as openJobsIndex from './migrations/20261128000000_open_jobs_index';
 import * as workspaceCreators from './migrations/20261129010000_add_workspace_creators';
+import * as jobLogState from './migrations/20261130000000_create_job_log_state';
+import * as dropJobArtifactsCopy from './migrations/20261130010000_drop_job_artifacts_copy';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -33,6 +35,8 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261127000000_webhooks': webhooks,
   '20261128000000_open_jobs_index': openJobsIndex,
   '20261129010000_add_workspace_creators': workspaceCreators,
+  '20261130000000_create_job_log_state': jobLogState,
+  '20261130010000_drop_job_artifacts_copy': dropJobArtifactsCopy,
 };
 
 const source: Knex.MigrationSource<string> = {

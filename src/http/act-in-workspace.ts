@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
-import type { CredentialCache } from '../auth/credential-cache';
 import type { Principal } from '../auth/principal';
-import { roleOf } from '../auth/users';
+import type { AuthService } from '../auth/service';
 import { AppError, notFound } from '../shared/errors';
 import { principalOf } from './authenticate';
 
@@ -21,8 +19,7 @@ export const WorkspaceHeader = z.string().regex(WORKSPACE_ID).optional();
  * list and create workspaces) until it names one it belongs to.
  */
 export function actInWorkspace(
-  db: Knex,
-  cache: CredentialCache,
+  auth: AuthService,
   o: { fromPath?: RegExp; budgetPerWorkspace?: boolean; actsNowhere?: (ctx: Context) => boolean } = {},
 ): Middleware {
   return async (ctx, next) => {
@@ -37,7 +34,7 @@ export function actInWorkspace(
     let acting: Principal = p;
     if (wanted !== p.workspaceId) {
       if (!WORKSPACE_ID.test(wanted) || p.credential !== 'jwt' || !p.userId) throw notFound('Workspace');
-      const role = await cache.memberRole(p.userId, wanted, () => roleOf(db, p.userId!, wanted));
+      const role = await auth.roleOf(p.userId, wanted);
       if (!role) throw notFound('Workspace');
       acting = { ...acting, workspaceId: wanted, role };
     } else if (p.credential === 'jwt' && !p.role && !o.actsNowhere?.(ctx)) {

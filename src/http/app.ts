@@ -1,20 +1,23 @@
-import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Knex } from 'knex';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { docsRoutes } from './docs';
 import { type HealthDeps, healthRoutes } from './health-routes';
+import { mountSurface } from './mount';
 import { buildDocument, newRegistry } from './openapi';
 import { requestContext } from './request-context';
 import type { RouteInfo } from './route-table';
+import { newRouter } from './router';
 import { surfaceA } from './surface-a';
 import { surfaceB } from './surface-b';
 
-/** Mounts both surfaces and the routes outside them (health, the OpenAPI documents, the docs page). */
-export function createApp({ services, config, log, db, health }: { services: Services; config: Config; log: Logger; db: Knex; health: HealthDeps }): { app: Koa; routes: RouteInfo[] } {
+/**
+ * Mounts each surface's app at its prefix, and the routes outside them (health, the one OpenAPI
+ * document of both, the docs page).
+ */
+export function createApp({ services, config, log, health }: { services: Services; config: Config; log: Logger; health: HealthDeps }): { app: Koa; routes: RouteInfo[] } {
   const app = new Koa();
   app.proxy = config.http.trustProxy;
   // A client closing a stream (SSE reader gone, long poll abandoned) is normal, not an error.
@@ -26,12 +29,12 @@ export function createApp({ services, config, log, db, health }: { services: Ser
   // Bodies are read only after the caller is known and within budget: an anonymous client cannot
   // make us buffer a megabyte, and a bad credential costs no parsing.
   const json = bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' });
-  const deps = { services, config, log, db, json, registry };
+  const deps = { services, config, log, json, registry };
   const a = surfaceA(deps);
   const b = surfaceB(deps);
   const document = buildDocument(registry);
 
-  const open = new Router();
+  const open = newRouter();
   const serveDocument = (ctx: Koa.Context) => {
     ctx.state.raw = true;
     ctx.body = document;
@@ -50,6 +53,9 @@ export function createApp({ services, config, log, db, health }: { services: Ser
   app.use(open.routes());
   app.use(healthRoutes(health).routes());
   app.use(docsRoutes().routes());
-  for (const m of [...a.middleware, ...b.middleware]) app.use(m);
+  // Whatever the case of its prefix, a request under /api or /v0 is its surface's to answer: a
+  // path in the wrong case is that surface's 404, in its format (mountSurface).
+  app.use(mountSurface('/api', a.app));
+  app.use(mountSurface('/v0', b.app));
   return { app, routes: [...a.routes, ...b.routes] };
 }

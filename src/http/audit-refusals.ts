@@ -1,7 +1,6 @@
-import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
-import { appendAudit } from '../audit/log';
 import type { Principal } from '../auth/principal';
+import type { AuthService } from '../auth/service';
 import { AppError } from '../shared/errors';
 import type { ActionOf } from './authenticate';
 
@@ -14,19 +13,18 @@ const PATH_MAX = 256;
  * under the action it names (`details.action`) or else its route's, on its own: there is no change
  * for it to join.
  */
-export function auditRefusals(db: Knex, actionOf: ActionOf): Middleware {
+export function auditRefusals(auth: AuthService, actionOf: ActionOf): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
       const p = ctx.state.principal as Principal | undefined;
       if (p && err instanceof AppError && err.code === 'auth.forbidden' && !err.audited) {
-        await appendAudit(db, {
+        await auth.recordRefusal({
           workspaceId: p.workspaceId,
           actor: p.actor,
           action: typeof err.details?.action === 'string' ? err.details.action : actionOf(ctx),
           target: { type: 'request', id: `${ctx.method} ${ctx.path}`.slice(0, PATH_MAX) },
-          outcome: 'denied',
           origin: p.origin,
           details: { status: 403, reason: err.message },
         });

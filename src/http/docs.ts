@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors';
+import { newRouter } from './router';
 
 // The human-readable docs: Swagger UI (from the swagger-ui-dist package, served by us: no CDN)
 // renders the OpenAPI document, above it the problem types of the error vocabulary, each at the
@@ -136,7 +137,7 @@ export function docsRoutes(): Router {
     'docs.js': asset(INIT_JS, 'text/javascript; charset=utf-8'),
     'docs.css': asset(DOCS_CSS, 'text/css; charset=utf-8'),
   };
-  const router = new Router();
+  const router = newRouter();
   for (const prefix of ['/api', '/v0']) {
     const href = (name: string) => `${prefix}/docs/assets/${name}?v=${assets[name].hash}`;
     const html = asset(page(prefix, href), 'text/html; charset=utf-8');

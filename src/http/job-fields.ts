@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Job } from '../jobs/record';
+import { type Job, publicFieldsOf } from '../jobs/record';
 
 // The job record both surfaces render (CONTRACT §3): the same fields, but for the three each
 // surface names its own way (A: job_id, lower-case state, nodeId; B: id, state as written, agentId).
@@ -25,23 +25,5 @@ export const JobFields = z.object({
 });
 
 export function jobFields(job: Job): z.input<typeof JobFields> {
-  return {
-    type: job.type,
-    command: job.command,
-    labels: job.labels,
-    selector: job.selector,
-    timeoutSeconds: job.timeoutSeconds,
-    priority: job.priority,
-    pool: job.pool,
-    retry: job.retry,
-    attempt: job.attempt,
-    createdAt: job.createdAt,
-    startedAt: job.startedAt,
-    finishedAt: job.finishedAt,
-    exitCode: job.exitCode,
-    runtimeMs: job.runtimeMs,
-    failureReason: job.failureReason,
-    error: job.error,
-    artifacts: job.artifacts,
-  };
+  return publicFieldsOf(job);
 }

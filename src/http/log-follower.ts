@@ -1,12 +1,10 @@
 import { sseStreamsOpen } from '../metrics/registry';
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import type { JobState } from '../../workflows/definitions';
-import { credentialStillValid } from './authenticate';
 import { credentialSlots } from './credential-slots';
 import { lastEventIdOf, streamJobLogs } from './log-stream';
 
@@ -15,7 +13,7 @@ import { lastEventIdOf, streamJobLogs } from './log-stream';
  * streams per credential at once, each closed when its credential is revoked or expires. The
  * caller has checked the job is the principal's.
  */
-export function logFollower(o: { services: Services; config: Config; log: Logger; db: Knex; renderState: (s: JobState) => string }) {
+export function logFollower(o: { services: Services; config: Config; log: Logger; renderState: (s: JobState) => string }) {
   const streams = credentialSlots('log streams', o.config.limits.sseStreamsPerCredential);
   return (ctx: Context, principal: Principal, jobId: string, follow: boolean): void => {
     const afterSeq = lastEventIdOf(ctx);
@@ -28,7 +26,7 @@ export function logFollower(o: { services: Services; config: Config; log: Logger
       release();
     };
     streamJobLogs(ctx, jobId, afterSeq, {
-      credentialValid: () => credentialStillValid(o.db, o.services.credentials, principal),
+      credentialValid: () => o.services.auth.stillValid(principal),
       credentialExpiresAt: principal.expiresAt,
       onClose,
       logs: o.services.logs,

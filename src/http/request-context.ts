@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { logContext } from '../log-context';
+import { logContext } from '../logging/context';
 import { httpDuration, httpRequests, rateLimitRefusals } from '../metrics/registry';
 
 /** An ID a caller may choose: printable, no spaces, short enough to log. Anything else is replaced. */

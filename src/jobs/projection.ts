@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { NOTIFY } from '../db/channels';
-import { newEventId, transitionEventsInsert } from '../webhooks/outbox';
+import { newEventId, transitionEventsInsert } from './outbox';
+import { artifactsOf } from './record';
 import type { JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 
 /**
@@ -60,7 +61,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
        UNION ALL
        SELECT pg_notify(?, ?) FROM u WHERE ?::boolean
      )
-     SELECT u.*, (SELECT count(*) FROM n) AS notified FROM u`,
+     SELECT u.*, ${artifactsOf('u.id')} AS artifacts, (SELECT count(*) FROM n) AS notified FROM u`,
     [
       s.jobId, s.version,
       ...columns.map(([, value]) => value),

@@ -35,11 +35,24 @@ export interface Job {
  * The columns a Job is made of. Named rather than `*` where a statement is prepared once per
  * connection: a migration that adds a column then leaves the prepared statements valid.
  */
-export const JOB_COLUMNS = [
+export const JOB_COLUMN_NAMES = [
   'id', 'workspace_id', 'type', 'command', 'state', 'labels', 'selector', 'env', 'timeout_seconds', 'priority', 'pool', 'retry',
-  'resources', 'artifacts_spec', 'artifacts', 'attempt', 'created_at', 'started_at', 'finished_at', 'exit_code', 'runtime_ms',
+  'resources', 'artifacts_spec', 'attempt', 'created_at', 'started_at', 'finished_at', 'exit_code', 'runtime_ms',
   'agent_id', 'lease_id', 'failure_reason', 'error', 'version',
-].join(', ');
+] as const;
+
+/**
+ * SQL: what a job's attempts uploaded, as its record lists them, read from the artifacts table
+ * (which src/artifacts owns; the job row keeps no copy). `jobId` is the SQL of the job's id.
+ */
+export const artifactsOf = (jobId: string) =>
+  `(SELECT coalesce(jsonb_agg(jsonb_build_object(
+      'id', a.id, 'name', a.name, 'size', a.size, 'sha256', a.sha256,
+      'createdAt', to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    ) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM artifacts a WHERE a.job_id = ${jobId})`;
+
+/** The select list of a Job read from `jobs` (unaliased). */
+export const JOB_COLUMNS = [...JOB_COLUMN_NAMES, `${artifactsOf('jobs.id')} AS artifacts`].join(', ');
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
@@ -72,5 +85,32 @@ export function jobFromRow(r: any): Job {
     failureReason: r.failure_reason,
     error: r.error,
     version: r.version,
+  };
+}
+
+/**
+ * The fields a job shows outside the service, whoever shows it (both surfaces, webhook events;
+ * CONTRACT §3), but for the three each names its own way (its ID, its state, its agent). Never
+ * its env.
+ */
+export function publicFieldsOf(job: Job) {
+  return {
+    type: job.type,
+    command: job.command,
+    labels: job.labels,
+    selector: job.selector,
+    timeoutSeconds: job.timeoutSeconds,
+    priority: job.priority,
+    pool: job.pool,
+    retry: job.retry,
+    attempt: job.attempt,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+    exitCode: job.exitCode,
+    runtimeMs: job.runtimeMs,
+    failureReason: job.failureReason,
+    error: job.error,
+    artifacts: job.artifacts,
   };
 }

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { type AuditEntry, appendAudit } from '../audit/log';
+import { type AuditEntry, appendAudit, auditInsertFromPending } from '../audit/log';
+import { NOTIFY } from '../db/channels';
+import { createdEventInsert, newEventId } from './outbox';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
@@ -9,14 +11,21 @@ import { applyProjection } from './projection';
 import { createTurns } from './turns';
 import type { Config } from '../config';
 
+const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
+const CREATED_EVENT = createdEventInsert('started');
+
 /** Who asked for a change: its audit entry's actor and origin. */
 export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
+
+/** Live jobs whose attempt has gone silent (src/agents/liveness.ts, injected: agents depends on jobs, not back). */
+export type SilentAttempts = (db: Knex, o: { liveStates: readonly string[]; silentForMs: number; limit: number }) => Promise<Array<{ id: string; workspace_id: string }>>;
 
 export interface TransitionsDeps {
   db: Knex;
   workflows: JobWorkflowClient;
   config: Config;
   log: Logger;
+  silentAttempts: SilentAttempts;
 }
 
 /**
@@ -29,7 +38,7 @@ export interface TransitionsDeps {
  * from the run itself; every path that can notice calls it: a repeated result or cancel (the
  * caller retries what it got no answer to), a claim the workflow refuses, and the reconciler.
  */
-export function createTransitions({ db, workflows, config, log }: TransitionsDeps) {
+export function createTransitions({ db, workflows, config, log, silentAttempts }: TransitionsDeps) {
   const turns = createTurns({ changesMax: config.limits.changesInFlightMax, retryAfterSeconds: config.dependencyRetryAfterSeconds });
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
     applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
@@ -67,6 +76,27 @@ export function createTransitions({ db, workflows, config, log }: TransitionsDep
   return {
     /** Who goes first among this instance's Temporal calls (submits take their turn with `turns.change`). */
     turns,
+
+    /**
+     * A submitted job comes to be: its row, inserted unacknowledged by the submit, becomes visible
+     * once its workflow exists, with the submit's audit entry and its `job.created` event, in one
+     * statement, so one round trip on the submit's critical path and the entry exactly when the
+     * job is acknowledged (by the submit or by the reconciler); the NOTIFY goes out on commit.
+     * `gone` means no row is left to mark.
+     */
+    async create(jobId: string, workspaceId: string): Promise<'marked' | 'already' | 'gone'> {
+      const { rows } = await db.raw(
+        `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
+                          RETURNING *, id AS target_id, submitted_by AS pending),
+         audited AS (${AUDIT_SUBMIT}),
+         created AS (${CREATED_EVENT}),
+         n AS (SELECT pg_notify(?, ?) FROM started)
+         SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`,
+        [jobId, newEventId(), NOTIFY.jobQueued, workspaceId, jobId],
+      );
+      if (Number(rows[0].marked) > 0) return 'marked';
+      return rows[0].present ? 'already' : 'gone';
+    },
 
     /**
      * Hands a reserved job to an agent. 409 `job.invalid_state` when the workflow refuses (the job
@@ -142,12 +172,7 @@ export function createTransitions({ db, workflows, config, log }: TransitionsDep
         .where('claimed_until', '<', db.raw("now() - interval '5 seconds'"))
         .limit(limit)
         .select('id', 'workspace_id');
-      const silent = await db('jobs as j')
-        .join('job_attempts as a', 'a.lease_id', 'j.lease_id')
-        .whereIn('j.state', LIVE_STATES)
-        .where(db.raw('coalesce(a.last_heartbeat_at, a.assigned_at)'), '<', db.raw('now() - make_interval(secs => ?)', [o.silentForMs / 1000]))
-        .limit(limit)
-        .select('j.id', 'j.workspace_id');
+      const silent = await silentAttempts(db, { liveStates: LIVE_STATES, silentForMs: o.silentForMs, limit });
       const cancelled = await workflows.closedSince(o.closedSince, 'CANCELLED', limit);
       const unseen = cancelled.length
         ? await db('jobs').whereIn('id', cancelled).whereNot('state', 'CANCELLED').select('id', 'workspace_id')

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config';
 import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrate';
-import { createLogger } from '../log';
+import { createLogger } from '../logging/logger';
 import { startServiceProcess } from '../runtime/service-process';
 import { runUntilSignal } from './run-until-signal';
 

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config';
-import { createLogger } from '../log';
+import { createLogger } from '../logging/logger';
 import { startServiceProcess } from '../runtime/service-process';
 import { installSdkRuntime } from '../runtime/sdk-runtime';
 import { runUntilSignal } from './run-until-signal';

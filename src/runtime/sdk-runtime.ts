@@ -1,7 +1,7 @@
 import { type LogLevel, type LogMetadata, Runtime } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { logContext } from '../log-context';
+import { logContext } from '../logging/context';
 
 /**
  * Installs the Temporal SDK's runtime for a worker process: its log lines (workflow logs carry

@@ -5,18 +5,18 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../shared/errors';
+import { StartOutcomeUnknownError, WorkflowClosedError, grpcCodeOf, neverSent, NOT_APPLIED, translateError } from './grpc-errors';
+
 import {
   type AssignInput,
   type JobSnapshot,
   type JobWorkflowInput,
   type ResultInput,
   type Transition,
-  REFUSAL,
   assignUpdate,
   cancelUpdate,
   recheckAgentSignal,
@@ -25,6 +25,8 @@ import {
   withdrawLeaseSignal,
 } from '../../workflows/definitions';
 import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../../workflows/search-attributes';
+
+export { StartOutcomeUnknownError, WorkflowClosedError } from './grpc-errors';
 
 /** A job's workflow ID is the job ID itself: paste it into the Temporal UI and find the job. */
 export const workflowIdOf = (jobId: string) => jobId;
@@ -51,35 +53,6 @@ function detailsOf(spec: { workspaceId: string; labels: Record<string, string> }
 const asTransition = (answer: Transition | JobSnapshot): Transition =>
   'snapshot' in answer ? answer : { snapshot: answer, ends: [] };
 
-/** The job's workflow has closed (or never started): the caller falls back to the read model. */
-export class WorkflowClosedError extends Error {}
-
-/**
- * A start failed in a way that leaves its outcome unknown (a deadline, a dropped connection, an
- * internal error): the workflow may exist. Only the reconciler, later, can tell.
- */
-export class StartOutcomeUnknownError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super('dependency.unavailable', 'The workflow service did not confirm the submit; it is being settled', undefined, retryAfterSeconds);
-  }
-}
-
-// gRPC codes after which the server certainly did not create the workflow.
-const NOT_APPLIED = new Set([3 /* INVALID_ARGUMENT */, 5, 6, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9, 11, 12, 16]);
-// gRPC's own account of a call that never left this process: no connection could be made, or
-// the deadline passed before one was (grpc-js names the stage it was waiting in; a sent call
-// names its remote_addr).
-const NEVER_SENT = /Connection refused|ECONNREFUSED|tcp connect error|waiting for (metadata filters|LB pick|name resolution)/i;
-const neverSent = (err: unknown): boolean => {
-  const text = `${(err as Error)?.message ?? ''} ${String((err as { cause?: unknown })?.cause ?? '')}`;
-  return NEVER_SENT.test(text) && !/remote_addr=/.test(text);
-};
-const grpcCodeOf = (err: unknown): number | undefined => {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
-  return typeof code === 'number' ? code : undefined;
-};
-
 const CALL_BUDGET_MS = 10_000;
 const PROBE_BUDGET_MS = 1_000;
 
@@ -91,19 +64,10 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
   // After Temporal proved unreachable, calls fail at once until the Retry-After we gave has
   // passed: during an outage requests do not each hang for the whole call budget.
   let unreachableUntil = 0;
-  const translate = (err: unknown): never => {
-    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-      const type = err.cause.type;
-      if (type === REFUSAL.invalidState || type === REFUSAL.notAssigned) throw new AppError(type, err.cause.message);
-    }
-    if (err instanceof WorkflowNotFoundError) throw new WorkflowClosedError(err.message);
-    if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message)) throw new WorkflowClosedError(err.message);
-    if (err instanceof ServiceError || isTransportError(err)) {
-      if (isTransportError(err) || isTransportError((err as Error).cause)) unreachableUntil = Date.now() + retryAfterMs;
-      throw unavailableError(err);
-    }
-    throw err;
-  };
+  const translate = (err: unknown): never =>
+    translateError(err, unavailableError, () => {
+      unreachableUntil = Date.now() + retryAfterMs;
+    });
   const call = async <T>(fn: () => Promise<T>): Promise<T> => {
     if (Date.now() < unreachableUntil) throw unavailableError();
     try {
@@ -256,9 +220,3 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
 }
 
 export type JobWorkflowClient = ReturnType<typeof createJobWorkflowClient>;
-
-function isTransportError(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  // gRPC UNAVAILABLE, DEADLINE_EXCEEDED and connection failures.
-  return code === 14 || code === 4 || (err instanceof Error && /ECONNREFUSED|transport|connect/i.test(err.message));
-}

@@ -9,7 +9,7 @@ import { AppError, notFound } from '../shared/errors';
 import { LEGACY_WEBHOOK_PREFIX, newId } from '../shared/ids';
 import { iso, isoOrNull } from '../shared/time';
 import type { WebhookWorkflows } from '../temporal/webhook-workflow-client';
-import { EVENT_TYPES, type EventType } from './outbox';
+import { EVENT_TYPES, type EventType } from '../jobs/outbox';
 import type { SecretBox } from './secret-box';
 import { newWebhookSecret } from './signing';
 import { type Resolver, TargetRefusedError, checkTarget } from './target-guard';

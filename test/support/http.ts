@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { createApiKey } from '../../src/auth/api-keys';
-import { createWorkspace } from '../../src/auth/workspaces';
+import { createWorkspace } from '../../src/workspaces/rows';
 import { testEnv } from './env';
 
 export interface Reply {

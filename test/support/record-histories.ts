@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -9,15 +10,18 @@ import type { ProjectJobInput } from '../../workflows/definitions';
 import { loadConfig } from '../../src/config';
 import { startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
+import { type WebhookWorkflows, createWebhookWorkflows } from '../../src/temporal/webhook-workflow-client';
 import { type JobSnapshot, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate, withdrawLeaseSignal } from '../../workflows/definitions';
-import { FakeActivities, UNIT_TIMINGS, finalOf, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
+import { laneWorkflowId } from '../../workflows/webhook-definitions';
+import { FakeActivities, FakeWebhookActivities, UNIT_TIMINGS, finalOf, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
 
-// `npm run record:histories`: runs the job workflow through scripted lives on a throw-away
-// Temporal dev server and writes each history to test/fixtures/histories. The replay test then
-// holds every later version of the workflow to these recorded decisions. Re-record only when a
-// change to the workflow is meant to break old histories (and version it with patching instead
-// if runs of the old code may still be open). Names as arguments record only those scenarios and
-// leave the other files as they are: `npm run record:histories -- agent-lost-final`.
+// `npm run record:histories`: runs the job workflow and the webhook delivery workflows through
+// scripted lives on a throw-away Temporal dev server and writes each history to
+// test/fixtures/histories (the webhook runs under webhooks/). The replay test then holds every
+// later version of the workflows to these recorded decisions. Re-record only when a change to a
+// workflow is meant to break old histories (and version it with patching instead if runs of the
+// old code may still be open). Names as arguments record only those scenarios and leave the other
+// files as they are: `npm run record:histories -- agent-lost-final webhooks/redelivery`.
 
 const OUT_DIR = path.resolve(__dirname, '../fixtures/histories');
 type Scenario = (client: Client, taskQueue: string, fake: FakeActivities) => Promise<WorkflowHandle>;
@@ -147,14 +151,73 @@ const ENDS: Record<string, Partial<JobSnapshot>> = {
   'agent-lost-final': { state: 'FAILED', failureReason: 'agent_lost', attempt: UNIT_TIMINGS.agentLossMaxAttempts },
 };
 
-function selectedScenarios(names: string[]): [string, Scenario][] {
-  const unknown = names.filter((n) => !(n in SCENARIOS));
-  if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}; there are ${Object.keys(SCENARIOS).join(', ')}`);
-  return Object.entries(SCENARIOS).filter(([name]) => names.length === 0 || names.includes(name));
+// Webhook delivery: lanes started and woken, and redeliveries started, by the relay's own client.
+type WebhookScenario = (webhooks: WebhookWorkflows, client: Client, fake: FakeWebhookActivities) => Promise<WorkflowHandle>;
+
+let lanes = 0;
+const newLane = () => ({ webhookId: 'wh_rec', jobId: `job_rec${Date.now().toString(36)}${(lanes++).toString(36)}`, workspaceId: 'ws_rec', url: 'https://receiver.example/hooks' });
+const laneHandle = (client: Client, lane: ReturnType<typeof newLane>) => client.workflow.getHandle(laneWorkflowId(lane.webhookId, lane.jobId));
+
+/** A lane woken for a job whose outbox holds `seqs`. */
+async function startLane(webhooks: WebhookWorkflows, client: Client, fake: FakeWebhookActivities, seqs: number[]): Promise<WorkflowHandle> {
+  const lane = newLane();
+  fake.outbox.set(lane.jobId, seqs);
+  await webhooks.wake(lane);
+  return laneHandle(client, lane);
+}
+
+const WEBHOOK_SCENARIOS: Record<string, WebhookScenario> = {
+  // Two events delivered in order; the next read finds nothing and the lane closes.
+  'webhooks/lane-delivered': (webhooks, client, fake) => startLane(webhooks, client, fake, [1, 2]),
+  // The receiver fails each event's first attempt: Temporal retries the activity; the first event
+  // is then delivered, the second's retry window runs out (logged failed) and the lane moves on.
+  'webhooks/lane-retried': (webhooks, client, fake) => {
+    fake.failuresBefore.set(1, 1).set(2, 1);
+    fake.givenUp.add(2);
+    return startLane(webhooks, client, fake, [1, 2]);
+  },
+  // The relay wakes the lane while its read finds nothing: it reads again rather than close.
+  'webhooks/lane-woken-while-reading': async (webhooks, client, fake) => {
+    const lane = newLane();
+    fake.onEmptyRead = async () => {
+      fake.outbox.set(lane.jobId, [1]);
+      await webhooks.wake(lane);
+    };
+    await webhooks.wake(lane);
+    return laneHandle(client, lane);
+  },
+  // `:redeliver`: one more attempt at a logged event, as its own run.
+  'webhooks/redelivery': async (webhooks, client) => {
+    const redeliveryId = `dlv_rec${Date.now().toString(36)}`;
+    await webhooks.redeliver({ webhookId: 'wh_rec', eventSeq: 1, workspaceId: 'ws_rec', redeliveryId });
+    return client.workflow.getHandle(`webhook-redelivery-${redeliveryId}`);
+  },
+};
+
+/** What each webhook run must return; a recording that ends otherwise is not written. */
+const WEBHOOK_ENDS: Record<string, unknown> = {
+  'webhooks/lane-delivered': { succeeded: 2, failed: 0 },
+  'webhooks/lane-retried': { succeeded: 1, failed: 1 },
+  'webhooks/lane-woken-while-reading': { succeeded: 1, failed: 0 },
+  'webhooks/redelivery': 'succeeded',
+};
+
+function selected<T>(scenarios: Record<string, T>, names: string[]): [string, T][] {
+  return Object.entries(scenarios).filter(([name]) => names.length === 0 || names.includes(name));
+}
+
+async function save(name: string, handle: WorkflowHandle, end: string): Promise<void> {
+  const history = await handle.fetchHistory();
+  const file = path.join(OUT_DIR, `${name}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${historyToJSON(history)}\n`);
+  console.log(`${name}: ${end}, ${history.events?.length} events`);
 }
 
 async function main(): Promise<void> {
-  const scenarios = selectedScenarios(process.argv.slice(2));
+  const names = process.argv.slice(2);
+  const unknown = names.filter((n) => !(n in SCENARIOS) && !(n in WEBHOOK_SCENARIOS));
+  if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}; there are ${[...Object.keys(SCENARIOS), ...Object.keys(WEBHOOK_SCENARIOS)].join(', ')}`);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-record-'));
   const stack = await startLocalStack({
@@ -167,25 +230,31 @@ async function main(): Promise<void> {
   });
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address: stack.temporalAddress! });
   const fake = new FakeActivities();
+  const hooks = new FakeWebhookActivities();
   const taskQueue = 'record-histories';
+  const webhooks = createWebhookWorkflows(env.client, { taskQueue, deliveryTimeoutMs: 15_000 });
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: require.resolve('../../workflows'),
-    activities: fake.activities,
+    activities: { ...fake.activities, ...hooks.activities },
   });
   try {
     await worker.runUntil(async () => {
-      fs.mkdirSync(OUT_DIR, { recursive: true });
-      for (const [name, scenario] of scenarios) {
+      for (const [name, scenario] of selected(SCENARIOS, names)) {
         fake.reset();
         const handle = await scenario(env.client, taskQueue, fake);
         const { snapshot: end } = await finalOf(handle);
         const wrong = Object.entries(ENDS[name] ?? {}).filter(([k, v]) => end[k as keyof JobSnapshot] !== v);
         if (wrong.length > 0) throw new Error(`${name} ended ${JSON.stringify(end)}, expected ${JSON.stringify(ENDS[name])}`);
-        const history = await handle.fetchHistory();
-        fs.writeFileSync(path.join(OUT_DIR, `${name}.json`), `${historyToJSON(history)}\n`);
-        console.log(`${name}: ${end.state}, ${history.events?.length} events`);
+        await save(name, handle, end.state);
+      }
+      for (const [name, scenario] of selected(WEBHOOK_SCENARIOS, names)) {
+        hooks.reset();
+        const handle = await scenario(webhooks, env.client, hooks);
+        const end: unknown = await handle.result();
+        if (!isDeepStrictEqual(end, WEBHOOK_ENDS[name])) throw new Error(`${name} returned ${JSON.stringify(end)}, expected ${JSON.stringify(WEBHOOK_ENDS[name])}`);
+        await save(name, handle, `${JSON.stringify(end)} after attempts ${JSON.stringify(hooks.attempts)}`);
       }
     });
   } finally {

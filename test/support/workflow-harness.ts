@@ -1,7 +1,8 @@
 import { type Client, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { JobActivities } from '../../activities/types';
+import type { JobActivities, WebhookActivities } from '../../activities/types';
 import type { AttemptCheck, ProjectJobInput } from '../../workflows/definitions';
+import { ATTEMPT_FAILED, type DeliverNextInput } from '../../workflows/webhook-definitions';
 import {
   type JobSnapshot,
   type JobState,
@@ -62,6 +63,58 @@ export class FakeActivities {
   /** The transitions the run wrote itself (callers of its Updates write theirs). */
   projectionsOf(jobId: string): ProjectJobInput[] {
     return this.projections.filter((p) => p.snapshot.jobId === jobId);
+  }
+}
+
+/**
+ * Stand-in webhook activities (activities/webhooks.ts) for recording the delivery workflows: an
+ * outbox of event seqs per job in place of PostgreSQL, and receivers whose answers the test sets
+ * per event. A failing attempt throws as the real one does, so Temporal retries it.
+ */
+export class FakeWebhookActivities {
+  /** Event seqs waiting in the outbox, by job. */
+  readonly outbox = new Map<string, number[]>();
+  /** Attempts that fail (and will be retried) before the receiver takes the event, by seq. */
+  readonly failuresBefore = new Map<number, number>();
+  /** Events whose retry window runs out: their attempt is the last, logged `failed`. */
+  readonly givenUp = new Set<number>();
+  /** Called when a lane's read finds nothing, before it answers (a relay waking it meanwhile). */
+  onEmptyRead?: (input: DeliverNextInput) => Promise<void>;
+  /** Every attempt: event seq and what became of it. */
+  readonly attempts: Array<{ seq: number; status: 'succeeded' | 'pending' | 'failed' }> = [];
+
+  readonly activities: WebhookActivities = {
+    deliverNext: async (input) => {
+      const cursor = input.afterSeq ?? 0;
+      const seq = (this.outbox.get(input.jobId) ?? []).find((s) => s > cursor);
+      if (seq !== undefined) return { kind: 'delivered', seq, outcome: this.attempt(seq) };
+      const hook = this.onEmptyRead;
+      this.onEmptyRead = undefined;
+      await hook?.(input);
+      return { kind: 'none', cursor };
+    },
+    deliverWebhook: async ({ eventSeq }) => this.attempt(eventSeq),
+  };
+
+  reset(): void {
+    this.outbox.clear();
+    this.failuresBefore.clear();
+    this.givenUp.clear();
+    this.onEmptyRead = undefined;
+    this.attempts.length = 0;
+  }
+
+  private attempt(seq: number): 'succeeded' | 'failed' {
+    const failures = this.failuresBefore.get(seq) ?? 0;
+    if (failures > 0) {
+      this.failuresBefore.set(seq, failures - 1);
+      this.attempts.push({ seq, status: 'pending' });
+      // Temporal waits about a second before a retry, whatever the delay asks.
+      throw ApplicationFailure.create({ type: ATTEMPT_FAILED, message: 'receiver answered 503', nextRetryDelay: 10 });
+    }
+    const status = this.givenUp.has(seq) ? 'failed' : 'succeeded';
+    this.attempts.push({ seq, status });
+    return status;
   }
 }
 

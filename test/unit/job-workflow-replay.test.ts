@@ -6,9 +6,10 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { silentSdkLogger, testEnv } from '../support/env';
 
-// Histories recorded from earlier versions of the job workflow (`npm run record:histories`):
-// today's code must make the same decisions from them, or open runs would break on deploy.
-// legacy/ holds runs of `jobWorkflow`, which earlier releases started and a frozen copy finishes.
+// Histories recorded from earlier versions of the workflows (`npm run record:histories`): today's
+// code must make the same decisions from them, or open runs would break on deploy. legacy/ holds
+// runs of `jobWorkflow`, which earlier releases started and a frozen copy finishes; webhooks/ holds
+// runs of the webhook delivery workflows (workflows/webhook-delivery.ts).
 const DIR = path.resolve(__dirname, '../fixtures/histories');
 const read = (dir: string, prefix: string) =>
   fs
@@ -17,32 +18,40 @@ const read = (dir: string, prefix: string) =>
     .map((f) => ({ name: `${prefix}${f.replace(/\.json$/, '')}`, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))) }));
 const current = read(DIR, '');
 const legacy = read(path.join(DIR, 'legacy'), 'legacy/');
-const histories = [...current, ...legacy];
+const webhooks = read(path.join(DIR, 'webhooks'), 'webhooks/');
+const histories = [...current, ...legacy, ...webhooks];
 
-// To prove the replay check bites, realistic edits of workflows/job.ts are bundled in its place and
-// replayed against every history. Each edit is a set of exact replacements on today's job.ts, so
-// an altered copy differs from the real workflow by that edit alone; a replacement that no longer
-// matches exactly once fails the test rather than testing something else. `caughtBy` names the
-// histories that exercise the edit: exactly those must fail replay, each with a nondeterminism
-// error naming `detail`. An edit that no history catches is a hole: record a history for it.
-const JOB_TS = path.resolve(__dirname, '../../workflows/job.ts');
+// To prove the replay check bites, realistic edits of the job workflow (workflows/job.ts and the
+// state machine it drives, workflows/job-machine.ts) and of the webhook delivery workflows are
+// bundled in place of the file they edit and replayed against every history of that workflow.
+// Each edit is a set of exact replacements on today's file, so an altered copy differs from the
+// real workflow by that edit alone; a replacement that no longer matches exactly once fails the
+// test rather than testing something else. `caughtBy` names the histories that exercise the
+// edit: exactly those must fail replay, each with a nondeterminism error naming `detail`. An edit
+// that no history catches is a hole: record a history for it.
+const WORKFLOWS = path.resolve(__dirname, '../../workflows');
 const SOURCE_LOADER = require.resolve('../fixtures/altered-workflow/source-loader');
 const ALL = current.map((h) => h.name);
+const ALL_WEBHOOKS = webhooks.map((h) => h.name);
 
 interface Edit {
   name: string;
+  /** The file edited, under workflows/. */
+  file: 'job.ts' | 'job-machine.ts' | 'webhook-delivery.ts';
   replacements: Array<[find: string, replace: string]>;
   caughtBy: string[];
   detail: RegExp;
 }
 
+const MACHINE_MADE = '  const m = new JobMachine(input, Date.now());\n';
+const UPSERT = ['      upsertSearchAttributes([', '        { key: JobStateKey, value: to.state },', '        { key: AgentIdKey, value: to.agentId },', '      ]);\n'].join('\n');
+
 const EDITS: Edit[] = [
   {
     // A timer before anything else: every history's first command differs.
     name: 'an extra timer up front',
-    replacements: [
-      ['  const { spec, timings } = input;\n', '  await sleep(1);\n  const { spec, timings } = input;\n'],
-    ],
+    file: 'job.ts',
+    replacements: [[MACHINE_MADE, `  await sleep(1);\n${MACHINE_MADE}`]],
     caughtBy: ALL,
     detail: /Nondeterminism error: Timer machine does not handle this event/,
   },
@@ -50,26 +59,19 @@ const EDITS: Edit[] = [
     // "Upsert the search attributes once the read model has the state": the projection is then
     // scheduled before the upsert that the histories record first, at every change of state.
     name: 'the search-attribute upsert moved after the projection',
+    file: 'job.ts',
     replacements: [
-      ['  let recheckRequested = false;\n', '  let recheckRequested = false;\n  let searchAttributesBehind = false;\n'],
+      [MACHINE_MADE, `${MACHINE_MADE}  let searchAttributesBehind = false;\n`],
+      [UPSERT, '      searchAttributesBehind = true;\n'],
       [
+        '    await projectJob(write);\n',
         [
-          '      upsertSearchAttributes([',
-          '        { key: JobStateKey, value: snap.state },',
-          '        { key: AgentIdKey, value: snap.agentId },',
-          '      ]);\n',
-        ].join('\n'),
-        '      searchAttributesBehind = true;\n',
-      ],
-      [
-        '    await projectJob({ snapshot: target, workspaceId: spec.workspaceId, attemptEnds: [...ends] });\n',
-        [
-          '    await projectJob({ snapshot: target, workspaceId: spec.workspaceId, attemptEnds: [...ends] });',
+          '    await projectJob(write);',
           '    if (searchAttributesBehind) {',
           '      searchAttributesBehind = false;',
           '      upsertSearchAttributes([',
-          '        { key: JobStateKey, value: snap.state },',
-          '        { key: AgentIdKey, value: snap.agentId },',
+          '        { key: JobStateKey, value: m.snapshot.state },',
+          '        { key: AgentIdKey, value: m.snapshot.agentId },',
           '      ]);',
           '    }\n',
         ].join('\n'),
@@ -82,13 +84,14 @@ const EDITS: Edit[] = [
     // The projection scheduled when a requeued job's backoff is over. Only histories in which the
     // backoff timer fires make it; in loss-retry-success the next assignment cancelled both timers.
     name: 'the re-projection after a backoff dropped',
+    file: 'job.ts',
     replacements: [
       [
         [
-          '        // Backoff over: write the row again so waiting agents are woken and it is claimable.',
-          '        if (!(await waitUntil(availableAt))) transition({});\n',
+          '      // Backoff over: write the row again so waiting agents are woken and it is claimable.',
+          '      if (!(await waitUntil(step.until))) show(m.backoffOver());\n',
         ].join('\n'),
-        '        await waitUntil(availableAt);\n',
+        '      await waitUntil(step.until);\n',
       ],
     ],
     caughtBy: ['agent-lost-final', 'exit-code-exhausted'],
@@ -98,17 +101,38 @@ const EDITS: Edit[] = [
     // "Let the run write every transition too, to be safe": a projection activity after each
     // Update, where the histories record none (the Update's caller writes it).
     name: 'the run projecting the transitions of Updates as well',
-    replacements: [['    written = Math.max(written, snap.version);\n    return { snapshot: snap', '    return { snapshot: snap']],
+    file: 'job-machine.ts',
+    replacements: [['    this.written = Math.max(this.written, this.snap.version);\n    return { snapshot: this.snap', '    return { snapshot: this.snap']],
     caughtBy: ALL,
     detail: /Nondeterminism error/,
   },
+  {
+    // "Pace each lane": a pause after each event, where the histories read the next one at once.
+    name: 'a webhook lane pausing between events',
+    file: 'webhook-delivery.ts',
+    replacements: [
+      ["import { proxyActivities, setHandler } from '@temporalio/workflow';", "import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';"],
+      ['    tally[next.outcome]++;\n', '    tally[next.outcome]++;\n    await sleep(1000);\n'],
+    ],
+    caughtBy: ['webhooks/lane-delivered', 'webhooks/lane-retried', 'webhooks/lane-woken-while-reading'],
+    detail: /Nondeterminism error: Timer machine does not handle this event: HistoryEvent\(id: \d+, ActivityTaskScheduled\)/,
+  },
+  {
+    // "A lane that found nothing is done": it closes though the relay woke it during the read.
+    name: 'a webhook lane closing when woken during an empty read',
+    file: 'webhook-delivery.ts',
+    replacements: [['      if (woken) continue;\n', '']],
+    caughtBy: ['webhooks/lane-woken-while-reading'],
+    detail: /Nondeterminism error: Complete workflow machine does not handle this event: HistoryEvent\(id: \d+, ActivityTaskScheduled\)/,
+  },
 ];
+const suiteOf = (edit: Edit) => (edit.file.startsWith('webhook') ? { histories: webhooks, all: ALL_WEBHOOKS } : { histories: current, all: ALL });
 
 function alteredSource(edit: Edit): string {
-  let source = fs.readFileSync(JOB_TS, 'utf8');
+  let source = fs.readFileSync(path.join(WORKFLOWS, edit.file), 'utf8');
   for (const [find, replace] of edit.replacements) {
     const matches = source.split(find).length - 1;
-    assert.equal(matches, 1, `"${edit.name}": ${JSON.stringify(find)} occurs ${matches} times in workflows/job.ts, not once`);
+    assert.equal(matches, 1, `"${edit.name}": ${JSON.stringify(find)} occurs ${matches} times in workflows/${edit.file}, not once`);
     source = source.replace(find, () => replace);
   }
   return source;
@@ -116,12 +140,13 @@ function alteredSource(edit: Edit): string {
 
 async function bundleAltered(edit: Edit): Promise<WorkflowBundleWithSourceMap> {
   const source = alteredSource(edit);
+  const file = path.join(WORKFLOWS, edit.file);
   return bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     logger: silentSdkLogger,
     webpackConfigHook: (config) => {
       config.module?.rules?.push({
-        resource: (p: string) => p === JOB_TS,
+        resource: (p: string) => p === file,
         enforce: 'pre',
         use: [{ loader: SOURCE_LOADER, options: { source } }],
       });
@@ -130,10 +155,10 @@ async function bundleAltered(edit: Edit): Promise<WorkflowBundleWithSourceMap> {
   });
 }
 
-/** Replays every history on one replay worker; the error of each that failed, by name. */
-async function replayAll(workflowBundle: WorkflowBundleWithSourceMap, replayName: string): Promise<Map<string, Error>> {
+/** Replays the histories on one replay worker; the error of each that failed, by name. */
+async function replayAll(workflowBundle: WorkflowBundleWithSourceMap, replayName: string, of: typeof current): Promise<Map<string, Error>> {
   const failed = new Map<string, Error>();
-  const input = current.map(({ name, history }) => ({ workflowId: name, history }));
+  const input = of.map(({ name, history }) => ({ workflowId: name, history }));
   for await (const { workflowId, error } of Worker.runReplayHistories({ workflowBundle, replayName }, input)) {
     if (error) failed.set(workflowId, error as Error);
   }
@@ -151,6 +176,7 @@ describe('job workflow replay', () => {
   it('has recorded histories to replay', () => {
     assert.ok(current.length >= 9, `found ${current.length}`);
     assert.ok(legacy.length >= 7, `found ${legacy.length} legacy`);
+    assert.ok(webhooks.length >= 4, `found ${webhooks.length} webhooks`);
   });
 
   for (const { name, history } of histories) {
@@ -161,9 +187,10 @@ describe('job workflow replay', () => {
 
   describe('catches realistic edits that would break those histories', () => {
     EDITS.forEach((edit, i) => {
-      it(`${edit.name}: ${edit.caughtBy.length === ALL.length ? 'every history' : edit.caughtBy.join(', ')}`, async function () {
+      const suite = suiteOf(edit);
+      it(`${edit.name}: ${edit.caughtBy.length === suite.all.length ? 'every history' : edit.caughtBy.join(', ')}`, async function () {
         this.timeout(180_000);
-        const failed = await replayAll(await bundles[i], `altered-${i}`);
+        const failed = await replayAll(await bundles[i], `altered-${i}`, suite.histories);
         assert.ok(failed.size > 0, 'no recorded history exercises this edit: record one that does');
         for (const [name, error] of failed) {
           assert.ok(error instanceof DeterminismViolationError, `${name}: not a nondeterminism error: ${error.stack}`);

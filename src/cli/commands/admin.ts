@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import { createApiKey } from '../../auth/api-keys';
-import { ensureDefaultWorkspace } from '../../auth/workspaces';
+import { ensureDefaultWorkspace } from '../../workspaces/rows';
 import { databaseUrlOf, loadConfig } from '../../config';
 import { createDb } from '../../db/knex';
 import { isDatabaseUnavailable } from '../../shared/dependency-errors';

@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Command } from 'commander';
 import { Agent } from '../../reference-agent/agent';
 import { loadConfig } from '../../config';
-import { createLogger } from '../../log';
+import { createLogger } from '../../logging/logger';
 import { labelPair } from '../options';
 import { CliError } from '../api-client';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import { type SurfaceAMount, operationGroup } from './operations';
-import { requestOrigin } from '../request-origin';
+import { requestOrigin } from './request-origin';
 
 const Ttl = z
   .number()

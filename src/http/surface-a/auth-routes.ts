@@ -1,14 +1,15 @@
 import { Email } from '../validate';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { z } from 'zod';
 import type { Services } from '../../services';
+import { newRouter } from '../router';
 import { type SurfaceAMount, postOperation } from './operations';
 
 const User = z.object({ id: z.string(), email: z.string(), workspaceId: z.string(), createdAt: z.string() });
 
 /** Login by e-mailed code; the only Surface A operations that take no credential. */
 export function authRoutes(services: Services, at: SurfaceAMount): Router {
-  const router = new Router({ prefix: '/auth' });
+  const router = newRouter('/auth');
   postOperation(router, at, '/api/auth', {
     path: '/request-otp',
     tag: 'auth',

@@ -4,7 +4,7 @@ import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import type { CredentialSlots } from '../credential-slots';
 import { type SurfaceAMount, operationGroup } from './operations';
-import { requestOrigin } from '../request-origin';
+import { requestOrigin } from './request-origin';
 import { assignedJobA, jobA, nodeA } from './render';
 import {
   AssignedJob, DrainRequest, HeartbeatRequest, JobA, ListNodesRequest, LogsRequest, NodeA, NodeRef, PollRequest, RegisterRequest, ResultRequest,

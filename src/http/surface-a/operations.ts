@@ -1,13 +1,13 @@
 import { WorkspaceHeader } from '../act-in-workspace';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import Router from '@koa/router';
-import type { Knex } from 'knex';
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { authorize } from '../../auth/authorize';
 import type { Principal } from '../../auth/principal';
 import type { Action } from '../../auth/roles';
-import { refuseNodeKey } from '../authenticate';
+import type { AuthService } from '../../auth/service';
+import { newRouter } from '../router';
+import { refuseNodeKey } from './identity';
 import type { RouteInfo } from '../route-table';
 import { parse } from '../validate';
 
@@ -48,7 +48,7 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
 /** What Surface A's operations are mounted with. */
 export interface SurfaceAMount {
   registry: OpenAPIRegistry;
-  db: Knex;
+  auth: AuthService;
   /** Every mounted operation is added here. */
   routes: RouteInfo[];
 }
@@ -129,7 +129,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
     const body = parse(op.body, ctx.request.body);
     const p = ctx.state.principal as Principal | undefined;
     // A node key has no role: the agent service holds it to its own node.
-    if (p && p.kind !== 'node' && op.action !== 'none') await authorize(at.db, p, op.action, targetOf(p, body));
+    if (p && p.kind !== 'node' && op.action !== 'none') await at.auth.authorize(p, op.action, targetOf(p, body));
     ctx.body = await op.handle(ctx, body);
   });
 }
@@ -139,7 +139,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
  * that registers each operation on it and in the OpenAPI document under the group's tag.
  */
 export function operationGroup(at: SurfaceAMount, group: string) {
-  const router = new Router({ prefix: `/compute/${group}` });
+  const router = newRouter(`/compute/${group}`);
   const mount = <B extends z.ZodType, R extends z.ZodType>(op: Omit<PostOperation<B, R>, 'tag'>) =>
     postOperation(router, at, `/api/compute/${group}`, { ...op, tag: group });
   return { router, mount };

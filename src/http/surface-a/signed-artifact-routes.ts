@@ -1,7 +1,7 @@
 import { artifactBytes } from '../../metrics/registry';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Context } from 'koa';
 import rangeParser from 'range-parser';
@@ -10,6 +10,7 @@ import type { ArtifactsService } from '../../artifacts/service';
 import type { UrlSigner } from '../../artifacts/signed-urls';
 import { ARTIFACT_DOWNLOAD_PREFIX, ARTIFACT_UPLOAD_PREFIX } from '../../artifacts/url-paths';
 import { AppError, MethodNotAllowed } from '../../shared/errors';
+import { newRouter } from '../router';
 import { ErrorEnvelope } from './operations';
 
 // The two self-authorizing artifact routes: no header, the signed URL is the credential. They sit
@@ -52,7 +53,7 @@ const contentDisposition = (name: string) => {
 
 export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlSigner; idleTimeoutMs: number }, registry: OpenAPIRegistry): Router {
   const { artifacts, signer, idleTimeoutMs } = deps;
-  const router = new Router();
+  const router = newRouter();
   const verify = (ctx: Context) => signer.verify({ method: ctx.method, path: ctx.path, query: ctx.query });
 
   // An early answer (403, 409, 413) closes the connection after a short drain (applyRequestDeadlines).

@@ -1,9 +1,4 @@
-import type { Knex } from 'knex';
-import { authenticateAccessToken, TOKEN_PREFIX } from '../../auth/access-tokens';
-import type { CredentialCache } from '../../auth/credential-cache';
-import { type Principal, isRefused } from '../../auth/principal';
-import { lowerOf } from '../../auth/roles';
-import { roleOf } from '../../auth/users';
+import type { AuthService } from '../../auth/service';
 import { AppError } from '../../shared/errors';
 import type { Authenticator } from '../authenticate';
 
@@ -18,37 +13,11 @@ export const refuseApiKeyHeader: Authenticator = async (ctx) => {
   return undefined;
 };
 
-/**
- * `Authorization: Bearer cpat_…`: the token acts for its issuer in its one workspace, with its
- * role capped by the issuer's role there now, so a removed or demoted issuer's tokens follow at once.
- */
+/** `Authorization: Bearer cpat_…`: see AuthService.accessToken; any other Bearer is a session's. */
 export const accessTokenAuthenticator =
-  (db: Knex, cache: CredentialCache): Authenticator =>
+  (auth: AuthService): Authenticator =>
   async (ctx) => {
     const match = /^Bearer\s+(cpat_\S*)$/i.exec(ctx.get('Authorization'));
     if (!match) return undefined;
-    const presented = match[1];
-    if (!presented.startsWith(TOKEN_PREFIX)) return null;
-    const grant = await cache.apiKey(presented, async () => {
-      const g = await authenticateAccessToken(db, presented);
-      if (!g || isRefused(g)) return g;
-      return {
-        workspaceId: g.workspaceId,
-        kind: 'user',
-        credential: 'token',
-        keyId: g.id,
-        userId: g.userId,
-        role: g.role,
-        actor: { type: 'token', id: g.id, email: g.email },
-        rateSubject: `ws:${g.workspaceId}`,
-        credentialId: g.id,
-        expiresAt: g.expiresAt,
-      } satisfies Principal;
-    });
-    if (!grant || isRefused(grant)) return grant;
-    const target = { type: 'token', id: grant.keyId! };
-    if (grant.expiresAt !== undefined && Date.now() >= grant.expiresAt) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'expired', target } };
-    const issuerRole = await cache.memberRole(grant.userId!, grant.workspaceId, () => roleOf(db, grant.userId!, grant.workspaceId));
-    if (!issuerRole) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'not a member', target } };
-    return { ...grant, role: lowerOf(grant.role!, issuerRole) };
+    return auth.accessToken(match[1]);
   };

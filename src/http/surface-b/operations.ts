@@ -1,10 +1,9 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
-import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { authorize } from '../../auth/authorize';
 import type { Action } from '../../auth/roles';
+import type { AuthService } from '../../auth/service';
 import { principalOf } from '../authenticate';
 import { type RouteInfo, type Scope, routerPath } from '../route-table';
 import { parse } from '../validate';
@@ -99,7 +98,7 @@ const ERROR_STATUSES = {
   503: 'dependency.unavailable (Retry-After)',
 };
 
-export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: AnyOperation[]): RouteInfo[] {
+export function mount(router: Router, registry: OpenAPIRegistry, auth: AuthService, ops: AnyOperation[]): RouteInfo[] {
   for (const op of ops) {
     const status = op.status ?? 200;
     registry.registerPath({
@@ -136,7 +135,7 @@ export function mount(router: Router, registry: OpenAPIRegistry, db: Knex, ops: 
         body: op.body ? parse(op.body, ctx.request.body) : {},
         headers: op.headers instanceof z.ZodObject ? parse(op.headers, headersOf(ctx, Object.keys(op.headers.shape))) : {},
       };
-      if (op.authorizes && op.action !== 'none') await authorize(db, principalOf(ctx), op.action, op.authorizes(input));
+      if (op.authorizes && op.action !== 'none') await auth.authorize(principalOf(ctx), op.action, op.authorizes(input));
       const out = await op.handle(ctx, input);
       if (ctx.body !== undefined) return; // the handler answered itself (a stream)
       ctx.status = status;

@@ -1,12 +1,10 @@
-import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
-import type { Logger } from 'pino';
-import type { CredentialCache, WorkspaceSettings } from '../../auth/credential-cache';
-import { workspaceSettings } from '../../auth/workspaces';
-import { type LeasedLimiter, createLeasedLimiter } from '../../rate-limits/leased-limiter';
+import type { WorkspaceSettings } from '../../auth/credential-cache';
+import type { AuthService } from '../../auth/service';
+import type { LeasedLimiter, WindowSpec } from '../../rate-limits/leased-limiter';
 import { notFound } from '../../shared/errors';
 import { principalOf } from '../authenticate';
-import { spend } from '../rate-limit';
+import { spend } from '../spend-budget';
 
 // /v0 budgets are per workspace and by plan (CONTRACT §9), shared by every API instance through
 // the leased limiter: at most `burst` requests in any one second and `requestsPerSecond` × 10 in
@@ -29,29 +27,24 @@ export function budgetOf(w: WorkspaceSettings): Budget | null {
   return null;
 }
 
-export function workspaceRateLimit(o: { db: Knex; cache: CredentialCache; leaseMs: number; log: Logger }): Middleware {
+export function workspaceRateLimit(o: { auth: AuthService; leased: (windows: WindowSpec[]) => LeasedLimiter }): Middleware {
   // One limiter per distinct budget; the store's keys name the budget, so a plan change starts afresh.
   const limiters = new Map<string, LeasedLimiter>();
   const limiterFor = (b: Budget) => {
     const name = `${b.requestsPerSecond}_${b.burst}`;
     let limiter = limiters.get(name);
     if (!limiter) {
-      limiter = createLeasedLimiter({
-        db: o.db,
-        leaseMs: o.leaseMs,
-        log: o.log,
-        windows: [
-          { limit: b.burst, durationSeconds: 1, prefix: `v0s_${name}` },
-          { limit: b.requestsPerSecond * 10, durationSeconds: 10, prefix: `v0t_${name}` },
-        ],
-      });
+      limiter = o.leased([
+        { limit: b.burst, durationSeconds: 1, prefix: `v0s_${name}` },
+        { limit: b.requestsPerSecond * 10, durationSeconds: 10, prefix: `v0t_${name}` },
+      ]);
       limiters.set(name, limiter);
     }
     return limiter;
   };
   return async (ctx, next) => {
     const { workspaceId } = principalOf(ctx);
-    const settings = await o.cache.workspace(workspaceId, () => workspaceSettings(o.db, workspaceId));
+    const settings = await o.auth.workspace(workspaceId);
     if (!settings) throw notFound('Workspace');
     const budget = budgetOf(settings);
     if (budget) await spend(ctx, limiterFor(budget), workspaceId);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Services } from '../../services';
-import { EVENT_TYPES } from '../../webhooks/outbox';
+import { EVENT_TYPES } from '../../jobs/outbox';
 import { principalOf } from '../authenticate';
 import { type AnyOperation, operation, PageQuery, asPage, pageSchema } from './operations';
 

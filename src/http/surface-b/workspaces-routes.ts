@@ -2,7 +2,7 @@ import { Email } from '../validate';
 import { z } from 'zod';
 import { ROLES } from '../../auth/roles';
 import type { Services } from '../../services';
-import type { AuditExporter } from '../audit-export';
+import type { AuditExporter } from './audit-export';
 import { principalOf } from '../authenticate';
 import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
 

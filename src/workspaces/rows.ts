@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { newId } from '../shared/ids';
-import type { WorkspaceSettings } from './credential-cache';
+
+// Workspaces made straight in the database, outside any request: the operator's default one and
+// those benches and tests make for themselves.
 
 /** The workspace `npm run dev` and `compute admin keys create` use when none is named; made on first use. */
 export async function ensureDefaultWorkspace(db: Knex): Promise<string> {
@@ -16,10 +18,4 @@ export async function createWorkspace(db: Knex, name: string): Promise<string> {
   const id = newId('ws');
   await db('workspaces').insert({ id, name });
   return id;
-}
-
-/** A workspace's plan and budget settings; null when there is no such workspace. */
-export async function workspaceSettings(db: Knex, id: string): Promise<WorkspaceSettings | null> {
-  const row = await db('workspaces').where({ id }).first('id', 'plan', 'requests_per_second', 'burst');
-  return row ? { id: row.id, plan: row.plan, requestsPerSecond: row.requests_per_second, burst: row.burst } : null;
 }

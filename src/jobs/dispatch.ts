@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
-import { snapshotColumns } from '../jobs/projection';
-import { releaseReservation, reserveNext } from '../jobs/reservations';
-import type { Transitions } from '../jobs/transitions';
-import { type Job, jobFromRow } from '../jobs/record';
+import { snapshotColumns } from './projection';
+import { releaseReservation, reserveNext } from './reservations';
+import type { Transitions } from './transitions';
+import { type Job, jobFromRow } from './record';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';

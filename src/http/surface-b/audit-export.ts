@@ -1,26 +1,24 @@
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AuditFilter } from '../audit/query';
-import type { Principal } from '../auth/principal';
-import type { Config } from '../config';
-import type { Services } from '../services';
-import { AppError } from '../shared/errors';
-import { createGate } from '../shared/gate';
-import { credentialStillValid } from './authenticate';
-import { credentialSlots } from './credential-slots';
+import type { AuditFilter } from '../../audit/query';
+import type { Principal } from '../../auth/principal';
+import type { Config } from '../../config';
+import type { Services } from '../../services';
+import { AppError } from '../../shared/errors';
+import { createGate } from '../../shared/gate';
+import { credentialSlots } from '../credential-slots';
 
 /** What a refused export is told to wait, in seconds: exports free their slots as they finish. */
 const RETRY_AFTER_SECONDS = 5;
 
 /**
- * A surface's JSONL audit export: at most AUDIT_EXPORTS_PER_CREDENTIAL per credential and
+ * Surface B's JSONL audit export: at most AUDIT_EXPORTS_PER_CREDENTIAL per credential and
  * AUDIT_EXPORTS_PER_INSTANCE on this instance at once (429 past either), each slot held until the
  * export ends, fails or its client leaves. The export reads a page only when the client has taken
  * the last one, so a client that stops reading holds a slot and its socket, never a database
  * connection; a credential revoked or expired meanwhile cuts the response at the next page.
  */
-export function auditExporter(o: { services: Services; config: Config; db: Knex; log: Logger }) {
+export function auditExporter(o: { services: Services; config: Config; log: Logger }) {
   const { auditExportsPerCredential, auditExportsPerInstance } = o.config.limits;
   const perCredential = credentialSlots('audit exports', auditExportsPerCredential);
   const perInstance = createGate(auditExportsPerInstance);
@@ -39,7 +37,7 @@ export function auditExporter(o: { services: Services; config: Config; db: Knex;
     // Finished, failed or abandoned, the response closes; Koa destroys the stream with it.
     ctx.res.once('close', release);
     const stillValid = async () => {
-      const valid = await credentialStillValid(o.db, o.services.credentials, principal);
+      const valid = await o.services.auth.stillValid(principal);
       if (!valid) o.log.info({ credentialId: principal.credentialId }, 'audit export cut: its credential was revoked or expired');
       return valid;
     };

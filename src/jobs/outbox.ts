@@ -1,4 +1,4 @@
-import { JOB_COLUMNS } from '../jobs/record';
+import { JOB_COLUMN_NAMES, artifactsOf } from './record';
 import { newId } from '../shared/ids';
 import { TERMINAL_STATES } from '../../workflows/definitions';
 
@@ -11,8 +11,9 @@ export const EVENT_TYPES = ['job.created', 'job.transitioned', 'job.terminal'] a
 export type EventType = (typeof EVENT_TYPES)[number];
 
 // The job as of the event, in the columns jobFromRow reads; never its env (secrets stay in the row).
-const EVENT_JOB_COLUMNS = JOB_COLUMNS.split(', ').filter((c) => c !== 'env');
-const jobJson = (alias: string) => `jsonb_build_object(${EVENT_JOB_COLUMNS.map((c) => `'${c}', ${alias}.${c}`).join(', ')})`;
+const EVENT_JOB_COLUMNS = JOB_COLUMN_NAMES.filter((c) => c !== 'env');
+const jobJson = (alias: string) =>
+  `jsonb_build_object(${EVENT_JOB_COLUMNS.map((c) => `'${c}', ${alias}.${c}`).join(', ')}, 'artifacts', ${artifactsOf(`${alias}.id`)})`;
 const hasLiveEndpoint = (alias: string) =>
   `EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = ${alias}.workspace_id AND w.enabled AND w.deleted_at IS NULL)`;
 const TERMINAL = TERMINAL_STATES.map((s) => `'${s}'`).join(', ');

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { logContext } from './log-context';
+import { logContext } from './context';
 
 /**
  * JSON lines where logs are collected (a pipe, a file); one readable line per entry when pino's
@@ -8,7 +8,7 @@ import { logContext } from './log-context';
  * worker transport), so the last lines before an exit are never lost. Or JSON to `destination`.
  */
 export function createLogger(level: string, name = 'compute', destination?: pino.DestinationStream): Logger {
-  // Each line carries the request, workflow or job it was written for (./log-context).
+  // Each line carries the request, workflow or job it was written for (./context.ts).
   const mixin = () => logContext.getStore() ?? {};
   if (destination) return pino({ name, level, mixin }, destination);
   if (!process.stdout.isTTY) return pino({ name, level, mixin });

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * What every log line written on behalf of one piece of work carries: the HTTP request's ID in
- * the API, the workflow and job in the worker's activities. The logger reads it (src/log.ts), so
+ * the API, the workflow and job in the worker's activities. The logger reads it (src/logging/logger.ts), so
  * code deep below a handler logs it without being handed anything.
  */
 export interface LogContext {

@@ -1,0 +1,116 @@
+import type { Knex } from 'knex';
+import { type AuditEntry, appendAudit } from '../audit/log';
+import { TOKEN_PREFIX, authenticateAccessToken } from './access-tokens';
+import { apiKeyStillValid, authenticateApiKey } from './api-keys';
+import { authorize } from './authorize';
+import type { CredentialCache, WorkspaceSettings } from './credential-cache';
+import type { TokenIssuer } from './jwt';
+import { type Principal, type Refused, isRefused } from './principal';
+import { type Action, type Role, lowerOf } from './roles';
+import { roleOf } from './users';
+import { workspaceSettings } from './workspace-settings';
+
+/**
+ * What a presented credential comes to: the caller; `Refused` for one of ours that no longer works
+ * (revoked, expired, its holder no longer a member: that refusal is audited); null for anything
+ * else (unknown, malformed, forged).
+ */
+export type Resolved = Principal | Refused | null;
+
+const sessionRefused = (c: { userId: string; workspaceId: string; email: string }, reason: string): Refused => ({
+  refused: { workspaceId: c.workspaceId, actor: { type: 'user', id: c.userId, email: c.email }, reason },
+});
+
+/**
+ * Who a request acts as and what it may do, for both HTTP surfaces: each credential resolved
+ * through the instance's credential cache (a known one costs no statement), the member's role read
+ * fresh, the role rules, and the audit entries of refusals. The surfaces read headers; this decides.
+ */
+export function createAuthService({ db, credentials: cache, tokens }: { db: Knex; credentials: CredentialCache; tokens: TokenIssuer }) {
+  /** The user's role in the workspace now; null when not (or no longer) a member. */
+  const roleIn = (userId: string, workspaceId: string): Promise<Role | null> => cache.memberRole(userId, workspaceId, () => roleOf(db, userId, workspaceId));
+
+  return {
+    /** An API key `<prefix>_<secret>` (user, agent or node key). */
+    apiKey: (presented: string): Promise<Resolved> => cache.apiKey(presented, () => authenticateApiKey(db, presented)),
+
+    /**
+     * A session JWT from verify-otp. A session authenticates its user: it names a workspace (the
+     * personal one) only as the default place to act, and the user's role there is read fresh so
+     * a removal takes effect at once. No longer a member there, the session still authenticates,
+     * with no role: it may act elsewhere, list and create workspaces, and is refused only where it
+     * acts.
+     */
+    async session(token: string): Promise<Resolved> {
+      const claims = await cache.session(token, () => tokens.verify(token));
+      if (!claims || Date.now() >= claims.expiresAt!) {
+        // Only a session we signed is worth an audit entry; a forged one is just refused.
+        const expired = await tokens.expired(token);
+        return expired ? sessionRefused(expired, 'expired') : null;
+      }
+      const role = await roleIn(claims.userId, claims.workspaceId);
+      return {
+        workspaceId: claims.workspaceId,
+        kind: 'user',
+        credential: 'jwt',
+        role: role ?? undefined,
+        actor: { type: 'user', id: claims.userId, email: claims.email },
+        userId: claims.userId,
+        rateSubject: `usr:${claims.userId}`,
+        credentialId: `jwt:${claims.userId}:${claims.workspaceId}`,
+        expiresAt: claims.expiresAt,
+      };
+    },
+
+    /**
+     * A personal access token `cpat_…`: it acts for its issuer in its one workspace, with its role
+     * capped by the issuer's role there now, so a removed or demoted issuer's tokens follow at once.
+     */
+    async accessToken(presented: string): Promise<Resolved> {
+      if (!presented.startsWith(TOKEN_PREFIX)) return null;
+      const grant = await cache.apiKey(presented, async () => {
+        const g = await authenticateAccessToken(db, presented);
+        if (!g || isRefused(g)) return g;
+        return {
+          workspaceId: g.workspaceId,
+          kind: 'user',
+          credential: 'token',
+          keyId: g.id,
+          userId: g.userId,
+          role: g.role,
+          actor: { type: 'token', id: g.id, email: g.email },
+          rateSubject: `ws:${g.workspaceId}`,
+          credentialId: g.id,
+          expiresAt: g.expiresAt,
+        } satisfies Principal;
+      });
+      if (!grant || isRefused(grant)) return grant;
+      const target = { type: 'token', id: grant.keyId! };
+      if (grant.expiresAt !== undefined && Date.now() >= grant.expiresAt) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'expired', target } };
+      const issuerRole = await roleIn(grant.userId!, grant.workspaceId);
+      if (!issuerRole) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'not a member', target } };
+      return { ...grant, role: lowerOf(grant.role!, issuerRole) };
+    },
+
+    roleOf: roleIn,
+
+    /** A workspace's plan and budget settings; null when there is no such workspace. */
+    workspace: (workspaceId: string): Promise<WorkspaceSettings | null> => cache.workspace(workspaceId, () => workspaceSettings(db, workspaceId)),
+
+    /** Whether the credential a long-lived request began with still holds (not revoked, not expired, still a member). */
+    async stillValid(p: Principal): Promise<boolean> {
+      if (p.expiresAt !== undefined && Date.now() >= p.expiresAt) return false;
+      if (p.credential === 'api_key') return cache.keyKnownValid(p.keyId!) ?? apiKeyStillValid(db, p.keyId!);
+      if (p.credential === 'token' && !(cache.keyKnownValid(p.keyId!) ?? (await apiKeyStillValid(db, p.keyId!)))) return false;
+      return Boolean(await roleIn(p.userId!, p.workspaceId));
+    },
+
+    /** Lets `p` do `action` on `target`, or records the attempt (denied) and refuses with 403. */
+    authorize: (p: Principal, action: Action | string, target: { type: string; id: string }, need?: Role): Promise<void> => authorize(db, p, action, target, need),
+
+    /** Records a refused attempt (outcome `denied`) on its own: there is no change for it to join. */
+    recordRefusal: (entry: Omit<AuditEntry, 'outcome'>): Promise<void> => appendAudit(db, { ...entry, outcome: 'denied' }),
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

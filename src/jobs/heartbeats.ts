@@ -1,0 +1,21 @@
+import type { Knex } from 'knex';
+import { holdsLease } from './lease';
+
+/**
+ * A node's heartbeat, as the jobs it names see it: stamps their attempts (on the database clock,
+ * which liveness measures with) and answers which of them the node's lease still holds and should
+ * keep running; any other it is to stop. In the caller's transaction, with the node's own stamp.
+ */
+export async function heartbeatAttempts(trx: Knex.Transaction, node: { id: string; workspace_id: string }, running: string[]): Promise<Set<string>> {
+  // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
+  await trx('jobs').whereIn('id', running).where({ workspace_id: node.workspace_id }).forShare().select('id');
+  await trx('job_attempts').where({ agent_id: node.id }).whereIn('job_id', running).whereNull('ended_at').update({ last_heartbeat_at: trx.fn.now() });
+  // Kept: jobs this node's lease still holds, unless a cancel asks the agent to stop them.
+  const held = await trx('job_attempts as a')
+    .join('jobs as j', (j) => j.on('j.id', 'a.job_id').andOn('j.lease_id', 'a.lease_id'))
+    .where({ 'a.agent_id': node.id })
+    .whereIn('a.job_id', running)
+    .whereNull('a.ended_at')
+    .select('j.state', 'j.lease_id', 'j.agent_id', 'a.job_id', 'a.lease_id as attempt_lease');
+  return new Set<string>(held.filter((h) => h.state !== 'CANCELLING' && holdsLease(h, h.attempt_lease, node.id)).map((h) => h.job_id));
+}

@@ -1,0 +1,46 @@
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/principal';
+import { prepared } from '../db/prepared';
+import { notFound } from '../shared/errors';
+import { type JobState, TERMINAL_STATES } from '../../workflows/definitions';
+import { createJobLister } from './list';
+import { JOB_COLUMNS, type Job, jobFromRow } from './record';
+import type { JobListFilter } from './schemas';
+
+/** Reading jobs back: one, a filtered page, and the open ones counted. */
+export function createJobQueries(db: Knex) {
+  const listJobs = createJobLister(db);
+  const JOB_BY_ID = `FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`;
+  const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS}, claimed_until > now() AS being_claimed ${JOB_BY_ID}`);
+  const selectJobAfterClaim = prepared(db, 'jobs_get_after_claim', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID} FOR SHARE`);
+
+  /** The job if it is the caller's and acknowledged; another workspace's job is simply not found. */
+  async function get(principal: Principal, jobId: string): Promise<Job> {
+    let [row] = await selectJob([jobId, principal.workspaceId]);
+    // An assignment is answered while its write commits behind the answer (transitions.assign),
+    // holding the row's lock: a queued row that a poll holds may already be the agent's. Waiting
+    // on the lock reads it as the agent was told; with no assignment committing it costs nothing.
+    if (row?.state === 'QUEUED' && row.being_claimed) [row] = await selectJobAfterClaim([jobId, principal.workspaceId]);
+    if (!row) throw notFound('job');
+    return jobFromRow(row);
+  }
+
+
+  return {
+    get,
+
+    list: (principal: Principal, filter: JobListFilter) => listJobs(principal.workspaceId, filter),
+
+    /** Visible jobs not yet terminal per workspace and state (the queue-depth gauge; one index-only scan). */
+    async openJobCounts(): Promise<Array<{ workspaceId: string; state: string; count: number }>> {
+      const rows = await db('jobs')
+        .where({ workflow_started: true })
+        .whereNotIn('state', TERMINAL_STATES as JobState[])
+        .groupBy('workspace_id', 'state')
+        .select('workspace_id', 'state', db.raw('count(*)::int as count'));
+      return rows.map((r: { workspace_id: string; state: string; count: number }) => ({ workspaceId: r.workspace_id, state: r.state, count: r.count }));
+    },
+  };
+}
+
+export type JobQueries = ReturnType<typeof createJobQueries>;

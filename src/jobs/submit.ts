@@ -1,0 +1,203 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { pendingEntry } from '../audit/log';
+import type { Principal } from '../auth/principal';
+import { enforceSubmitQuota } from '../auth/quotas';
+import type { Config } from '../config';
+import { AppError } from '../shared/errors';
+import { newId } from '../shared/ids';
+import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
+import type { JobSpec, JobTimings } from '../../workflows/definitions';
+import { createIdempotencyKeys, fingerprintOf } from './idempotency';
+import { JOB_COLUMNS, type Job, jobFromRow } from './record';
+import type { Manifest } from './schemas';
+import type { Transitions } from './transitions';
+
+export interface SubmitDeps {
+  db: Knex;
+  workflows: JobWorkflowClient;
+  transitions: Transitions;
+  config: Config;
+  log: Logger;
+}
+
+/** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
+const RECONCILE_AFTER_MS = 30_000;
+
+/** The durations a job's run is started with. */
+export const timingsOf = (config: Config): JobTimings => ({
+  agentLostAfterMs: config.durations.agentLostAfterMs,
+  cancelGraceMs: config.durations.cancelGraceMs,
+  agentLossBackoffMs: config.durations.agentLossBackoffMs,
+  agentLossMaxAttempts: config.limits.agentLossMaxAttempts,
+});
+
+/** What a job's run is started with, from its record. */
+export const specOf = (job: Job): JobSpec => ({
+  jobId: job.id,
+  workspaceId: job.workspaceId,
+  type: job.type,
+  command: job.command,
+  labels: job.labels,
+  timeoutSeconds: job.timeoutSeconds,
+  retry: job.retry,
+  createdAt: job.createdAt,
+});
+
+/**
+ * Submitting a job: its row inserted unacknowledged, its run started, then the row made visible
+ * through the seam (transitions.create); and the reconciler's settling of submits a crash cut.
+ */
+export function createSubmits({ db, workflows, transitions, config, log }: SubmitDeps) {
+  const timings = timingsOf(config);
+  const idempotencyKeys = createIdempotencyKeys(db, { holdMs: config.durations.idempotencyHoldMs });
+
+  /**
+   * Inserts the not-yet-acknowledged row: step one of submit, invisible until its workflow exists.
+   * With `jobId` (an idempotent submit carried out again) the row may exist already: an
+   * unacknowledged one is made young again, so the reconciler leaves it to this attempt; an
+   * acknowledged one is returned as it is, with `acknowledged` set.
+   */
+  async function insertUnstarted(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
+    // The hot path: a key without quotas needs no lock and no count.
+    if (!principal.hasQuotas) return insertRow(db, principal, manifest, jobId);
+    return db.transaction(async (trx) => {
+      await enforceSubmitQuota(trx, principal.keyId, manifest.type);
+      return insertRow(trx, principal, manifest, jobId);
+    });
+  }
+
+  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
+    // The database's clock, which the reconciler measures ages with.
+    const now = trx.fn.now();
+    const insert = trx('jobs')
+      .insert({
+        id: jobId ?? newId('job'),
+        workspace_id: principal.workspaceId,
+        type: manifest.type,
+        command: manifest.command,
+        env: JSON.stringify(manifest.env),
+        labels: JSON.stringify(manifest.labels),
+        selector: JSON.stringify(manifest.selector),
+        resources: manifest.resources ? JSON.stringify(manifest.resources) : null,
+        pool: manifest.pool,
+        retry: JSON.stringify(manifest.retry),
+        priority: manifest.priority,
+        artifacts_spec: manifest.artifacts ? JSON.stringify(manifest.artifacts) : null,
+        timeout_seconds: manifest.timeoutSeconds,
+        state: 'QUEUED',
+        created_at: now,
+        available_at: now,
+        submitted_with_key_id: principal.keyId ?? null,
+        submitted_by: pendingEntry({ actor: principal.actor, origin: principal.origin, details: { type: manifest.type } }),
+      })
+      .returning('*');
+    if (!jobId) return jobFromRow((await insert)[0]);
+    const [row] = await insert.onConflict('id').merge({ created_at: now, available_at: now }).where('jobs.workflow_started', false);
+    if (row) return jobFromRow(row);
+    const existing = await trx('jobs').where({ id: jobId, workspace_id: principal.workspaceId }).first(trx.raw(JOB_COLUMNS));
+    if (!existing) throw new AppError('internal', 'an idempotency key names a job of another workspace');
+    return { ...jobFromRow(existing), acknowledged: true };
+  }
+
+  /**
+   * Submits the job. With `jobId` (named by an idempotency key) every call makes that one job: a
+   * call after a crash anywhere in an earlier one finds what it left (the row, the run) and
+   * finishes it, and the run's ID policy means no two calls can start two runs.
+   */
+  async function submit(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job> {
+    if (manifest.type !== 'COMMAND') {
+      throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, { supported: ['COMMAND'] });
+    }
+    // Nothing serves the managed pool yet: such a job would wait forever.
+    if (manifest.pool === 'managed') {
+      throw new AppError('request.invalid', 'The managed pool is not available yet; run the job on your own agents (pool "self", the default)', {
+        fields: [{ path: 'pool', message: 'the managed pool is not available yet' }],
+      });
+    }
+    const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
+    if (acknowledged) return job;
+    try {
+      await transitions.turns.change(() => workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 }));
+    } catch (err) {
+      // The workflow may exist after all: the reconciler looks and then starts or removes the row.
+      if (err instanceof StartOutcomeUnknownError) {
+        log.warn({ jobId: job.id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');
+        throw err;
+      }
+      // Certainly not started and not acknowledged: take the row back (else the reconciler will).
+      await db('jobs').where({ id: job.id, workflow_started: false }).delete().catch(() => undefined);
+      throw err;
+    }
+    if ((await transitions.create(job.id, job.workspaceId)) === 'gone') {
+      // The reconciler found no workflow while the start was still under way, and removed the
+      // row: the run just started would be a job nobody can see. End it; the client resubmits.
+      await workflows.terminate(job.id, 'its submit was settled as failed before the workflow started').catch((err) =>
+        log.error({ err: String(err), jobId: job.id }, 'submit: could not terminate a workflow whose row is gone'),
+      );
+      throw new AppError('dependency.unavailable', 'The submit took too long and was not kept; submit it again', undefined, config.dependencyRetryAfterSeconds);
+    }
+    return job;
+  }
+
+  /**
+   * A submit under an `Idempotency-Key`: the first request with the key makes the job and its
+   * answer (`render`) is kept; a later one with the same body gets that answer (`replayed`).
+   * A failure that made no job lets the key go; one that may have (an unconfirmed start) keeps it,
+   * so a retry once the hold has passed finishes that same job.
+   */
+  async function submitWithKey<T>(principal: Principal, manifest: Manifest, key: string, render: (job: Job) => T): Promise<{ body: T; replayed: boolean }> {
+    const claim = await idempotencyKeys.claim(principal.workspaceId, key, fingerprintOf(manifest));
+    if (claim.kind === 'replay') return { body: claim.body as T, replayed: true };
+    let job: Job;
+    try {
+      job = await submit(principal, manifest, claim.jobId);
+    } catch (err) {
+      if (!(err instanceof StartOutcomeUnknownError)) {
+        await idempotencyKeys.release(principal.workspaceId, key, claim.holder).catch((e) => log.warn({ err: String(e), key }, 'submit: could not let an idempotency key go'));
+      }
+      throw err;
+    }
+    const body = render(job);
+    await idempotencyKeys.complete(principal.workspaceId, key, job.id, 201, body);
+    return { body, replayed: false };
+  }
+
+  return {
+    insertUnstarted,
+    submit,
+    submitWithKey,
+    /** Removes expired idempotency keys (the reconciler's sweep). */
+    sweepIdempotencyKeys: () => idempotencyKeys.sweep(),
+
+    /**
+     * Settles rows whose submit was interrupted between its steps: a row whose workflow exists
+     * was acknowledged (or about to be) and becomes visible; one without a workflow never was,
+     * and is removed. Nothing acknowledged is lost, nothing is run twice.
+     */
+    async reconcile(olderThanMs = RECONCILE_AFTER_MS): Promise<{ started: number; removed: number }> {
+      // Ages on the database's clock, which stamped the rows: an API host's clock may be off.
+      const rows = await db('jobs')
+        .where({ workflow_started: false })
+        .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+        .select('id', 'workspace_id')
+        .limit(500);
+      let started = 0;
+      let removed = 0;
+      for (const row of rows) {
+        if (await workflows.exists(row.id)) {
+          await transitions.create(row.id, row.workspace_id);
+          started++;
+        } else {
+          // Still old: a submit carried out again meanwhile made it young and owns it now.
+          removed += await db('jobs')
+            .where({ id: row.id, workflow_started: false })
+            .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+            .delete();
+        }
+      }
+      if (started + removed > 0) log.info({ started, removed }, 'reconciled interrupted submits');
+      return { started, removed };
+    },
+  };
+}
