@@ -1,4 +1,3 @@
-import { dispatchLatency, longPollsWaiting } from '../metrics/registry';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -16,10 +15,9 @@ import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
-import { createGate } from '../shared/gate';
 import { prepared } from '../db/prepared';
-import { type Assignment, claimOne } from '../jobs/dispatch';
 import { agentSilence } from './liveness';
+import { createPoll } from './poll';
 import { type Agent, agentFromRow } from './record';
 
 export interface AgentsDeps {
@@ -54,8 +52,6 @@ const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at
 
 export function createAgentsService({ db, workflows, transitions, notifier, credentials, config, log }: AgentsDeps) {
   const lostAfterMs = config.durations.agentLostAfterMs;
-  const claims = createGate(config.limits.claimsInFlightMax);
-  const claimOptions = { reservationSeconds: config.limits.claimReservationSeconds, workflows, log };
   const touchAgent = prepared<{ drain: boolean }>(db, 'agents_touch', TOUCH_AGENT);
 
   /**
@@ -172,53 +168,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },
 
-    /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
-    async poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: AbortSignal) {
-      let node = await requireNode(principal, body.nodeId);
-      // A drain that starts while this poll waits answers it at once; an already draining node
-      // still long-polls, so an idle drained agent does not spin.
-      const drainingAtStart = node.drain as boolean;
-      const deadline = Date.now() + body.waitSeconds * 1000;
-      const jobs: Assignment[] = [];
-      const skip: string[] = [];
-      for (;;) {
-        const ticket = notifier.ticket([NOTIFY.jobQueued, node.workspace_id]);
-        while (!node.drain && jobs.length < body.maxJobs) {
-          // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
-          const leave = await claims.enter(deadline, signal);
-          if (!leave) break;
-          let next: Assignment | null;
-          try {
-            next = await claimOne(db, transitions, node, skip, claimOptions);
-          } catch (err) {
-            // Jobs already assigned are the agent's now: hand them over, report the failure next time.
-            if (jobs.length === 0) {
-              ticket.dispose();
-              throw err;
-            }
-            next = null;
-          } finally {
-            leave();
-          }
-          if (!next) break;
-          if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
-          jobs.push(next);
-        }
-        if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) {
-          ticket.dispose();
-          break;
-        }
-        longPollsWaiting.inc();
-        await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec());
-        node = await requireNode(principal, body.nodeId);
-      }
-      const cancel = await db('job_attempts')
-        .where({ agent_id: node.id, kill_requested: true })
-        .whereNull('result')
-        .where('ended_at', '>', db.raw("now() - interval '10 minutes'"))
-        .pluck('job_id');
-      return { jobs, cancel: [...new Set<string>(cancel)] };
-    },
+    poll: createPoll({ db, transitions, notifier, config, workflows, log, requireNode }),
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {

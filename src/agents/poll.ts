@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal';
+import type { Config } from '../config';
+import { NOTIFY } from '../db/channels';
+import type { Notifier } from '../db/notifier';
+import { type Assignment, type ClaimingAgent, claimOne } from '../jobs/dispatch';
+import type { Transitions } from '../jobs/transitions';
+import { dispatchLatency, longPollsWaiting } from '../metrics/registry';
+import { createGate } from '../shared/gate';
+import type { JobWorkflowClient } from '../temporal/job-workflow-client';
+
+/** The node's row as requireNode answers it (agents/service.ts): in the caller's workspace, not removed. */
+type RequireNode = (principal: Principal, nodeId: string) => Promise<ClaimingAgent & { drain: boolean }>;
+
+/**
+ * An agent's long poll: claims jobs through src/jobs/dispatch.ts while there are any, else waits
+ * for a submit's NOTIFY (or a drain) until its deadline. Claims in flight are bounded per instance.
+ */
+export function createPoll(o: { db: Knex; transitions: Transitions; notifier: Notifier; config: Config; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
+  const { db, transitions, notifier, requireNode } = o;
+  const claims = createGate(o.config.limits.claimsInFlightMax);
+  const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };
+
+  /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
+  return async function poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: AbortSignal) {
+    let node = await requireNode(principal, body.nodeId);
+    // A drain that starts while this poll waits answers it at once; an already draining node
+    // still long-polls, so an idle drained agent does not spin.
+    const drainingAtStart = node.drain as boolean;
+    const deadline = Date.now() + body.waitSeconds * 1000;
+    const jobs: Assignment[] = [];
+    const skip: string[] = [];
+    for (;;) {
+      const ticket = notifier.ticket([NOTIFY.jobQueued, node.workspace_id]);
+      while (!node.drain && jobs.length < body.maxJobs) {
+        // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
+        const leave = await claims.enter(deadline, signal);
+        if (!leave) break;
+        let next: Assignment | null;
+        try {
+          next = await claimOne(db, transitions, node, skip, claimOptions);
+        } catch (err) {
+          // Jobs already assigned are the agent's now: hand them over, report the failure next time.
+          if (jobs.length === 0) {
+            ticket.dispose();
+            throw err;
+          }
+          next = null;
+        } finally {
+          leave();
+        }
+        if (!next) break;
+        if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
+        jobs.push(next);
+      }
+      if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) {
+        ticket.dispose();
+        break;
+      }
+      longPollsWaiting.inc();
+      await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec());
+      node = await requireNode(principal, body.nodeId);
+    }
+    const cancel = await db('job_attempts')
+      .where({ agent_id: node.id, kill_requested: true })
+      .whereNull('result')
+      .where('ended_at', '>', db.raw("now() - interval '10 minutes'"))
+      .pluck('job_id');
+    return { jobs, cancel: [...new Set<string>(cancel)] };
+  };
+}
