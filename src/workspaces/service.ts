@@ -74,7 +74,7 @@ export function createWorkspacesService({ db, credentials, counts, agents }: Wor
   /** The member row, locked against concurrent changes of the same workspace's owners. */
   const lockedMember = async (trx: Knex.Transaction, workspaceId: string, userId: string) => {
     // One membership change per workspace at a time: "always one owner" holds under races.
-    await trx('workspaces').where({ id: workspaceId }).forUpdate().first('id');
+    await lockOwner(trx, 'workspaces', workspaceId);
     return trx('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.workspace_id': workspaceId, 'm.user_id': userId }).first('m.*', 'u.email');
   };
   const ownersLeft = async (trx: Knex.Transaction, workspaceId: string, exceptUserId: string) =>

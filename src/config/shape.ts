@@ -1,0 +1,144 @@
+import type { WebhookSettings } from './webhooks';
+
+// The shape of the settings every process receives; ./index reads them from the environment.
+
+export interface Durations {
+  /** A running job whose agent has not named it in a heartbeat for this long is lost. */
+  agentLostAfterMs: number;
+  /** How long a CANCELLING job waits for the agent's confirmation. */
+  cancelGraceMs: number;
+  /** First backoff before requeueing a job whose agent was lost; doubles per loss. */
+  agentLossBackoffMs: number;
+  sseKeepAliveMs: number;
+  reconcileIntervalMs: number;
+  /** How long a request holds its Idempotency-Key before another may carry it out (after a crash). */
+  idempotencyHoldMs: number;
+}
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  logLevel: string;
+  http: {
+    host: string;
+    port: number;
+    publicUrl?: string;
+    /** Take the client address from X-Forwarded-For (behind a proxy that sets it). */
+    trustProxy: boolean;
+    /** A client must send its request headers within this. */
+    headersTimeoutMs: number;
+    /** ... and its whole request within this; uploads instead get an idle timeout each. */
+    requestTimeoutMs: number;
+    uploadIdleTimeoutMs: number;
+    /** The worker process's health and metrics port. */
+    workerPort: number;
+  };
+  databaseUrl?: string;
+  /** Connections per process; each API request and activity holds one briefly. */
+  dbPoolMax: number;
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    /** Where webhook deliveries run, apart from the jobs. */
+    webhookTaskQueue: string;
+    uiPort: number;
+    /** Runs the worker keeps in memory; the least recently used beyond it are replayed when they next get work. */
+    workflowCacheSize: number;
+    /** Loopback port of the SDK's Prometheus exporter (0: off). */
+    metricsPort: number;
+  };
+  s3: {
+    endpoint?: string;
+    accessKey?: string;
+    secretKey?: string;
+    bucket: string;
+    region: string;
+    /** A MinIO call idle this long fails as 503 instead of hanging the request. */
+    timeoutMs: number;
+    /** Uploads go up in parts of this size; the API holds about one part per upload in memory. */
+    partSizeBytes: number;
+  };
+  /**
+   * Largest artifact accepted (413 above); uploads one instance takes at once (each holds about
+   * two parts in memory; past it 429 with Retry-After); default TTL of presigned URLs (≤ 24 h).
+   */
+  artifacts: { maxBytes: number; maxConcurrentUploads: number; urlTtlSeconds: number };
+  dataDir: string;
+  toolsDir: string;
+  durations: Durations;
+  limits: {
+    agentLossMaxAttempts: number;
+    heartbeatIntervalSeconds: number;
+    /**
+     * A job's log budget: each line costs its UTF-8 bytes plus `logLineOverheadBytes` (about what
+     * a row costs PostgreSQL besides its text), and a job keeps at most `logLinesPerJob` lines.
+     * The head takes half of each, the rolling tail the other half.
+     */
+    logBytesPerJob: number;
+    logLinesPerJob: number;
+    logLineOverheadBytes: number;
+    bodyBytes: number;
+    /** Open log streams and long polls one credential may hold on one instance (429 past it). */
+    sseStreamsPerCredential: number;
+    /** What a live log stream may have waiting for a slow client before it is cut (the client resumes). */
+    sseBufferBytes: number;
+    pollsPerCredential: number;
+    /** JSONL audit exports one credential may have open on one instance, and the instance in all (429 past either). */
+    auditExportsPerCredential: number;
+    auditExportsPerInstance: number;
+    /** Assignments one instance asks workflows for at once; further polls wait their turn. */
+    claimsInFlightMax: number;
+    /** Submits, cancels and retries one instance sends Temporal at once; further ones wait their turn (up to 10 s, then 503). */
+    changesInFlightMax: number;
+    /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
+    claimReservationSeconds: number;
+  };
+  /** Per workspace: webhook endpoints, live access tokens, members; per user: workspaces created (409 past each). */
+  counts: { webhookEndpoints: number; accessTokens: number; workspacesCreated: number; members: number };
+  dependencyRetryAfterSeconds: number;
+  webhooks: WebhookSettings;
+  auth: {
+    /** HS256 signing secret; `npm run dev` keeps one in the data folder when unset, production requires it. */
+    jwtSecret?: string;
+    /** Still accepted for verification after a rotation; never used to sign. */
+    jwtPreviousSecret?: string;
+    jwtIssuer: string;
+    jwtAudience: string;
+    jwtTtlSeconds: number;
+    otpTtlSeconds: number;
+    otpMaxTries: number;
+    /**
+     * Codes mailed per hour: per (address, client IP), per client IP over all addresses, and per
+     * address over all clients. Past any of them request-otp still answers 200 but sends nothing.
+     */
+    otpMaxPerHour: number;
+    otpMaxPerHourPerIp: number;
+    otpMaxPerHourPerEmail: number;
+    /** Wrong codes one client IP may try per hour; past it verify-otp answers 429 before checking. */
+    otpMaxFailedVerifyPerHourPerIp: number;
+    /**
+     * Keys and sessions resolved once are served from each instance's memory for up to this long
+     * (0: never); a revocation reaches every instance at once through NOTIFY regardless.
+     */
+    credentialCacheTtlMs: number;
+    credentialCacheMaxEntries: number;
+    /**
+     * How often the LISTEN connection is pinged; one silent for twice this stops the cache from
+     * being trusted (a revocation reaches an instance cut off from PostgreSQL within this bound).
+     */
+    notifyPingMs: number;
+  };
+  /** SMTP for login codes; without it codes are only logged (development and test). */
+  mail: { smtpUrl?: string; from: string };
+  /**
+   * Per user (or workspace), shared by all instances through leases that each cover about
+   * `leaseMs` of a caller's traffic; refused credentials per client address, per instance.
+   */
+  rateLimits: { perMinute: number; perHour: number; leaseMs: number; authFailuresPerMinute: number };
+  /** Where the CLI finds the API and keeps its login session; the key it sends when given one. */
+  cli: { apiUrl: string; configDir: string; apiKey?: string };
+  /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */
+  agent: { key?: string; dir: string; killGraceMs: number };
+  /** Ports of the services `npm run dev` starts itself when no external one is configured. */
+  dev: { postgresPort: number; temporalPort: number; minioPort: number; minioConsolePort: number };
+}
