@@ -93,9 +93,12 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
 
     // Exactly the jobs asked for: one per idempotency key, each ended once, in success.
     assert.equal(new Set(jobIds.values()).size, JOBS);
-    const jobs = await db('jobs').where({ workspace_id: workspaceId }).select('id', 'state', 'attempt');
+    const jobs = await db('jobs').where({ workspace_id: workspaceId }).select('id', 'state', 'attempt', 'failure_reason', 'error');
     assert.equal(jobs.length, JOBS, 'no duplicate job from a retried submit');
-    assert.deepEqual(jobs.filter((j) => j.state !== 'SUCCEEDED'), []);
+    // A job that did not succeed is reported with why, and how each of its attempts ended.
+    const unsuccessful = jobs.filter((j) => j.state !== 'SUCCEEDED');
+    const endsOf = (ids: string[]) => db('job_attempts').whereIn('job_id', ids).orderBy('assigned_at').select('job_id', 'attempt', 'agent_id', 'assigned_at', 'ended_at', 'end_reason');
+    assert.deepEqual(unsuccessful, [], JSON.stringify(await endsOf(unsuccessful.map((j) => j.id))));
     const attempts = await db('job_attempts').whereIn('job_id', [...jobIds.values()]).orderBy('assigned_at').select('job_id', 'attempt', 'agent_id', 'lease_id', 'assigned_at', 'ended_at', 'result');
     const byJob = new Map<string, typeof attempts>();
     for (const a of attempts) byJob.set(a.job_id, [...(byJob.get(a.job_id) ?? []), a]);
