@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
-import { type Assignment, type ClaimingAgent, claimOne } from '../jobs/dispatch';
+import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import type { Transitions } from '../jobs/transitions';
 import { dispatchLatency, longPollsWaiting } from '../metrics/registry';
 import { createGate } from '../shared/gate';
@@ -21,6 +21,8 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
   const { db, transitions, notifier, requireNode } = o;
   const claims = createGate(o.config.limits.claimsInFlightMax);
   const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };
+  // How long the first job claimed waits for more to join it: well inside the loss clock.
+  const handOverMs = Math.min(o.config.limits.pollHandOverMs, o.config.durations.agentLostAfterMs / 5);
 
   /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
   return async function poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: AbortSignal) {
@@ -31,15 +33,20 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
     const deadline = Date.now() + body.waitSeconds * 1000;
     const jobs: Assignment[] = [];
     const skip: string[] = [];
+    const handOverTimer = lateAfter();
     for (;;) {
       const ticket = notifier.ticket([NOTIFY.jobQueued, node.workspace_id]);
-      while (!node.drain && jobs.length < body.maxJobs) {
+      while (!node.drain && jobs.length < body.maxJobs && !handOverTimer.fired) {
         // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
         const leave = await claims.enter(deadline, signal);
         if (!leave) break;
-        let next: Assignment | null;
+        const claim = claimOne(db, transitions, node, skip, claimOptions).finally(leave);
+        let next: Assignment | null | 'late';
         try {
-          next = await claimOne(db, transitions, node, skip, claimOptions);
+          // Jobs already held wait for this claim only until their hand-over time: each one's
+          // agent-loss clock runs from its assignment, and a claim can be slow (a worker's
+          // sticky queue left by a crash, a loaded worker).
+          next = jobs.length === 0 ? await claim : await Promise.race([claim, handOverTimer.promise]);
         } catch (err) {
           // Jobs already assigned are the agent's now: hand them over, report the failure next time.
           if (jobs.length === 0) {
@@ -47,14 +54,19 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
             throw err;
           }
           next = null;
-        } finally {
-          leave();
+        }
+        if (next === 'late') {
+          // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
+          claim.then((late) => late && withdrawInBackground(o.workflows, late.job.id, late.leaseId, o.log)).catch(() => undefined);
+          break;
         }
         if (!next) break;
+        if (jobs.length === 0) handOverTimer.start(handOverMs);
         if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
         jobs.push(next);
       }
       if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) {
+        handOverTimer.clear();
         ticket.dispose();
         break;
       }
@@ -68,5 +80,26 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
       .where('ended_at', '>', db.raw("now() - interval '10 minutes'"))
       .pluck('job_id');
     return { jobs, cancel: [...new Set<string>(cancel)] };
+  };
+}
+
+/** A promise that resolves to 'late' once started and its time is up; never, before it starts. */
+function lateAfter() {
+  let timer: NodeJS.Timeout | undefined;
+  let fire: (v: 'late') => void = () => undefined;
+  const promise = new Promise<'late'>((resolve) => (fire = resolve));
+  let fired = false;
+  void promise.then(() => (fired = true));
+  return {
+    promise,
+    get fired() {
+      return fired;
+    },
+    start(ms: number) {
+      timer = setTimeout(() => fire('late'), ms);
+    },
+    clear() {
+      clearTimeout(timer);
+    },
   };
 }

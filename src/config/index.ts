@@ -80,6 +80,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       claimsInFlightMax: e.CLAIMS_IN_FLIGHT_MAX,
       changesInFlightMax: e.CHANGES_IN_FLIGHT_MAX,
       claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
+      pollHandOverMs: e.POLL_HAND_OVER_MS,
     },
     counts: {
       webhookEndpoints: e.WEBHOOK_ENDPOINTS_MAX,

@@ -92,6 +92,8 @@ export interface Config {
     changesInFlightMax: number;
     /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
     claimReservationSeconds: number;
+    /** How long a poll that holds a job goes on claiming more before it answers. */
+    pollHandOverMs: number;
   };
   /** Per workspace: webhook endpoints, live access tokens, members; per user: workspaces created (409 past each). */
   counts: { webhookEndpoints: number; accessTokens: number; workspacesCreated: number; members: number };

@@ -83,7 +83,7 @@ async function reserve(db: Knex, agent: ClaimingAgent, skip: string[], seconds: 
 const WITHDRAW_TRIES = 8;
 
 /** Keeps trying for about a minute: an outage that hid the Update's answer may hide this too. */
-function withdrawInBackground(workflows: JobWorkflowClient, jobId: string, leaseId: string, log: Logger): void {
+export function withdrawInBackground(workflows: JobWorkflowClient, jobId: string, leaseId: string, log: Logger): void {
   void (async () => {
     for (let i = 0; i < WITHDRAW_TRIES; i++) {
       try {
