@@ -51,6 +51,6 @@ export async function deepQueue(o: { stack: BenchStack; api: ApiClient; jobs: nu
     cancelLoad: cancelLines,
     rss: { process: [before.process, full.process, after.process], temporal: [before.temporal, full.temporal, after.temporal] },
     cachedWorkflows,
-    cacheSize: stack.config.temporal.workflowCacheSize,
+    cacheSize: stack.config.worker.workflowCacheSize,
   };
 }

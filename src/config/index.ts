@@ -32,8 +32,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_MS,
-      workerPort: e.WORKER_PORT,
     },
+    worker: { port: e.WORKER_PORT, workflowCacheSize: e.WORKFLOW_CACHE_SIZE, sdkMetricsPort: e.TEMPORAL_METRICS_PORT },
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.DB_POOL_MAX,
     temporal: {
@@ -42,8 +42,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       webhookTaskQueue: e.WEBHOOK_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-webhooks`,
       uiPort: e.TEMPORAL_UI_PORT,
-      workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
-      metricsPort: e.TEMPORAL_METRICS_PORT,
     },
     s3: {
       endpoint: e.S3_ENDPOINT,

@@ -1,6 +1,8 @@
 import type { WebhookSettings } from './webhooks';
 
-// The shape of the settings every process receives; ./index reads them from the environment.
+// The shape of the settings, one section per process that reads it: what every process shares,
+// then the API's, the worker's, the CLI's, the reference agent's and `npm run dev`'s own.
+// ./index reads them all from the environment; each process receives the whole Config.
 
 export interface Durations {
   /** A running job whose agent has not named it in a heartbeat for this long is lost. */
@@ -15,23 +17,10 @@ export interface Durations {
   idempotencyHoldMs: number;
 }
 
-export interface Config {
+/** Read by every process: where the shared parts are, and the job rules both the API and the worker apply. */
+export interface SharedSettings {
   env: 'development' | 'production' | 'test';
   logLevel: string;
-  http: {
-    host: string;
-    port: number;
-    publicUrl?: string;
-    /** Take the client address from X-Forwarded-For (behind a proxy that sets it). */
-    trustProxy: boolean;
-    /** A client must send its request headers within this. */
-    headersTimeoutMs: number;
-    /** ... and its whole request within this; uploads instead get an idle timeout each. */
-    requestTimeoutMs: number;
-    uploadIdleTimeoutMs: number;
-    /** The worker process's health and metrics port. */
-    workerPort: number;
-  };
   databaseUrl?: string;
   /** Connections per process; each API request and activity holds one briefly. */
   dbPoolMax: number;
@@ -42,10 +31,6 @@ export interface Config {
     /** Where webhook deliveries run, apart from the jobs. */
     webhookTaskQueue: string;
     uiPort: number;
-    /** Runs the worker keeps in memory; the least recently used beyond it are replayed when they next get work. */
-    workflowCacheSize: number;
-    /** Loopback port of the SDK's Prometheus exporter (0: off). */
-    metricsPort: number;
   };
   s3: {
     endpoint?: string;
@@ -58,11 +43,6 @@ export interface Config {
     /** Uploads go up in parts of this size; the API holds about one part per upload in memory. */
     partSizeBytes: number;
   };
-  /**
-   * Largest artifact accepted (413 above); uploads one instance takes at once (each holds about
-   * two parts in memory; past it 429 with Retry-After); default TTL of presigned URLs (≤ 24 h).
-   */
-  artifacts: { maxBytes: number; maxConcurrentUploads: number; urlTtlSeconds: number };
   dataDir: string;
   toolsDir: string;
   durations: Durations;
@@ -95,10 +75,31 @@ export interface Config {
     /** How long a poll that holds a job goes on claiming more before it answers. */
     pollHandOverMs: number;
   };
-  /** Per workspace: webhook endpoints, live access tokens, members; per user: workspaces created (409 past each). */
-  counts: { webhookEndpoints: number; accessTokens: number; workspacesCreated: number; members: number };
   dependencyRetryAfterSeconds: number;
   webhooks: WebhookSettings;
+}
+
+/** The API process: its HTTP server, logins, limits and what it takes in. */
+export interface ApiSettings {
+  http: {
+    host: string;
+    port: number;
+    publicUrl?: string;
+    /** Take the client address from X-Forwarded-For (behind a proxy that sets it). */
+    trustProxy: boolean;
+    /** A client must send its request headers within this. */
+    headersTimeoutMs: number;
+    /** ... and its whole request within this; uploads instead get an idle timeout each. */
+    requestTimeoutMs: number;
+    uploadIdleTimeoutMs: number;
+  };
+  /**
+   * Largest artifact accepted (413 above); uploads one instance takes at once (each holds about
+   * two parts in memory; past it 429 with Retry-After); default TTL of presigned URLs (≤ 24 h).
+   */
+  artifacts: { maxBytes: number; maxConcurrentUploads: number; urlTtlSeconds: number };
+  /** Per workspace: webhook endpoints, live access tokens, members; per user: workspaces created (409 past each). */
+  counts: { webhookEndpoints: number; accessTokens: number; workspacesCreated: number; members: number };
   auth: {
     /** HS256 signing secret; `npm run dev` keeps one in the data folder when unset, production requires it. */
     jwtSecret?: string;
@@ -137,6 +138,20 @@ export interface Config {
    * `leaseMs` of a caller's traffic; refused credentials per client address, per instance.
    */
   rateLimits: { perMinute: number; perHour: number; leaseMs: number; authFailuresPerMinute: number };
+}
+
+/** The worker process: its health and metrics server and the runs it keeps in memory. */
+export interface WorkerSettings {
+  /** Port of the worker's /healthz, /readyz and /metrics. */
+  port: number;
+  /** Runs the worker keeps in memory; the least recently used beyond it are replayed when they next get work. */
+  workflowCacheSize: number;
+  /** Loopback port of the SDK's Prometheus exporter (0: off). */
+  sdkMetricsPort: number;
+}
+
+export interface Config extends SharedSettings, ApiSettings {
+  worker: WorkerSettings;
   /** Where the CLI finds the API and keeps its login session; the key it sends when given one. */
   cli: { apiUrl: string; configDir: string; apiKey?: string };
   /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */

@@ -18,7 +18,7 @@ import { runUntilSignal } from './run-until-signal';
 async function main() {
   const base = loadDevConfig();
   const log = createLogger(base.logLevel, 'dev');
-  installSdkRuntime(log, base.temporal.metricsPort);
+  installSdkRuntime(log, base.worker.sdkMetricsPort);
   const say = (msg: string) => process.stderr.write(`${msg}\n`);
   say(`compute dev: data in ${base.dataDir}`);
   const started = { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint };
@@ -47,7 +47,7 @@ async function main() {
   const key = await ensureDevApiKey(db, config.dataDir, workspaceId);
   await db.destroy();
 
-  const proc = await startServiceProcess({ config, log, api: true, worker: true, sdkMetricsPort: config.temporal.metricsPort });
+  const proc = await startServiceProcess({ config, log, api: true, worker: true, sdkMetricsPort: config.worker.sdkMetricsPort });
   // One agent in this process, so a submitted job runs on this machine.
   const agent = new Agent({
     apiUrl: proc.url!,

@@ -8,8 +8,8 @@ import { runUntilSignal } from './run-until-signal';
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker');
-  installSdkRuntime(log, config.temporal.metricsPort);
-  const proc = await startServiceProcess({ config, log, api: false, worker: true, sdkMetricsPort: config.temporal.metricsPort });
+  installSdkRuntime(log, config.worker.sdkMetricsPort);
+  const proc = await startServiceProcess({ config, log, api: false, worker: true, sdkMetricsPort: config.worker.sdkMetricsPort });
   log.info({ taskQueue: config.temporal.taskQueue, health: proc.workerUrl }, 'worker running');
   runUntilSignal(log, proc.stop);
 }

@@ -115,7 +115,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       ...common,
       taskQueue: config.temporal.taskQueue,
       activities: createActivities({ db }),
-      maxCachedWorkflows: config.temporal.workflowCacheSize,
+      maxCachedWorkflows: config.worker.workflowCacheSize,
     });
     // Lanes are short-lived and replay in a few events: a small cache serves them.
     const webhookWorker = await Worker.create({
@@ -195,7 +195,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     app.use(requestContext());
     app.use(healthRoutes({ readiness, moreMetrics }).routes());
     const server = http.createServer(app.callback());
-    await listen(server, config.http.workerPort, config.http.host);
+    await listen(server, config.worker.port, config.http.host);
     workerUrl = `http://${config.http.host}:${(server.address() as AddressInfo).port}`;
     stops.unshift(async () => {
       await new Promise<void>((resolve) => {
