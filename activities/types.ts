@@ -1,4 +1,5 @@
 import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
+import type { MeterReport } from '../src/billing/meter';
 import type { DeliverNextInput, DeliverOutcome, NextDelivery } from '../workflows/webhook-definitions';
 
 /** The activities the job workflow calls; the workflow imports this file for types only. */
@@ -16,4 +17,9 @@ export interface WebhookActivities {
   deliverNext(input: DeliverNextInput): Promise<NextDelivery>;
   /** A redelivery: one attempt at the event `eventSeq`, logged, never retried. */
   deliverWebhook(input: { webhookId: string; eventSeq: number }): Promise<DeliverOutcome>;
+}
+
+/** The meter's activity (workflows/meter.ts): one tick for the window ending at `windowEnd`. */
+export interface MeterActivities {
+  meterWindow(input: { windowEnd: string }): Promise<MeterReport>;
 }

@@ -4,6 +4,10 @@ import { silentAttempts } from './agents/liveness';
 import { createAgentsService } from './agents/service';
 import type { ObjectStore } from './artifacts/object-store';
 import { createArtifactsService } from './artifacts/service';
+import { createPlans } from './billing/plans';
+import { createSubscriptions } from './billing/subscription';
+import { createUsage } from './billing/usage';
+import { createLimits } from './billing/limits';
 import { createUrlSigner } from './artifacts/signed-urls';
 import { stampLastUsed } from './auth/api-keys';
 import { createCredentialCache } from './auth/credential-cache';
@@ -86,6 +90,10 @@ export function createServices(deps: ServiceDeps) {
     credentials,
     auth,
     audit: createAuditQuery({ db, authorize: auth.authorize }),
+    plans: createPlans({ db }),
+    subscriptions: createSubscriptions({ db }),
+    usage: createUsage({ db }),
+    limits: createLimits({ db }),
     /** A request budget of these windows, shared by every API instance (see leased-limiter.ts). */
     leasedLimiter: (windows: WindowSpec[]) => createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log }),
     notifier: deps.notifier,

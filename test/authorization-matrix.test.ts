@@ -77,6 +77,9 @@ const SAMPLES: Record<string, Sample> = {
   'post /v0/webhooks/{id}:rotate-secret': { params: teamWebhook },
   'get /v0/webhooks/{id}/deliveries': { params: teamWebhook },
   'post /v0/webhooks/{id}/deliveries/{deliveryId}:redeliver': { params: teamDelivery },
+  'get /v0/billing/usage': {},
+  'get /v0/billing/limits': {},
+  'patch /v0/billing/limits': { body: () => ({ softCapUsd: 100 }) },
   'delete /v0/tokens/{id}': {
     params: async (t) => {
       const made = await v0('POST', '/tokens', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { name: 'to revoke' } });
@@ -211,6 +214,8 @@ const SAMPLES_A: Record<string, SampleA> = {
   },
   'post /api/compute/api-keys/create': async () => ({ body: { name: 'matrix' } }),
   'post /api/compute/api-keys/list': async () => ({ body: {} }),
+  'post /api/compute/billing/plans/list': async () => ({ body: {} }),
+  'post /api/compute/billing/subscription': async () => ({ body: {} }),
   // A key the caller's own listing holds: the owner's (a session, or the owner's key), else an operator's.
   'post /api/compute/api-keys/revoke': async (f, caller) => {
     if (caller === 'admin key') return { body: { id: (await createApiKey(testEnv().db, { workspaceId: f.ws, name: 'ops', kind: 'user' })).id } };

@@ -71,12 +71,11 @@ describe('bad input is refused with the right code and changes nothing', () => {
     assert.equal(await countJobs(workspaceId), 1, 'only the valid submit made a job');
   });
 
-  it('a job for the managed pool is refused with 400 until a managed pool exists', async () => {
+  it('a region for a job of the workspace’s own agents (pool self) is refused with 400 naming it', async () => {
     const { key, workspaceId } = await newWorkspace();
-    const reply = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', pool: 'managed' }, key);
+    const reply = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', region: 'eu-west-1' }, key);
     assertError(reply, 400, 'request.invalid');
-    assert.match(reply.body.message, /managed pool is not available/);
-    assert.deepEqual(reply.body.details.fields.map((f: { path: string }) => f.path), ['pool']);
+    assert.deepEqual(reply.body.details.fields.map((f: { path: string }) => f.path), ['region']);
     assert.equal(await countJobs(workspaceId), 0);
   });
 

@@ -1,25 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { login, newEmail } from './support/auth';
-import { cliConfigDir, compute, typeLoginCode } from './support/cli';
+import { login } from './support/auth';
+import { cliUser } from './support/cli';
 import { testEnv } from './support/env';
 import { newWorkspace, post, registerNode, submit } from './support/http';
-
-/** A person logged in through `compute login`, with a config folder of their own. */
-async function cliUser(email = newEmail()) {
-  const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
-  const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
-  assert.equal(login.code, 0, login.stderr);
-  const session = JSON.parse(fs.readFileSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json'), 'utf8')) as { token: string; workspaceId: string };
-  const run = (...args: string[]) => compute(args, { env });
-  const ok = async (...args: string[]) => {
-    const out = await run(...args);
-    assert.equal(out.code, 0, `compute ${args.join(' ')}: ${out.stderr}`);
-    return out.stdout;
-  };
-  return { session, run, ok };
-}
 
 describe('compute agents and compute jobs list --since/--until', () => {
   it('lists, shows, drains and removes agents of the active workspace', async function () {

@@ -1,28 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { createSecretBox } from '../src/webhooks/secret-box';
-import { newEmail } from './support/auth';
-import { cliConfigDir, compute, startCompute, typeLoginCode } from './support/cli';
+import { cliUser, startCompute } from './support/cli';
 import { testEnv } from './support/env';
 import { verifyWithReference } from './support/reference-webhooks';
 import { v0ok } from './support/v0';
 import { WebhookReceiver } from './support/webhook-receiver';
-
-/** A person logged in through `compute login`, with a config folder of their own. */
-async function cliUser() {
-  const email = newEmail();
-  const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
-  const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
-  assert.equal(login.code, 0, login.stderr);
-  const session = JSON.parse(fs.readFileSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json'), 'utf8')) as { token: string; workspaceId: string };
-  const ok = async (...args: string[]) => {
-    const out = await compute(args, { env });
-    assert.equal(out.code, 0, `compute ${args.join(' ')}: ${out.stderr}`);
-    return out;
-  };
-  return { env, session, ok, run: (...args: string[]) => compute(args, { env }) };
-}
 
 const queuedJob = (token: string) => v0ok('POST', '/jobs', { token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
 
@@ -36,27 +18,27 @@ describe('compute webhooks', () => {
   it('creates, lists, rotates, shows deliveries, redelivers and deletes', async function () {
     this.timeout(180_000);
     const me = await cliUser();
-    const created = await me.ok('webhooks', 'create', rx.url, '--events', 'job.created,job.terminal', '--description', 'from the CLI');
+    const created = await me.succeed('webhooks', 'create', rx.url, '--events', 'job.created,job.terminal', '--description', 'from the CLI');
     const secret = created.stdout.trim();
     assert.match(secret, /^whsec_/);
     assert.match(created.stderr, /created wh_\w+ → /);
-    const [hook] = JSON.parse((await me.ok('webhooks', 'list', '--json')).stdout) as Array<{ id: string; events: string[]; description: string }>;
+    const [hook] = JSON.parse((await me.succeed('webhooks', 'list', '--json')).stdout) as Array<{ id: string; events: string[]; description: string }>;
     assert.deepEqual([hook.events, hook.description], [['job.created', 'job.terminal'], 'from the CLI']);
-    assert.match((await me.ok('webhooks', 'list')).stdout, new RegExp(`^${hook.id}\\s+${rx.url.replace(/[/.]/g, '\\$&')}\\s+job.created,job.terminal\\s+yes`, 'm'));
+    assert.match((await me.succeed('webhooks', 'list')).stdout, new RegExp(`^${hook.id}\\s+${rx.url.replace(/[/.]/g, '\\$&')}\\s+job.created,job.terminal\\s+yes`, 'm'));
 
     await queuedJob(me.session.token);
     await rx.waitFor((all) => all.length === 1);
     assert.deepEqual(await verifyWithReference({ secret, headers: rx.received[0].headers, body: rx.received[0].body }), { ok: true });
-    const deliveries = JSON.parse((await me.ok('webhooks', 'deliveries', hook.id, '--json')).stdout) as Array<{ id: string; eventId: string; status: string }>;
+    const deliveries = JSON.parse((await me.succeed('webhooks', 'deliveries', hook.id, '--json')).stdout) as Array<{ id: string; eventId: string; status: string }>;
     assert.deepEqual(deliveries.map((d) => [d.eventId, d.status]), [[rx.received[0].event.id, 'succeeded']]);
-    assert.match((await me.ok('webhooks', 'deliveries', hook.id)).stdout, /^ID\s+EVENT\s+TYPE\s+ATTEMPT\s+STATUS/);
+    assert.match((await me.succeed('webhooks', 'deliveries', hook.id)).stdout, /^ID\s+EVENT\s+TYPE\s+ATTEMPT\s+STATUS/);
 
-    const redelivered = await me.ok('webhooks', 'redeliver', hook.id, deliveries[0].id);
+    const redelivered = await me.succeed('webhooks', 'redeliver', hook.id, deliveries[0].id);
     assert.match(redelivered.stderr, new RegExp(`redelivering ${rx.received[0].event.id}`));
     await rx.waitFor((all) => all.length === 2);
     assert.equal(rx.received[1].headers['webhook-id'], rx.received[0].headers['webhook-id']);
 
-    const rotated = await me.ok('webhooks', 'rotate', hook.id);
+    const rotated = await me.succeed('webhooks', 'rotate', hook.id);
     assert.notEqual(rotated.stdout.trim(), secret);
     assert.match(rotated.stderr, /previous secret signs too until/);
 
@@ -67,8 +49,8 @@ describe('compute webhooks', () => {
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^error: The webhook URL is refused: 169\.254\.169\.254 is a cloud metadata address.*\[request\.invalid\]\n$/);
 
-    await me.ok('webhooks', 'delete', hook.id);
-    assert.deepEqual(JSON.parse((await me.ok('webhooks', 'list', '--json')).stdout), []);
+    await me.succeed('webhooks', 'delete', hook.id);
+    assert.deepEqual(JSON.parse((await me.succeed('webhooks', 'list', '--json')).stdout), []);
     const gone = await me.run('webhooks', 'delete', hook.id);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /resource\.not_found/);

@@ -1,26 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { newEmail } from './support/auth';
-import { type CliRun, cliConfigDir, compute, typeLoginCode } from './support/cli';
+import { cliConfigDir, cliUser, compute, type CliRun } from './support/cli';
 import { team } from './support/team';
 import { v0, v0ok } from './support/v0';
-
-/** A person logged in through `compute login`, with a config folder of their own. */
-async function cliUser(email = newEmail()) {
-  const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
-  const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
-  assert.equal(login.code, 0, login.stderr);
-  const session = JSON.parse(fs.readFileSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json'), 'utf8')) as { token: string; email: string; workspaceId: string };
-  const run = async (...args: string[]) => compute(args, { env });
-  /** Runs and insists on success: its stdout. */
-  const ok = async (...args: string[]) => {
-    const out = await run(...args);
-    assert.equal(out.code, 0, `compute ${args.join(' ')}: ${out.stderr}`);
-    return out.stdout;
-  };
-  return { env, session, run, ok };
-}
 
 const WORKSPACE_ID = /^ws_[0-9a-z]{26}$/;
 const membersOf = async (ws: string, token: string) =>

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import type { Principal } from '../src/auth/principal';
 import { createLogsService, type LogsService, type PushedLine } from '../src/logs/service';
 import { sseFrames } from '../src/shared/sse-frames';
 import { testEnv } from './support/env';
@@ -15,14 +14,14 @@ const bytes = (line: string) => Buffer.byteLength(line, 'utf8');
 /** A held job with its pushes both over HTTP and straight into a logs service of its own. */
 async function runningJob(service?: LogsService) {
   const { key, workspaceId, node, job } = await heldJob();
-  // The service only reads the workspace of the caller.
-  const principal = { workspaceId, kind: 'node', credential: 'api_key' } as Principal;
-  const target = { nodeId: node.nodeId, jobId: job.job_id, leaseId: job.leaseId };
+  // The node as the service reads it: its workspace, and which pool it serves.
+  const asker = { id: node.nodeId, workspace_id: workspaceId, pool: 'self' };
+  const target = { jobId: job.job_id, leaseId: job.leaseId };
   return {
     key,
     jobId: job.job_id,
     pushHttp: (lines: PushedLine[]) => ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines }, node.nodeKey),
-    push: (lines: PushedLine[]) => service!.push(principal, { ...target, lines }),
+    push: (lines: PushedLine[]) => service!.push(asker, { ...target, lines }),
     finish: () => ok('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey),
   };
 }

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { waitFor } from './support/agents';
 import { apisPerTest } from './support/api-process';
 import { testEnv } from './support/env';
 import { newWorkspace, ok, post, registerNode, sleep } from './support/http';
@@ -12,7 +15,8 @@ describe('a poll for several jobs', () => {
     this.timeout(60_000);
     const { key, workspaceId } = await newWorkspace();
     // The slow one: its workflow is on a task queue no worker serves, so its assign Update hangs.
-    const unserved = await apiWith({ TEMPORAL_TASK_QUEUE: `unserved-${Date.now()}` });
+    const taskQueue = `unserved-${Date.now()}`;
+    const unserved = await apiWith({ TEMPORAL_TASK_QUEUE: taskQueue });
     const slow = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo slow', priority: 1 }, key, unserved.url!);
     const fast = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo fast', priority: 5 }, key);
     const node = await registerNode(key);
@@ -33,8 +37,22 @@ describe('a poll for several jobs', () => {
     const row = await testEnv().db('jobs').where({ id: fast.job_id }).first('state', 'attempt');
     assert.deepEqual(row, { state: 'SUCCEEDED', attempt: 1 });
 
-    // The slow job was never handed to anyone: still queued, its reservation released or lapsing.
+    // The slow job was never handed to anyone: still queued.
     const slowRow = await testEnv().db('jobs').where({ id: slow.job_id, workspace_id: workspaceId }).first('state', 'agent_id');
     assert.deepEqual(slowRow, { state: 'QUEUED', agent_id: null });
+
+    // A worker for its queue appears: the late assignment applies, then its withdrawal requeues
+    // the job as `undelivered` (no agent loss); then it is cancelled, leaving nothing behind.
+    const connection = await NativeConnection.connect({ address: testEnv().config.temporal.address! });
+    const worker = await Worker.create({ connection, taskQueue, workflowBundle: testEnv().bundle, activities: createActivities({ db: testEnv().db }) });
+    await worker.runUntil(async () => {
+      await waitFor('the late assignment withdrawn', async () => {
+        const ends = await testEnv().db('job_attempts').where({ job_id: slow.job_id }).pluck('end_reason');
+        return ends.length === 1 && ends[0] === 'undelivered';
+      }, 30_000);
+      await ok('/compute/jobs/cancel', { job_id: slow.job_id }, key, unserved.url!);
+      await waitFor('the slow job cancelled', async () => (await testEnv().db('jobs').where({ id: slow.job_id }).first('state')).state === 'CANCELLED', 30_000);
+    });
+    await connection.close();
   });
 });

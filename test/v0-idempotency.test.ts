@@ -80,7 +80,7 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
       assert.deepEqual(reply.body.errors.map((e: { path: string }) => e.path), ['Idempotency-Key']);
     }
     // Refused by the service after the key was taken: nothing was made, so the key is free again.
-    const refused = await submitWith(s.token, 'retry-me', { ...JOB, pool: 'managed' });
+    const refused = await submitWith(s.token, 'retry-me', { ...JOB, type: 'SQL' });
     assert.equal(refused.status, 400);
     assert.equal(await keyRow(s.user.workspaceId, 'retry-me'), undefined);
     const fixed = await submitWith(s.token, 'retry-me');

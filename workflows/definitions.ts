@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AssignInput, AttemptEnd, JobSnapshot, JobSpec, ResultInput, Transition } from './job-model';
+import type { AssignInput, AttemptEnd, JobSnapshot, JobSpec, ResultInput, StopReason, Transition } from './job-model';
 
 // Messages of the job workflow, defined once and imported by the workflow, the API and the tests.
 // The types and helpers they carry live in job-model.ts, free of Temporal, and are re-exported here.
@@ -16,5 +16,7 @@ export const recheckAgentSignal = defineSignal('recheckAgent');
  * later, to an agent that never heard of it: the caller withdraws the lease, which requeues the
  * job without counting an agent loss, or refuses the assignment should it arrive afterwards.
  */
+/** The service stops the job on its own account (`billing.hard_cap`): a cancel with that failureReason. */
+export const stopSignal = defineSignal<[{ reason: StopReason }]>('stop');
 export const withdrawLeaseSignal = defineSignal<[{ leaseId: string }]>('withdrawLease');
 export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec; ends?: AttemptEnd[] }>('state');

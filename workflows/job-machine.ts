@@ -1,4 +1,4 @@
-import type { AssignInput, AttemptCheck, AttemptEnd, JobSnapshot, JobSpec, JobTimings, JobWorkflowInput, ProjectJobInput, ResultInput, Transition } from './job-model';
+import type { AssignInput, AttemptCheck, AttemptEnd, JobSnapshot, JobSpec, JobTimings, JobWorkflowInput, ProjectJobInput, ResultInput, StopReason, Transition } from './job-model';
 import { REFUSAL, RUN_FAILURE, isLive, isTerminal, queuedSnapshot } from './job-model';
 
 // The job's state machine (CONTRACT §2) as a plain class: no Temporal, no clock. Each method takes
@@ -148,15 +148,16 @@ export class JobMachine {
 
   /** Queued: cancelled at once. Running: cancelling, the agent told to kill it. Cancelling: as it is. */
   cancel(now: number): Answered {
-    let move: Move | null = null;
-    if (this.snap.state === 'QUEUED') {
-      move = this.finish('CANCELLED', now);
-    } else if (this.snap.state === 'RUNNING') {
-      this.cancelRequestedAt = now;
-      this.endAttempt('cancelled', true);
-      move = this.move({ state: 'CANCELLING' });
-    }
+    const move = this.cancelMove(now);
     return { answer: this.answer(this.snap.leaseId), move };
+  }
+
+  /**
+   * The service stops the job for `reason` (such as `billing.hard_cap`, the job's failureReason):
+   * a cancel that nobody waits on, so the run writes it itself. Nothing, once the job has ended.
+   */
+  stop(reason: StopReason, now: number): Move | null {
+    return this.refuseCancel() ? null : this.cancelMove(now, { failureReason: reason });
   }
 
   /** The assignment of `leaseId` never reached its agent: requeue without counting a loss, refuse it later. */
@@ -260,6 +261,14 @@ export class JobMachine {
     const from = this.snap;
     this.snap = { ...from, ...changes, version: from.version + 1 };
     return { from, to: this.snap };
+  }
+
+  private cancelMove(now: number, changes: Partial<JobSnapshot> = {}): Move | null {
+    if (this.snap.state === 'QUEUED') return this.finish('CANCELLED', now, changes);
+    if (this.snap.state !== 'RUNNING') return null;
+    this.cancelRequestedAt = now;
+    this.endAttempt('cancelled', true);
+    return this.move({ state: 'CANCELLING', ...changes });
   }
 
   private endAttempt(reason: AttemptEnd['reason'], kill: boolean, result?: ResultInput): void {

@@ -16,7 +16,9 @@ export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
 /** A lease can hold the job only in these states: the one definition the workflow and the API share. */
 export const isLive = (s: JobState): boolean => s === 'RUNNING' || s === 'CANCELLING';
 
-export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout';
+export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | StopReason;
+/** Why the service itself stops a job (a cancel nobody asked for). */
+export type StopReason = 'billing.hard_cap';
 
 /** What the workflow needs of a job. `env` stays out: secrets don't belong in workflow history. */
 export interface JobSpec {
@@ -99,6 +101,14 @@ export interface ResultInput {
   exitCode: number;
   runtimeMs: number;
   error?: string;
+  /** What the agent measured itself; each figure given replaces the metered estimate (CONTRACT §9). */
+  usage?: ReportedUsage;
+}
+
+export interface ReportedUsage {
+  cpuSeconds?: number;
+  gpuSeconds?: number;
+  gbSeconds?: number;
 }
 
 /** Failure types of refused updates; the API maps them to HTTP 409 codes. */

@@ -17,6 +17,7 @@ import {
   assignUpdate,
   cancelUpdate,
   recheckAgentSignal,
+  stopSignal,
   resultUpdate,
   stateQuery,
   withdrawLeaseSignal,
@@ -72,6 +73,7 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
   setHandler(resultUpdate, (r) => settle(m.result(r, Date.now())), { validator: (r) => refuse(m.refuseResult(r)) });
   setHandler(cancelUpdate, () => settle(m.cancel(Date.now())), { validator: () => refuse(m.refuseCancel()) });
   setHandler(recheckAgentSignal, () => m.recheck());
+  setHandler(stopSignal, ({ reason }) => show(m.stop(reason, Date.now())));
   setHandler(withdrawLeaseSignal, ({ leaseId }) => show(m.withdrawLease(leaseId, Date.now())));
 
   // One timer at a time, for the deadline the run waits on now. It is cancelled when the run

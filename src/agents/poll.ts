@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
-import { NOTIFY } from '../db/channels';
+import { queuedChannelOf } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import type { Transitions } from '../jobs/transitions';
@@ -35,7 +35,7 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
     const skip: string[] = [];
     const handOverTimer = lateAfter();
     for (;;) {
-      const ticket = notifier.ticket([NOTIFY.jobQueued, node.workspace_id]);
+      const ticket = notifier.ticket(queuedChannelOf(node));
       while (!node.drain && jobs.length < body.maxJobs && !handOverTimer.fired) {
         // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
         const leave = await claims.enter(deadline, signal);

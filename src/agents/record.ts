@@ -9,6 +9,10 @@ export interface Agent {
   labels: Record<string, string>;
   capabilities: Record<string, unknown>;
   version: string | null;
+  /** `managed` for an agent of the operator's managed pool, else `self` (a workspace's own). */
+  pool: 'self' | 'managed';
+  /** The region a managed-pool agent serves; null for a workspace's own agent. */
+  region: string | null;
   state: AgentState;
   drain: boolean;
   drainDeadlineAt: string | null;
@@ -32,6 +36,8 @@ export function agentFromRow(r: any, lostAfterMs: number): Agent {
     labels: r.labels,
     capabilities: r.capabilities,
     version: r.version,
+    pool: r.pool,
+    region: r.region ?? null,
     state,
     drain: r.drain,
     drainDeadlineAt: r.drain_deadline_at ? new Date(r.drain_deadline_at).toISOString() : null,

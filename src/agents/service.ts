@@ -1,7 +1,8 @@
+import { reportedUsage } from '../billing/reported-usage';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { NOTIFY } from '../db/channels';
+import { queuedChannelOf } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
 import type { CredentialCache } from '../auth/credential-cache';
@@ -10,6 +11,7 @@ import { appendAudit } from '../audit/log';
 import { auditBy } from '../auth/authorize';
 import { heartbeatAttempts } from '../jobs/heartbeats';
 import type { Transitions } from '../jobs/transitions';
+import { askableBy } from '../jobs/lease';
 import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
@@ -34,7 +36,12 @@ export interface RemovedNode {
   id: string;
   workspace_id: string;
   name: string;
+  pool: string;
+  region: string | null;
 }
+
+/** Where a managed-pool agent registers to serve (CONTRACT §9); `local` unless it says. */
+export const DEFAULT_REGION = 'local';
 
 export interface ResultReport {
   nodeId: string;
@@ -43,6 +50,8 @@ export interface ResultReport {
   exitCode: number;
   runtimeMs: number;
   error?: string;
+  /** The agent's own measure; `cpuSeconds`, `gpuSeconds` and `gbSeconds` replace the metered estimate. */
+  usage?: Record<string, number>;
 }
 
 const TOUCH_AGENT = 'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 AND deregistered_at IS NULL RETURNING drain';
@@ -81,8 +90,8 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
    * once, empty; a removed node's finds it gone) and asks the run of each job it runs to check on
    * it now rather than at its next liveness check (a drain deadline, a removal).
    */
-  async function wake(node: { id: string; workspace_id: string }): Promise<void> {
-    await db.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobQueued, node.workspace_id]);
+  async function wake(node: RemovedNode): Promise<void> {
+    await db.raw('SELECT pg_notify(?, ?)', queuedChannelOf(node));
     const agentId = node.id;
     const running = await db('job_attempts').where({ agent_id: agentId }).whereNull('ended_at').pluck('job_id');
     await Promise.all(
@@ -100,7 +109,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
    * the audit log name it.
    */
   async function markRemoved(trx: Knex.Transaction, principal: Principal, which: Knex.QueryBuilder, details: Record<string, unknown> = {}): Promise<RemovedNode[]> {
-    const removed: RemovedNode[] = await which.whereNull('deregistered_at').update({ deregistered_at: trx.fn.now() }).returning(['id', 'workspace_id', 'name']);
+    const removed: RemovedNode[] = await which.whereNull('deregistered_at').update({ deregistered_at: trx.fn.now() }).returning(['id', 'workspace_id', 'name', 'pool', 'region']);
     for (const node of removed) {
       await revokeNodeKeys(trx, node.id);
       await appendAudit(trx, { ...auditBy(principal), action: 'agent.deregister', target: { type: 'agent', id: node.id }, details: { name: node.name, ...details } });
@@ -121,8 +130,20 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       return getAgent((await requireNode(principal, id)).id);
     },
 
-    async register(principal: Principal, body: { name: string; labels: Record<string, string>; capabilities?: Record<string, unknown>; version?: string }) {
+    /**
+     * A new node of the caller's workspace, or, with a managed-pool key, a managed-pool agent of
+     * `region` (default `local`) in the operator's workspace. A region given with any other key is
+     * 400: a workspace's own agents take its jobs wherever they run, and saying otherwise would
+     * mislead.
+     */
+    async register(principal: Principal, body: { name: string; labels: Record<string, string>; capabilities?: Record<string, unknown>; version?: string; region?: string }) {
       if (principal.kind === 'node') throw new AppError('auth.forbidden', 'Register with an agent or user key, not a node key');
+      const managed = principal.kind === 'managed';
+      if (!managed && body.region !== undefined) {
+        throw new AppError('request.invalid', 'Only agents registered with a managed-pool key serve a region; a workspace’s own agents take its jobs wherever they run', {
+          fields: [{ path: 'region', message: 'needs a managed-pool key' }],
+        });
+      }
       const id = newId('agent');
       const key = await db.transaction(async (trx) => {
         await trx('agents').insert({
@@ -134,9 +155,11 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
           version: body.version ?? null,
           registered_with_key_id: principal.keyId,
           registered_by_user_id: principal.userId ?? null,
+          pool: managed ? 'managed' : 'self',
+          region: managed ? (body.region ?? DEFAULT_REGION) : null,
         });
         const made = await createApiKey(trx, { workspaceId: principal.workspaceId, name: `node ${body.name}`, kind: 'node', agentId: id });
-        await appendAudit(trx, { ...auditBy(principal), action: 'agent.register', target: { type: 'agent', id }, details: { name: body.name, labels: body.labels } });
+        await appendAudit(trx, { ...auditBy(principal), action: 'agent.register', target: { type: 'agent', id }, details: { name: body.name, labels: body.labels, ...(managed && { pool: 'managed', region: body.region ?? DEFAULT_REGION }) } });
         return made;
       });
       return { nodeId: id, apiKey: key.key, heartbeatIntervalSeconds: config.limits.heartbeatIntervalSeconds };
@@ -153,7 +176,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
         if (!touched) throw notFound('node');
         return { drain: touched.drain, cancel: [] };
       }
-      const node = { id: body.nodeId, workspace_id: principal.workspaceId };
+      const node = { id: body.nodeId };
       let drain = false;
       const keep = await db.transaction(async (trx) => {
         const [touched] = await trx('agents')
@@ -173,15 +196,17 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {
       const node = await requireNode(principal, report.nodeId, { removed: true });
-      // The job and this lease's attempt in one read.
+      // The job and this lease's attempt in one read, if the node may ask about it at all.
       const jobRow = await db('jobs as j')
         .leftJoin('job_attempts as a', (on) => on.on('a.job_id', 'j.id').andOn('a.lease_id', db.raw('?', [report.leaseId])))
-        .where({ 'j.id': report.jobId, 'j.workspace_id': node.workspace_id, 'j.workflow_started': true })
-        .first('j.id', 'a.agent_id as attempt_agent_id');
+        .where({ 'j.id': report.jobId, 'j.workflow_started': true })
+        .where(askableBy(node, 'j'))
+        .first('j.id', 'j.workspace_id', 'a.agent_id as attempt_agent_id');
       if (!jobRow) throw notFound('job');
       if (jobRow.attempt_agent_id && jobRow.attempt_agent_id !== node.id) throw notAssigned();
-      const written = await transitions.result(report.jobId, node.workspace_id, {
+      const written = await transitions.result(report.jobId, jobRow.workspace_id, {
         leaseId: report.leaseId, agentId: node.id, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error,
+        ...(reportedUsage(report.usage) && { usage: reportedUsage(report.usage) }),
       });
       return jobFromRow(written ?? (await db('jobs').where({ id: report.jobId }).first(db.raw(JOB_COLUMNS))));
     },

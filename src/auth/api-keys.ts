@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { newId, randomToken } from '../shared/ids';
 import type { Principal, Refused } from './principal';
 
-export type KeyKind = 'user' | 'agent' | 'node';
+/** `managed`: an operator's managed-pool key, which only registers managed-pool agents (CONTRACT §9). */
+export type KeyKind = 'user' | 'agent' | 'node' | 'managed';
 
 export interface Quotas {
   maxJobsPerHour?: number;
@@ -13,7 +14,7 @@ export interface Quotas {
 
 // Secrets are 192 random bits, so a plain SHA-256 is a sound at-rest hash (no KDF needed).
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
-const PREFIX_LETTER: Record<KeyKind, string> = { user: 'u', agent: 'a', node: 'n' };
+const PREFIX_LETTER: Record<KeyKind, string> = { user: 'u', agent: 'a', node: 'n', managed: 'm' };
 
 /** Mints `<prefix>_<secret>`; the whole key is returned only here, once. */
 export async function createApiKey(
@@ -51,6 +52,7 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     .first(
       'k.*',
       db.raw('coalesce(k.user_id, g.registered_by_user_id, rk.user_id) AS owner_user_id'),
+      db.raw("(k.kind = 'managed' OR g.pool = 'managed') AS managed_pool"),
       db.raw("(k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stamp_due"),
     );
   if (!row) return null;
@@ -65,13 +67,15 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     kind: row.kind,
     credential: 'api_key',
     // Surface A's keys do member's work; a key an operator minted (no user) is the workspace's admin.
-    role: row.kind === 'node' ? undefined : row.user_id || row.kind === 'agent' ? 'member' : 'admin',
+    // Node keys and managed-pool keys are no member of anything: they call the agent protocol only.
+    role: row.kind === 'node' || row.kind === 'managed' ? undefined : row.user_id || row.kind === 'agent' ? 'member' : 'admin',
     actor,
     keyId: row.id,
     userId: row.user_id ?? undefined,
     agentId: row.agent_id ?? undefined,
     hasQuotas: Boolean(row.quotas),
-    rateSubject: row.owner_user_id ? `usr:${row.owner_user_id}` : `ws:${row.workspace_id}`,
+    // The managed pool is the operator's fleet, not a customer's: each of its credentials has a budget of its own.
+    rateSubject: row.owner_user_id ? `usr:${row.owner_user_id}` : row.managed_pool ? `key:${row.id}` : `ws:${row.workspace_id}`,
     credentialId: row.id,
   };
 }

@@ -12,7 +12,8 @@ export interface ApiKeyRecord {
   id: string;
   prefix: string;
   name: string;
-  kind: KeyKind;
+  /** Only user and agent keys are listed (ownedBy); managed-pool keys are an operator's, out of any member's reach. */
+  kind: Exclude<KeyKind, 'managed'>;
   quotas: Quotas | null;
   createdAt: string;
   lastUsedAt: string | null;
@@ -23,7 +24,7 @@ const recordOf = (r: Record<string, unknown>): ApiKeyRecord => ({
   id: r.id as string,
   prefix: r.prefix as string,
   name: r.name as string,
-  kind: r.kind as KeyKind,
+  kind: r.kind as ApiKeyRecord['kind'],
   quotas: (r.quotas as Quotas | null) ?? null,
   createdAt: iso(r.created_at as Date),
   lastUsedAt: isoOrNull(r.last_used_at as Date | null),

@@ -4,12 +4,15 @@ import type { Role } from './roles';
 /** Who is calling, resolved by the auth middleware from whichever credential the request carries. */
 export interface Principal {
   workspaceId: string;
-  /** `user` and `agent` keys, JWTs and access tokens act for the workspace; a `node` key acts for one registered agent. */
-  kind: 'user' | 'agent' | 'node';
+  /**
+   * `user` and `agent` keys, JWTs and access tokens act for the workspace; a `node` key acts for
+   * one registered agent; a `managed` (managed-pool) key only registers managed-pool agents.
+   */
+  kind: 'user' | 'agent' | 'node' | 'managed';
   credential: 'api_key' | 'jwt' | 'token';
   /**
    * What the caller may do in the workspace (roles.ts): a session's or token's from the member's
-   * current role; a node key has none (it calls its node's protocol only).
+   * current role; a node key or a managed-pool key has none (it calls the agent protocol only).
    */
   role?: Role;
   /** Who the audit log names. */

@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import { CliError } from './api-client';
 import { registerAdminCommands } from './commands/admin';
+import { registerAdminBillingCommands } from './commands/admin-billing';
 import { registerAgentCommand } from './commands/agent';
 import { registerAgentsCommands } from './commands/agents';
 import { registerArtifactCommands } from './commands/artifacts';
+import { registerBillingCommands } from './commands/billing';
 import { registerJobCommands } from './commands/jobs';
 import { registerKeysCommands } from './commands/keys';
 import { registerLoginCommands } from './commands/login';
@@ -23,7 +25,9 @@ registerArtifactCommands(program);
 registerAgentCommand(program);
 registerAgentsCommands(program);
 registerWebhooksCommands(program);
+registerBillingCommands(program);
 registerAdminCommands(program);
+registerAdminBillingCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures are one line; anything else is a bug worth its message, still without a stack.

@@ -87,6 +87,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       members: e.MEMBERS_MAX,
     },
     dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,
+    billing: { meterTickSeconds: e.METER_TICK_SECONDS },
     webhooks: {
       allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -77,6 +77,8 @@ export interface SharedSettings {
   };
   dependencyRetryAfterSeconds: number;
   webhooks: WebhookSettings;
+  /** The usage meter: how often its schedule ticks (the worker makes sure the schedule exists). */
+  billing: { meterTickSeconds: number };
 }
 
 /** The API process: its HTTP server, logins, limits and what it takes in. */

@@ -70,6 +70,9 @@ export const EnvSchema = z.object({
   POLL_HAND_OVER_MS: z.coerce.number().int().min(0).default(250),
   CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   RECONCILE_INTERVAL_MS: int(30_000),
+  // The usage meter's tick (a Temporal Schedule; CONTRACT §9): prices running attempts and applies
+  // caps. 0: this worker leaves the schedule alone (a worker of some other task queue).
+  METER_TICK_SECONDS: int(60),
   // Counts bounded per workspace (per user for workspaces created), so one workspace cannot
   // flood what all share: thousands of endpoints at one URL would fan every job out on the
   // shared delivery queue.

@@ -16,6 +16,9 @@ import * as openJobsIndex from './migrations/20261128000000_open_jobs_index';
 import * as workspaceCreators from './migrations/20261129010000_add_workspace_creators';
 import * as jobLogState from './migrations/20261130000000_create_job_log_state';
 import * as dropJobArtifactsCopy from './migrations/20261130010000_drop_job_artifacts_copy';
+import * as managedPool from './migrations/20261201000000_managed_pool';
+import * as billingPlans from './migrations/20261201010000_billing_plans';
+import * as usageLedger from './migrations/20261201020000_usage_ledger';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -37,6 +40,9 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261129010000_add_workspace_creators': workspaceCreators,
   '20261130000000_create_job_log_state': jobLogState,
   '20261130010000_drop_job_artifacts_copy': dropJobArtifactsCopy,
+  '20261201000000_managed_pool': managedPool,
+  '20261201010000_billing_plans': billingPlans,
+  '20261201020000_usage_ledger': usageLedger,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -11,7 +11,8 @@ export const JobFields = z.object({
   selector: z.record(z.string(), z.string()),
   timeoutSeconds: z.number().int(),
   priority: z.number().int(),
-  pool: z.string(),
+  pool: z.enum(['self', 'managed']).meta({ description: '`self`: the workspace’s own agents; `managed`: the operator’s managed pool, in `region`' }),
+  region: z.string().nullable().meta({ description: 'The managed pool’s region that runs the job (the manifest’s, else the workspace’s `defaultRegion` at submit); null for a `self` job' }),
   retry: z.object({ maxAttempts: z.number().int(), backoffSeconds: z.number().int() }),
   attempt: z.number().int(),
   createdAt: z.string(),
@@ -19,7 +20,10 @@ export const JobFields = z.object({
   finishedAt: z.string().nullable(),
   exitCode: z.number().int().nullable(),
   runtimeMs: z.number().int().nullable(),
-  failureReason: z.enum(['exit_code', 'agent_error', 'agent_lost', 'timeout']).nullable(),
+  failureReason: z
+    .enum(['exit_code', 'agent_error', 'agent_lost', 'timeout', 'billing.hard_cap'])
+    .nullable()
+    .meta({ description: 'Why the job failed, or why the service cancelled it: `billing.hard_cap` when a lowered hard cap stopped it' }),
   error: z.string().nullable(),
   artifacts: z.array(z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() })),
 });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
 import { snapshotColumns } from './projection';
-import { releaseReservation, reserveNext } from './reservations';
+import { type ReservingAgent, releaseReservation, reserveNext } from './reservations';
 import type { Transitions } from './transitions';
 import { type Job, jobFromRow } from './record';
 import { AppError } from '../shared/errors';
@@ -14,10 +14,7 @@ export interface Assignment {
   leaseId: string;
 }
 
-export interface ClaimingAgent {
-  id: string;
-  workspace_id: string;
-  labels: Record<string, string>;
+export interface ClaimingAgent extends ReservingAgent {
   registered_with_key_id: string | null;
   key_has_quotas?: boolean;
 }
@@ -30,7 +27,8 @@ export interface ClaimOptions {
 }
 
 /**
- * Takes the best claimable job for an agent: highest priority, then oldest, matching its labels.
+ * Takes the best claimable job for an agent: highest priority, then oldest, matching its labels
+ * (for a managed-pool agent: across the workspaces of its region in turn, see reservations.ts).
  *
  * The row is first reserved for the agent in a statement of its own (SKIP LOCKED, so pollers pass
  * over each other), and only then is the job's workflow asked, through the `assign` Update, with
@@ -54,7 +52,8 @@ export async function claimOne(
     if (!row) return null;
     const leaseId = newId('lease');
     try {
-      const { snapshot } = await transitions.assign(row.id, agent.workspace_id, { leaseId, agentId: agent.id });
+      // The job's workspace: a managed-pool agent's own is the operator's, not the job's.
+      const { snapshot } = await transitions.assign(row.id, row.workspace_id, { leaseId, agentId: agent.id });
       return { job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId };
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'job.invalid_state')) {

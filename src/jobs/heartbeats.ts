@@ -6,9 +6,11 @@ import { holdsLease } from './lease';
  * which liveness measures with) and answers which of them the node's lease still holds and should
  * keep running; any other it is to stop. In the caller's transaction, with the node's own stamp.
  */
-export async function heartbeatAttempts(trx: Knex.Transaction, node: { id: string; workspace_id: string }, running: string[]): Promise<Set<string>> {
+export async function heartbeatAttempts(trx: Knex.Transaction, node: { id: string }, running: string[]): Promise<Set<string>> {
   // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
-  await trx('jobs').whereIn('id', running).where({ workspace_id: node.workspace_id }).forShare().select('id');
+  // Only rows the node holds or is being handed (a managed-pool agent's are any workspace's): a
+  // node cannot lock other jobs by naming them.
+  await trx('jobs').whereIn('id', running).where((q) => q.where({ agent_id: node.id }).orWhere({ claimed_by: node.id })).forShare().select('id');
   await trx('job_attempts').where({ agent_id: node.id }).whereIn('job_id', running).whereNull('ended_at').update({ last_heartbeat_at: trx.fn.now() });
   // Kept: jobs this node's lease still holds, unless a cancel asks the agent to stop them.
   const held = await trx('job_attempts as a')

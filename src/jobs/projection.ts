@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
-import { NOTIFY } from '../db/channels';
+import { NOTIFY, notifyQueuedSql } from '../db/channels';
 import { newEventId, transitionEventsInsert } from './outbox';
 import { artifactsOf } from './record';
+import { meterAttemptEnd, releaseReservation } from '../billing/ledger';
+import { isTerminal } from '../../workflows/job-model';
 import type { JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 
 /**
@@ -38,7 +40,7 @@ export function snapshotColumns(s: JobSnapshot) {
   };
 }
 
-async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, attemptEnds }: ProjectJobInput) {
+async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: ProjectJobInput) {
   const columns = Object.entries(snapshotColumns(s));
   const attempt = s.leaseId && s.agentId;
   const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
@@ -59,7 +61,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
      ), n AS (
        SELECT pg_notify(?, u.id) FROM u
        UNION ALL
-       SELECT pg_notify(?, ?) FROM u WHERE ?::boolean
+       SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
      )
      SELECT u.*, ${artifactsOf('u.id')} AS artifacts, (SELECT count(*) FROM n) AS notified FROM u`,
     [
@@ -68,7 +70,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
       s.version,
       newEventId(), newEventId(),
       s.leaseId, s.jobId, s.attempt, s.agentId, s.startedAt, Boolean(attempt),
-      NOTIFY.jobState, NOTIFY.jobQueued, workspaceId, wakesAgents,
+      NOTIFY.jobState, wakesAgents,
     ],
   );
   for (const end of attemptEnds) {
@@ -80,6 +82,11 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, workspaceId, at
         kill_requested: db.raw('kill_requested OR ?', [end.kill]),
         result: db.raw('coalesce(result, ?::jsonb)', [end.result ? JSON.stringify(end.result) : null]),
       });
+    // Metering attaches here, where every attempt ends: in this transaction, after the row's lock.
+    await meterAttemptEnd(db as Knex.Transaction, end.leaseId, Boolean(end.result?.usage));
   }
-  return rows[0] as Record<string, unknown> | undefined;
+  const written = rows[0] as Record<string, unknown> | undefined;
+  // A job that ended lets its credit reservation go (a late copy of an old run's end changes nothing).
+  if (written?.pool === 'managed' && isTerminal(s.state)) await releaseReservation(db, s.jobId);
+  return written;
 }

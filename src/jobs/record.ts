@@ -12,7 +12,9 @@ export interface Job {
   env: Record<string, string>;
   timeoutSeconds: number;
   priority: number;
-  pool: string;
+  pool: 'self' | 'managed';
+  /** The managed pool's region that runs it; null for a `self` job. */
+  region: string | null;
   retry: { maxAttempts: number; backoffSeconds: number };
   resources: Record<string, number> | null;
   artifactPaths: string[];
@@ -36,7 +38,7 @@ export interface Job {
  * connection: a migration that adds a column then leaves the prepared statements valid.
  */
 export const JOB_COLUMN_NAMES = [
-  'id', 'workspace_id', 'type', 'command', 'state', 'labels', 'selector', 'env', 'timeout_seconds', 'priority', 'pool', 'retry',
+  'id', 'workspace_id', 'type', 'command', 'state', 'labels', 'selector', 'env', 'timeout_seconds', 'priority', 'pool', 'region', 'retry',
   'resources', 'artifacts_spec', 'attempt', 'created_at', 'started_at', 'finished_at', 'exit_code', 'runtime_ms',
   'agent_id', 'lease_id', 'failure_reason', 'error', 'version',
 ] as const;
@@ -70,6 +72,7 @@ export function jobFromRow(r: any): Job {
     timeoutSeconds: r.timeout_seconds,
     priority: r.priority,
     pool: r.pool,
+    region: r.region ?? null,
     retry: r.retry,
     resources: r.resources,
     artifactPaths: r.artifacts_spec?.paths ?? [],
@@ -102,6 +105,7 @@ export function publicFieldsOf(job: Job) {
     timeoutSeconds: job.timeoutSeconds,
     priority: job.priority,
     pool: job.pool,
+    region: job.region,
     retry: job.retry,
     attempt: job.attempt,
     createdAt: job.createdAt,

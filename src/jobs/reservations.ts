@@ -4,31 +4,92 @@ import type { Knex } from 'knex';
 // transaction held. It is not a transition: the job stays QUEUED until the workflow assigns it,
 // and an expired reservation is simply free again.
 
-/** Reserves the best claimable row for the agent (priority, then age; labels must match). */
-export async function reserveNext(
-  db: Knex | Knex.Transaction,
-  agent: { id: string; workspace_id: string; labels: Record<string, string> },
-  skip: string[],
-  seconds: number,
-  types?: string[],
-) {
-  const { rows } = await db.raw(
-    `UPDATE jobs SET claimed_by = ?, claimed_until = now() + make_interval(secs => ?)
-     WHERE id = (
-       SELECT id FROM jobs
-       WHERE workspace_id = ? AND state = 'QUEUED' AND workflow_started AND pool = 'self'
-         AND available_at <= now() AND selector <@ ?::jsonb
-         AND (claimed_until IS NULL OR claimed_until < now())
-         AND NOT (id = ANY(?::text[])) AND (?::text[] IS NULL OR type = ANY(?::text[]))
-       ORDER BY priority DESC, created_at, id
-       FOR UPDATE SKIP LOCKED
-       LIMIT 1)
-       -- A poll that began before its agent was removed takes nothing after.
-       AND NOT EXISTS (SELECT 1 FROM agents WHERE id = ? AND deregistered_at IS NOT NULL)
-     RETURNING *`,
-    [agent.id, seconds, agent.workspace_id, JSON.stringify(agent.labels), skip, types ?? null, types ?? null, agent.id],
-  );
-  return rows[0] as ({ id: string } & Record<string, unknown>) | undefined;
+/** Who reserves: a workspace's own agent (`pool: self`) or a managed-pool agent of a region. */
+export interface ReservingAgent {
+  id: string;
+  workspace_id: string;
+  labels: Record<string, string>;
+  pool: string;
+  region: string | null;
+}
+
+/** What every claimable row must be, beside its queue (`j` is the job): the agent's labels, skips and types. */
+const CLAIMABLE = `j.state = 'QUEUED' AND j.workflow_started
+  AND j.available_at <= now() AND j.selector <@ :labels::jsonb
+  AND (j.claimed_until IS NULL OR j.claimed_until < now())
+  AND NOT (j.id = ANY(:skip::text[])) AND (:types::text[] IS NULL OR j.type = ANY(:types::text[]))`;
+
+/** The reservation itself; a poll that began before its agent was removed takes nothing after. */
+const RESERVE = `UPDATE jobs SET claimed_by = :agent, claimed_until = now() + make_interval(secs => :seconds)
+  WHERE id = (SELECT id FROM pick)
+    AND NOT EXISTS (SELECT 1 FROM agents WHERE id = :agent AND deregistered_at IS NOT NULL)
+  RETURNING *`;
+
+/** A workspace's agent: its workspace's self jobs, the highest priority first, then the oldest. */
+const SELF = `WITH pick AS (
+    SELECT j.id FROM jobs j
+    WHERE j.workspace_id = :workspace AND j.pool = 'self' AND ${CLAIMABLE}
+    ORDER BY j.priority DESC, j.created_at, j.id
+    FOR UPDATE SKIP LOCKED
+    LIMIT 1)
+  ${RESERVE}`;
+
+/**
+ * A managed-pool agent: the managed jobs of its region, one workspace's turn at a time. The
+ * workspaces with queued jobs there are found by skipping through the region's index (one probe
+ * each, however many jobs each holds), and taken in turn: the one served least recently first
+ * (never served: before all). Within a workspace, as for its own agents: priority, then age.
+ *
+ * `turns` is materialized in that order and the lateral pick runs once per workspace only until
+ * one yields a row (LIMIT 1 over a nested loop), so one row is locked and one index range read
+ * per workspace tried. The hand-out stamps the workspace's turn in the same statement.
+ */
+const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
+    SELECT min(workspace_id) FROM jobs
+    WHERE region = :region AND state = 'QUEUED' AND workflow_started AND pool = 'managed'
+    UNION ALL
+    SELECT (SELECT min(j.workspace_id) FROM jobs j
+            WHERE j.region = :region AND j.state = 'QUEUED' AND j.workflow_started AND j.pool = 'managed'
+              AND j.workspace_id > q.workspace_id)
+    FROM queued q WHERE q.workspace_id IS NOT NULL
+  ), turns AS MATERIALIZED (
+    SELECT q.workspace_id FROM queued q
+    LEFT JOIN managed_pool_turns t ON t.region = :region AND t.workspace_id = q.workspace_id
+    WHERE q.workspace_id IS NOT NULL
+    ORDER BY t.served_at NULLS FIRST, q.workspace_id
+  ), pick AS (
+    SELECT c.id, c.workspace_id FROM turns w
+    CROSS JOIN LATERAL (
+      SELECT j.id, j.workspace_id FROM jobs j
+      WHERE j.region = :region AND j.workspace_id = w.workspace_id AND j.pool = 'managed' AND ${CLAIMABLE}
+      ORDER BY j.priority DESC, j.created_at, j.id
+      FOR UPDATE SKIP LOCKED
+      LIMIT 1) c
+    LIMIT 1
+  ), reserved AS (${RESERVE}
+  ), turn AS (
+    INSERT INTO managed_pool_turns (region, workspace_id, served_at)
+    SELECT :region, workspace_id, clock_timestamp() FROM reserved
+    ON CONFLICT (region, workspace_id) DO UPDATE SET served_at = excluded.served_at
+  )
+  SELECT * FROM reserved`;
+
+/**
+ * Reserves the best claimable row for the agent: a workspace's agent takes only its workspace's
+ * `self` jobs, a managed-pool agent only `managed` jobs of its region (fair across workspaces);
+ * labels must match the job's selector.
+ */
+export async function reserveNext(db: Knex | Knex.Transaction, agent: ReservingAgent, skip: string[], seconds: number, types?: string[]) {
+  const managed = agent.pool === 'managed';
+  const { rows } = await db.raw(managed ? MANAGED : SELF, {
+    agent: agent.id,
+    seconds,
+    labels: JSON.stringify(agent.labels),
+    skip,
+    types: types ?? null,
+    ...(managed ? { region: agent.region } : { workspace: agent.workspace_id }),
+  });
+  return rows[0] as ({ id: string; workspace_id: string } & Record<string, unknown>) | undefined;
 }
 
 /** Frees a row the workflow refused to assign (cancelled meanwhile). */

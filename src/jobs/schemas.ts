@@ -11,6 +11,9 @@ export const LabelsSchema = z
   .refine((o) => Object.keys(o).length <= 64, 'at most 64 labels')
   .meta({ id: 'Labels', description: 'Up to 64 key/value pairs.' });
 
+/** A region of the managed pool: a manifest's, a managed-pool agent's (CONTRACT §3, §9). */
+export const RegionSchema = z.string().regex(/^[a-z0-9-]{1,32}$/, 'lower-case letters, digits and -, at most 32');
+
 export const ManifestSchema = z
   .strictObject({
     type: z.string().min(1).meta({ description: 'Job type; only COMMAND is supported.', examples: ['COMMAND'] }),
@@ -33,7 +36,19 @@ export const ManifestSchema = z
         gpu: z.number().int().min(0).max(64).optional(),
       })
       .optional(),
-    pool: z.enum(['self', 'managed']).default('self'),
+    pool: z
+      .enum(['self', 'managed'])
+      .default('self')
+      .meta({
+        description:
+          '`self` (default): the workspace’s own agents run it. `managed`: the operator’s managed pool does, on an agent of `region`; ' +
+          'the managed agents of a region take the jobs of every workspace in turn (the workspace served least recently first), ' +
+          'then by priority and age within it; they never take `self` jobs, and the workspace’s own agents never take managed ones.',
+      }),
+    region: RegionSchema.optional().meta({
+      description: 'Managed jobs only: the region whose managed-pool agents may run it; default the workspace’s `defaultRegion`. With pool `self` it is 400 request.invalid.',
+      examples: ['local', 'eu-west-1'],
+    }),
     retry: z
       .strictObject({
         maxAttempts: z.number().int().min(1).max(10).default(1),
@@ -42,6 +57,9 @@ export const ManifestSchema = z
       .default({ maxAttempts: 1, backoffSeconds: 10 }),
     priority: z.number().int().min(1).max(5).default(3),
     artifacts: z.strictObject({ paths: z.array(z.string().min(1).max(1024)).max(100) }).optional(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.region !== undefined && m.pool !== 'managed') ctx.addIssue({ code: 'custom', path: ['region'], message: 'a region is for managed jobs (pool "managed") only' });
   })
   .meta({ id: 'JobManifest' });
 export type Manifest = z.output<typeof ManifestSchema>;

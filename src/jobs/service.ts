@@ -1,5 +1,7 @@
 import type { Principal } from '../auth/principal';
-import { invalidState } from '../shared/errors';
+import { reserveWorstCase } from '../billing/gate';
+import { releaseReservation } from '../billing/ledger';
+import { AppError, invalidState } from '../shared/errors';
 import { createJobQueries } from './queries';
 import { jobFromRow, type Job } from './record';
 import { type SubmitDeps, createSubmits, specOf, timingsOf } from './submit';
@@ -25,7 +27,15 @@ export function createJobsService(deps: JobsDeps) {
     async retry(principal: Principal, jobId: string): Promise<Job> {
       const job = await get(principal, jobId);
       if (job.state !== 'FAILED' && job.state !== 'TIMED_OUT') throw invalidState(`job is ${job.state}; only failed or timed-out jobs can be retried`);
-      await transitions.retry(job.workspaceId, { spec: specOf(job), timings: timingsOf(config), attempt: job.attempt + 1, version: job.version, manualRetry: true }, principal);
+      // A managed job passes the credit gate again: its earlier reservation went with its end.
+      if (job.pool === 'managed') await deps.db.transaction((trx) => reserveWorstCase(trx, job.workspaceId, job.id, job));
+      try {
+        await transitions.retry(job.workspaceId, { spec: specOf(job), timings: timingsOf(config), attempt: job.attempt + 1, version: job.version, manualRetry: true }, principal);
+      } catch (err) {
+        // Not retried after all (a retry of it already under way keeps its own reservation).
+        if (job.pool === 'managed' && !(err instanceof AppError && err.code === 'job.invalid_state')) await releaseReservation(deps.db, job.id).catch(() => undefined);
+        throw err;
+      }
       return get(principal, jobId);
     },
   };

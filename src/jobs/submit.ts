@@ -1,3 +1,4 @@
+import { reserveWorstCase } from '../billing/gate';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pendingEntry } from '../audit/log';
@@ -59,11 +60,15 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
    * acknowledged one is returned as it is, with `acknowledged` set.
    */
   async function insertUnstarted(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
-    // The hot path: a key without quotas needs no lock and no count.
-    if (!principal.hasQuotas) return insertRow(db, principal, manifest, jobId);
+    // The hot path: a self job of a key without quotas needs no lock and no count.
+    const managed = manifest.pool === 'managed';
+    if (!principal.hasQuotas && !managed) return insertRow(db, principal, manifest, jobId);
     return db.transaction(async (trx) => {
-      await enforceSubmitQuota(trx, principal.keyId, manifest.type);
-      return insertRow(trx, principal, manifest, jobId);
+      if (principal.hasQuotas) await enforceSubmitQuota(trx, principal.keyId, manifest.type);
+      const job = await insertRow(trx, principal, manifest, jobId);
+      // Billing's credit gate: refused, the row goes with the transaction.
+      if (managed && !job.acknowledged) await reserveWorstCase(trx, principal.workspaceId, job.id, manifest);
+      return job;
     });
   }
 
@@ -81,6 +86,9 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
         selector: JSON.stringify(manifest.selector),
         resources: manifest.resources ? JSON.stringify(manifest.resources) : null,
         pool: manifest.pool,
+        // A managed job runs in its manifest's region, else its workspace's default one, read as it is inserted.
+        region:
+          manifest.pool !== 'managed' ? null : (manifest.region ?? trx.raw('(SELECT default_region FROM workspaces WHERE id = ?)', [principal.workspaceId])),
         retry: JSON.stringify(manifest.retry),
         priority: manifest.priority,
         artifacts_spec: manifest.artifacts ? JSON.stringify(manifest.artifacts) : null,
@@ -109,12 +117,6 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
     if (manifest.type !== 'COMMAND') {
       throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, { supported: ['COMMAND'] });
     }
-    // Nothing serves the managed pool yet: such a job would wait forever.
-    if (manifest.pool === 'managed') {
-      throw new AppError('request.invalid', 'The managed pool is not available yet; run the job on your own agents (pool "self", the default)', {
-        fields: [{ path: 'pool', message: 'the managed pool is not available yet' }],
-      });
-    }
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
     if (acknowledged) return job;
     try {
@@ -129,7 +131,7 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
       await db('jobs').where({ id: job.id, workflow_started: false }).delete().catch(() => undefined);
       throw err;
     }
-    if ((await transitions.create(job.id, job.workspaceId)) === 'gone') {
+    if ((await transitions.create(job.id)) === 'gone') {
       // The reconciler found no workflow while the start was still under way, and removed the
       // row: the run just started would be a job nobody can see. End it; the client resubmits.
       await workflows.terminate(job.id, 'its submit was settled as failed before the workflow started').catch((err) =>
@@ -186,7 +188,7 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
       let removed = 0;
       for (const row of rows) {
         if (await workflows.exists(row.id)) {
-          await transitions.create(row.id, row.workspace_id);
+          await transitions.create(row.id);
           started++;
         } else {
           // Still old: a submit carried out again meanwhile made it young and owns it now.

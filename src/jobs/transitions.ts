@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type AuditEntry, appendAudit, auditInsertFromPending } from '../audit/log';
-import { NOTIFY } from '../db/channels';
+import { notifyQueuedSql } from '../db/channels';
 import { createdEventInsert, newEventId } from './outbox';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
@@ -81,18 +81,19 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * A submitted job comes to be: its row, inserted unacknowledged by the submit, becomes visible
      * once its workflow exists, with the submit's audit entry and its `job.created` event, in one
      * statement, so one round trip on the submit's critical path and the entry exactly when the
-     * job is acknowledged (by the submit or by the reconciler); the NOTIFY goes out on commit.
+     * job is acknowledged (by the submit or by the reconciler); the NOTIFY that wakes the polls
+     * able to take it (its workspace's, or its region's managed agents) goes out on commit.
      * `gone` means no row is left to mark.
      */
-    async create(jobId: string, workspaceId: string): Promise<'marked' | 'already' | 'gone'> {
+    async create(jobId: string): Promise<'marked' | 'already' | 'gone'> {
       const { rows } = await db.raw(
         `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
                           RETURNING *, id AS target_id, submitted_by AS pending),
          audited AS (${AUDIT_SUBMIT}),
          created AS (${CREATED_EVENT}),
-         n AS (SELECT pg_notify(?, ?) FROM started)
+         n AS (SELECT ${notifyQueuedSql('started')} FROM started)
          SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`,
-        [jobId, newEventId(), NOTIFY.jobQueued, workspaceId, jobId],
+        [jobId, newEventId(), jobId],
       );
       if (Number(rows[0].marked) > 0) return 'marked';
       return rows[0].present ? 'already' : 'gone';
@@ -179,7 +180,12 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         : [];
       let repaired = 0;
       for (const row of [...reserved, ...silent, ...unseen]) {
-        if ((await repair(row.id, row.workspace_id)).written) repaired++;
+        // One run that cannot answer now (no worker on its queue, an outage) holds up no other.
+        const outcome = await repair(row.id, row.workspace_id).catch((err) => {
+          log.warn({ err: String(err), jobId: row.id }, 'could not repair a row from its run; trying again next pass');
+          return { written: false };
+        });
+        if (outcome.written) repaired++;
         // A reservation whose claim never wrote: nobody else will clear it.
         await db('jobs').where({ id: row.id }).where('claimed_until', '<', db.fn.now()).update({ claimed_by: null, claimed_until: null });
       }

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
-import type { Principal } from '../auth/principal';
-import { holdsLease } from '../jobs/lease';
+import { type AskingNode, askableBy, holdsLease } from '../jobs/lease';
 import { logLinesIngested } from '../metrics/registry';
 import { notAssigned, notFound } from '../shared/errors';
 import { costOf, logBudgetOf, planPush } from './budget';
@@ -41,10 +40,11 @@ interface Incoming {
  * order, and the lease it checks cannot move until the push commits), with its log state
  * (`job_log_state`, which this domain owns; defaults for a job that has logged nothing).
  */
-async function lockedWithLogState(trx: Knex.Transaction, q: { jobId: string; leaseId: string; nodeId: string; workspaceId: string }) {
+async function lockedWithLogState(trx: Knex.Transaction, node: AskingNode, q: { jobId: string; leaseId: string }) {
   const job = await trx('jobs as j')
     .leftJoin('job_log_state as s', 's.job_id', 'j.id')
-    .where({ 'j.id': q.jobId, 'j.workspace_id': q.workspaceId })
+    .where({ 'j.id': q.jobId })
+    .where(askableBy(node, 'j'))
     .forUpdate('j')
     .first(
       'j.id', 'j.state', 'j.lease_id', 'j.agent_id',
@@ -55,7 +55,7 @@ async function lockedWithLogState(trx: Knex.Transaction, q: { jobId: string; lea
       's.dropped_lease_id AS log_dropped_lease_id', 's.dropped_agent_seq AS log_dropped_agent_seq',
     );
   if (!job) throw notFound('job');
-  if (!holdsLease(job, q.leaseId, q.nodeId)) throw notAssigned();
+  if (!holdsLease(job, q.leaseId, node.id)) throw notAssigned();
   return job;
 }
 
@@ -73,17 +73,18 @@ export function createLogPush({ db, config }: { db: Knex; config: Config }) {
   const budget = logBudgetOf(config.limits);
   const storedListeners = new Set<(s: StoredLines) => void>();
 
-  async function push(principal: Principal, body: { nodeId: string; jobId: string; leaseId: string; lines: PushedLine[] }) {
-    const out = await pushTransaction(principal, body);
+  /** Lines from `node` (its row, as requireNode read it) for the job its lease holds. */
+  async function push(node: AskingNode, body: { jobId: string; leaseId: string; lines: PushedLine[] }) {
+    const out = await pushTransaction(node, body);
     logLinesIngested.inc(out.accepted);
     if (out.stored) for (const fn of storedListeners) fn(out.stored);
     return { accepted: out.accepted, duplicates: out.duplicates };
   }
 
-  function pushTransaction(principal: Principal, body: { nodeId: string; jobId: string; leaseId: string; lines: PushedLine[] }) {
+  function pushTransaction(node: AskingNode, body: { jobId: string; leaseId: string; lines: PushedLine[] }) {
     return db.transaction(async (trx): Promise<{ accepted: number; duplicates: number; stored?: StoredLines }> => {
       // The exclusive lock serializes pushes per job, so seqs are assigned in commit order.
-      const job = await lockedWithLogState(trx, { jobId: body.jobId, leaseId: body.leaseId, nodeId: body.nodeId, workspaceId: principal.workspaceId });
+      const job = await lockedWithLogState(trx, node, { jobId: body.jobId, leaseId: body.leaseId });
 
       const offered = [...new Map(body.lines.map((l) => [l.seq, l])).values()].sort((a, b) => a.seq - b.seq);
       // A range over the (job, lease, agent seq) index, not an IN list: planned on a young job's

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Agent } from '../reference-agent/agent';
 import { type Config, loadDevConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
-import { ensureDefaultWorkspace } from '../workspaces/rows';
+import { ensureDefaultWorkspace, ensureOperatorWorkspace } from '../workspaces/rows';
 import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrate';
 import { createLogger } from '../logging/logger';
@@ -45,6 +45,7 @@ async function main() {
   await migrateLatest(db);
   const workspaceId = await ensureDefaultWorkspace(db);
   const key = await ensureDevApiKey(db, config.dataDir, workspaceId);
+  const managedKey = await ensureDevApiKey(db, config.dataDir, await ensureOperatorWorkspace(db), 'managed');
   await db.destroy();
 
   const proc = await startServiceProcess({ config, log, api: true, worker: true, sdkMetricsPort: config.worker.sdkMetricsPort });
@@ -59,7 +60,20 @@ async function main() {
     killGraceMs: config.agent.killGraceMs,
     log: createLogger(base.logLevel, 'agent'),
   });
-  await agent.start();
+  // And one agent of the managed pool, region local (every workspace's default), so a job with
+  // "pool": "managed" runs on a fresh clone too.
+  const managedAgent = new Agent({
+    apiUrl: proc.url!,
+    key: managedKey,
+    name: `${os.hostname()}-managed`,
+    labels: {},
+    region: 'local',
+    concurrency: 2,
+    dir: path.join(config.dataDir, 'managed-agent'),
+    killGraceMs: config.agent.killGraceMs,
+    log: createLogger(base.logLevel, 'managed-agent'),
+  });
+  await Promise.all([agent.start(), managedAgent.start()]);
   say('');
   say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
   say(`  Operations     ${proc.url}/readyz   ${proc.url}/metrics   (the worker's Temporal SDK series included)`);
@@ -68,6 +82,7 @@ async function main() {
   say(`  PostgreSQL     ${config.databaseUrl}`);
   if (stack.s3) say(`  MinIO          ${stack.s3.endpoint}   (console ${stack.s3.consoleUrl})`);
   say(`  Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`);
+  say(`  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed")`);
   say(`  Workspace      ${workspaceId}`);
   say(`  API key        ${key}`);
   say('');
@@ -79,7 +94,8 @@ async function main() {
   // Each part stops before what it depends on, so nothing calls a server that is already gone.
   runUntilSignal(log, async () => {
     say('stopping the agent');
-    await agent.killJobs();
+    say('stopping the managed agent');
+    await Promise.all([agent.killJobs(), managedAgent.killJobs()]);
     say('stopping the API and the worker');
     await proc.stop();
     if (services.length > 0) say(`stopping ${services.join(', ')}`);

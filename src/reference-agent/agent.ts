@@ -14,6 +14,8 @@ export interface AgentOptions {
   key: string;
   name: string;
   labels: Record<string, string>;
+  /** Registering with a managed-pool key: the region whose managed jobs it runs (the API's default: local). */
+  region?: string;
   concurrency: number;
   /** Keeps the node identity and the jobs' working folders. */
   dir: string;
@@ -75,14 +77,14 @@ export class Agent {
     await this.resumeOrRegister();
     // A restarted agent takes work again, whatever drain its previous run left.
     await this.api.call('/compute/nodes/drain', { nodeId: this.nodeId, enable: false });
-    this.o.log.info({ nodeId: this.nodeId, labels: this.o.labels, concurrency: this.o.concurrency }, 'agent ready');
+    this.o.log.info({ nodeId: this.nodeId, labels: this.o.labels, concurrency: this.o.concurrency, ...(this.o.region !== undefined && { region: this.o.region }) }, 'agent ready');
     this.heartbeatLoop = this.heartbeats();
     this.pollLoop = this.polls().catch((err: Error) => this.fatal(err));
   }
 
   private async resumeOrRegister(): Promise<void> {
     const keyPrefix = this.o.key.split('_')[0];
-    const saved = await loadIdentity(this.o.dir, this.o.apiUrl, keyPrefix);
+    const saved = await loadIdentity(this.o.dir, this.o.apiUrl, keyPrefix, this.o.region);
     if (saved) {
       const api = new AgentApi(this.o.apiUrl, saved.nodeKey);
       const alive = await api.call('/compute/nodes/heartbeat', { nodeId: saved.nodeId, runningJobs: [] }).then(
@@ -101,6 +103,7 @@ export class Agent {
       labels: this.o.labels,
       capabilities: { concurrency: this.o.concurrency, os: process.platform, arch: process.arch, cpus: os.cpus().length },
       version: 'compute-agent/0.1.0',
+      ...(this.o.region !== undefined && { region: this.o.region }),
     });
     this.heartbeatMs = reg.heartbeatIntervalSeconds * 1000;
     this.nodeId = reg.nodeId;
@@ -108,6 +111,7 @@ export class Agent {
     await saveIdentity(this.o.dir, {
       apiUrl: this.o.apiUrl,
       keyPrefix,
+      ...(this.o.region !== undefined && { region: this.o.region }),
       nodeId: reg.nodeId,
       nodeKey: reg.apiKey,
       heartbeatIntervalSeconds: reg.heartbeatIntervalSeconds,

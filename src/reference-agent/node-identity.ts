@@ -6,6 +6,8 @@ export interface NodeIdentity {
   apiUrl: string;
   /** The public prefix of the key it registered with: another key means another node. */
   keyPrefix: string;
+  /** The region it registered for (managed-pool agents); another region means another node. */
+  region?: string;
   nodeId: string;
   nodeKey: string;
   heartbeatIntervalSeconds: number;
@@ -13,12 +15,12 @@ export interface NodeIdentity {
 
 const fileIn = (dir: string) => path.join(dir, 'node.json');
 
-export async function loadIdentity(dir: string, apiUrl: string, keyPrefix: string): Promise<NodeIdentity | null> {
+export async function loadIdentity(dir: string, apiUrl: string, keyPrefix: string, region?: string): Promise<NodeIdentity | null> {
   const text = await fs.readFile(fileIn(dir), 'utf8').catch(() => null);
   if (!text) return null;
   try {
     const id = JSON.parse(text) as NodeIdentity;
-    return id.apiUrl === apiUrl && id.keyPrefix === keyPrefix ? id : null;
+    return id.apiUrl === apiUrl && id.keyPrefix === keyPrefix && id.region === region ? id : null;
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { ensureMeterSchedule } from '../billing/meter-schedule';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReconciler } from '../jobs/reconciler';
@@ -114,7 +115,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     worker = await Worker.create({
       ...common,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ db }),
+      activities: createActivities({ db, cancelGraceMs: config.durations.cancelGraceMs }),
       maxCachedWorkflows: config.worker.workflowCacheSize,
     });
     // Lanes are short-lived and replay in a few events: a small cache serves them.
@@ -134,6 +135,10 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       });
     }
     const relayClient = new Client({ connection: native, namespace: config.temporal.namespace });
+    // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
+    if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(relayClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
+      log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
+    );
     relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(relayClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
     stops.unshift(() => relay!.stop());
   }

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'idempotency.mismatch'
   | 'rate_limit.exceeded'
   | 'quota.exceeded'
+  | 'resource.limit_reached'
   | 'dependency.unavailable'
   | 'internal';
 
@@ -100,6 +101,12 @@ export const ERROR_CODES: Record<ErrorCode, { status: number; title: string; mea
     status: 429,
     title: 'A quota is exhausted',
     meaning: 'A quota of the key is reached: jobs per hour or unfinished jobs at once (`details.quota`, `details.limit`). Retry after Retry-After, or once running jobs finish.',
+  },
+  'resource.limit_reached': {
+    status: 402,
+    title: 'The credit does not cover this job',
+    meaning:
+      "A managed job on a billed plan is refused when the period's spend, plus what queued and running managed jobs may still cost, plus this job's worst case (its timeoutSeconds × resources at the plan's prices, for each attempt it may make) would pass the credit: the prepaid credit or the hard cap. `details` gives spentUsd, reservedUsd, requiredUsd and creditUsd. Raise the cap or the credit, wait for jobs to end, or run the job on your own agents (pool self).",
   },
   'dependency.unavailable': {
     status: 503,

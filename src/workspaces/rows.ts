@@ -19,3 +19,16 @@ export async function createWorkspace(db: Knex, name: string): Promise<string> {
   await db('workspaces').insert({ id, name });
   return id;
 }
+
+/**
+ * The operator's workspace, made on first use: it owns the managed-pool keys and the agents
+ * registered with them, so every credential and agent keeps a workspace. Nobody is a member of
+ * it and no job is submitted in it; a managed-pool agent takes other workspaces' managed jobs.
+ */
+export async function ensureOperatorWorkspace(db: Knex): Promise<string> {
+  const existing = await db('workspaces').where({ is_operator: true }).first('id');
+  if (existing) return existing.id;
+  await db('workspaces').insert({ id: newId('ws'), name: 'managed pool (operator)', is_operator: true }).onConflict().ignore();
+  const row = await db('workspaces').where({ is_operator: true }).first('id');
+  return row.id;
+}

@@ -18,11 +18,21 @@ export interface AgentProcess {
 }
 
 /** `npx compute agent` as its own process, on the suite's API unless told otherwise; resolves once it polls. */
-export async function spawnAgent(opts: { key: string; apiUrl?: string; concurrency?: number; labels?: Record<string, string>; dir?: string; env?: Record<string, string> }): Promise<AgentProcess> {
+export async function spawnAgent(opts: {
+  key: string;
+  apiUrl?: string;
+  concurrency?: number;
+  labels?: Record<string, string>;
+  /** `--region`: a managed-pool agent's region (with a managed-pool key). */
+  region?: string;
+  dir?: string;
+  env?: Record<string, string>;
+}): Promise<AgentProcess> {
   const dir = opts.dir ?? fs.mkdtempSync(path.join(testEnv().dataDir, 'agent-'));
   const logFile = path.join(testEnv().dataDir, 'logs', `agent-${Date.now()}-${counter++}.log`);
   const args = [path.join(ROOT, 'bin/compute.js'), 'agent', '--key', opts.key, '--api', opts.apiUrl ?? testEnv().url, '--dir', dir, '--concurrency', String(opts.concurrency ?? 1), '--name', `agent-${counter}`];
   for (const [k, v] of Object.entries(opts.labels ?? {})) args.push('--label', `${k}=${v}`);
+  if (opts.region !== undefined) args.push('--region', opts.region);
   const child = startChild({ command: process.execPath, args, cwd: ROOT, env: { ...testEnv().vars, LOG_LEVEL: 'info', ...opts.env }, logFile });
   const log = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
   for (let i = 0; !log().includes('agent ready'); i++) {

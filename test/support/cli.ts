@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { childEnvironment } from '../../src/config';
+import { newEmail } from './auth';
 import { testEnv } from './env';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -175,3 +177,21 @@ export const typeLoginCode = (email: string) => async (stdin: NodeJS.WritableStr
   }
   stdin.write(`${testEnv().mailbox.codeFor(email)}\n`);
 };
+
+/** A person logged in through `compute login`, with a config folder of their own. */
+export async function cliUser(email = newEmail()) {
+  const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
+  const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
+  assert.equal(login.code, 0, login.stderr);
+  const session = JSON.parse(fs.readFileSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json'), 'utf8')) as { token: string; email: string; workspaceId: string };
+  const run = (...args: string[]) => compute(args, { env });
+  /** Runs and insists on success: the whole run. */
+  const succeed = async (...args: string[]) => {
+    const out = await run(...args);
+    assert.equal(out.code, 0, `compute ${args.join(' ')}: ${out.stderr}`);
+    return out;
+  };
+  /** Runs and insists on success: its stdout. */
+  const ok = async (...args: string[]) => (await succeed(...args)).stdout;
+  return { env, session, run, ok, succeed };
+}

@@ -26,6 +26,8 @@ export const TEST_ENV = {
   SSE_KEEPALIVE_MS: '400',
   LOG_LIMIT_BYTES: String(64 * 1024),
   RECONCILE_INTERVAL_MS: '3600000',
+  // The meter ticks often enough for the billing tests to watch it.
+  METER_TICK_SECONDS: '2',
   DEPENDENCY_RETRY_AFTER_SECONDS: '3',
   JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
   // Seals webhook secrets at rest: base64 of 'test-webhook-secret-key-32-bytes'.

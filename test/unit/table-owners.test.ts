@@ -11,6 +11,11 @@ const ROOT = path.resolve(__dirname, '../..');
 const OWNERS: Record<string, string> = {
   jobs: 'src/jobs/',
   job_attempts: 'src/jobs/',
+  // The managed pool's turns are stamped by the hand-out itself (reservations.ts).
+  managed_pool_turns: 'src/jobs/',
+  // The usage ledger and credit reservations: billing's, whoever calls it (the seam, the meter).
+  usage_ledger: 'src/billing/',
+  billing_reservations: 'src/billing/',
   job_logs: 'src/logs/',
   job_log_state: 'src/logs/',
 };

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import { createApiKey } from '../../auth/api-keys';
-import { ensureDefaultWorkspace } from '../../workspaces/rows';
+import { ensureDefaultWorkspace, ensureOperatorWorkspace } from '../../workspaces/rows';
 import { databaseUrlOf, loadConfig } from '../../config';
 import { createDb } from '../../db/knex';
 import { isDatabaseUnavailable } from '../../shared/dependency-errors';
@@ -31,9 +31,21 @@ async function onDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
 const createInDatabase = (body: ReturnType<typeof keyBody>, workspace: string | undefined): Promise<string> =>
   onDatabase(async (db) => {
     const workspaceId = workspace ?? (await ensureDefaultWorkspace(db));
-    if (!(await db('workspaces').where({ id: workspaceId }).first())) throw new CliError(`workspace ${workspaceId} not found`);
+    const row = await db('workspaces').where({ id: workspaceId }).first('is_operator');
+    if (!row) throw new CliError(`workspace ${workspaceId} not found`);
+    if (row.is_operator) throw new CliError(`${workspaceId} is the managed pool's own workspace: it holds managed-pool keys only (--kind managed)`);
     return (await createApiKey(db, { workspaceId, ...body })).key;
   });
+
+/**
+ * A managed-pool key (CONTRACT §9), in the operator's workspace: it registers managed-pool
+ * agents, which take `pool: managed` jobs of every workspace in their region, and does nothing else.
+ */
+function createManagedKey(opts: KeyOptions & { workspace?: string }): Promise<string> {
+  if (opts.workspace) throw new CliError('a managed-pool key belongs to no customer workspace: leave out --workspace');
+  if (opts.maxJobsPerHour || opts.maxConcurrentJobs || opts.allowedJobTypes) throw new CliError('a managed-pool key takes no quotas');
+  return onDatabase(async (db) => (await createApiKey(db, { workspaceId: await ensureOperatorWorkspace(db), name: opts.name, kind: 'managed' })).key);
+}
 
 const PLANS = ['hobby', 'payg', 'team', 'enterprise'] as const;
 const positive = (name: string) => (v: string) => {
@@ -48,12 +60,16 @@ export function registerAdminCommands(program: Command): void {
   quotaOptions(
     keys
       .command('create')
-      .description('Mint an API key in the database, printed alone on stdout (shown only this once)')
+      .description(
+        'Mint an API key in the database, printed alone on stdout (shown only this once). ' +
+          '--kind managed mints a managed-pool key: `compute agent --key <it> --region R` then runs managed jobs of every workspace in region R',
+      )
       .requiredOption('--name <name>', 'a name to recognize the key by')
-      .option('--workspace <id>', 'the workspace (default: the default workspace, made if missing)'),
+      .option('--workspace <id>', 'the workspace (default: the default workspace, made if missing; none for --kind managed)'),
+    'user, agent, or managed (the managed pool: registers managed-pool agents only)',
   ).action(async (opts: KeyOptions & { workspace?: string }) => {
-    const body = keyBody(opts);
-    process.stdout.write(`${await createInDatabase(body, opts.workspace)}\n`);
+    const key = opts.kind === 'managed' ? await createManagedKey(opts) : await createInDatabase(keyBody(opts), opts.workspace);
+    process.stdout.write(`${key}\n`);
   });
 
   admin

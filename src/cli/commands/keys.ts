@@ -17,10 +17,10 @@ interface KeyRecord {
   revokedAt: string | null;
 }
 
-/** The quota options `keys create` and `admin keys create` share. */
-export function quotaOptions(cmd: Command): Command {
+/** The quota options `keys create` and `admin keys create` share (`kinds`: what --kind takes, for its help). */
+export function quotaOptions(cmd: Command, kinds = 'user or agent'): Command {
   return cmd
-    .option('--kind <kind>', 'user or agent', 'user')
+    .option('--kind <kind>', kinds, 'user')
     .option('--max-jobs-per-hour <n>', 'quota: jobs submitted with the key (or handed to its nodes) per hour', positiveInt)
     .option('--max-concurrent-jobs <n>', 'quota: unfinished jobs at once', positiveInt)
     .option('--allowed-job-types <types>', 'quota: comma-separated job types');

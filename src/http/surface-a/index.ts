@@ -12,6 +12,7 @@ import type { SurfaceDeps } from '../surface-deps';
 import { parse } from '../validate';
 import { artifactPresignRoutes } from './artifacts-routes';
 import { authRoutes } from './auth-routes';
+import { billingRoutes } from './billing-routes';
 import { surfaceAEnvelope } from './envelope';
 import { apiKeyAuthenticator, refuseNodeKey } from './identity';
 import { jobsRoutes } from './jobs-routes';
@@ -58,6 +59,7 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   router.use(nodesRoutes(services, at, credentialSlots('polls', config.limits.pollsPerCredential)).routes());
   router.use(keysRoutes(services, at).routes());
   router.use(artifactPresignRoutes(services, at).routes());
+  router.use(billingRoutes(services, at).routes());
   const followLogs = logFollower({ services, config, log, renderState: stateA });
   router.get('/compute/jobs/:jobId/logs', async (ctx) => {
     refuseNodeKey(ctx);

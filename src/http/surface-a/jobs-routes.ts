@@ -13,7 +13,7 @@ export function jobsRoutes(services: Services, at: SurfaceAMount): Router {
   mount({
     path: '/submit',
     action: 'job.submit',
-    summary: 'Enqueue a new job (not idempotent: a resubmit is a new job)',
+    summary: 'Enqueue a new job (not idempotent: a resubmit is a new job); a managed job the credit does not cover is 402 resource.limit_reached',
     body: ManifestSchema,
     response: SubmitResponse,
     handle: async (ctx, manifest) => {

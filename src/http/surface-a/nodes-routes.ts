@@ -19,7 +19,11 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
   mount({
     path: '/register',
     action: 'agent.register',
-    summary: "An agent's first contact (agent or user key); returns the node key used from then on",
+    managedKey: true,
+    summary:
+      "An agent's first contact (agent or user key, or an operator's managed-pool key); returns the node key used from then on. " +
+      'With a managed-pool key the node joins the managed pool of `region` (default `local`) and takes `pool: managed` jobs of every workspace ' +
+      'in that region, never `self` jobs; with any other key it takes its workspace’s `self` jobs only, and a `region` is 400 request.invalid',
     body: RegisterRequest,
     response: KeyResponse.extend({ heartbeatIntervalSeconds: z.number().int() }),
     handle: (ctx, body) => agents.register(principalOf(ctx), body),
@@ -62,8 +66,8 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     body: LogsRequest,
     response: z.object({ accepted: z.number().int(), duplicates: z.number().int() }),
     handle: async (ctx, body) => {
-      await agents.requireNode(principalOf(ctx), body.nodeId);
-      return logs.push(principalOf(ctx), { nodeId: body.nodeId, jobId: body.job_id, leaseId: body.leaseId, lines: body.lines });
+      const node = await agents.requireNode(principalOf(ctx), body.nodeId);
+      return logs.push(node, { jobId: body.job_id, leaseId: body.leaseId, lines: body.lines });
     },
   });
   mount({

@@ -7,7 +7,7 @@ import type { Principal } from '../../auth/principal';
 import type { Action } from '../../auth/roles';
 import type { AuthService } from '../../auth/service';
 import { newRouter } from '../router';
-import { refuseNodeKey } from './identity';
+import { refuseManagedKey, refuseNodeKey } from './identity';
 import type { RouteInfo } from '../route-table';
 import { parse } from '../validate';
 
@@ -40,6 +40,8 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   auth?: 'none' | 'jwt' | 'any';
   /** A node key may call it (its own node's protocol operations); every other operation refuses node keys with 403. */
   nodeKey?: boolean;
+  /** A managed-pool key may call it (registering a managed-pool agent); every other operation refuses such keys with 403. */
+  managedKey?: boolean;
   body: B;
   response: R;
   handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R>>;
@@ -77,6 +79,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
     description: [
       op.action === 'none' ? undefined : `Needs the role of action \`${op.action}\` (see the role table); user and agent keys act as members.`,
       op.nodeKey ? 'Node keys may call this for their own node.' : op.auth === 'none' ? undefined : 'Node keys get 403 auth.forbidden.',
+      op.managedKey ? 'A managed-pool key may call this.' : op.auth === 'none' ? undefined : 'Managed-pool keys get 403 auth.forbidden.',
     ]
       .filter(Boolean)
       .join(' '),
@@ -125,11 +128,14 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
     },
   });
   router.post(op.path, async (ctx) => {
-    if (!op.nodeKey) refuseNodeKey(ctx);
-    const body = parse(op.body, ctx.request.body);
     const p = ctx.state.principal as Principal | undefined;
-    // A node key has no role: the agent service holds it to its own node.
-    if (p && p.kind !== 'node' && op.action !== 'none') await at.auth.authorize(p, op.action, targetOf(p, body));
+    if (p?.kind === 'managed') {
+      if (!op.managedKey) refuseManagedKey(ctx);
+    } else if (!op.nodeKey) refuseNodeKey(ctx);
+    const body = parse(op.body, ctx.request.body);
+    // A node key has no role: the agent service holds it to its own node. Nor has a managed-pool
+    // key, which reaches only the operations that name it (registering a managed-pool agent).
+    if (p && p.kind !== 'node' && p.kind !== 'managed' && op.action !== 'none') await at.auth.authorize(p, op.action, targetOf(p, body));
     ctx.body = await op.handle(ctx, body);
   });
 }

@@ -39,6 +39,7 @@ export function nodeA(a: Agent) {
     lastHeartbeatAt: a.lastHeartbeatAt,
     runningJobs: a.runningJobs,
     version: a.version,
+    region: a.region,
     createdAt: a.createdAt,
   };
 }

@@ -2,7 +2,7 @@ import { DateTime } from '../validate';
 import { z } from 'zod';
 import { JobFields } from '../job-fields';
 import { JOB_STATES } from '../../../workflows/definitions';
-import { LabelsSchema } from '../../jobs/schemas';
+import { LabelsSchema, RegionSchema } from '../../jobs/schemas';
 import { storableText } from '../../shared/text';
 
 /** PostgreSQL's integer: larger numbers in such fields are 400, not an overflow. */
@@ -37,6 +37,9 @@ export const RegisterRequest = z.strictObject({
   labels: LabelsSchema.default({}),
   capabilities: z.record(z.string(), z.unknown()).optional(),
   version: z.string().max(100).optional(),
+  region: RegionSchema.optional().meta({
+    description: 'Managed-pool agents only (registered with a managed-pool key): the region whose managed jobs it takes; default `local`. 400 with any other key',
+  }),
 });
 export const HeartbeatRequest = z.strictObject({ nodeId: NodeId, runningJobs: z.array(JobId).max(1000).default([]) });
 export const PollRequest = z.strictObject({
@@ -66,7 +69,7 @@ export const ResultRequest = z.strictObject({
   exitCode: z.number().int().min(-255).max(255),
   runtimeMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   error: z.string().max(4096).optional(),
-  usage: z.record(z.string(), z.number()).optional(),
+  usage: z.record(z.string(), z.number().min(0).max(1e12)).optional(),
 });
 export const DrainRequest = z.strictObject({
   nodeId: NodeId,
@@ -108,6 +111,7 @@ export const NodeA = z
     lastHeartbeatAt: z.string(),
     runningJobs: z.array(z.string()),
     version: z.string().nullable(),
+    region: z.string().nullable().meta({ description: 'The managed-pool region a managed-pool node serves; null for a workspace’s own node' }),
     createdAt: z.string(),
   })
   .meta({ id: 'NodeA' });

@@ -12,6 +12,10 @@ export const AgentB = z
     labels: z.record(z.string(), z.string()),
     state: z.enum(['ONLINE', 'DRAINING', 'DRAINED', 'OFFLINE']),
     version: z.string().nullable(),
+    region: z
+      .string()
+      .nullable()
+      .meta({ description: 'The managed-pool region the agent serves (an agent registered with an operator’s managed-pool key); null for the workspace’s own agents' }),
     lastHeartbeatAt: z.string(),
     currentJobs: z.array(z.string()),
     drainDeadlineAt: z.string().nullable(),

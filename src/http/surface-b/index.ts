@@ -13,6 +13,7 @@ import { type AuditExporter, auditExporter } from './audit-export';
 import { accessTokenAuthenticator, refuseApiKeyHeader } from './identity';
 import { jobsOperations } from './jobs-routes';
 import { type AnyOperation, mount } from './operations';
+import { billingOperations } from './billing-routes';
 import { problemDetails } from './problem';
 import { workspaceRateLimit } from './rate-limit';
 import { tokensOperations } from './tokens-routes';
@@ -26,6 +27,7 @@ const surfaceBOperations = (services: Services, followLogs: ReturnType<typeof lo
   ...workspacesOperations(services, exportAudit),
   ...tokensOperations(services),
   ...webhooksOperations(services),
+  ...billingOperations(services),
 ];
 
 /** `{id}:verb` routes: a client that escapes the colon (`%3A`) means the same route. */
@@ -56,7 +58,7 @@ export function surfaceB({ services, config, log, json, registry }: SurfaceDeps)
   // router matches case-sensitively, so a route reached here spells `/v0/workspaces/` exactly.
   const route = routeOf(routes);
   router.use(actInWorkspace(auth, { fromPath: /^\/v0\/workspaces\/([^/]+)/, budgetPerWorkspace: true, actsNowhere: (ctx) => route(ctx)?.scope === 'caller' }));
-  router.use(workspaceRateLimit({ auth, leased: services.leasedLimiter }));
+  router.use(workspaceRateLimit({ auth, plans: services.plans, leased: services.leasedLimiter }));
   router.use(json);
   const followLogs = logFollower({ services, config, log, renderState: (s) => s });
   routes.push(...mount(router, registry, auth, surfaceBOperations(services, followLogs, auditExporter({ services, config, log }))));

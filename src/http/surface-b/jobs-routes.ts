@@ -68,6 +68,7 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       status: 201,
       response: SubmittedB,
       problems: {
+        402: "resource.limit_reached: a managed job on a billed plan whose worst case the credit does not cover (`details`: spentUsd, reservedUsd, requiredUsd, creditUsd); `self` jobs are never refused for credit",
         409: 'resource.conflict: a request with this Idempotency-Key is still in progress (`details.reason: idempotency_key_in_use`)',
         422: 'idempotency.mismatch: this Idempotency-Key was used with another body in the last 24 h',
       },

@@ -16,6 +16,7 @@ export function agentB(a: Agent) {
     labels: a.labels,
     state: a.state,
     version: a.version,
+    region: a.region,
     lastHeartbeatAt: a.lastHeartbeatAt,
     currentJobs: a.runningJobs,
     drainDeadlineAt: a.drainDeadlineAt,

@@ -1,0 +1,145 @@
+import type { Knex } from 'knex';
+import { appendAudit } from '../audit/log';
+import { CREDIT_SQL } from './gate';
+import { meterRunning } from './ledger';
+
+// One meter tick (CONTRACT §9), run by the meter's schedule for the window ending at its
+// scheduled time. Each step is idempotent for that window, so a tick retried after a crash, or
+// run twice, changes nothing the first run did: periods roll once, pending caps apply once, the
+// ledger's keys refuse a second entry, a soft-cap crossing is noted once per period.
+
+const SYSTEM = { type: 'system', id: 'meter' } as const;
+const BATCH = 2000;
+
+export interface MeterReport {
+  windowEnd: string;
+  entries: number;
+  periodsRolled: number;
+  capsApplied: number;
+  softCapsReached: number;
+  /** Managed jobs to stop for a hard cap that no longer covers what they reserved, newest first. */
+  stops: string[];
+}
+
+export interface MeterOptions {
+  /** How long a cancelled job may still run (the cancel grace): what stopping it may still cost. */
+  cancelGraceSeconds: number;
+  /** Running attempts metered per statement (each batch commits on its own). */
+  batch?: number;
+}
+
+export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Promise<MeterReport> {
+  const periodsRolled = await rollPeriods(db, windowEnd);
+  const capsApplied = await applyPendingCaps(db, windowEnd);
+  const batch = o.batch ?? BATCH;
+  let entries = 0;
+  for (let n = batch; n === batch; entries += n) n = await meterRunning(db, windowEnd, batch);
+  const softCapsReached = await noteSoftCaps(db);
+  const stops = await hardCapStops(db, o.cancelGraceSeconds);
+  return { windowEnd: windowEnd.toISOString(), entries, periodsRolled, capsApplied, softCapsReached, stops };
+}
+
+/** Periods that ended by the window's end start afresh (the spend of a period is its own). */
+async function rollPeriods(db: Knex, windowEnd: Date): Promise<number> {
+  let rolled = 0;
+  // A workspace idle for months rolls once per month it missed.
+  for (let i = 0; i < 24; i++) {
+    const { rowCount } = await db.raw(
+      `UPDATE billing_accounts SET current_period_start = current_period_end,
+         current_period_end = (current_period_end AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC',
+         spent_usd = 0, updated_at = now()
+       WHERE current_period_end <= ?`,
+      [windowEnd],
+    );
+    rolled += rowCount ?? 0;
+    if (!rowCount) break;
+  }
+  return rolled;
+}
+
+/** Caps PATCHed before the window's end take effect now; each change is an audit entry. */
+async function applyPendingCaps(db: Knex, windowEnd: Date): Promise<number> {
+  return db.transaction(async (trx) => {
+    const { rows } = await trx.raw(
+      `UPDATE billing_accounts SET
+         soft_cap_usd = CASE WHEN jsonb_exists(pending_caps, 'softCapUsd') THEN (pending_caps->>'softCapUsd')::numeric ELSE soft_cap_usd END,
+         hard_cap_usd = CASE WHEN jsonb_exists(pending_caps, 'hardCapUsd') THEN (pending_caps->>'hardCapUsd')::numeric ELSE hard_cap_usd END,
+         pending_caps = NULL, pending_requested_at = NULL, updated_at = now()
+       WHERE pending_caps IS NOT NULL AND pending_requested_at <= ?
+       RETURNING workspace_id, soft_cap_usd::text, hard_cap_usd::text`,
+      [windowEnd],
+    );
+    for (const r of rows) {
+      await appendAudit(trx, {
+        workspaceId: r.workspace_id,
+        actor: SYSTEM,
+        action: 'billing.limits_applied',
+        target: { type: 'workspace', id: r.workspace_id },
+        details: { softCapUsd: r.soft_cap_usd === null ? null : Number(r.soft_cap_usd), hardCapUsd: r.hard_cap_usd === null ? null : Number(r.hard_cap_usd) },
+      });
+    }
+    return rows.length;
+  });
+}
+
+/** A period's spend that reached its soft cap: one audit entry per period, actor `system`. */
+async function noteSoftCaps(db: Knex): Promise<number> {
+  return db.transaction(async (trx) => {
+    const { rows } = await trx.raw(
+      `UPDATE billing_accounts SET soft_cap_noted_for = current_period_start
+       WHERE soft_cap_usd IS NOT NULL AND spent_usd >= soft_cap_usd
+         AND soft_cap_noted_for IS DISTINCT FROM current_period_start
+       RETURNING workspace_id, round(spent_usd, 6)::text AS spent, soft_cap_usd::text AS cap, current_period_start`,
+    );
+    for (const r of rows) {
+      await appendAudit(trx, {
+        workspaceId: r.workspace_id,
+        actor: SYSTEM,
+        action: 'billing.soft_cap_reached',
+        target: { type: 'workspace', id: r.workspace_id },
+        details: { spentUsd: Number(r.spent), softCapUsd: Number(r.cap), periodStart: new Date(r.current_period_start).toISOString() },
+      });
+    }
+    return rows.length;
+  });
+}
+
+/**
+ * Workspaces whose credit no longer covers the period's spend plus what their managed jobs have
+ * reserved: their newest live managed jobs, as many as it takes for the rest to fit, each
+ * running one stopped still counted at what its cancel grace may cost. A job already cancelling
+ * counts only that, so asking again (a retried tick) picks the same jobs.
+ */
+async function hardCapStops(db: Knex, graceSeconds: number): Promise<string[]> {
+  const perSecond = `(coalesce((j.resources->>'cpu')::numeric, 1) * p.cpu_second_usd + coalesce((j.resources->>'gpu')::numeric, 0) * p.gpu_second_usd
+    + coalesce((j.resources->>'memoryMb')::numeric, 1024) / 1024 * p.gb_second_usd)`;
+  const { rows } = await db.raw(
+    `WITH over AS (
+       SELECT b.workspace_id, b.spent_usd, ${CREDIT_SQL} AS credit
+       FROM billing_accounts b JOIN workspaces w ON w.id = b.workspace_id JOIN billing_plans p ON p.id = w.plan
+       WHERE p.billed AND ${CREDIT_SQL} IS NOT NULL AND b.spent_usd + b.reserved_usd > ${CREDIT_SQL}
+     ), held AS (
+       SELECT r.workspace_id, r.job_id, j.created_at, j.state = 'CANCELLING' AS stopping,
+              greatest(r.amount_usd - r.consumed_usd, 0) AS left_usd,
+              -- A queued job stopped costs nothing more; a running one, at most its grace.
+              CASE WHEN j.state = 'QUEUED' THEN 0 ELSE least(greatest(r.amount_usd - r.consumed_usd, 0), ? * ${perSecond}) END AS grace_usd
+       FROM billing_reservations r JOIN over o ON o.workspace_id = r.workspace_id JOIN jobs j ON j.id = r.job_id
+       JOIN workspaces w ON w.id = r.workspace_id JOIN billing_plans p ON p.id = w.plan
+       WHERE j.state IN ('QUEUED', 'RUNNING', 'CANCELLING')
+     ), ranked AS (
+       -- Those cancelling first, then oldest first: keeping the first k costs what they have left
+       -- plus the grace of every one after them.
+       SELECT h.*,
+              sum(CASE WHEN h.stopping THEN h.grace_usd ELSE h.left_usd END) OVER w AS kept_usd,
+              sum(h.grace_usd) OVER w AS kept_grace_usd,
+              sum(h.grace_usd) OVER (PARTITION BY h.workspace_id) AS all_grace_usd
+       FROM held h
+       WINDOW w AS (PARTITION BY h.workspace_id ORDER BY h.stopping DESC, h.created_at, h.job_id)
+     )
+     SELECT r.job_id FROM ranked r JOIN over o ON o.workspace_id = r.workspace_id
+     WHERE NOT r.stopping AND o.spent_usd + r.kept_usd + (r.all_grace_usd - r.kept_grace_usd) > o.credit
+     ORDER BY r.created_at DESC, r.job_id DESC`,
+    [graceSeconds],
+  );
+  return rows.map((row: { job_id: string }) => row.job_id);
+}

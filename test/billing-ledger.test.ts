@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { meterTick } from '../src/billing/meter';
+import { meterAttemptEnd, meterRunning } from '../src/billing/ledger';
+import { newId } from '../src/shared/ids';
+import { startChild } from '../src/stack/child';
+import { waitFor } from './support/agents';
+import { testEnv } from './support/env';
+import { heartbeatInBackground, heldJob, inState, newWorkspace, ok, pollOne, registerNode, resultOf, sleep, waitForJob } from './support/http';
+
+// The usage ledger (CONTRACT §9): for every attempt, however it ended and however the meter's
+// ticks (every 2 s here) fell across it, the entries add up to exactly its runtime × resources,
+// or to the agent's own figures where it reported them.
+
+const RESOURCES = { cpu: 2, memoryMb: 512, gpu: 1 };
+const db = () => testEnv().db;
+
+/** Per attempt of the job: whether each sum equals (end − assignment) × resources, exactly, in SQL's numerics. */
+async function sumsOf(jobId: string) {
+  const { rows } = await db().raw(
+    `SELECT a.attempt, a.end_reason,
+            t.cpu = s.secs * 2 AS cpu_exact, t.gpu = s.secs * 1 AS gpu_exact, t.gb = s.secs * 0.5 AS gb_exact,
+            t.entries::int AS entries, t.ticks::int AS ticks, t.cpu::text AS cpu, s.secs::text AS secs
+     FROM job_attempts a
+     CROSS JOIN LATERAL (SELECT extract(epoch FROM a.ended_at - a.assigned_at) AS secs) s
+     CROSS JOIN LATERAL (SELECT sum(cpu_seconds) AS cpu, sum(gpu_seconds) AS gpu, sum(gb_seconds) AS gb, count(*) AS entries,
+                                count(*) FILTER (WHERE meter_window LIKE 'tick:%') AS ticks
+                         FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) t
+     WHERE a.job_id = ? ORDER BY a.attempt`,
+    [jobId],
+  );
+  return rows as Array<{ attempt: number; end_reason: string; cpu_exact: boolean; gpu_exact: boolean; gb_exact: boolean; entries: number; ticks: number; cpu: string; secs: string }>;
+}
+
+function assertExact(label: string, sums: Awaited<ReturnType<typeof sumsOf>>, attempts: number) {
+  assert.equal(sums.length, attempts, `${label}: ${JSON.stringify(sums)}`);
+  for (const s of sums) {
+    assert.ok(s.cpu_exact && s.gpu_exact && s.gb_exact, `${label}, attempt ${s.attempt} (${s.end_reason}): ${s.cpu} CPU-s over ${s.secs} s`);
+  }
+}
+
+describe('the usage ledger', () => {
+  it('adds up to exactly runtime × resources for every attempt: succeeded, failed, timed out, cancelled, agent lost, retried', async function () {
+    this.timeout(90_000);
+    const manifest = { resources: RESOURCES, command: 'sleep 1' };
+    const finishAfter = async (held: Awaited<ReturnType<typeof heldJob>>, ms: number, exitCode: number) => {
+      const beats = heartbeatInBackground(held.node, [held.job.job_id]);
+      await sleep(ms);
+      await beats.stop();
+      await ok('/compute/nodes/result', resultOf(held.node, held.job, exitCode), held.node.nodeKey);
+    };
+    const scenarios: Array<{ label: string; attempts: number; run: () => Promise<string> }> = [
+      {
+        label: 'succeeded after a tick or two',
+        attempts: 1,
+        run: async () => {
+          const held = await heldJob(manifest);
+          await finishAfter(held, 4500, 0);
+          return held.job.job_id;
+        },
+      },
+      {
+        label: 'failed',
+        attempts: 1,
+        run: async () => {
+          const held = await heldJob(manifest);
+          await finishAfter(held, 300, 3);
+          return held.job.job_id;
+        },
+      },
+      {
+        label: 'timed out',
+        attempts: 1,
+        run: async () => {
+          const held = await heldJob({ ...manifest, timeoutSeconds: 2 });
+          const beats = heartbeatInBackground(held.node, [held.job.job_id]);
+          await waitForJob(held.key, held.job.job_id, inState('timed-out'), 20_000);
+          await beats.stop();
+          return held.job.job_id;
+        },
+      },
+      {
+        label: 'cancelled (the grace ran out)',
+        attempts: 1,
+        run: async () => {
+          const held = await heldJob(manifest);
+          await sleep(500);
+          await ok('/compute/jobs/cancel', { job_id: held.job.job_id }, held.key);
+          await waitForJob(held.key, held.job.job_id, inState('cancelled'), 20_000);
+          return held.job.job_id;
+        },
+      },
+      {
+        label: 'agent lost, then run again',
+        attempts: 2,
+        run: async () => {
+          const held = await heldJob(manifest);
+          // No heartbeat: lost after AGENT_LOST_AFTER_MS, requeued.
+          const again = await pollOne(held.node, 20);
+          assert.equal(again?.job_id, held.job.job_id);
+          await ok('/compute/nodes/result', resultOf(held.node, again!, 0), held.node.nodeKey);
+          return held.job.job_id;
+        },
+      },
+      {
+        label: 'failed, retried by its policy, succeeded',
+        attempts: 2,
+        run: async () => {
+          const held = await heldJob({ ...manifest, retry: { maxAttempts: 2, backoffSeconds: 1 } });
+          await finishAfter(held, 300, 1);
+          const again = await pollOne(held.node, 20);
+          await ok('/compute/nodes/result', resultOf(held.node, again!, 0), held.node.nodeKey);
+          return held.job.job_id;
+        },
+      },
+    ];
+    const jobIds = await Promise.all(scenarios.map((s) => s.run()));
+    let ticked = 0;
+    for (const [i, s] of scenarios.entries()) {
+      // The end's entry is written with the end; a retry's second attempt ends with its result.
+      await waitFor(`${s.label}: every attempt ended`, async () => (await sumsOf(jobIds[i])).filter((r) => r.entries > 0).length === s.attempts);
+      const sums = await sumsOf(jobIds[i]);
+      assertExact(s.label, sums, s.attempts);
+      ticked += sums.reduce((n, r) => n + r.ticks, 0);
+    }
+    assert.ok(ticked > 0, 'some attempt was metered by a tick while it ran, then ended');
+    const reasons = (await Promise.all(jobIds.map(sumsOf))).flat().map((r) => r.end_reason);
+    for (const reason of ['result', 'timeout', 'cancelled', 'agent_lost']) assert.ok(reasons.includes(reason), `an attempt ended by ${reason}: ${reasons}`);
+  });
+
+  it("takes the agent's reported usage where it gives it, and the metered figure where it does not", async function () {
+    this.timeout(30_000);
+    const held = await heldJob({ resources: RESOURCES });
+    await sleep(300);
+    await ok('/compute/nodes/result', { ...resultOf(held.node, held.job, 0), usage: { cpuSeconds: 5.5, gbSeconds: 0.125, somethingElse: 7 } }, held.node.nodeKey);
+    const { rows } = await db().raw(
+      `SELECT sum(cpu_seconds)::text AS cpu, sum(gb_seconds)::text AS gb, sum(gpu_seconds) = extract(epoch FROM a.ended_at - a.assigned_at) AS gpu_metered
+       FROM usage_ledger u JOIN job_attempts a ON a.job_id = u.job_id AND a.attempt = u.attempt WHERE u.job_id = ? GROUP BY a.ended_at, a.assigned_at`,
+      [held.job.job_id],
+    );
+    assert.equal(Number(rows[0].cpu), 5.5);
+    assert.equal(Number(rows[0].gb), 0.125);
+    assert.equal(rows[0].gpu_metered, true);
+    // A result repeated (its answer was lost) changes nothing.
+    await ok('/compute/nodes/result', { ...resultOf(held.node, held.job, 0), usage: { cpuSeconds: 9 } }, held.node.nodeKey);
+    const again = await db()('usage_ledger').where({ job_id: held.job.job_id }).sum({ cpu: 'cpu_seconds' }).count({ n: '*' });
+    assert.equal(Number(again[0].cpu), 5.5);
+  });
+
+  it('counts nothing twice: a tick run again, a late tick of an earlier window, and a tick killed -9 midway then run again', async function () {
+    this.timeout(90_000);
+    // Attempts that run through all of it, in a workspace of their own, ended afterwards.
+    const { key, workspaceId } = await newWorkspace();
+    const node = await registerNode(key, {}, 'meters');
+    const N = 600;
+    const jobIds = await insertRunning(workspaceId, node.nodeId, N);
+    try {
+      const t1 = new Date(Date.now() + 2000);
+      const grace = { cancelGraceSeconds: 1 };
+      // A tick killed midway: its child process dies by SIGKILL once some batches have committed.
+      const child = startChild({
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(__dirname, 'support', 'meter-child.ts'), t1.toISOString()],
+        cwd: path.resolve(__dirname, '..'),
+        env: { ...testEnv().vars },
+        logFile: path.join(testEnv().dataDir, 'logs', 'meter-child.log'),
+      });
+      const metered = () => db()('usage_ledger').whereIn('job_id', jobIds).where({ meter_window: `tick:${t1.toISOString()}` }).count<{ n: string }[]>('* as n').then((r) => Number(r[0].n));
+      await waitFor('the killed tick to have written some batches', async () => (await metered()) >= 50, 30_000);
+      process.kill(-child.pid, 'SIGKILL');
+      await child.exited;
+      const before = await metered();
+      assert.ok(before < N, `killed midway (${before} of ${N} written)`);
+
+      // Run again, twice: every attempt metered to t1 once.
+      await meterTick(db(), t1, grace);
+      await meterTick(db(), t1, grace);
+      assert.equal(await metered(), N);
+      // A tick of an earlier window, run late (its retry after a later one ran): nothing to add.
+      const t0 = new Date(t1.getTime() - 60_000);
+      await meterRunning(db(), t0, 10_000);
+      const late = await db()('usage_ledger').whereIn('job_id', jobIds).where({ meter_window: `tick:${t0.toISOString()}` }).count<{ n: string }[]>('* as n');
+      assert.equal(Number(late[0].n), 0, 'nothing for the earlier window');
+    } finally {
+      // Their ends, as the seam writes them: each attempt's remainder.
+      await endAll(jobIds);
+    }
+    const { rows } = await db().raw(
+      `SELECT count(*) FILTER (WHERE NOT exact)::int AS off FROM (
+         SELECT (SELECT sum(cpu_seconds) FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) = extract(epoch FROM a.ended_at - a.assigned_at) * 2 AS exact
+         FROM job_attempts a WHERE a.job_id = ANY(?)) x`,
+      [jobIds],
+    );
+    assert.equal(rows[0].off, 0, 'every attempt adds up exactly');
+  });
+});
+
+/** `n` attempts running on `nodeId` for a minute already, as rows (their runs are not needed to meter them). */
+async function insertRunning(workspaceId: string, nodeId: string, n: number): Promise<string[]> {
+  const jobs = Array.from({ length: n }, () => ({
+    id: newId('job'),
+    workspace_id: workspaceId,
+    type: 'COMMAND',
+    command: 'true',
+    env: '{}',
+    labels: '{}',
+    selector: '{}',
+    resources: JSON.stringify(RESOURCES),
+    retry: JSON.stringify({ maxAttempts: 1, backoffSeconds: 10 }),
+    timeout_seconds: 3600,
+    state: 'RUNNING',
+    workflow_started: true,
+    attempt: 1,
+    agent_id: nodeId,
+    created_at: new Date(),
+    available_at: new Date(),
+  }));
+  for (let i = 0; i < n; i += 200) await db()('jobs').insert(jobs.slice(i, i + 200));
+  const attempts = jobs.map((j) => ({ lease_id: newId('lease'), job_id: j.id, attempt: 1, agent_id: nodeId, assigned_at: db().raw("now() - interval '1 minute'") }));
+  for (let i = 0; i < n; i += 200) await db()('job_attempts').insert(attempts.slice(i, i + 200));
+  await db()('jobs').whereIn('id', jobs.map((j) => j.id)).update({ lease_id: db().raw('(SELECT lease_id FROM job_attempts a WHERE a.job_id = jobs.id)') });
+  return jobs.map((j) => j.id);
+}
+
+/** Ends the attempts through the seam's own ledger write, as a projection of their ends does. */
+async function endAll(jobIds: string[]): Promise<void> {
+  const leases = await db()('job_attempts').whereIn('job_id', jobIds).pluck('lease_id');
+  for (let i = 0; i < leases.length; i += 100) {
+    await db().transaction(async (trx) => {
+      const batch = leases.slice(i, i + 100);
+      await trx('job_attempts').whereIn('lease_id', batch).update({ ended_at: trx.fn.now(), end_reason: 'cancelled' });
+      for (const lease of batch) await meterAttemptEnd(trx, lease, false);
+    });
+  }
+  await db()('jobs').whereIn('id', jobIds).update({ state: 'CANCELLED', finished_at: db().fn.now() });
+}
