@@ -1,4 +1,4 @@
-import { reserveWorstCase } from '../billing/gate';
+import { insertWithReservation, reserveWorstCase } from '../billing/gate';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pendingEntry } from '../audit/log';
@@ -60,9 +60,10 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
    * acknowledged one is returned as it is, with `acknowledged` set.
    */
   async function insertUnstarted(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
-    // The hot path: a self job of a key without quotas needs no lock and no count.
+    // The hot path: a key without quotas needs no lock and no count, and a new managed job's
+    // credit gate rides in its insert's own statement.
     const managed = manifest.pool === 'managed';
-    if (!principal.hasQuotas && !managed) return insertRow(db, principal, manifest, jobId);
+    if (!principal.hasQuotas && !jobId) return managed ? insertGated(principal, manifest) : insertRow(db, principal, manifest);
     return db.transaction(async (trx) => {
       if (principal.hasQuotas) await enforceSubmitQuota(trx, principal.keyId, manifest.type);
       const job = await insertRow(trx, principal, manifest, jobId);
@@ -72,10 +73,16 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
     });
   }
 
-  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
-    // The database's clock, which the reconciler measures ages with.
+  /** A new managed job's row and its credit reservation in one statement (src/billing/gate.ts). */
+  async function insertGated(principal: Principal, manifest: Manifest): Promise<Job> {
+    const { sql, bindings } = rowInsert(db, principal, manifest).toSQL();
+    return jobFromRow(await insertWithReservation(db, { sql, bindings }, principal.workspaceId, manifest));
+  }
+
+  /** The row's insert, RETURNING it: the database's clock stamps it, which the reconciler measures ages with. */
+  function rowInsert(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, jobId?: string) {
     const now = trx.fn.now();
-    const insert = trx('jobs')
+    return trx('jobs')
       .insert({
         id: jobId ?? newId('job'),
         workspace_id: principal.workspaceId,
@@ -100,6 +107,11 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
         submitted_by: pendingEntry({ actor: principal.actor, origin: principal.origin, details: { type: manifest.type } }),
       })
       .returning('*');
+  }
+
+  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
+    const now = trx.fn.now();
+    const insert = rowInsert(trx, principal, manifest, jobId);
     if (!jobId) return jobFromRow((await insert)[0]);
     const [row] = await insert.onConflict('id').merge({ created_at: now, available_at: now }).where('jobs.workflow_started', false);
     if (row) return jobFromRow(row);

@@ -101,6 +101,14 @@ export async function up(knex: Knex): Promise<void> {
     END $$`);
   await knex.raw(`CREATE TRIGGER usage_ledger_counted AFTER INSERT ON usage_ledger
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION compute_ledger_counted()`);
+  // The credit gate's refusal inside a submit's own statement (src/billing/gate.ts): raising
+  // aborts the statement, the job's row with it. The figures travel in the error's DETAIL.
+  await knex.raw(`
+    CREATE FUNCTION compute_credit_refused(spent numeric, reserved numeric, required numeric, credit numeric) RETURNS numeric LANGUAGE plpgsql AS $$
+    BEGIN
+      RAISE EXCEPTION USING ERRCODE = 'CB402', MESSAGE = 'credit does not cover the job',
+        DETAIL = json_build_object('spentUsd', round(spent, 6), 'reservedUsd', round(reserved, 6), 'requiredUsd', round(required, 6), 'creditUsd', round(credit, 6))::text;
+    END $$`);
   // Append-only: corrections are entries of their own.
   await knex.raw(`
     CREATE FUNCTION compute_ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -115,6 +123,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP FUNCTION IF EXISTS compute_reservations_held()');
   await knex.raw('DROP FUNCTION IF EXISTS compute_ledger_counted()');
   await knex.raw('DROP FUNCTION IF EXISTS compute_ledger_append_only()');
+  await knex.raw('DROP FUNCTION IF EXISTS compute_credit_refused(numeric, numeric, numeric, numeric)');
   await knex.schema.alterTable('billing_accounts', (t) => {
     for (const c of ['spent_usd', 'reserved_usd', 'soft_cap_usd', 'hard_cap_usd', 'pending_caps', 'pending_requested_at', 'soft_cap_noted_for']) t.dropColumn(c);
   });
