@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { attemptLiveness } from '../src/agents/liveness';
 import { applyProjection } from '../src/jobs/projection';
@@ -20,6 +21,6 @@ export function createActivities({ db, cancelGraceMs = 30_000 }: ActivityDeps): 
 
     checkAttempt: ({ leaseId, lostAfterMs }): Promise<AttemptCheck> => attemptLiveness(db, leaseId, lostAfterMs),
 
-    meterWindow: ({ windowEnd }) => meterTick(db, new Date(windowEnd), { cancelGraceSeconds: cancelGraceMs / 1000 }),
+    meterWindow: ({ windowEnd }) => meterTick(db, new Date(windowEnd), { cancelGraceSeconds: cancelGraceMs / 1000, progress: () => Context.current().heartbeat() }),
   };
 }

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { meterTick } from '../src/billing/meter';
 import { meterAttemptEnd, meterRunning } from '../src/billing/ledger';
 import { newId } from '../src/shared/ids';
-import { startChild } from '../src/stack/child';
+import { meterScheduleId } from '../src/billing/meter-schedule';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
+import { spawnWorker } from './support/worker-process';
 import { heartbeatInBackground, heldJob, inState, newWorkspace, ok, pollOne, registerNode, resultOf, sleep, waitForJob } from './support/http';
 
 // The usage ledger (CONTRACT §9): for every attempt, however it ended and however the meter's
@@ -147,40 +148,60 @@ describe('the usage ledger', () => {
     assert.equal(Number(again[0].cpu), 5.5);
   });
 
-  it('counts nothing twice: a tick run again, a late tick of an earlier window, and a tick killed -9 midway then run again', async function () {
-    this.timeout(90_000);
+  it('counts nothing twice: a tick whose worker is killed -9 midway, retried by another; a tick run again; a late tick of an earlier window', async function () {
+    this.timeout(180_000);
     // Attempts that run through all of it, in a workspace of their own, ended afterwards.
     const { key, workspaceId } = await newWorkspace();
     const node = await registerNode(key, {}, 'meters');
-    const N = 600;
+    const N = 6000;
     const jobIds = await insertRunning(workspaceId, node.nodeId, N);
+    const { config } = testEnv();
+    const connection = await Connection.connect({ address: config.temporal.address! });
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    // The suite's own meter pauses, so every window metered meanwhile is the workers' under test.
+    const suiteMeter = client.schedule.getHandle(meterScheduleId(config.temporal.taskQueue));
+    await suiteMeter.pause('billing-ledger: a meter killed midway');
+    const taskQueue = `meter-kill-${Date.now()}`;
+    const workers = [await spawnWorker(taskQueue, 'meter-worker-1', { METER_TICK_SECONDS: '3' })];
+    const perWindow = async () =>
+      (await db()('usage_ledger').where({ workspace_id: workspaceId }).groupBy('meter_window').select('meter_window', db().raw('count(*)::int AS n'))) as Array<{ meter_window: string; n: number }>;
     try {
+      // A tick caught midway: one window with some of the attempts metered, not all (its batches
+      // commit one by one); its worker dies by SIGKILL there.
+      const partial = await waitFor('a tick midway', async () => (await perWindow()).find((w) => w.n > 0 && w.n < N), 60_000);
+      process.kill(-workers[0].pid, 'SIGKILL');
+      await workers[0].exited;
+      const cut = (await perWindow()).find((w) => w.meter_window === partial.meter_window)!.n;
+      assert.ok(cut < N, `killed midway (${cut} of ${N} metered)`);
+
+      // Another worker takes the tick's activity up again once its heartbeat is missed: the window completes, once.
+      workers.push(await spawnWorker(taskQueue, 'meter-worker-2', { METER_TICK_SECONDS: '3' }));
+      await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === N, 60_000);
+      const retried = await waitFor('the retried activity in the run\'s history', async () => {
+        for await (const run of client.workflow.list({ query: `WorkflowType = "meter" AND TaskQueue = "${taskQueue}"` })) {
+          const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
+          if (events.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) >= 2)) return run.workflowId;
+        }
+        return undefined;
+      }, 30_000);
+      assert.ok(retried);
+    } finally {
+      for (const w of workers) await w.stop(2000);
+      await client.schedule.getHandle(meterScheduleId(taskQueue)).delete().catch(() => undefined);
+      await suiteMeter.unpause();
+      await connection.close();
+    }
+    try {
+      // A tick run again, twice, in this process: every attempt metered to it once.
       const t1 = new Date(Date.now() + 2000);
       const grace = { cancelGraceSeconds: 1 };
-      // A tick killed midway: its child process dies by SIGKILL once some batches have committed.
-      const child = startChild({
-        command: process.execPath,
-        args: ['--import', 'tsx', path.join(__dirname, 'support', 'meter-child.ts'), t1.toISOString()],
-        cwd: path.resolve(__dirname, '..'),
-        env: { ...testEnv().vars },
-        logFile: path.join(testEnv().dataDir, 'logs', 'meter-child.log'),
-      });
-      const metered = () => db()('usage_ledger').whereIn('job_id', jobIds).where({ meter_window: `tick:${t1.toISOString()}` }).count<{ n: string }[]>('* as n').then((r) => Number(r[0].n));
-      await waitFor('the killed tick to have written some batches', async () => (await metered()) >= 50, 30_000);
-      process.kill(-child.pid, 'SIGKILL');
-      await child.exited;
-      const before = await metered();
-      assert.ok(before < N, `killed midway (${before} of ${N} written)`);
-
-      // Run again, twice: every attempt metered to t1 once.
       await meterTick(db(), t1, grace);
       await meterTick(db(), t1, grace);
-      assert.equal(await metered(), N);
+      assert.equal((await perWindow()).find((w) => w.meter_window === `tick:${t1.toISOString()}`)?.n, N);
       // A tick of an earlier window, run late (its retry after a later one ran): nothing to add.
       const t0 = new Date(t1.getTime() - 60_000);
       await meterRunning(db(), t0, 10_000);
-      const late = await db()('usage_ledger').whereIn('job_id', jobIds).where({ meter_window: `tick:${t0.toISOString()}` }).count<{ n: string }[]>('* as n');
-      assert.equal(Number(late[0].n), 0, 'nothing for the earlier window');
+      assert.equal((await perWindow()).find((w) => w.meter_window === `tick:${t0.toISOString()}`), undefined, 'nothing for the earlier window');
     } finally {
       // Their ends, as the seam writes them: each attempt's remainder.
       await endAll(jobIds);

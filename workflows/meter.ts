@@ -3,9 +3,11 @@ import type { MeterActivities } from '../activities/types';
 import { stopSignal } from './definitions';
 import { ScheduledStartTimeKey } from './search-attributes';
 
-// Each tick is idempotent for its window; a failed step is retried until it holds.
+// Each tick is idempotent for its window; a failed step is retried until it holds. It heartbeats
+// after each batch, so one whose worker died is retried within the heartbeat timeout.
 const { meterWindow } = proxyActivities<MeterActivities>({
   startToCloseTimeout: '5m',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 

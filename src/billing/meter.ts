@@ -26,14 +26,20 @@ export interface MeterOptions {
   cancelGraceSeconds: number;
   /** Running attempts metered per statement (each batch commits on its own). */
   batch?: number;
+  /** Called after each committed step: the activity heartbeats, so a tick whose worker died is retried soon. */
+  progress?: () => void;
 }
 
 export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Promise<MeterReport> {
+  const progress = o.progress ?? (() => undefined);
   const periodsRolled = await rollPeriods(db, windowEnd);
   const capsApplied = await applyPendingCaps(db, windowEnd);
   const batch = o.batch ?? BATCH;
   let entries = 0;
-  for (let n = batch; n === batch; entries += n) n = await meterRunning(db, windowEnd, batch);
+  for (let n = batch; n === batch; entries += n) {
+    n = await meterRunning(db, windowEnd, batch);
+    progress();
+  }
   const softCapsReached = await noteSoftCaps(db);
   const stops = await hardCapStops(db, o.cancelGraceSeconds);
   return { windowEnd: windowEnd.toISOString(), entries, periodsRolled, capsApplied, softCapsReached, stops };
