@@ -21,8 +21,10 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
   const { db, transitions, notifier, requireNode } = o;
   const claims = createGate(o.config.limits.claimsInFlightMax);
   const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };
-  // How long the first job claimed waits for more to join it: well inside the loss clock.
+  // Once a poll holds a job, it starts further claims only for a while, and waits for one already
+  // under way only up to a third of the loss clock: the held job's clock runs from its assignment.
   const handOverMs = Math.min(o.config.limits.pollHandOverMs, o.config.durations.agentLostAfterMs / 5);
+  const abandonMs = o.config.durations.agentLostAfterMs / 3;
 
   /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
   return async function poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: AbortSignal) {
@@ -34,6 +36,7 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
     const jobs: Assignment[] = [];
     const skip: string[] = [];
     const handOverTimer = lateAfter();
+    const abandonTimer = lateAfter();
     for (;;) {
       const ticket = notifier.ticket(queuedChannelOf(node));
       while (!node.drain && jobs.length < body.maxJobs && !handOverTimer.fired) {
@@ -43,10 +46,9 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
         const claim = claimOne(db, transitions, node, skip, claimOptions).finally(leave);
         let next: Assignment | null | 'late';
         try {
-          // Jobs already held wait for this claim only until their hand-over time: each one's
-          // agent-loss clock runs from its assignment, and a claim can be slow (a worker's
-          // sticky queue left by a crash, a loaded worker).
-          next = jobs.length === 0 ? await claim : await Promise.race([claim, handOverTimer.promise]);
+          // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
+          // sticky queue left by a crash, a loaded worker), and their loss clocks are running.
+          next = jobs.length === 0 ? await claim : await Promise.race([claim, abandonTimer.promise]);
         } catch (err) {
           // Jobs already assigned are the agent's now: hand them over, report the failure next time.
           if (jobs.length === 0) {
@@ -61,12 +63,16 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
           break;
         }
         if (!next) break;
-        if (jobs.length === 0) handOverTimer.start(handOverMs);
+        if (jobs.length === 0) {
+          handOverTimer.start(handOverMs);
+          abandonTimer.start(abandonMs);
+        }
         if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
         jobs.push(next);
       }
       if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) {
         handOverTimer.clear();
+        abandonTimer.clear();
         ticket.dispose();
         break;
       }

@@ -66,8 +66,9 @@ export const EnvSchema = z.object({
   AUDIT_EXPORTS_PER_INSTANCE: z.coerce.number().int().min(1).default(10),
   CLAIMS_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
   CHANGES_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
-  // How long a poll holding a job goes on claiming more before it answers (capped at a fifth of AGENT_LOST_AFTER_MS).
-  POLL_HAND_OVER_MS: z.coerce.number().int().min(0).default(250),
+  // How long a poll holding a job goes on starting claims for more (capped at a fifth of AGENT_LOST_AFTER_MS);
+  // one still under way at a third of AGENT_LOST_AFTER_MS is withdrawn and the poll answers.
+  POLL_HAND_OVER_MS: z.coerce.number().int().min(0).default(1000),
   CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   RECONCILE_INTERVAL_MS: int(30_000),
   // The usage meter's tick (a Temporal Schedule; CONTRACT §9): prices running attempts and applies
