@@ -212,9 +212,47 @@ describe('the usage ledger', () => {
          FROM job_attempts a WHERE a.job_id = ANY(?)) x`,
       [jobIds],
     );
-    assert.equal(rows[0].off, 0, 'every attempt adds up exactly');
+    assert.equal(rows[0].off, 0, `every attempt adds up exactly; one that does not: ${JSON.stringify(await entriesOfOneOff(jobIds))}`);
+  });
+  it('counts nothing twice when ticks of different windows run at once over the same attempts', async function () {
+    this.timeout(120_000);
+    const { key, workspaceId } = await newWorkspace();
+    const node = await registerNode(key, {}, 'meters');
+    const jobIds = await insertRunning(workspaceId, node.nodeId, 2000);
+    try {
+      const start = Date.now();
+      for (let round = 1; round <= 4; round++) {
+        // Three windows a second apart, metered together (two schedules, or a retried tick beside the next).
+        const ends = [0, 1, 2].map((k) => new Date(start + round * 3000 + k * 1000));
+        // Small batches: many short statements, each committing while the others' are under way.
+        await Promise.all(ends.map((end) => meterTick(db(), end, { cancelGraceSeconds: 1, batch: 40 })));
+      }
+    } finally {
+      await endAll(jobIds);
+    }
+    const { rows } = await db().raw(
+      `SELECT count(*) FILTER (WHERE NOT exact)::int AS off, min(entries)::int AS fewest FROM (
+         SELECT (SELECT sum(cpu_seconds) FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) = extract(epoch FROM a.ended_at - a.assigned_at) * 2 AS exact,
+                (SELECT count(*) FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) AS entries
+         FROM job_attempts a WHERE a.job_id = ANY(?)) x`,
+      [jobIds],
+    );
+    assert.equal(rows[0].off, 0, `every attempt adds up exactly; one that does not: ${JSON.stringify(await entriesOfOneOff(jobIds))}`);
+    assert.ok(rows[0].fewest >= 2, 'each attempt was metered by ticks before its end');
   });
 });
+
+/** For a failure's message: the entries of an attempt whose sum is off, if any. */
+async function entriesOfOneOff(jobIds: string[]) {
+  const { rows } = await db().raw(
+    `SELECT a.job_id, a.assigned_at, a.ended_at FROM job_attempts a WHERE a.job_id = ANY(?)
+       AND (SELECT sum(cpu_seconds) FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) <> extract(epoch FROM a.ended_at - a.assigned_at) * 2 LIMIT 1`,
+    [jobIds],
+  );
+  if (!rows[0]) return null;
+  const entries = await db()('usage_ledger').where({ job_id: rows[0].job_id }).orderBy('id').select('meter_window', 'from_at', 'to_at', 'cpu_seconds', 'created_at');
+  return { attempt: rows[0], entries };
+}
 
 /** `n` attempts running on `nodeId` for a minute already, as rows (their runs are not needed to meter them). */
 async function insertRunning(workspaceId: string, nodeId: string, n: number): Promise<string[]> {

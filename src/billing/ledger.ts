@@ -6,8 +6,9 @@ import type { Knex } from 'knex';
 // and the end interleave: a tick that ran past the end is made good by a negative remainder.
 //
 // Writers of one attempt's entries take turns on its job_attempts row: a tick locks it, the end
-// has updated it, and each reads the previous entry in a statement of its own after the lock, so
-// neither counts what the other wrote. The unique key (job, attempt, window) refuses a repeat.
+// has updated it, and each reads the previous entry in a statement of its own after the lock (a
+// snapshot taken before it could miss what the writer before committed), so none counts what
+// another wrote. The unique key (job, attempt, window) refuses a repeat.
 
 /** A job's resources (CONTRACT §3 defaults), as SQL over `jobs j`. */
 const CPU = `coalesce((j.resources->>'cpu')::numeric, 1)`;
@@ -69,27 +70,38 @@ export async function meterAttemptEnd(trx: Knex.Transaction, leaseId: string, re
 /**
  * One batch of a tick: for up to `limit` attempts running before `windowEnd` and not yet metered
  * to it, an entry from their previous one to `windowEnd`. Attempts locked right now (ending, or a
- * heartbeat) are skipped: the end writes their remainder, or the next tick covers them. Returns how
- * many entries it wrote; the tick calls it until none is left.
+ * heartbeat) are skipped: the end writes their remainder, or the next tick covers them.
+ *
+ * Two statements in one transaction: the attempts are locked first, and only then is each one's
+ * previous entry read, in a statement whose snapshot is newer than the lock. Read in the locking
+ * statement, it could predate an entry that another tick (of another window) committed just
+ * before letting go of the row, and both would count the time between. Returns how many attempts
+ * it took up (the tick calls it until a batch comes back short) and how many entries it wrote.
  */
-export async function meterRunning(db: Knex, windowEnd: Date, limit: number): Promise<number> {
-  const { rowCount } = await db.raw(
-    `WITH due AS (
-       SELECT a.lease_id, a.job_id, a.attempt, a.assigned_at FROM job_attempts a
+export async function meterRunning(db: Knex, windowEnd: Date, limit: number): Promise<{ taken: number; entries: number }> {
+  return db.transaction(async (trx) => {
+    const { rows } = await trx.raw(
+      `SELECT a.lease_id FROM job_attempts a
        WHERE a.ended_at IS NULL AND a.assigned_at < CAST(:end AS timestamptz)
          AND NOT EXISTS (SELECT 1 FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt AND u.to_at >= CAST(:end AS timestamptz))
        ORDER BY a.lease_id
        LIMIT :limit
-       FOR UPDATE OF a SKIP LOCKED)
-     INSERT INTO usage_ledger (${COLUMNS})
-     SELECT ${runtimeEntry('d', ':window', 'CAST(:end AS timestamptz)')}
-     FROM due d JOIN jobs j ON j.id = d.job_id ${PLAN_JOINS}
-     CROSS JOIN LATERAL (SELECT ${fromOf('d')} AS from_at) f
-     CROSS JOIN LATERAL (SELECT extract(epoch FROM CAST(:end AS timestamptz) - f.from_at) AS secs) s
-     ON CONFLICT (job_id, attempt, meter_window) DO NOTHING`,
-    { end: windowEnd, window: `tick:${windowEnd.toISOString()}`, limit },
-  );
-  return rowCount ?? 0;
+       FOR UPDATE OF a SKIP LOCKED`,
+      { end: windowEnd, limit },
+    );
+    if (rows.length === 0) return { taken: 0, entries: 0 };
+    const { rowCount } = await trx.raw(
+      `INSERT INTO usage_ledger (${COLUMNS})
+       SELECT ${runtimeEntry('d', ':window', 'CAST(:end AS timestamptz)')}
+       FROM job_attempts d JOIN jobs j ON j.id = d.job_id ${PLAN_JOINS}
+       CROSS JOIN LATERAL (SELECT ${fromOf('d')} AS from_at) f
+       CROSS JOIN LATERAL (SELECT extract(epoch FROM CAST(:end AS timestamptz) - f.from_at) AS secs) s
+       WHERE d.lease_id = ANY(:leases) AND f.from_at < CAST(:end AS timestamptz)
+       ON CONFLICT (job_id, attempt, meter_window) DO NOTHING`,
+      { end: windowEnd, window: `tick:${windowEnd.toISOString()}`, leases: rows.map((r: { lease_id: string }) => r.lease_id) },
+    );
+    return { taken: rows.length, entries: rowCount ?? 0 };
+  });
 }
 
 /** A job that ended lets go of what its reservation still held back (its consumption stays spent). */

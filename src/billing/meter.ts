@@ -36,8 +36,10 @@ export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Pro
   const capsApplied = await applyPendingCaps(db, windowEnd);
   const batch = o.batch ?? BATCH;
   let entries = 0;
-  for (let n = batch; n === batch; entries += n) {
-    n = await meterRunning(db, windowEnd, batch);
+  for (let taken = batch; taken === batch; ) {
+    const done = await meterRunning(db, windowEnd, batch);
+    taken = done.taken;
+    entries += done.entries;
     progress();
   }
   const softCapsReached = await noteSoftCaps(db);
