@@ -1,31 +1,12 @@
 import type { Command } from 'commander';
-import type { Knex } from 'knex';
-import pino from 'pino';
 import { createApiKey } from '../../auth/api-keys';
 import { ensureDefaultWorkspace, ensureOperatorWorkspace } from '../../workspaces/rows';
-import { databaseUrlOf, loadConfig } from '../../config';
-import { createDb } from '../../db/knex';
-import { isDatabaseUnavailable } from '../../shared/dependency-errors';
 import { CliError } from '../api-client';
+import { onDatabase } from '../operator-database';
 import { type KeyOptions, keyBody, quotaOptions } from './keys';
 
 // Operator commands: they reach into the database (DATABASE_URL, else the `npm run dev` one)
 // instead of talking to the API, so they live apart from the commands any user may run.
-
-/** Runs `fn` on the database (DATABASE_URL, else the `npm run dev` one), with one plain message for an outage. */
-async function onDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
-  const url = databaseUrlOf(loadConfig());
-  // Silent: stdout carries the answer alone, and an outage gets one plain message below.
-  const db = createDb(url, { max: 1, log: pino({ level: 'silent' }) });
-  try {
-    return await fn(db);
-  } catch (err) {
-    if (isDatabaseUnavailable(err)) throw new CliError(`cannot reach the database at ${url.replace(/:[^:@/]*@/, ':***@')}: is \`npm run dev\` running?`);
-    throw err;
-  } finally {
-    await db.destroy();
-  }
-}
 
 /** Mints a key straight into the database, as `npm run dev` does for its printed key. */
 const createInDatabase = (body: ReturnType<typeof keyBody>, workspace: string | undefined): Promise<string> =>
