@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { type Actor, type Origin, appendAudit } from '../audit/log';
 import { AppError, notFound } from '../shared/errors';
-import { parseUsdAmount, usdNumber } from './money';
+import { compareUsd, parseUsdAmount, usdNumber } from './money';
 
 // A workspace's spending caps (CONTRACT §9): what is in force, and what a PATCH asked for, which
 // the meter's next tick applies (src/billing/meter.ts). Caps are exact decimals, null for none.
@@ -70,8 +70,7 @@ export function createLimits({ db }: { db: Knex }) {
         const pending = { ...(row.pending_caps ?? {}), ...asked };
         const soft = 'softCapUsd' in pending ? pending.softCapUsd : row.soft_cap_usd;
         const hard = 'hardCapUsd' in pending ? pending.hardCapUsd : row.hard_cap_usd;
-        // At most 9 integer digits and 6 decimals: a double compares them exactly.
-        if (soft !== null && hard !== null && Number(soft) > Number(hard)) {
+        if (soft !== null && hard !== null && compareUsd(soft, hard) > 0) {
           throw new AppError('request.invalid', 'The soft cap is above the hard cap', { fields: [{ path: 'softCapUsd', message: `must not be above the hard cap (${hard})` }] });
         }
         const [updated] = await trx('billing_accounts')

@@ -44,3 +44,13 @@ export function parseUsdAmount(text: string): string {
   }
   return trimDecimal(m[2] ? `${m[1]}.${m[2]}` : m[1]);
 }
+
+/** The exact order of two non-negative amounts of at most 6 decimals (as parseUsdAmount and numeric(20,6) give them): <0, 0 or >0. */
+export function compareUsd(a: string, b: string): number {
+  const micros = (v: string) => {
+    const [whole, fraction = ''] = trimDecimal(v).split('.');
+    return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+  };
+  const d = micros(a) - micros(b);
+  return d === 0n ? 0 : d > 0n ? 1 : -1;
+}

@@ -34,30 +34,23 @@ export function createUsage({ db }: { db: Knex }) {
       if (start >= end) fields.push({ path: 'windowEnd', message: 'must be after windowStart' });
       else if (end.getTime() - start.getTime() > MAX_WINDOW_MS) fields.push({ path: 'windowEnd', message: 'at most 366 days after windowStart' });
       if (fields.length) throw new AppError('request.invalid', 'The usage window is invalid', { fields });
+      // Each part rounded to the microsecond and micro-dollar, and the totals the sums of the
+      // rounded parts, in SQL's exact numerics: the record adds up as read.
       const { rows } = await db.raw(
-        `SELECT pool, round(sum(cpu_seconds), 6)::text AS cpu, round(sum(gpu_seconds), 6)::text AS gpu,
-                round(sum(gb_seconds), 6)::text AS gb, round(sum(amount_usd), 6)::text AS usd
-         FROM usage_ledger WHERE workspace_id = ? AND to_at >= ? AND to_at < ? GROUP BY pool`,
+        `WITH parts AS (
+           SELECT pool, round(sum(cpu_seconds), 6) AS cpu, round(sum(gpu_seconds), 6) AS gpu, round(sum(gb_seconds), 6) AS gb,
+                  CASE WHEN pool = 'self' THEN 0 ELSE round(sum(amount_usd), 6) END AS usd
+           FROM usage_ledger WHERE workspace_id = ? AND to_at >= ? AND to_at < ? GROUP BY pool)
+         SELECT pool, cpu::text, gpu::text, gb::text, usd::text FROM parts
+         UNION ALL SELECT 'total', coalesce(sum(cpu), 0)::text, coalesce(sum(gpu), 0)::text, coalesce(sum(gb), 0)::text, coalesce(sum(usd), 0)::text FROM parts`,
         [workspaceId, start, end],
       );
       const part = (pool: string): UsageFigures => {
         const r = rows.find((x: { pool: string }) => x.pool === pool);
-        return { cpuSeconds: Number(r?.cpu ?? 0), gpuSeconds: Number(r?.gpu ?? 0), gbSeconds: Number(r?.gb ?? 0), estimateUsd: pool === 'self' ? 0 : Number(r?.usd ?? 0) };
+        // JSON numbers only here, at the rendering edge.
+        return { cpuSeconds: Number(r?.cpu ?? 0), gpuSeconds: Number(r?.gpu ?? 0), gbSeconds: Number(r?.gb ?? 0), estimateUsd: Number(r?.usd ?? 0) };
       };
-      const managed = part('managed');
-      const self = part('self');
-      // Each total from the parts' rounded figures, so the record adds up as read.
-      const sum = (k: keyof UsageFigures) => Number((managed[k] + self[k]).toFixed(6));
-      return {
-        windowStart: start.toISOString(),
-        windowEnd: end.toISOString(),
-        cpuSeconds: sum('cpuSeconds'),
-        gpuSeconds: sum('gpuSeconds'),
-        gbSeconds: sum('gbSeconds'),
-        estimateUsd: sum('estimateUsd'),
-        managed,
-        self,
-      };
+      return { windowStart: start.toISOString(), windowEnd: end.toISOString(), ...part('total'), managed: part('managed'), self: part('self') };
     },
   };
 }
