@@ -65,52 +65,50 @@ async function rollPeriods(db: Knex, windowEnd: Date): Promise<number> {
   return rolled;
 }
 
-/** Caps PATCHed before the window's end take effect now; each change is an audit entry. */
-async function applyPendingCaps(db: Knex, windowEnd: Date): Promise<number> {
+/**
+ * An UPDATE of accounts (RETURNING workspace_id and what the entry says) and an audit entry,
+ * actor `system`, for each account it changed: together, so each change is recorded exactly once.
+ */
+async function updateAudited(db: Knex, sql: string, bindings: Knex.RawBinding[], action: string, details: (row: Record<string, string>) => Record<string, unknown>): Promise<number> {
   return db.transaction(async (trx) => {
-    const { rows } = await trx.raw(
-      `UPDATE billing_accounts SET
-         soft_cap_usd = CASE WHEN jsonb_exists(pending_caps, 'softCapUsd') THEN (pending_caps->>'softCapUsd')::numeric ELSE soft_cap_usd END,
-         hard_cap_usd = CASE WHEN jsonb_exists(pending_caps, 'hardCapUsd') THEN (pending_caps->>'hardCapUsd')::numeric ELSE hard_cap_usd END,
-         pending_caps = NULL, pending_requested_at = NULL, updated_at = now()
-       WHERE pending_caps IS NOT NULL AND pending_requested_at <= ?
-       RETURNING workspace_id, soft_cap_usd::text, hard_cap_usd::text`,
-      [windowEnd],
-    );
+    const { rows } = await trx.raw(sql, bindings);
     for (const r of rows) {
-      await appendAudit(trx, {
-        workspaceId: r.workspace_id,
-        actor: SYSTEM,
-        action: 'billing.limits_applied',
-        target: { type: 'workspace', id: r.workspace_id },
-        details: { softCapUsd: r.soft_cap_usd === null ? null : Number(r.soft_cap_usd), hardCapUsd: r.hard_cap_usd === null ? null : Number(r.hard_cap_usd) },
-      });
+      await appendAudit(trx, { workspaceId: r.workspace_id, actor: SYSTEM, action, target: { type: 'workspace', id: r.workspace_id }, details: details(r) });
     }
     return rows.length;
   });
 }
 
+/** A figure for an audit entry (JSON numbers at this edge only). */
+const usd = (v: string | null) => (v === null ? null : Number(v));
+
+/** Caps PATCHed before the window's end take effect now; each change is an audit entry. */
+const applyPendingCaps = (db: Knex, windowEnd: Date) =>
+  updateAudited(
+    db,
+    `UPDATE billing_accounts SET
+       soft_cap_usd = CASE WHEN jsonb_exists(pending_caps, 'softCapUsd') THEN (pending_caps->>'softCapUsd')::numeric ELSE soft_cap_usd END,
+       hard_cap_usd = CASE WHEN jsonb_exists(pending_caps, 'hardCapUsd') THEN (pending_caps->>'hardCapUsd')::numeric ELSE hard_cap_usd END,
+       pending_caps = NULL, pending_requested_at = NULL, updated_at = now()
+     WHERE pending_caps IS NOT NULL AND pending_requested_at <= ?
+     RETURNING workspace_id, soft_cap_usd::text, hard_cap_usd::text`,
+    [windowEnd],
+    'billing.limits_applied',
+    (r) => ({ softCapUsd: usd(r.soft_cap_usd), hardCapUsd: usd(r.hard_cap_usd) }),
+  );
+
 /** A period's spend that reached its soft cap: one audit entry per period, actor `system`. */
-async function noteSoftCaps(db: Knex): Promise<number> {
-  return db.transaction(async (trx) => {
-    const { rows } = await trx.raw(
-      `UPDATE billing_accounts SET soft_cap_noted_for = current_period_start
-       WHERE soft_cap_usd IS NOT NULL AND spent_usd >= soft_cap_usd
-         AND soft_cap_noted_for IS DISTINCT FROM current_period_start
-       RETURNING workspace_id, round(spent_usd, 6)::text AS spent, soft_cap_usd::text AS cap, current_period_start`,
-    );
-    for (const r of rows) {
-      await appendAudit(trx, {
-        workspaceId: r.workspace_id,
-        actor: SYSTEM,
-        action: 'billing.soft_cap_reached',
-        target: { type: 'workspace', id: r.workspace_id },
-        details: { spentUsd: Number(r.spent), softCapUsd: Number(r.cap), periodStart: new Date(r.current_period_start).toISOString() },
-      });
-    }
-    return rows.length;
-  });
-}
+const noteSoftCaps = (db: Knex) =>
+  updateAudited(
+    db,
+    `UPDATE billing_accounts SET soft_cap_noted_for = current_period_start
+     WHERE soft_cap_usd IS NOT NULL AND spent_usd >= soft_cap_usd
+       AND soft_cap_noted_for IS DISTINCT FROM current_period_start
+     RETURNING workspace_id, round(spent_usd, 6)::text AS spent, soft_cap_usd::text AS cap, current_period_start`,
+    [],
+    'billing.soft_cap_reached',
+    (r) => ({ spentUsd: usd(r.spent), softCapUsd: usd(r.cap), periodStart: new Date(r.current_period_start).toISOString() }),
+  );
 
 /**
  * Workspaces whose credit no longer covers the period's spend plus what their managed jobs have
