@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createApiKey } from '../src/auth/api-keys';
 import { setBilling } from '../src/billing/subscription';
-import { ensureOperatorWorkspace } from '../src/workspaces/rows';
 import { waitFor } from './support/agents';
+import { registerManaged } from './support/managed-pool';
 import { cliUser } from './support/cli';
 import { login } from './support/auth';
 import { testEnv } from './support/env';
@@ -34,13 +34,6 @@ const account = (workspaceId: string) =>
 
 /** Long enough for the meter (every 2 s here) to tick at least `n` more times. */
 const ticks = (n: number) => sleep(n * 2000 + 500);
-
-async function managedAgent(region: string) {
-  const operatorWs = await ensureOperatorWorkspace(db());
-  const { key } = await createApiKey(db(), { workspaceId: operatorWs, name: 'pool', kind: 'managed' });
-  const reg = await ok('/compute/nodes/register', { name: 'managed', labels: {}, region }, key);
-  return { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
-}
 
 describe('the credit gate', () => {
   it('accepts exactly as many concurrent managed submits as the credit covers, in one statement each (200 at once, credit for 10)', async function () {
@@ -98,7 +91,7 @@ describe('caps', () => {
     const w = await billed('team');
     // An endpoint, so the jobs' events are kept (its deliveries fail; the events are what is read).
     await v0ok('POST', '/webhooks', { token: w.token, body: { url: 'http://127.0.0.1:9/hooks' } });
-    const agent = await managedAgent(w.region);
+    const agent = await registerManaged(undefined, w.region);
     const queued: string[] = [];
     for (let i = 0; i < 4; i++) queued.push((await submit(w.key, { pool: 'managed', timeoutSeconds: 100, selector: { nobody: 'takes this' } })).job_id);
     const running = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
@@ -144,7 +137,7 @@ describe('caps', () => {
   it('records a soft cap crossed once per period, actor system, and the usage record matches the ledger figure by figure', async function () {
     this.timeout(60_000);
     const w = await billed('payg', '10');
-    const agent = await managedAgent(w.region);
+    const agent = await registerManaged(undefined, w.region);
     await v0ok('PATCH', '/billing/limits', { token: w.token, body: { softCapUsd: 0.00001 }, status: 202 });
     // A managed job running about 3 s (~0.00008 at payg), and a self job beside it.
     const managed = await submit(w.key, { pool: 'managed', timeoutSeconds: 60, resources: { cpu: 1, memoryMb: 2048 } });
@@ -241,7 +234,7 @@ describe('caps', () => {
   it('a manual retry of a managed job passes the gate again', async function () {
     this.timeout(60_000);
     const w = await billed('payg', '0.003');
-    const agent = await managedAgent(w.region);
+    const agent = await registerManaged(undefined, w.region);
     const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
     const held = (await pollOne(agent, 5))!;
     await ok('/compute/nodes/result', resultOf(agent, held, 1), agent.nodeKey);

@@ -152,10 +152,7 @@ export class JobMachine {
     return { answer: this.answer(this.snap.leaseId), move };
   }
 
-  /**
-   * The service stops the job for `reason` (such as `billing.hard_cap`, the job's failureReason):
-   * a cancel that nobody waits on, so the run writes it itself. Nothing, once the job has ended.
-   */
+  /** The service's own cancel, `reason` its failureReason: nobody waits on it, the run writes it. */
   stop(reason: StopReason, now: number): Move | null {
     return this.refuseCancel() ? null : this.cancelMove(now, { failureReason: reason });
   }
