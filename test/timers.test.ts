@@ -71,6 +71,9 @@ describe('durable timers', () => {
     assert.ok(Date.now() - started >= 900, 'a draining node still long-polls rather than spin');
     const requeued = await waitForJob(key, sub.job_id, (j) => j.state === 'queued', 10_000);
     assert.equal(requeued.attempt, 2);
+    // The agent heartbeats on (were it silent past the loss window, the list would say OFFLINE).
+    const told = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+    assert.deepEqual(told.cancel, [job.job_id], 'past the deadline the agent is told to stop its copy');
     const list = await ok('/compute/nodes/list', {}, key);
     assert.equal(list.nodes[0].state, 'DRAINED');
     const undrained = await ok('/compute/nodes/drain', { nodeId: node.nodeId, enable: false }, key);

@@ -42,7 +42,7 @@ export async function requireLiveLease(
   q: { jobId: string; leaseId: string; nodeId?: string; workspaceId?: string; lock: 'share' | 'update' },
 ) {
   const query = trx('jobs').where({ id: q.jobId, ...(q.workspaceId && { workspace_id: q.workspaceId }) });
-  const job = await (q.lock === 'update' ? query.forUpdate() : query.forShare()).first();
+  const job = await (q.lock === 'update' ? query.forNoKeyUpdate() : query.forShare()).first();
   if (!job) throw notFound('job');
   if (!holdsLease(job, q.leaseId, q.nodeId)) throw notAssigned();
   return job;

@@ -48,7 +48,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
   // they fire exactly when the row changed, and are delivered on commit.
   const { rows } = await db.raw(
     `WITH p AS (
-       SELECT id, state AS prev_state FROM jobs WHERE id = ? AND version < ? FOR UPDATE
+       SELECT id, state AS prev_state FROM jobs WHERE id = ? AND version < ? FOR NO KEY UPDATE
      ), u AS (
        UPDATE jobs SET ${columns.map(([name]) => `${name} = ?`).join(', ')}, claimed_by = NULL, claimed_until = NULL
        FROM p WHERE jobs.id = p.id AND jobs.version < ?

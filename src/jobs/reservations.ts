@@ -30,7 +30,7 @@ const SELF = `WITH pick AS (
     SELECT j.id FROM jobs j
     WHERE j.workspace_id = :workspace AND j.pool = 'self' AND ${CLAIMABLE}
     ORDER BY j.priority DESC, j.created_at, j.id
-    FOR UPDATE SKIP LOCKED
+    FOR NO KEY UPDATE SKIP LOCKED
     LIMIT 1)
   ${RESERVE}`;
 
@@ -63,7 +63,7 @@ const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
       SELECT j.id, j.workspace_id FROM jobs j
       WHERE j.region = :region AND j.workspace_id = w.workspace_id AND j.pool = 'managed' AND ${CLAIMABLE}
       ORDER BY j.priority DESC, j.created_at, j.id
-      FOR UPDATE SKIP LOCKED
+      FOR NO KEY UPDATE SKIP LOCKED
       LIMIT 1) c
     LIMIT 1
   ), reserved AS (${RESERVE}

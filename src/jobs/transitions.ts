@@ -63,7 +63,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
   function commitBehindAnswer(jobId: string, workspaceId: string, t: Transition): Promise<Transition> {
     return new Promise((resolve) => {
       db.transaction(async (trx) => {
-        await trx.raw('SELECT 1 FROM jobs WHERE id = ? FOR UPDATE', [jobId]);
+        await trx.raw('SELECT 1 FROM jobs WHERE id = ? FOR NO KEY UPDATE', [jobId]);
         resolve(t);
         await write(trx, workspaceId, t);
       }).catch((err) => {
