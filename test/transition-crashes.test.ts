@@ -121,13 +121,13 @@ describe('a crash between a transition and its write', () => {
     const handle = new Client({ connection, namespace: testEnv().config.temporal.namespace }).workflow.getHandle(created.id);
     await waitFor('the run to wait on its timers alone', async () => ((await handle.describe()).raw.pendingActivities ?? []).length === 0);
     // A timeout is the run's own transition: it writes it (projectJob, which takes the row FOR
-    // UPDATE) before it closes. The weakest row lock holds it there, ended but open, and lets the
-    // agent's heartbeats (FOR SHARE) through.
+    // NO KEY UPDATE) before it closes. The weakest row lock that holds it there, ended but open,
+    // is FOR SHARE, which lets the agent's heartbeats (FOR SHARE too) through.
     const lock = await db().transaction();
     const waitingOnRow = async () =>
       Number((await db().raw("select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%update jobs%'")).rows[0].count);
     try {
-      await lock('jobs').where({ id: created.id }).forKeyShare().first();
+      await lock('jobs').where({ id: created.id }).forShare().first();
       await waitFor('the run to time the job out and wait on the row', async () => (await waitingOnRow()) >= 1, 15_000);
       assert.equal((await handle.describe()).status.name, 'RUNNING', 'the run is still open');
 

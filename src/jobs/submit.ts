@@ -198,16 +198,22 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
         .limit(500);
       let started = 0;
       let removed = 0;
+      // Each row on its own: one that cannot be settled (Temporal down for it, a row that will not
+      // go) is logged and left for the next pass, never a stop for the rows behind it.
       for (const row of rows) {
-        if (await workflows.exists(row.id)) {
-          await transitions.create(row.id);
-          started++;
-        } else {
-          // Still old: a submit carried out again meanwhile made it young and owns it now.
-          removed += await db('jobs')
-            .where({ id: row.id, workflow_started: false })
-            .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
-            .delete();
+        try {
+          if (await workflows.exists(row.id)) {
+            await transitions.create(row.id);
+            started++;
+          } else {
+            // Still old: a submit carried out again meanwhile made it young and owns it now.
+            removed += await db('jobs')
+              .where({ id: row.id, workflow_started: false })
+              .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+              .delete();
+          }
+        } catch (err) {
+          log.warn({ err: String(err), jobId: row.id }, 'could not settle an interrupted submit; the next pass tries again');
         }
       }
       if (started + removed > 0) log.info({ started, removed }, 'reconciled interrupted submits');
