@@ -3,17 +3,22 @@ import type { Knex } from 'knex';
 import { attemptLiveness } from '../src/agents/liveness';
 import { applyProjection } from '../src/jobs/projection';
 import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
-import type { JobActivities, MeterActivities } from './types';
+import type { BillingPeriodActivities, JobActivities, MeterActivities } from './types';
+import { openDueInvoices } from '../src/billing/invoices';
 import { meterTick } from '../src/billing/meter';
+import { DEFAULT_PERIODS, type PeriodSettings, closePeriods } from '../src/billing/periods';
 
 export interface ActivityDeps {
   db: Knex;
   /** How long a cancelled job may still run: what stopping one for a hard cap may still cost. */
   cancelGraceMs?: number;
+  /** How billing periods close and how long their drafts wait. */
+  periods?: PeriodSettings;
 }
 
 /** Activities are built from injected dependencies; they read no environment and are idempotent. */
-export function createActivities({ db, cancelGraceMs = 30_000 }: ActivityDeps): JobActivities & MeterActivities {
+export function createActivities({ db, cancelGraceMs = 30_000, periods = DEFAULT_PERIODS }: ActivityDeps): JobActivities & MeterActivities & BillingPeriodActivities {
+  const heartbeat = () => Context.current().heartbeat();
   return {
     async projectJob(input: ProjectJobInput): Promise<void> {
       await applyProjection(db, input);
@@ -21,6 +26,13 @@ export function createActivities({ db, cancelGraceMs = 30_000 }: ActivityDeps): 
 
     checkAttempt: ({ leaseId, lostAfterMs }): Promise<AttemptCheck> => attemptLiveness(db, leaseId, lostAfterMs),
 
-    meterWindow: ({ windowEnd }) => meterTick(db, new Date(windowEnd), { cancelGraceSeconds: cancelGraceMs / 1000, progress: () => Context.current().heartbeat() }),
+    meterWindow: ({ windowEnd }) => meterTick(db, new Date(windowEnd), { cancelGraceSeconds: cancelGraceMs / 1000, periods, progress: heartbeat }),
+
+    async closeBillingPeriods({ at }) {
+      const closed = await closePeriods(db, { ...periods, at: new Date(at), progress: heartbeat });
+      return { ...closed, graceMs: periods.graceSeconds * 1000 };
+    },
+
+    openInvoices: async ({ at }) => ({ opened: await openDueInvoices(db, new Date(at), { progress: heartbeat }) }),
   };
 }

@@ -23,3 +23,11 @@ export interface WebhookActivities {
 export interface MeterActivities {
   meterWindow(input: { windowEnd: string }): Promise<MeterReport>;
 }
+
+/** The billing periods' activities (workflows/billing-period.ts). */
+export interface BillingPeriodActivities {
+  /** Closes the periods that ended by `at`; `graceMs`: how long their drafts wait before they open. */
+  closeBillingPeriods(input: { at: string }): Promise<{ periods: number; invoices: number; graceMs: number }>;
+  /** Opens the drafts whose grace ended by `at`. */
+  openInvoices(input: { at: string }): Promise<{ opened: number }>;
+}

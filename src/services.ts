@@ -8,6 +8,10 @@ import { createPlans } from './billing/plans';
 import { createSubscriptions } from './billing/subscription';
 import { createUsage } from './billing/usage';
 import { createLimits } from './billing/limits';
+import { createInvoices } from './billing/invoice-reads';
+import { createCheckout } from './billing/checkout';
+import { stripeClient } from './billing/stripe-client';
+import { createStripeEvents } from './billing/stripe-events';
 import { createUrlSigner } from './artifacts/signed-urls';
 import { stampLastUsed } from './auth/api-keys';
 import { createCredentialCache } from './auth/credential-cache';
@@ -94,6 +98,9 @@ export function createServices(deps: ServiceDeps) {
     subscriptions: createSubscriptions({ db }),
     usage: createUsage({ db }),
     limits: createLimits({ db }),
+    invoices: createInvoices({ db }),
+    checkout: createCheckout({ db, stripe: stripeClient(config.stripe), log }),
+    stripeEvents: createStripeEvents({ db, webhookSecret: config.stripe.webhookSecret, toleranceSeconds: config.stripe.eventToleranceSeconds }),
     /** A request budget of these windows, shared by every API instance (see leased-limiter.ts). */
     leasedLimiter: (windows: WindowSpec[]) => createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log }),
     notifier: deps.notifier,

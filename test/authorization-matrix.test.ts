@@ -80,6 +80,13 @@ const SAMPLES: Record<string, Sample> = {
   'get /v0/billing/usage': {},
   'get /v0/billing/limits': {},
   'patch /v0/billing/limits': { body: () => ({ softCapUsd: 100 }) },
+  // On a plan with invoices (hobby's answer is billing.not_available, whatever the role).
+  'get /v0/billing/invoices': {
+    params: async (t) => {
+      await testEnv().db('workspaces').where({ id: t.ws.id }).update({ plan: 'team' });
+      return {};
+    },
+  },
   'delete /v0/tokens/{id}': {
     params: async (t) => {
       const made = await v0('POST', '/tokens', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { name: 'to revoke' } });
@@ -216,6 +223,7 @@ const SAMPLES_A: Record<string, SampleA> = {
   'post /api/compute/api-keys/list': async () => ({ body: {} }),
   'post /api/compute/billing/plans/list': async () => ({ body: {} }),
   'post /api/compute/billing/subscription': async () => ({ body: {} }),
+  'post /api/compute/billing/checkout/create': async () => ({ body: { plan: 'payg', successUrl: 'https://app.example/done', cancelUrl: 'https://app.example/' } }),
   // A key the caller's own listing holds: the owner's (a session, or the owner's key), else an operator's.
   'post /api/compute/api-keys/revoke': async (f, caller) => {
     if (caller === 'admin key') return { body: { id: (await createApiKey(testEnv().db, { workspaceId: f.ws, name: 'ops', kind: 'user' })).id } };

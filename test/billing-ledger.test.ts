@@ -4,6 +4,7 @@ import { meterTick } from '../src/billing/meter';
 import { meterAttemptEnd, meterRunning } from '../src/billing/ledger';
 import { newId } from '../src/shared/ids';
 import { meterScheduleId } from '../src/billing/meter-schedule';
+import { periodScheduleId } from '../src/billing/period-schedule';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
 import { spawnWorker } from './support/worker-process';
@@ -188,6 +189,7 @@ describe('the usage ledger', () => {
     } finally {
       for (const w of workers) await w.stop(2000);
       await client.schedule.getHandle(meterScheduleId(taskQueue)).delete().catch(() => undefined);
+      await client.schedule.getHandle(periodScheduleId(taskQueue)).delete().catch(() => undefined);
       await suiteMeter.unpause();
       await connection.close();
     }

@@ -100,6 +100,7 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
     TEMPORAL_UI_PORT: String(await freePort()),
     DEV_MINIO_PORT: String(await freePort()),
     DEV_MINIO_CONSOLE_PORT: String(await freePort()),
+    DEV_STRIPE_MOCK_PORT: String(await freePort()),
     // The worker's Temporal SDK metrics: the default port may be another dev's or the suite's.
     TEMPORAL_METRICS_PORT: String(await freePort()),
     // Chosen by the kernel when the API listens: a port picked free now may be some outgoing
@@ -107,7 +108,7 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
     PORT: '0',
   });
   // The services `npm run dev` starts itself, whatever this shell points at.
-  for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT']) delete env[name];
+  for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'STRIPE_SECRET_KEY', 'STRIPE_API_BASE']) delete env[name];
   return env;
 }
 
@@ -215,7 +216,7 @@ describe('npm run dev in a terminal', () => {
     assert.equal(await dev.exitedWithin(45_000), 0, output().slice(before));
 
     const after = output().slice(before);
-    const steps = ['stopping the agent', 'stopping the API and the worker', 'stopping Temporal, PostgreSQL, MinIO', 'stopped'];
+    const steps = ['stopping the agent', 'stopping the API and the worker', 'stopping Temporal, PostgreSQL, MinIO, stripe-mock', 'stopped'];
     const at = steps.map((step) => after.indexOf(`\n${step}\r\n`));
     assert.ok(
       at.every((i, n) => i >= 0 && (n === 0 || i > at[n - 1])),

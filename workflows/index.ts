@@ -3,3 +3,4 @@ export { job } from './job';
 export { jobWorkflow } from './legacy/job-v1';
 export { webhookLane, webhookRedelivery } from './webhook-delivery';
 export { meter } from './meter';
+export { billingPeriod } from './billing-period';

@@ -51,6 +51,7 @@ export const REQUIRED_ROLE = {
   'webhook.redeliver': 'admin',
   'billing.read': 'member',
   'billing.limits_update': 'admin',
+  'billing.checkout': 'admin',
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof REQUIRED_ROLE;

@@ -1,12 +1,15 @@
 import type { Knex } from 'knex';
 import { appendAudit } from '../audit/log';
 import { CREDIT_SQL } from './gate';
+import { openDueInvoices } from './invoices';
 import { meterRunning } from './ledger';
+import { DEFAULT_PERIODS, type PeriodSettings, closePeriods } from './periods';
 
 // One meter tick (CONTRACT §9), run by the meter's schedule for the window ending at its
 // scheduled time. Each step is idempotent for that window, so a tick retried after a crash, or
-// run twice, changes nothing the first run did: periods roll once, pending caps apply once, the
-// ledger's keys refuse a second entry, a soft-cap crossing is noted once per period.
+// run twice, changes nothing the first run did: periods close once (with the periods schedule,
+// whichever comes first), pending caps apply once, the ledger's keys refuse a second entry, a
+// soft-cap crossing is noted once per period, a draft invoice opens once.
 
 const SYSTEM = { type: 'system', id: 'meter' } as const;
 const BATCH = 2000;
@@ -15,6 +18,7 @@ export interface MeterReport {
   windowEnd: string;
   entries: number;
   periodsRolled: number;
+  invoicesOpened: number;
   capsApplied: number;
   softCapsReached: number;
   /** Managed jobs to stop for a hard cap that no longer covers what they reserved, newest first. */
@@ -28,11 +32,14 @@ export interface MeterOptions {
   batch?: number;
   /** Called after each committed step: the activity heartbeats, so a tick whose worker died is retried soon. */
   progress?: () => void;
+  /** How periods close and how long their drafts wait (default: production's). */
+  periods?: PeriodSettings;
 }
 
 export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Promise<MeterReport> {
   const progress = o.progress ?? (() => undefined);
-  const periodsRolled = await rollPeriods(db, windowEnd);
+  const periods = o.periods ?? DEFAULT_PERIODS;
+  const { periods: periodsRolled } = await closePeriods(db, { ...periods, at: windowEnd, progress });
   const capsApplied = await applyPendingCaps(db, windowEnd);
   const batch = o.batch ?? BATCH;
   let entries = 0;
@@ -44,25 +51,9 @@ export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Pro
   }
   const softCapsReached = await noteSoftCaps(db);
   const stops = await hardCapStops(db, o.cancelGraceSeconds);
-  return { windowEnd: windowEnd.toISOString(), entries, periodsRolled, capsApplied, softCapsReached, stops };
-}
-
-/** Periods that ended by the window's end start afresh (the spend of a period is its own). */
-async function rollPeriods(db: Knex, windowEnd: Date): Promise<number> {
-  let rolled = 0;
-  // A workspace idle for months rolls once per month it missed.
-  for (let i = 0; i < 24; i++) {
-    const { rowCount } = await db.raw(
-      `UPDATE billing_accounts SET current_period_start = current_period_end,
-         current_period_end = (current_period_end AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC',
-         spent_usd = 0, updated_at = now()
-       WHERE current_period_end <= ?`,
-      [windowEnd],
-    );
-    rolled += rowCount ?? 0;
-    if (!rowCount) break;
-  }
-  return rolled;
+  // After this window's entries: a draft whose grace ended by the window's end has them all.
+  const invoicesOpened = await openDueInvoices(db, windowEnd, { progress });
+  return { windowEnd: windowEnd.toISOString(), entries, periodsRolled, invoicesOpened, capsApplied, softCapsReached, stops };
 }
 
 /**

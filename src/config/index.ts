@@ -6,8 +6,14 @@ import type { Config } from './shape';
 // The one place that reads the environment (with ./variables, its schema). Everything else
 // receives a Config.
 
-export type { Config, Durations } from './shape';
+export type { BillingPeriod, Config, Durations } from './shape';
 export type { WebhookSettings } from './webhooks';
+
+/**
+ * `npm run dev`'s Stripe signing secret, fixed and public so a developer can sign a test event
+ * (`compute billing simulate-event`); only ever used when NODE_ENV is development.
+ */
+export const DEV_STRIPE_WEBHOOK_SECRET = 'whsec_compute_dev_only_not_a_secret';
 
 /** The database `npm run dev` runs when DATABASE_URL is unset; the CLI finds it the same way. */
 export function databaseUrlOf(config: Config): string {
@@ -21,6 +27,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
+    throw new Error('Invalid configuration: STRIPE_WEBHOOK_SECRET is required in production when STRIPE_SECRET_KEY is set (the whsec_ secret of the webhook endpoint in Stripe)');
+  }
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
@@ -87,7 +96,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       members: e.MEMBERS_MAX,
     },
     dependencyRetryAfterSeconds: e.DEPENDENCY_RETRY_AFTER_SECONDS,
-    billing: { meterTickSeconds: e.METER_TICK_SECONDS },
+    billing: { meterTickSeconds: e.METER_TICK_SECONDS, period: e.BILLING_PERIOD === 'month' ? 'month' : { seconds: e.BILLING_PERIOD } },
+    stripe: {
+      secretKey: e.STRIPE_SECRET_KEY,
+      apiBase: e.STRIPE_API_BASE,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET ?? (e.NODE_ENV === 'development' ? DEV_STRIPE_WEBHOOK_SECRET : undefined),
+      eventToleranceSeconds: e.STRIPE_EVENT_TOLERANCE_SECONDS,
+      meterEventName: e.STRIPE_METER_EVENT_NAME,
+      meterRelayIntervalMs: e.STRIPE_METER_RELAY_INTERVAL_MS,
+    },
     webhooks: {
       allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
@@ -138,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       temporalPort: e.DEV_TEMPORAL_PORT,
       minioPort: e.DEV_MINIO_PORT,
       minioConsolePort: e.DEV_MINIO_CONSOLE_PORT,
+      stripeMockPort: e.DEV_STRIPE_MOCK_PORT,
     },
   };
 }

@@ -77,8 +77,25 @@ export interface SharedSettings {
   };
   dependencyRetryAfterSeconds: number;
   webhooks: WebhookSettings;
-  /** The usage meter: how often its schedule ticks (the worker makes sure the schedule exists). */
-  billing: { meterTickSeconds: number };
+  stripe: StripeSettings;
+  /** The usage meter: how often its schedule ticks (the worker makes sure the schedule exists); how long a billing period lasts. */
+  billing: { meterTickSeconds: number; period: BillingPeriod };
+}
+
+/** Calendar months in UTC, or a fixed number of seconds. */
+export type BillingPeriod = 'month' | { seconds: number };
+
+/** Stripe, downstream of our database (CONTRACT §9). No secret key: Stripe is off. */
+export interface StripeSettings {
+  secretKey?: string;
+  /** Where the SDK sends requests instead of api.stripe.com (stripe-mock). */
+  apiBase?: string;
+  /** Checks the signature of Stripe's events; without it every event is refused. */
+  webhookSecret?: string;
+  eventToleranceSeconds: number;
+  meterEventName: string;
+  /** How often the worker sends the meter events still owed. */
+  meterRelayIntervalMs: number;
 }
 
 /** The API process: its HTTP server, logins, limits and what it takes in. */
@@ -159,5 +176,5 @@ export interface Config extends SharedSettings, ApiSettings {
   /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */
   agent: { key?: string; dir: string; killGraceMs: number };
   /** Ports of the services `npm run dev` starts itself when no external one is configured. */
-  dev: { postgresPort: number; temporalPort: number; minioPort: number; minioConsolePort: number };
+  dev: { postgresPort: number; temporalPort: number; minioPort: number; minioConsolePort: number; stripeMockPort: number };
 }

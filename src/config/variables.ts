@@ -74,6 +74,9 @@ export const EnvSchema = z.object({
   // The usage meter's tick (a Temporal Schedule; CONTRACT §9): prices running attempts and applies
   // caps. 0: this worker leaves the schedule alone (a worker of some other task queue).
   METER_TICK_SECONDS: int(60),
+  // How long a billing period lasts: `month` (calendar months in UTC, closed at 00:00 on the 1st by
+  // the Temporal Schedule `billing-periods-<task queue>`) or a number of seconds (tests, trials).
+  BILLING_PERIOD: z.union([z.literal('month'), z.coerce.number().int().min(1)]).default('month'),
   // Counts bounded per workspace (per user for workspaces created), so one workspace cannot
   // flood what all share: thousands of endpoints at one URL would fan every job out on the
   // shared delivery queue.
@@ -133,8 +136,20 @@ export const EnvSchema = z.object({
       if (keys.some((k) => k.length !== 32)) ctx.addIssue({ code: 'custom', message: 'each key must be base64 of 32 bytes (openssl rand -base64 32)' });
       return keys.length ? keys : undefined;
     }),
+  // Stripe (CONTRACT §9): our database is the truth, Stripe is downstream. Without a secret key
+  // checkout answers 503 and no meter events are sent; STRIPE_API_BASE points the SDK at
+  // stripe-mock (tests, `npm run dev`). The signing secret is required wherever Stripe is on,
+  // except in development, which uses a fixed one it prints.
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_API_BASE: z.string().url().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_EVENT_TOLERANCE_SECONDS: z.coerce.number().int().min(1).default(300),
+  // The Billing Meter usage is reported to: one event per priced ledger entry, in micro-dollars.
+  STRIPE_METER_EVENT_NAME: z.string().min(1).max(100).default('compute_usage_microusd'),
+  STRIPE_METER_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).default(5_000),
   DEV_POSTGRES_PORT: int(55432),
   DEV_TEMPORAL_PORT: int(7233),
   DEV_MINIO_PORT: int(9000),
   DEV_MINIO_CONSOLE_PORT: int(9001),
+  DEV_STRIPE_MOCK_PORT: int(12111),
 });

@@ -19,6 +19,8 @@ import * as dropJobArtifactsCopy from './migrations/20261130010000_drop_job_arti
 import * as managedPool from './migrations/20261201000000_managed_pool';
 import * as billingPlans from './migrations/20261201010000_billing_plans';
 import * as usageLedger from './migrations/20261201020000_usage_ledger';
+import * as stripe from './migrations/20261202000000_stripe';
+import * as invoices from './migrations/20261202010000_invoices';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -43,6 +45,8 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261201000000_managed_pool': managedPool,
   '20261201010000_billing_plans': billingPlans,
   '20261201020000_usage_ledger': usageLedger,
+  '20261202000000_stripe': stripe,
+  '20261202010000_invoices': invoices,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -21,7 +21,8 @@ async function main() {
   installSdkRuntime(log, base.worker.sdkMetricsPort);
   const say = (msg: string) => process.stderr.write(`${msg}\n`);
   say(`compute dev: data in ${base.dataDir}`);
-  const started = { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint };
+  // Stripe is stripe-mock unless a real key is configured (then Stripe itself).
+  const started = { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint, stripeMock: !base.stripe.secretKey };
   const stack = await startLocalStack({
     dataDir: base.dataDir,
     toolsDir: base.toolsDir,
@@ -31,6 +32,7 @@ async function main() {
       temporalUi: base.temporal.uiPort,
       minio: base.dev.minioPort,
       minioConsole: base.dev.minioConsolePort,
+      stripeMock: base.dev.stripeMockPort,
     },
     start: started,
     log: (msg) => say(`  ${msg}`),
@@ -40,6 +42,7 @@ async function main() {
     databaseUrl: base.databaseUrl ?? stack.databaseUrl,
     temporal: { ...base.temporal, address: base.temporal.address ?? stack.temporalAddress },
     s3: stack.s3 ? { ...base.s3, endpoint: stack.s3.endpoint, accessKey: stack.s3.accessKey, secretKey: stack.s3.secretKey } : base.s3,
+    stripe: stack.stripeMock ? { ...base.stripe, secretKey: 'sk_test_computedev', apiBase: stack.stripeMock.url } : base.stripe,
   };
   const db = createDb(config.databaseUrl!);
   await migrateLatest(db);
@@ -81,6 +84,8 @@ async function main() {
   if (stack.temporalUiUrl) say(`  Temporal UI    ${stack.temporalUiUrl}   (filter: JobState="RUNNING")`);
   say(`  PostgreSQL     ${config.databaseUrl}`);
   if (stack.s3) say(`  MinIO          ${stack.s3.endpoint}   (console ${stack.s3.consoleUrl})`);
+  if (stack.stripeMock) say(`  Stripe         stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`);
+  else if (config.stripe.secretKey) say(`  Stripe         ${config.stripe.apiBase ?? 'api.stripe.com'}`);
   say(`  Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`);
   say(`  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed")`);
   say(`  Workspace      ${workspaceId}`);
@@ -88,9 +93,10 @@ async function main() {
   say('');
   say(`  try:     echo '{"type":"COMMAND","command":"echo hello; sleep 1; echo done"}' > job.json`);
   say('           npx compute run job.json      (from this folder; elsewhere set COMPUTE_API_KEY)');
+  say('  billing: npx compute billing checkout payg, then npx compute billing simulate-event checkout.session.completed');
   say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
   say('  Ctrl-C stops everything.');
-  const services = [started.temporal && 'Temporal', started.postgres && 'PostgreSQL', started.minio && 'MinIO'].filter(Boolean);
+  const services = [started.temporal && 'Temporal', started.postgres && 'PostgreSQL', started.minio && 'MinIO', started.stripeMock && 'stripe-mock'].filter(Boolean);
   // Each part stops before what it depends on, so nothing calls a server that is already gone.
   runUntilSignal(log, async () => {
     say('stopping the agent');

@@ -1,4 +1,6 @@
 import { ensureMeterSchedule } from '../billing/meter-schedule';
+import { ensurePeriodSchedule } from '../billing/period-schedule';
+import { periodSettingsOf } from '../billing/periods';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReconciler } from '../jobs/reconciler';
@@ -21,6 +23,8 @@ import { type Services, createServices } from '../services';
 import { createJobWorkflowClient } from '../temporal/job-workflow-client';
 import { createWebhookWorkflows } from '../temporal/webhook-workflow-client';
 import { type WebhookRelay, createWebhookRelay } from '../webhooks/relay';
+import { createMeterEventRelay } from '../billing/meter-events';
+import { stripeClient } from '../billing/stripe-client';
 import { createSecretBox } from '../webhooks/secret-box';
 import { resolveWebhookSecretKeys, sealStoredSecrets } from '../webhooks/secret-keys';
 import type { Resolver } from '../webhooks/target-guard';
@@ -115,7 +119,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     worker = await Worker.create({
       ...common,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ db, cancelGraceMs: config.durations.cancelGraceMs }),
+      activities: createActivities({ db, cancelGraceMs: config.durations.cancelGraceMs, periods: periodSettingsOf(config.billing) }),
       maxCachedWorkflows: config.worker.workflowCacheSize,
     });
     // Lanes are short-lived and replay in a few events: a small cache serves them.
@@ -139,8 +143,17 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(relayClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
       log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
     );
+    // Its drafts wait a meter tick: a worker that leaves the meter alone leaves this one alone too.
+    if (config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(relayClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
+      log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'),
+    );
     relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(relayClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
     stops.unshift(() => relay!.stop());
+    const stripe = stripeClient(config.stripe);
+    if (stripe) {
+      const meterEvents = createMeterEventRelay({ db, stripe, eventName: config.stripe.meterEventName, log }).start(config.stripe.meterRelayIntervalMs);
+      stops.unshift(() => meterEvents.stop());
+    }
   }
 
   let url: string | undefined;

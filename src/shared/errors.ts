@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'version.unsupported'
   | 'auth.unauthenticated'
   | 'auth.forbidden'
+  | 'billing.not_available'
   | 'auth.signature_invalid'
   | 'auth.url_expired'
   | 'resource.not_found'
@@ -52,10 +53,15 @@ export const ERROR_CODES: Record<ErrorCode, { status: number; title: string; mea
     title: 'The role does not allow this',
     meaning: 'The caller is known but its role, key kind or quota settings do not allow this action. Ask a workspace admin for a role that does, or use another credential.',
   },
+  'billing.not_available': {
+    status: 403,
+    title: 'Not available on this plan or service',
+    meaning: "The workspace's plan has no such billing feature (invoices are for payg and team), or payments are not configured on this service. Change plan (billing/checkout/create), or ask the operator.",
+  },
   'auth.signature_invalid': {
     status: 403,
     title: 'The signature is invalid',
-    meaning: 'A signed artifact URL was altered or is used for another method than it was signed for. Request a fresh URL and use it unchanged.',
+    meaning: 'A signed artifact URL was altered or is used for another method than it was signed for, or a Stripe event was not signed with the endpoint secret within the tolerance (300 s). Request a fresh URL and use it unchanged; Stripe resends events on its own.',
   },
   'auth.url_expired': {
     status: 403,

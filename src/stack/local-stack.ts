@@ -2,17 +2,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startMinio } from './minio';
 import { startPostgres } from './postgres';
+import { startStripeMock } from './stripe-mock';
 import { startTemporalDevServer } from './temporal-server';
 import { ensureTool } from './tools';
 
 export interface LocalStackOptions {
   dataDir: string;
   toolsDir: string;
-  ports: { postgres: number; temporal: number; temporalUi?: number; minio?: number; minioConsole?: number };
+  ports: { postgres: number; temporal: number; temporalUi?: number; minio?: number; minioConsole?: number; stripeMock?: number };
   /** Without a UI and with workflows in memory: for tests. */
   ephemeralTemporal?: boolean;
   /** Which services to start; the others are external (configured) or not needed. */
-  start: { postgres: boolean; temporal: boolean; minio: boolean };
+  start: { postgres: boolean; temporal: boolean; minio: boolean; stripeMock?: boolean };
   log: (msg: string) => void;
 }
 
@@ -21,6 +22,8 @@ export interface LocalStack {
   temporalAddress?: string;
   temporalUiUrl?: string;
   s3?: { endpoint: string; accessKey: string; secretKey: string; consoleUrl: string };
+  /** Stripe's mock: its base URL, and how to run it again on the same port after stopping it. */
+  stripeMock?: { url: string; stop(): Promise<void>; restart(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Build tools first (minutes on a fresh machine), one at a time: there are only two cores.
     const temporalBin = opts.start.temporal ? await ensureTool('temporal', opts.toolsDir, opts.log) : '';
     const minioBin = opts.start.minio ? await ensureTool('minio', opts.toolsDir, opts.log) : '';
+    const stripeBin = opts.start.stripeMock ? await ensureTool('stripe-mock', opts.toolsDir, opts.log) : '';
     if (opts.start.postgres) {
       const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), port: opts.ports.postgres });
       stops.push(pg.stop);
@@ -71,6 +75,22 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       });
       stops.push(minio.stop);
       stack.s3 = { endpoint: minio.endpoint, consoleUrl: minio.consoleUrl, ...MINIO_DEV };
+    }
+    if (opts.start.stripeMock && opts.ports.stripeMock) {
+      const run = () => startStripeMock({
+        binary: stripeBin,
+        port: opts.ports.stripeMock!,
+        httpsSocket: path.join(opts.dataDir, 'stripe-mock-https.sock'),
+        logFile: path.join(logs, 'stripe-mock.log'),
+      });
+      let current: Awaited<ReturnType<typeof startStripeMock>> | null = await run();
+      const stop = async () => {
+        await current?.stop();
+        current = null;
+        await fs.rm(path.join(opts.dataDir, 'stripe-mock-https.sock'), { force: true });
+      };
+      stops.push(stop);
+      stack.stripeMock = { url: current.url, stop, restart: async () => { await stop(); current = await run(); } };
     }
     return stack;
   } catch (err) {

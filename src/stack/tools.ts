@@ -8,7 +8,7 @@ import readline from 'node:readline';
 // `<toolsDir>/<name>-<version>/<name>`. The folder only ever appears by an atomic rename of a
 // finished build, so a crashed build never leaves a half binary behind.
 
-export type ToolName = 'temporal' | 'minio';
+export type ToolName = 'temporal' | 'minio' | 'stripe-mock';
 
 interface ToolSpec {
   /** Package given to `go install`. */
@@ -23,11 +23,14 @@ const TOOLS: Record<ToolName, ToolSpec> = {
   temporal: { pkg: 'github.com/temporalio/cli/cmd/temporal', mod: 'github.com/temporalio/cli', version: 'v1.5.1' },
   // MinIO publishes no installable tags; this is the pseudo-version `@latest` resolved to.
   minio: { pkg: 'github.com/minio/minio', mod: 'github.com/minio/minio', version: 'v0.0.0-20260212201848-7aac2a2c5b7c' },
+  // Stripe's own mock of its API (billing tests and `npm run dev`): checks every request's shape.
+  'stripe-mock': { pkg: 'github.com/stripe/stripe-mock', mod: 'github.com/stripe/stripe-mock', version: 'v0.203.0' },
 };
 
 export const TOOL_VERSIONS: Readonly<Record<ToolName, string>> = {
   temporal: TOOLS.temporal.version,
   minio: TOOLS.minio.version,
+  'stripe-mock': TOOLS['stripe-mock'].version,
 };
 
 type Log = (msg: string) => void;

@@ -28,6 +28,9 @@ export const TEST_ENV = {
   RECONCILE_INTERVAL_MS: '3600000',
   // The meter ticks often enough for the billing tests to watch it.
   METER_TICK_SECONDS: '2',
+  // Billing periods of an hour: the periods schedule runs as an interval the tests can read and
+  // trigger, and a period a test closes rolls to one that will not end while the suite runs.
+  BILLING_PERIOD: '3600',
   DEPENDENCY_RETRY_AFTER_SECONDS: '3',
   JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
   // Seals webhook secrets at rest: base64 of 'test-webhook-secret-key-32-bytes'.
@@ -45,6 +48,10 @@ export const TEST_ENV = {
   WEBHOOK_FIRST_RETRY_MS: '1000',
   WEBHOOK_MAX_RETRY_DELAY_MS: '4000',
   WEBHOOK_RELAY_INTERVAL_MS: '50',
+  // Stripe is stripe-mock (STRIPE_API_BASE, set at start); events are signed with this secret.
+  STRIPE_SECRET_KEY: 'sk_test_compute',
+  STRIPE_WEBHOOK_SECRET: 'whsec_compute_test',
+  STRIPE_METER_RELAY_INTERVAL_MS: '200',
 };
 
 export interface TestEnv {
@@ -79,9 +86,9 @@ export async function startTestEnv(): Promise<TestEnv> {
   const stack = await startLocalStack({
     dataDir,
     toolsDir: loadConfig().toolsDir,
-    ports: { postgres: await freePort(), temporal: await freePort(), minio: await freePort(), minioConsole: await freePort() },
+    ports: { postgres: await freePort(), temporal: await freePort(), minio: await freePort(), minioConsole: await freePort(), stripeMock: await freePort() },
     ephemeralTemporal: true,
-    start: { postgres: true, temporal: true, minio: true },
+    start: { postgres: true, temporal: true, minio: true, stripeMock: true },
     log: (msg) => process.stderr.write(`  [stack] ${msg}\n`),
   });
   const mailbox = new Mailbox();
@@ -95,6 +102,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     S3_ACCESS_KEY: stack.s3!.accessKey,
     S3_SECRET_KEY: stack.s3!.secretKey,
     COMPUTE_DATA_DIR: dataDir,
+    STRIPE_API_BASE: stack.stripeMock!.url,
   };
   const configWith = (overrides: Record<string, string>) => loadConfig({ ...envVars, ...overrides });
   const config = configWith({});

@@ -16,6 +16,10 @@ const OWNERS: Record<string, string> = {
   // The usage ledger and credit reservations: billing's, whoever calls it (the seam, the meter).
   usage_ledger: 'src/billing/',
   billing_reservations: 'src/billing/',
+  // Invoices, their lines and the entries they claimed: closing and opening periods is billing's.
+  invoices: 'src/billing/',
+  invoice_lines: 'src/billing/',
+  invoice_entries: 'src/billing/',
   job_logs: 'src/logs/',
   job_log_state: 'src/logs/',
 };

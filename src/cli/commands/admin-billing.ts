@@ -1,12 +1,18 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { parseUsdAmount } from '../../billing/money';
+import type { Knex } from 'knex';
+import { loadConfig } from '../../config';
+import { type Invoice, readInvoices } from '../../billing/invoice-reads';
+import { openDueInvoices } from '../../billing/invoices';
+import { parseUsdAmount, trimDecimal } from '../../billing/money';
+import { closePeriods, periodSettingsOf } from '../../billing/periods';
 import { PLAN_IDS, type PlanId, isPlanId } from '../../billing/plans';
-import { setBilling } from '../../billing/subscription';
+import { readSubscription, setBilling } from '../../billing/subscription';
 import { CliError } from '../api-client';
 import { onDatabase } from '../operator-database';
 
 // `compute admin billing …`: an operator sets a workspace's plan and prepaid credit in the
-// database until checkout does (billing part 2). Each change is a `billing.set` audit entry.
+// database until checkout does (billing part 2), each change a `billing.set` audit entry; and,
+// for support, closes a workspace's period now.
 
 const creditOption = (v: string): string => {
   try {
@@ -20,6 +26,17 @@ const planOption = (v: string): PlanId => {
   if (!isPlanId(v)) throw new InvalidArgumentError(`unknown plan ${JSON.stringify(v)}: one of ${PLAN_IDS.join(', ')}`);
   return v;
 };
+
+/** The period closed now, and its invoice when the plan has them (opened at once with `open`). */
+async function closeNow(db: Knex, workspaceId: string, open: boolean): Promise<{ closed: number; invoice?: Invoice; plan: string }> {
+  const subscription = await readSubscription(db, workspaceId);
+  if (!subscription) throw new CliError(`workspace ${workspaceId} not found`);
+  const at = new Date();
+  const { periods } = await closePeriods(db, { ...periodSettingsOf(loadConfig().billing), at, workspaceId, force: true });
+  if (open) await openDueInvoices(db, at, { workspaceId, skipGrace: true });
+  const [latest] = (await readInvoices(db, workspaceId, { limit: 1 })).invoices;
+  return { closed: periods, plan: subscription.plan, invoice: latest?.periodEnd === at.toISOString() ? latest : undefined };
+}
 
 /** Adds `billing` to the operator's `admin` command (registered after registerAdminCommands). */
 export function registerAdminBillingCommands(program: Command): void {
@@ -46,5 +63,18 @@ export function registerAdminBillingCommands(program: Command): void {
         }),
       );
       process.stdout.write(`${after.workspaceId} is on the ${after.plan} plan with ${after.creditUsd} USD of prepaid credit\n`);
+    });
+  billing
+    .command('close-period')
+    .description("Close a workspace's billing period now (support): its invoice is a draft until the grace (a meter tick) has passed, then opens")
+    .requiredOption('--workspace <id>', 'the workspace')
+    .option('--open', 'open the invoice at once (usage of the period recorded later goes to the next invoice, as late lines)')
+    .action(async (opts: { workspace: string; open?: boolean }) => {
+      const { closed, invoice, plan } = await onDatabase((db) => closeNow(db, opts.workspace, opts.open ?? false));
+      if (closed === 0) throw new CliError(`nothing to close: ${opts.workspace}'s current period has only just started`);
+      if (!invoice) return void process.stdout.write(`${opts.workspace}'s period is closed; its ${plan} plan has no invoices\n`);
+      const when = invoice.status === 'draft' ? `draft, opens at ${invoice.closesAt}` : invoice.status;
+      process.stdout.write(`${invoice.id} (${when}) for ${invoice.periodStart} to ${invoice.periodEnd}\n`);
+      process.stdout.write(`total ${invoice.totalUsd} USD in ${invoice.lines.length} lines (rounding ${trimDecimal(invoice.roundingUsd)} USD)${invoice.status === 'draft' ? ' so far' : ''}\n`);
     });
 }

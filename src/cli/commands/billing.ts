@@ -4,10 +4,11 @@ import { sessionInActiveWorkspace } from '../active-workspace';
 import { callApi } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
 import { dim, printJson, printTable, status } from '../terminal';
-import { callV0 } from '../v0-client';
+import { callV0, listAllV0 } from '../v0-client';
+import { registerStripeCommands } from './billing-stripe';
 
 // `compute billing …`: the plans and the workspace's subscription (through /api, any member), its
-// usage and caps (through /v0, in the active workspace; changing caps is an admin's).
+// usage, caps and invoices (through /v0, in the active workspace; changing caps is an admin's).
 
 interface PlanRecord {
   id: string;
@@ -59,6 +60,16 @@ function capArgument(value: string): number | 'none' {
 
 const cap = (v: number | null) => (v === null ? 'none' : `${v} USD`);
 
+interface InvoiceRecord {
+  id: string;
+  periodStart: string;
+  periodEnd: string;
+  status: string;
+  totalUsd: number;
+  roundingUsd: number;
+  lines: Array<{ jobId: string; attempt: number; late: boolean; cpuSeconds: number; gpuSeconds: number; gbSeconds: number; amountUsd: number }>;
+}
+
 function registerUsageAndLimits(billing: Command): void {
   billing
     .command('usage')
@@ -96,9 +107,27 @@ function registerUsageAndLimits(billing: Command): void {
     });
 }
 
+function registerInvoices(billing: Command): void {
+  billing
+    .command('invoices')
+    .description('The active workspace’s invoices, newest first (payg and team): period, status, total and lines')
+    .option('--json', 'print JSON: every invoice with its lines')
+    .action(async (opts: { json?: boolean }) => {
+      const invoices = await listAllV0<InvoiceRecord>(await sessionInActiveWorkspace(), '/billing/invoices');
+      if (opts.json) return void printJson(invoices);
+      printTable(
+        ['INVOICE', 'PERIOD', 'STATUS', 'TOTAL USD', 'LINES'],
+        invoices.map((i) => [i.id, `${i.periodStart} to ${i.periodEnd}`, i.status, i.totalUsd.toFixed(2), String(i.lines.length)]),
+      );
+      if (invoices.length === 0) status(dim('no invoices yet: the first comes when the current period closes'));
+    });
+}
+
 export function registerBillingCommands(program: Command): void {
-  const billing = program.command('billing').description('Plans, prices, your workspace’s subscription, usage and caps');
+  const billing = program.command('billing').description('Plans, prices, your workspace’s subscription, usage, caps and invoices');
   registerUsageAndLimits(billing);
+  registerInvoices(billing);
+  registerStripeCommands(billing);
 
   targetOptions(billing.command('plans'))
     .description('Every plan: USD per CPU-, GPU- and GB-second, /v0 request budget, invoicing')

@@ -10,6 +10,7 @@ import { type SurfaceAMount, operationGroup } from './operations';
 // acts for, which is the workspace as on every other /api route.
 
 const Usd = z.number().min(0);
+const HttpUrl = z.string().max(2048).url().refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL');
 const PlanA = z
   .object({
     id: z.enum(PLAN_IDS),
@@ -50,6 +51,23 @@ export function billingRoutes(services: Services, at: SurfaceAMount): Router {
     body: z.strictObject({}),
     response: SubscriptionA,
     handle: async (ctx) => subscriptionRecord(await services.subscriptions.get(principalOf(ctx).workspaceId)),
+  });
+  mount({
+    path: '/checkout/create',
+    action: 'billing.checkout',
+    summary:
+      'Open a Stripe Checkout Session for a plan (admin): answers its URL; the subscription is `pending` until Stripe\'s signed event ' +
+      'says the checkout completed, then the plan changes. 400 names `plan` when the plan has no checkout; 403 billing.not_available when payments are not configured',
+    body: z.strictObject({
+      plan: z.string().min(1).max(64),
+      successUrl: HttpUrl.meta({ description: 'Where Stripe sends the customer after paying' }),
+      cancelUrl: HttpUrl.meta({ description: 'Where Stripe sends the customer who gives up' }),
+    }),
+    response: z.object({ checkoutUrl: z.string(), sessionId: z.string() }).meta({ id: 'CheckoutSession' }),
+    handle: (ctx, body) => {
+      const p = principalOf(ctx);
+      return services.checkout.create({ workspaceId: p.workspaceId, actor: p.actor, origin: p.origin, ...body });
+    },
   });
   return router;
 }

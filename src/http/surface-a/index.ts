@@ -22,6 +22,7 @@ import { type SurfaceAMount, errorResponses } from './operations';
 import { createRateLimiter, rateLimit } from './rate-limit';
 import { stateA } from './render';
 import { artifactRoutes } from './signed-artifact-routes';
+import { stripeEventsRoute } from './stripe-events-route';
 
 // `follow=0` must not quietly mean "follow": only the two words are taken.
 const LogsQuery = z.object({ follow: z.enum(['true', 'false']).default('true').meta({ description: 'false: what is stored, then close' }) });
@@ -106,6 +107,8 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   app.proxy = config.http.trustProxy;
   app.use(surfaceAEnvelope(log, config.dependencyRetryAfterSeconds));
   app.use(artifactUrls.routes());
+  app.use(stripeEventsRoute({ stripeEvents: services.stripeEvents, maxBytes: config.limits.bodyBytes }, registry).routes());
+  app.use(stripeEventsRoute({ stripeEvents: services.stripeEvents, maxBytes: config.limits.bodyBytes }, registry).routes());
   app.use(login.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());

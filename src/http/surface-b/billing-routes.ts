@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
-import { type AnyOperation, operation } from './operations';
+import { type AnyOperation, PageQuery, asPage, operation, pageSchema } from './operations';
 
 const Figures = z.object({
   cpuSeconds: z.number(),
@@ -29,11 +29,33 @@ const Limits = z
       .meta({ description: 'The caps in force after the next meter tick, when a change waits for it' }),
   })
   .meta({ id: 'Limits' });
+const InvoiceLine = z
+  .object({
+    jobId: z.string(),
+    attempt: z.number().int(),
+    late: z.boolean().meta({ description: 'Usage of an earlier period recorded after that period’s invoice opened' }),
+    cpuSeconds: z.number(),
+    gpuSeconds: z.number(),
+    gbSeconds: z.number(),
+    amountUsd: z.number().meta({ description: 'To the cent: the running total rounded, less the running total before this line rounded' }),
+  })
+  .meta({ id: 'InvoiceLine' });
+const Invoice = z
+  .object({
+    id: z.string(),
+    periodStart: z.string(),
+    periodEnd: z.string(),
+    status: z.enum(['draft', 'open', 'paid']).meta({ description: '`draft` while late usage of the period may still land (about a meter tick), then `open`, never changed again; `paid` when Stripe says so' }),
+    totalUsd: z.number().meta({ description: 'The lines’ sum, exactly: the exact usage total rounded to the cent' }),
+    roundingUsd: z.number().meta({ description: 'totalUsd − the exact total (to 12 decimals)' }),
+    lines: z.array(InvoiceLine).meta({ description: 'One per job, attempt and lateness, in job and attempt order' }),
+  })
+  .meta({ id: 'Invoice', description: 'The managed usage of one billing period. A draft shows what it would hold if it opened now.' });
 const CapInput = z.number().min(0).nullable().meta({ description: 'USD, at most 6 decimals; null removes the cap' });
 const Instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 
 export function billingOperations(services: Services): AnyOperation[] {
-  const { usage, limits } = services;
+  const { usage, limits, invoices } = services;
   const workspaceOf = (ctx: Parameters<typeof principalOf>[0]) => principalOf(ctx).workspaceId;
   return [
     operation({
@@ -58,6 +80,19 @@ export function billingOperations(services: Services): AnyOperation[] {
       authorizes: () => ({ type: 'billing', id: 'limits' }),
       response: Limits,
       handle: (ctx) => limits.get(workspaceOf(ctx)),
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/billing/invoices',
+      tag: 'billing',
+      summary: "The active workspace's invoices, newest period first, each with its lines (plans with invoices: payg, team)",
+      action: 'billing.read',
+      scope: 'active',
+      authorizes: () => ({ type: 'billing', id: 'invoices' }),
+      query: z.strictObject(PageQuery),
+      response: pageSchema(Invoice),
+      problems: { 403: 'auth.forbidden: the role or the kind of credential does not allow it (recorded in the audit log); billing.not_available: the workspace’s plan has no invoices (hobby, enterprise)' },
+      handle: async (ctx, { query }) => asPage(await invoices.list(workspaceOf(ctx), { limit: query.pageSize, cursor: query.pageToken, cursorParam: 'pageToken' })),
     }),
     operation({
       method: 'patch',

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { Client, Connection } from '@temporalio/client';
+import { createApiKey } from '../../src/auth/api-keys';
+import { openDueInvoices } from '../../src/billing/invoices';
+import { meterScheduleId } from '../../src/billing/meter-schedule';
+import { closePeriods, periodSettingsOf } from '../../src/billing/periods';
+import type { PlanId } from '../../src/billing/plans';
+import { setBilling } from '../../src/billing/subscription';
+import { waitFor } from './agents';
+import { login } from './auth';
+import { testEnv } from './env';
+import { heartbeatInBackground, pollOne, post, resultOf, sleep, submit } from './http';
+import { newRegion, registerManaged } from './managed-pool';
+
+// Billed workspaces with managed jobs, and the billing periods driven by hand, for the invoice tests.
+
+export const OPERATOR = { type: 'system', id: 'operator' } as const;
+const db = () => testEnv().db;
+
+/** The suite's period settings (BILLING_PERIOD, and the grace its meter tick makes). */
+export const periods = () => periodSettingsOf(testEnv().config.billing);
+
+/** Heavy enough that a second costs about a cent on payg, with decimals that make rounding matter. */
+export const RESOURCES = { cpu: 3.5, gpu: 16, memoryMb: 3000 };
+
+/**
+ * A workspace on `plan` (a fresh user's personal one, or `session`'s), in a region of its own
+ * served by a managed agent, with a user key.
+ */
+export async function billedWorkspace(plan: PlanId = 'payg', session?: { token: string; workspaceId: string }) {
+  const s: { token: string; workspaceId: string } = session ?? (await login().then((l) => ({ token: l.token, workspaceId: l.user.workspaceId })));
+  const region = newRegion();
+  await db()('workspaces').where({ id: s.workspaceId }).update({ default_region: region });
+  await setBilling(db(), { workspaceId: s.workspaceId, plan, creditUsd: '100', actor: OPERATOR });
+  const { key } = await createApiKey(db(), { workspaceId: s.workspaceId, name: 'billing', kind: 'user' });
+  return { ...s, key, region, agent: await registerManaged(undefined, region) };
+}
+export type Billed = Awaited<ReturnType<typeof billedWorkspace>>;
+
+/** The attempt's end is metered (by the transition that ends it, shortly after the result). */
+export const ended = (jobId: string) =>
+  waitFor(`${jobId}'s end metered`, async () => (await db()('usage_ledger').where({ job_id: jobId, meter_window: 'end' }).first()) !== undefined);
+
+/**
+ * The agent's result, sent again after a 503 as an agent does: the run's Update can be refused
+ * when its workflow task fails on a signal that arrived meanwhile (Temporal's UnhandledCommand).
+ */
+export async function reportResult(agent: { nodeId: string; nodeKey: string }, held: { job_id: string; leaseId: string }): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    const reply = await post('/compute/nodes/result', resultOf(agent, held, 0), agent.nodeKey);
+    if (reply.status === 200) return;
+    if (reply.status !== 503 || tries === 5) throw new Error(`result of ${held.job_id} -> ${reply.status} ${JSON.stringify(reply.body)}`);
+    await sleep(1000);
+  }
+}
+
+/** A managed job taken by the workspace's agent, heartbeating until `finish` reports its result. */
+export async function runningJob(w: Billed) {
+  const { job_id: jobId } = await submit(w.key, { pool: 'managed', timeoutSeconds: 120, resources: RESOURCES });
+  const held = await waitFor('the managed agent takes it', () => pollOne(w.agent, 2));
+  assert.equal(held.job_id, jobId);
+  const beats = heartbeatInBackground(w.agent, [jobId]);
+  return {
+    jobId,
+    async finish() {
+      await beats.stop();
+      await reportResult(w.agent, held);
+      await ended(jobId);
+    },
+  };
+}
+
+/** A managed job that runs about `ms` and ends; its ID. */
+export async function finishedJob(w: Billed, ms = 800): Promise<string> {
+  const job = await runningJob(w);
+  await sleep(ms);
+  await job.finish();
+  return job.jobId;
+}
+
+/** The workspace's period closed now, its invoice opened at once with `open` (what `admin billing close-period` does). */
+export async function closeNow(workspaceId: string, open: boolean) {
+  const at = new Date();
+  const closed = await closePeriods(db(), { ...periods(), at, workspaceId, force: true });
+  if (open) await openDueInvoices(db(), at, { workspaceId, skipGrace: true });
+  return { at, ...closed };
+}
+
+/** The workspace's invoices, oldest period first. */
+export const invoicesOf = (workspaceId: string) =>
+  db()('invoices').where({ workspace_id: workspaceId }).orderBy('period_start').select('id', 'status', 'period_start', 'period_end', 'closes_at');
+
+/** A Temporal client on the suite's namespace, for `fn`. */
+export async function withTemporal<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const { config } = testEnv();
+  const connection = await Connection.connect({ address: config.temporal.address! });
+  try {
+    return await fn(new Client({ connection, namespace: config.temporal.namespace }));
+  } finally {
+    await connection.close();
+  }
+}
+
+/** `fn` with the suite's meter paused (a tick under way finishes first): the test drives the ticks. */
+export function withMeterPaused<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  return withTemporal(async (client) => {
+    const meter = client.schedule.getHandle(meterScheduleId(testEnv().config.temporal.taskQueue));
+    await meter.pause('billing invoices: the test drives the meter');
+    try {
+      await sleep(2500);
+      return await fn(client);
+    } finally {
+      await meter.unpause();
+    }
+  });
+}
