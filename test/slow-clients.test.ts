@@ -5,7 +5,7 @@ import { createObjectStore } from '../src/artifacts/object-store';
 import { waitFor } from './support/agents';
 import { send } from './support/artifacts';
 import { quietLog, testEnv } from './support/env';
-import { heldJob, newWorkspace } from './support/http';
+import { heartbeatInBackground, heldJob, newWorkspace } from './support/http';
 
 const TIMEOUT_MS = 1000;
 const MiB = 1024 * 1024;
@@ -83,30 +83,37 @@ describe('slow and idle clients cannot hold the server', () => {
   });
 
   it('cuts an upload that stops sending, frees its slot, and keeps nothing of it', async () => {
-    const { job, workspaceId } = await heldJob();
-    const url = (id: string) => testEnv().service.services!.artifacts.uploadTemplate(api.url!, { id: job.job_id, timeoutSeconds: 3600 }, job.leaseId).replace('{id}', id);
-    const target = new URL(url('stalled'));
-    // 64 KiB of a declared 20 MiB, then silence: the only upload slot stays taken until the idle timeout.
-    const startStall = () => {
-      const attempt = { outcome: Promise.resolve({} as RawOutcome), turnedAway: false };
-      const head = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: x\r\nContent-Length: ${20 * MiB}\r\n\r\n`;
-      attempt.outcome = stall(api.url!, head, (sock) => sock.write(Buffer.alloc(64 * 1024, 1)), (text) => (attempt.turnedAway = text.startsWith('HTTP/1.1 429')));
-      return attempt;
-    };
-    let stalled = startStall();
-    // Small uploads pass until the stalled one holds the slot; from then on they are turned away.
-    // Should a probe have held the slot when the stalled upload arrived, that one was turned away: again.
-    await waitFor('the stalled upload to hold the slot', async () => {
-      if (stalled.turnedAway) stalled = startStall();
-      return (await send('PUT', url('probe'), { body: Buffer.from('x') })).status === 429;
-    });
-    const out = await stalled.outcome;
-    assert.equal(out.text, '', 'a cut upload gets no answer: its connection is closed');
-    assert.ok(out.closedAfterMs < IDLE_MS + SLACK_MS, `closed after ${out.closedAfterMs} ms`);
-    const after = await send('PUT', url('second'), { body: Buffer.from('x') });
-    assert.equal(after.status, 200, after.body.toString());
-    const { objects } = await createObjectStore(testEnv().config)!.keys(`${workspaceId}/${job.job_id}/`);
-    assert.equal(objects.filter((k) => k.includes('/stalled/')).length, 0, 'nothing of the stalled upload is kept');
-    assert.equal(objects.filter((k) => k.includes('/second/')).length, 1);
+    const { job, workspaceId, node } = await heldJob();
+    // The agent heartbeats through the upload, as a real one does: 2.5 s of silence here would
+    // requeue the job, and the last upload would be refused for a lease that no longer holds it.
+    const beat = heartbeatInBackground(node, [job.job_id]);
+    try {
+      const url = (id: string) => testEnv().service.services!.artifacts.uploadTemplate(api.url!, { id: job.job_id, timeoutSeconds: 3600 }, job.leaseId).replace('{id}', id);
+      const target = new URL(url('stalled'));
+      // 64 KiB of a declared 20 MiB, then silence: the only upload slot stays taken until the idle timeout.
+      const startStall = () => {
+        const attempt = { outcome: Promise.resolve({} as RawOutcome), turnedAway: false };
+        const head = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: x\r\nContent-Length: ${20 * MiB}\r\n\r\n`;
+        attempt.outcome = stall(api.url!, head, (sock) => sock.write(Buffer.alloc(64 * 1024, 1)), (text) => (attempt.turnedAway = text.startsWith('HTTP/1.1 429')));
+        return attempt;
+      };
+      let stalled = startStall();
+      // Small uploads pass until the stalled one holds the slot; from then on they are turned away.
+      // Should a probe have held the slot when the stalled upload arrived, that one was turned away: again.
+      await waitFor('the stalled upload to hold the slot', async () => {
+        if (stalled.turnedAway) stalled = startStall();
+        return (await send('PUT', url('probe'), { body: Buffer.from('x') })).status === 429;
+      });
+      const out = await stalled.outcome;
+      assert.equal(out.text, '', 'a cut upload gets no answer: its connection is closed');
+      assert.ok(out.closedAfterMs < IDLE_MS + SLACK_MS, `closed after ${out.closedAfterMs} ms`);
+      const after = await send('PUT', url('second'), { body: Buffer.from('x') });
+      assert.equal(after.status, 200, after.body.toString());
+      const { objects } = await createObjectStore(testEnv().config)!.keys(`${workspaceId}/${job.job_id}/`);
+      assert.equal(objects.filter((k) => k.includes('/stalled/')).length, 0, 'nothing of the stalled upload is kept');
+      assert.equal(objects.filter((k) => k.includes('/second/')).length, 1);
+    } finally {
+      await beat.stop();
+    }
   });
 });
