@@ -13,7 +13,9 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
-RUN npm run build
+COPY scripts/build-portal.ts ./scripts/
+# The server, then the portal (the page at /, into dist/portal): the runtime stage takes dist/.
+RUN npm run build && npm run build:portal
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

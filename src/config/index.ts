@@ -42,6 +42,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_MS,
     },
+    portal: { temporalUiUrl: e.TEMPORAL_UI_URL?.replace(/\/+$/, '') },
     worker: { port: e.WORKER_PORT, workflowCacheSize: e.WORKFLOW_CACHE_SIZE, sdkMetricsPort: e.TEMPORAL_METRICS_PORT },
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.DB_POOL_MAX,

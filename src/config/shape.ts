@@ -112,6 +112,8 @@ export interface ApiSettings {
     requestTimeoutMs: number;
     uploadIdleTimeoutMs: number;
   };
+  /** What the portal (the web page at `/`) is told: where a person's browser finds the Temporal UI. */
+  portal: { temporalUiUrl?: string };
   /**
    * Largest artifact accepted (413 above); uploads one instance takes at once (each holds about
    * two parts in memory; past it 429 with Retry-After); default TTL of presigned URLs (≤ 24 h).

@@ -26,6 +26,9 @@ export const EnvSchema = z.object({
   // ahead of a job's transitions. Default: the job queue's name with `-webhooks`.
   WEBHOOK_TASK_QUEUE: z.string().optional(),
   TEMPORAL_UI_PORT: int(8233),
+  // The Temporal UI's address as a person's browser reaches it: the portal links each job's run
+  // there (`npm run dev` uses the UI it starts). Unset: the portal shows no link.
+  TEMPORAL_UI_URL: z.string().url().optional(),
   // Runs the worker keeps in memory (0: none). Past it the least recently used are evicted and
   // replayed from their history when they next get work.
   WORKFLOW_CACHE_SIZE: int(1000),

@@ -7,6 +7,7 @@ import { docsRoutes } from './docs';
 import { type HealthDeps, healthRoutes } from './health-routes';
 import { mountSurface } from './mount';
 import { buildDocument, newRegistry } from './openapi';
+import { portalRoutes } from './portal';
 import { requestContext } from './request-context';
 import type { RouteInfo } from './route-table';
 import { newRouter } from './router';
@@ -15,7 +16,7 @@ import { surfaceB } from './surface-b';
 
 /**
  * Mounts each surface's app at its prefix, and the routes outside them (health, the one OpenAPI
- * document of both, the docs page).
+ * document of both, the docs page, the portal at `/`).
  */
 export function createApp({ services, config, log, health }: { services: Services; config: Config; log: Logger; health: HealthDeps }): { app: Koa; routes: RouteInfo[] } {
   const app = new Koa();
@@ -53,6 +54,7 @@ export function createApp({ services, config, log, health }: { services: Service
   app.use(open.routes());
   app.use(healthRoutes(health).routes());
   app.use(docsRoutes().routes());
+  app.use(portalRoutes({ config, log }).routes());
   // Whatever the case of its prefix, a request under /api or /v0 is its surface's to answer: a
   // path in the wrong case is that surface's 404, in its format (mountSurface).
   app.use(mountSurface('/api', a.app));

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal';
 import { isRefused } from '../auth/principal';
 import type { AuthService, Resolved } from '../auth/service';
 import { AppError } from '../shared/errors';
+import { type SessionCookie, csrfRefusal, csrfSatisfied } from './session-cookie';
 
 /**
  * Resolves the caller from one credential. Each authenticator answers `undefined` when the
@@ -12,12 +13,21 @@ import { AppError } from '../shared/errors';
  */
 export type Authenticator = (ctx: Context) => Promise<Resolved | undefined>;
 
-/** `Authorization: Bearer <JWT>` from verify-otp (both surfaces take it); see AuthService.session. */
+/**
+ * `Authorization: Bearer <JWT>` from verify-otp (both surfaces take it); see AuthService.session.
+ * Without an Authorization header, the portal's session cookie carries the same JWT: the request
+ * is marked so authenticate holds its changes to the CSRF header.
+ */
 export const sessionAuthenticator =
-  (auth: AuthService): Authenticator =>
+  (auth: AuthService, cookie?: SessionCookie): Authenticator =>
   async (ctx) => {
     const header = ctx.get('Authorization');
-    if (!header) return undefined;
+    if (!header) {
+      const token = cookie?.read(ctx);
+      if (!token) return undefined;
+      ctx.state.byCookie = true;
+      return auth.session(token);
+    }
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) return null;
     return auth.session(match[1]);
@@ -66,6 +76,20 @@ export function authenticate(
       }
       if (principal) {
         ctx.state.principal = { ...principal, origin: originOf(ctx) };
+        if (ctx.state.byCookie && !csrfSatisfied(ctx)) {
+          // A forged cross-site request is worth the audit log: it names the user it tried to act as.
+          const refusal = csrfRefusal(ctx);
+          await auth.recordRefusal({
+            workspaceId: principal.workspaceId,
+            actor: principal.actor,
+            action: o.actionOf(ctx),
+            target: { type: 'request', id: `${ctx.method} ${ctx.path}`.slice(0, 256) },
+            origin: originOf(ctx),
+            details: { status: 403, reason: 'csrf header missing', origin: ctx.get('Origin') || undefined },
+          });
+          refusal.audited = true;
+          throw refusal;
+        }
         return next();
       }
     }

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors';
 import { newRouter } from './router';
+import { type Asset, asset, sendAsset } from './static-asset';
 
 // The human-readable docs: Swagger UI (from the swagger-ui-dist package, served by us: no CDN)
 // renders the OpenAPI document, above it the problem types of the error vocabulary, each at the
@@ -14,19 +13,6 @@ import { newRouter } from './router';
 // Swagger UI sets styles through the DOM (allowed) and draws a few icons as data: SVGs in its CSS,
 // hence img-src data:; scripts, styles and requests come from this origin only.
 const CSP = "default-src 'self'; img-src 'self' data:; base-uri 'self'; form-action 'self'; frame-ancestors 'self'; object-src 'none'";
-
-interface Asset {
-  body: Buffer;
-  type: string;
-  /** Content hash: the ETag, and the `?v=` that makes a URL safe to cache for good. */
-  hash: string;
-  gzipped?: Buffer;
-}
-
-const asset = (body: Buffer | string, type: string): Asset => {
-  const buf = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  return { body: buf, type, hash: createHash('sha256').update(buf).digest('hex').slice(0, 16) };
-};
 
 // Our own init script and styles are files, not inline: the CSP allows no inline code.
 const INIT_JS = `'use strict';
@@ -102,27 +88,7 @@ ${problemTypes()}
 `;
 }
 
-function send(ctx: Context, a: Asset, cacheControl: string): void {
-  ctx.set('Content-Security-Policy', CSP);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cache-Control', cacheControl);
-  ctx.set('ETag', `"${a.hash}"`);
-  ctx.vary('Accept-Encoding');
-  ctx.type = a.type;
-  ctx.status = 200;
-  if (ctx.fresh) {
-    ctx.status = 304;
-    return;
-  }
-  // No compression middleware in the app; the 1.7 MB bundle is worth gzipping, once.
-  if (a.body.length > 1024 && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    a.gzipped ??= gzipSync(a.body);
-    ctx.set('Content-Encoding', 'gzip');
-    ctx.body = a.gzipped;
-  } else {
-    ctx.body = a.body;
-  }
-}
+const send = (ctx: Context, a: Asset, cacheControl: string) => sendAsset(ctx, a, cacheControl, { 'Content-Security-Policy': CSP });
 
 /**
  * `GET /api/docs` and `/v0/docs` (the same page; each links its own surface's copy of the one

@@ -43,6 +43,8 @@ async function main() {
     temporal: { ...base.temporal, address: base.temporal.address ?? stack.temporalAddress },
     s3: stack.s3 ? { ...base.s3, endpoint: stack.s3.endpoint, accessKey: stack.s3.accessKey, secretKey: stack.s3.secretKey } : base.s3,
     stripe: stack.stripeMock ? { ...base.stripe, secretKey: 'sk_test_computedev', apiBase: stack.stripeMock.url } : base.stripe,
+    // The portal links job runs to the UI started here, unless TEMPORAL_UI_URL names another.
+    portal: { ...base.portal, temporalUiUrl: base.portal.temporalUiUrl ?? stack.temporalUiUrl },
   };
   const db = createDb(config.databaseUrl!);
   await migrateLatest(db);
@@ -78,6 +80,7 @@ async function main() {
   });
   await Promise.all([agent.start(), managedAgent.start()]);
   say('');
+  say(`  Portal         ${proc.url}/   (sign in with any e-mail: the code is printed in this log)`);
   say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
   say(`  Operations     ${proc.url}/readyz   ${proc.url}/metrics   (the worker's Temporal SDK series included)`);
   say(`  Temporal       ${config.temporal.address}   namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}`);

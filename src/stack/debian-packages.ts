@@ -13,6 +13,8 @@ import { withLock } from './tools';
 export const DEBIAN_PACKAGE_VERSIONS = {
   // The Compose v1 CLI that bookworm packages; it validates docker-compose.yml without an engine.
   'docker-compose': '1.29.2-3',
+  // The browser the portal's tests drive through playwright-core (bookworm-security's build).
+  chromium: '156.0.8078.108-1~deb12u1',
 } as const;
 
 type Log = (msg: string) => void;

@@ -14,6 +14,8 @@ export interface TcpProxy {
   blackhole(): void;
   /** Forward again; connections that lost bytes meanwhile are closed, as a broken link would be. */
   resume(): void;
+  /** Closes every open connection at once, as a dropped link would; new ones pass as before. */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     resume() {
       hung = false;
       for (const pair of [...pairs]) if (pair.swallowed || !pair.upstream) drop(pair);
+    },
+    cut() {
+      for (const pair of [...pairs]) drop(pair);
     },
     async close() {
       for (const pair of [...pairs]) drop(pair);

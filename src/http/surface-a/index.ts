@@ -9,6 +9,7 @@ import { SseLogEvent } from '../log-stream';
 import { type RouteInfo, actionsOf } from '../route-table';
 import { newRouter } from '../router';
 import type { SurfaceDeps } from '../surface-deps';
+import { sessionCookie } from '../session-cookie';
 import { parse } from '../validate';
 import { artifactPresignRoutes } from './artifacts-routes';
 import { authRoutes } from './auth-routes';
@@ -29,23 +30,25 @@ const LogsQuery = z.object({ follow: z.enum(['true', 'false']).default('true').m
 
 /**
  * Surface A (`/api`) as an app of its own: its envelope, its credentials (X-API-Key or a session
- * JWT), its per-user budget, its routes. Its routes carry the `/api` prefix (see mountSurface).
+ * JWT, as a Bearer token or the portal's cookie), its per-user budget, its routes. Its routes
+ * carry the `/api` prefix (see mountSurface).
  */
 export function surfaceA({ services, config, log, json, registry }: SurfaceDeps): { app: Koa; routes: RouteInfo[] } {
   const { auth } = services;
   const at: SurfaceAMount = { registry, auth, routes: [] };
   const limiter = createRateLimiter(services.leasedLimiter, config.rateLimits);
+  const cookie = sessionCookie(config);
 
   // Login takes no credential; its budget is the caller's address.
   const login = newRouter('/api');
   login.use(rateLimit(limiter));
   login.use(json);
-  login.use(authRoutes(services, at).routes());
+  login.use(authRoutes(services, at, cookie).routes());
 
   const router = newRouter('/api');
   const actionOf = actionsOf(at.routes);
   router.use(
-    authenticate(auth, [apiKeyAuthenticator(auth), sessionAuthenticator(auth)], {
+    authenticate(auth, [apiKeyAuthenticator(auth), sessionAuthenticator(auth, cookie)], {
       failuresPerMinute: config.rateLimits.authFailuresPerMinute,
       actionOf,
     }),
@@ -107,7 +110,6 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   app.proxy = config.http.trustProxy;
   app.use(surfaceAEnvelope(log, config.dependencyRetryAfterSeconds));
   app.use(artifactUrls.routes());
-  app.use(stripeEventsRoute({ stripeEvents: services.stripeEvents, maxBytes: config.limits.bodyBytes }, registry).routes());
   app.use(stripeEventsRoute({ stripeEvents: services.stripeEvents, maxBytes: config.limits.bodyBytes }, registry).routes());
   app.use(login.routes());
   app.use(router.routes());

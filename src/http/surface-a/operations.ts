@@ -44,6 +44,10 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   managedKey?: boolean;
   body: B;
   response: R;
+  /** Request headers to document beside the workspace header (their checks are the handler's). */
+  headers?: z.ZodObject;
+  /** Headers of the 200 answer, documented. */
+  responseHeaders?: Record<string, { description: string; schema: { type: 'string' } }>;
   handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R>>;
 }
 
@@ -85,7 +89,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
       .join(' '),
     request: {
       ...(op.auth === 'none'
-        ? {}
+        ? op.headers && { headers: op.headers }
         : {
             headers: z.object({
               'X-Compute-Workspace': WorkspaceHeader.meta({
@@ -93,12 +97,13 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
                   'With a session JWT: act in this workspace of the user’s, with the role held there (as on /v0; `compute workspaces use` sends it). ' +
                   'Without it a session acts in the personal workspace. Keys act in their own workspace only: another is 404.',
               }),
+              ...op.headers?.shape,
             }),
           }),
       body: { content: { 'application/json': { schema: op.body } } },
     },
     responses: {
-      200: { description: 'OK', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
+      200: { description: 'OK', headers: op.responseHeaders, content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
       429: {
         description:
           'rate_limit.exceeded (per user, or per workspace for keys without a user: RATE_LIMIT_PER_MINUTE and RATE_LIMIT_PER_HOUR, shared by all API instances; ' +

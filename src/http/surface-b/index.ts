@@ -7,6 +7,7 @@ import { authenticate, sessionAuthenticator } from '../authenticate';
 import { logFollower } from '../log-follower';
 import { type RouteInfo, actionsOf, routeOf } from '../route-table';
 import { newRouter } from '../router';
+import { sessionCookie } from '../session-cookie';
 import type { SurfaceDeps } from '../surface-deps';
 import { agentsOperations } from './agents-routes';
 import { type AuditExporter, auditExporter } from './audit-export';
@@ -15,6 +16,7 @@ import { jobsOperations } from './jobs-routes';
 import { type AnyOperation, mount } from './operations';
 import { billingOperations } from './billing-routes';
 import { problemDetails } from './problem';
+import { sessionOperations } from './session-routes';
 import { workspaceRateLimit } from './rate-limit';
 import { tokensOperations } from './tokens-routes';
 import { webhooksOperations } from './webhooks-routes';
@@ -28,6 +30,7 @@ const surfaceBOperations = (services: Services, followLogs: ReturnType<typeof lo
   ...tokensOperations(services),
   ...webhooksOperations(services),
   ...billingOperations(services),
+  ...sessionOperations(),
 ];
 
 /** `{id}:verb` routes: a client that escapes the colon (`%3A`) means the same route. */
@@ -38,8 +41,9 @@ const colons: Middleware = (ctx, next) => {
 
 /**
  * Surface B (`/v0`) as an app of its own: problem details, the version header, Bearer credentials
- * (session JWT or `cpat_` token) acting in one workspace, that workspace's plan budget, then the
- * routes. Its routes carry the `/v0` prefix (see mountSurface).
+ * (session JWT or `cpat_` token; the session also as the portal's cookie) acting in one
+ * workspace, that workspace's plan budget, then the routes. Its routes carry the `/v0` prefix
+ * (see mountSurface).
  */
 export function surfaceB({ services, config, log, json, registry }: SurfaceDeps): { app: Koa; routes: RouteInfo[] } {
   const { auth } = services;
@@ -47,7 +51,7 @@ export function surfaceB({ services, config, log, json, registry }: SurfaceDeps)
   const routes: RouteInfo[] = [];
   const actionOf = actionsOf(routes);
   router.use(
-    authenticate(auth, [refuseApiKeyHeader, accessTokenAuthenticator(auth), sessionAuthenticator(auth)], {
+    authenticate(auth, [refuseApiKeyHeader, accessTokenAuthenticator(auth), sessionAuthenticator(auth, sessionCookie(config))], {
       failuresPerMinute: config.rateLimits.authFailuresPerMinute,
       actionOf,
       missing: 'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
