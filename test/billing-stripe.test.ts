@@ -40,7 +40,7 @@ describe('billing: checkout through Stripe', () => {
     assert.equal((await account(workspaceId)).stripe_customer_id, first.stripe_customer_id, 'one customer per workspace');
     const sessions = await db()('stripe_checkout_sessions').where({ workspace_id: workspaceId }).orderBy('created_at').pluck('plan');
     assert.deepEqual(sessions, ['payg', 'team']);
-    const audited = await db()('audit_log').where({ workspace_id: workspaceId, action: 'billing.checkout_created' }).count<{ count: string }[]>('* as count');
+    const audited = await db()('audit_log').where({ workspace_id: workspaceId, action: 'billing.checkout' }).count<{ count: string }[]>('* as count');
     assert.equal(Number(audited[0].count), 2);
   });
 

@@ -67,7 +67,8 @@ export function createCheckout(o: { db: Knex; stripe: Stripe | null; log: Logger
         await appendAudit(trx, {
           workspaceId: r.workspaceId,
           actor: r.actor,
-          action: 'billing.checkout_created',
+          // The action the role rule names, so a member's refused checkout and an admin's share it.
+          action: 'billing.checkout',
           target: { type: 'workspace', id: r.workspaceId },
           origin: r.origin,
           details: { plan: plan.id, sessionId: session.id },

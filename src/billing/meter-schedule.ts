@@ -1,5 +1,6 @@
-import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { ensureSchedule } from '../temporal/ensure-schedule';
 
 /** The meter's schedule in the Temporal UI (Schedules): one per job task queue. */
 export const meterScheduleId = (taskQueue: string) => `meter-${taskQueue}`;
@@ -12,15 +13,17 @@ export const meterScheduleId = (taskQueue: string) => `meter-${taskQueue}`;
  * creates it, later ones bring its interval in line with their settings.
  */
 export async function ensureMeterSchedule(client: Client, o: { taskQueue: string; tickSeconds: number; log: Logger }): Promise<void> {
-  const scheduleId = meterScheduleId(o.taskQueue);
-  const spec = { intervals: [{ every: o.tickSeconds * 1000 }] };
-  const action = { type: 'startWorkflow' as const, workflowType: 'meter', workflowId: scheduleId, taskQueue: o.taskQueue, args: [] };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: 60_000 };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies, memo: { about: 'Compute usage meter (CONTRACT §9): prices running attempts, applies caps' } });
-    o.log.info({ scheduleId, tickSeconds: o.tickSeconds }, 'meter schedule created');
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
-  }
+  await ensureSchedule(
+    client,
+    {
+      scheduleId: meterScheduleId(o.taskQueue),
+      spec: { intervals: [{ every: o.tickSeconds * 1000 }] },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: 60_000 },
+      workflowType: 'meter',
+      taskQueue: o.taskQueue,
+      about: 'Compute usage meter (CONTRACT §9): prices running attempts, applies caps',
+    },
+    o.log,
+    { tickSeconds: o.tickSeconds },
+  );
 }

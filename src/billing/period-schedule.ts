@@ -1,6 +1,7 @@
-import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleSpec } from '@temporalio/client';
+import { type Client, ScheduleOverlapPolicy, type ScheduleSpec } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { BillingPeriod } from '../config';
+import { ensureSchedule } from '../temporal/ensure-schedule';
 
 /** The periods schedule in the Temporal UI (Schedules): one per job task queue. */
 export const periodScheduleId = (taskQueue: string) => `billing-periods-${taskQueue}`;
@@ -19,15 +20,17 @@ export function periodScheduleSpec(period: BillingPeriod): ScheduleSpec {
  * one missed while the cluster was down is caught up for a day. Every worker calls this at start.
  */
 export async function ensurePeriodSchedule(client: Client, o: { taskQueue: string; period: BillingPeriod; log: Logger }): Promise<void> {
-  const scheduleId = periodScheduleId(o.taskQueue);
-  const spec = periodScheduleSpec(o.period);
-  const action = { type: 'startWorkflow' as const, workflowType: 'billingPeriod', workflowId: scheduleId, taskQueue: o.taskQueue, args: [] };
-  const policies = { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: 86_400_000 };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies, memo: { about: 'Compute billing periods (CONTRACT §9): closes ended periods, opens their invoices after the grace' } });
-    o.log.info({ scheduleId, period: o.period }, 'billing periods schedule created');
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
-  }
+  await ensureSchedule(
+    client,
+    {
+      scheduleId: periodScheduleId(o.taskQueue),
+      spec: periodScheduleSpec(o.period),
+      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: 86_400_000 },
+      workflowType: 'billingPeriod',
+      taskQueue: o.taskQueue,
+      about: 'Compute billing periods (CONTRACT §9): closes ended periods, opens their invoices after the grace',
+    },
+    o.log,
+    { period: o.period },
+  );
 }

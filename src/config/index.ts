@@ -145,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiUrl: e.COMPUTE_API_URL,
       configDir: path.resolve(e.COMPUTE_CONFIG_DIR ?? path.join(os.homedir(), '.config', 'compute')),
       apiKey: e.COMPUTE_API_KEY,
+      desktop: Boolean(e.DISPLAY || e.WAYLAND_DISPLAY),
     },
     agent: {
       key: e.COMPUTE_AGENT_KEY,

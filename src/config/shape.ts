@@ -174,7 +174,7 @@ export interface WorkerSettings {
 export interface Config extends SharedSettings, ApiSettings {
   worker: WorkerSettings;
   /** Where the CLI finds the API and keeps its login session; the key it sends when given one. */
-  cli: { apiUrl: string; configDir: string; apiKey?: string };
+  cli: { apiUrl: string; configDir: string; apiKey?: string; desktop: boolean };
   /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */
   agent: { key?: string; dir: string; killGraceMs: number };
   /** Ports of the services `npm run dev` starts itself when no external one is configured. */

@@ -113,6 +113,9 @@ export const EnvSchema = z.object({
   CREDENTIAL_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000),
   COMPUTE_API_URL: z.string().url().default('http://127.0.0.1:3000'),
   COMPUTE_CONFIG_DIR: z.string().optional(),
+  // A graphical session, where `compute billing checkout` opens the URL it prints (xdg-open).
+  DISPLAY: z.string().optional(),
+  WAYLAND_DISPLAY: z.string().optional(),
   COMPUTE_API_KEY: z.string().optional(),
   COMPUTE_AGENT_KEY: z.string().optional(),
   COMPUTE_AGENT_DIR: z.string().optional(),

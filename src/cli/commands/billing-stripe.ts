@@ -18,7 +18,7 @@ const SIMULATED = ['checkout.session.completed', 'checkout.session.expired'] as 
 
 /** Opens the URL on a desktop that has xdg-open; elsewhere printing it is all. */
 function openInBrowser(url: string): boolean {
-  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return false;
+  if (!loadConfig().cli.desktop) return false;
   if (spawnSync('sh', ['-c', 'command -v xdg-open'], { stdio: 'ignore' }).status !== 0) return false;
   spawn('xdg-open', [url], { detached: true, stdio: 'ignore' }).unref();
   return true;
