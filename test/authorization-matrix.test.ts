@@ -57,6 +57,7 @@ const SAMPLES: Record<string, Sample> = {
   'get /v0/jobs/{id}': { params: teamJob },
   'post /v0/jobs/{id}:cancel': { params: teamJob },
   'get /v0/jobs/{id}/logs': { params: teamJob },
+  'get /v0/jobs/{id}/attempts': { params: teamJob },
   'get /v0/agents': {},
   'get /v0/agents/{id}': { params: teamAgent },
   'post /v0/agents/{id}:drain': { params: teamAgent, body: () => ({ deadlineSeconds: 60 }) },

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { agentPool, waitFor } from './support/agents';
+import { presignDownload } from './support/artifacts';
 import { assertAccessible, openPage, screenshots, signIn, unexpectedErrors } from './support/browser';
 import { cliUser, startCompute } from './support/cli';
 import { testEnv } from './support/env';
@@ -30,6 +32,7 @@ const shownLines = async (page: Page): Promise<Shown[]> =>
     })))`)) as string,
   );
 
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ESC = String.fromCharCode(27);
 const stripSgr = (s: string) => s.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '');
 
@@ -140,6 +143,41 @@ describe("the portal's job page", function () {
     const after = await v0ok('GET', `/jobs/${failing.body.id}`, { token: cli.session.token, status: 200 });
     assert.deepEqual([after.state, after.attempt], ['FAILED', 2]);
     assert.deepEqual(await log(page).locator('.line').allInnerTexts(), ['attempt 1', 'attempt 2'], 'the whole log once, both attempts');
+    const attempts = page.getByRole('region', { name: 'Attempts list' }).locator('tbody tr');
+    await attempts.nth(1).waitFor();
+    const rows = (await attempts.allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
+    assert.deepEqual(rows.map((r) => [r[0], r[4]]), [['1', '3'], ['2', '3']], 'both attempts, each with its exit code');
+    assert.deepEqual(unexpectedErrors(errors), []);
+    await context.close();
+  });
+
+  it("downloads a job's artifact through the page, and uploads a file as a new one; both sha256 as stored", async () => {
+    const { cli, context, page, errors } = await person();
+    const made = await v0ok('POST', '/jobs', {
+      token: cli.session.token,
+      body: { type: 'COMMAND', command: 'head -c 300000 /dev/urandom > out.bin', artifacts: { paths: ['out.bin'] } },
+    });
+    await page.goto(`${stack().url}/jobs/${made.id}`);
+    await jobState(page).getByText('SUCCEEDED').waitFor({ timeout: 30_000 });
+    const button = page.getByRole('button', { name: 'Download out.bin' });
+    await button.waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), button.click()]);
+    const saved = fs.readFileSync((await download.path())!);
+    const listed = (await v0ok('GET', `/jobs/${made.id}`, { token: cli.session.token, status: 200 })).artifacts as Array<{ name: string; sha256: string; size: number; id: string }>;
+    assert.equal(download.suggestedFilename(), 'out.bin');
+    assert.deepEqual([saved.length, sha256(saved)], [300_000, listed[0].sha256], 'the bytes the agent uploaded');
+
+    const notes = Buffer.from(`notes from the portal ${Date.now()}\n`.repeat(500));
+    await page.getByLabel('Artifact file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: notes });
+    await page.getByRole('button', { name: 'Upload artifact' }).click();
+    await page.getByText(`Uploaded notes.txt`).waitFor();
+    await page.getByRole('button', { name: 'Download notes.txt' }).waitFor();
+    const after = (await v0ok('GET', `/jobs/${made.id}`, { token: cli.session.token, status: 200 })).artifacts as typeof listed;
+    const uploaded = after.find((a) => a.name === 'notes.txt')!;
+    assert.deepEqual([uploaded.size, uploaded.sha256], [notes.length, sha256(notes)]);
+    const { url: back } = await presignDownload(cli.session.token, made.id, uploaded.id);
+    assert.ok(Buffer.from(await (await fetch(back)).arrayBuffer()).equals(notes), 'stored as sent');
+    await assertAccessible(page, 'the job page with artifacts');
     assert.deepEqual(unexpectedErrors(errors), []);
     await context.close();
   });

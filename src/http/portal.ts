@@ -19,7 +19,7 @@ const HEADERS = {
 };
 
 /** The portal's own paths: each answers the page, whose script shows the view, so a deep link works. */
-export const PORTAL_PATHS = ['/', '/login', '/jobs', '/jobs/:id'];
+export const PORTAL_PATHS = ['/', '/login', '/jobs', '/jobs/:id', '/agents', '/keys', '/members', '/webhooks', '/webhooks/:id', '/audit', '/usage'];
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 

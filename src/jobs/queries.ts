@@ -4,10 +4,16 @@ import { prepared } from '../db/prepared';
 import { notFound } from '../shared/errors';
 import { type JobState, TERMINAL_STATES } from '../../workflows/definitions';
 import { createJobLister } from './list';
-import { JOB_COLUMNS, type Job, jobFromRow } from './record';
+import { ATTEMPT_COLUMNS, JOB_COLUMNS, type Job, type JobAttempt, attemptFromRow, jobFromRow } from './record';
 import type { JobListFilter } from './schemas';
 
-/** Reading jobs back: one, a filtered page, and the open ones counted. */
+/**
+ * The most attempts a read lists. A job makes at most maxAttempts plus a few agent losses, but
+ * manual retries add more; the read stays bounded whatever the history.
+ */
+const ATTEMPTS_READ_MAX = 100;
+
+/** Reading jobs back: one, its attempts, a filtered page, and the open ones counted. */
 export function createJobQueries(db: Knex) {
   const listJobs = createJobLister(db);
   const JOB_BY_ID = `FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`;
@@ -25,9 +31,23 @@ export function createJobQueries(db: Knex) {
     return jobFromRow(row);
   }
 
+  /**
+   * The job's attempts, oldest first. The job is read first: that applies its visibility (another
+   * workspace's job is not found, as by `get`) and waits out an assignment committing, which is
+   * then listed.
+   */
+  async function attempts(principal: Principal, jobId: string): Promise<JobAttempt[]> {
+    await get(principal, jobId);
+    const { rows } = await db.raw(
+      `SELECT ${ATTEMPT_COLUMNS} FROM job_attempts WHERE job_id = ? ORDER BY attempt, assigned_at LIMIT ?`,
+      [jobId, ATTEMPTS_READ_MAX],
+    );
+    return rows.map(attemptFromRow);
+  }
 
   return {
     get,
+    attempts,
 
     list: (principal: Principal, filter: JobListFilter) => listJobs(principal.workspaceId, filter),
 

@@ -34,6 +34,23 @@ export interface Job {
 }
 
 /**
+ * One attempt at a job, as `job_attempts` keeps it: the agent that held it and how it ended. Its
+ * lease is left out: a lease is the agent's capability to write to the job, never shown.
+ */
+export interface JobAttempt {
+  attempt: number;
+  agentId: string;
+  assignedAt: string;
+  lastHeartbeatAt: string;
+  endedAt: string | null;
+  /** `result`, `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered`, `undelivered` (workflows/job-model.ts). */
+  endReason: string | null;
+  /** What the agent's result reported, when it reported one. */
+  exitCode: number | null;
+  runtimeMs: number | null;
+}
+
+/**
  * The columns a Job is made of. Named rather than `*` where a statement is prepared once per
  * connection: a migration that adds a column then leaves the prepared statements valid.
  */
@@ -88,6 +105,28 @@ export function jobFromRow(r: any): Job {
     failureReason: r.failure_reason,
     error: r.error,
     version: r.version,
+  };
+}
+
+/** The columns of a JobAttempt; `result` only by the two figures taken from it (it holds the lease too). */
+export const ATTEMPT_COLUMNS = [
+  'attempt', 'agent_id', 'assigned_at', 'last_heartbeat_at', 'ended_at', 'end_reason',
+  `result->'exitCode' AS exit_code`, `result->'runtimeMs' AS runtime_ms`,
+].join(', ');
+
+const numberOrNull = (v: unknown) => (typeof v === 'number' ? v : null);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function attemptFromRow(r: any): JobAttempt {
+  return {
+    attempt: r.attempt,
+    agentId: r.agent_id,
+    assignedAt: iso(r.assigned_at)!,
+    lastHeartbeatAt: iso(r.last_heartbeat_at)!,
+    endedAt: iso(r.ended_at),
+    endReason: r.end_reason,
+    exitCode: numberOrNull(r.exit_code),
+    runtimeMs: numberOrNull(r.runtime_ms),
   };
 }
 

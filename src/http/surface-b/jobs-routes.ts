@@ -8,7 +8,7 @@ import { principalOf } from '../authenticate';
 import type { logFollower } from '../log-follower';
 import { SseLogEvent } from '../log-stream';
 import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
-import { jobB, logLineB } from './render';
+import { attemptB, jobB, logLineB } from './render';
 
 const SubmittedB = z.object({ id: z.string(), state: z.enum(JOB_STATES), createdAt: z.string() }).meta({ id: 'SubmittedJob' });
 const JobId = z.object({ id: z.string().max(64) });
@@ -24,6 +24,22 @@ const ListQuery = z.strictObject({
   createdBefore: z.iso.datetime({ offset: true }).optional(),
   ...PageQuery,
 });
+
+const AttemptB = z
+  .object({
+    attempt: z.number().int().meta({ description: 'Its number, 1 for the first; the job’s `attempt` is its latest' }),
+    agentId: z.string().meta({ description: 'The agent it was assigned to' }),
+    assignedAt: z.string(),
+    lastHeartbeatAt: z.string().meta({ description: 'The last heartbeat of its agent while it ran (its assignment, until one came)' }),
+    endedAt: z.string().nullable().meta({ description: 'null while it runs' }),
+    endReason: z
+      .string()
+      .nullable()
+      .meta({ description: '`result` (its agent reported), `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered` (its agent was removed), `undelivered` (the assignment never reached the agent); null while it runs' }),
+    exitCode: z.number().int().nullable().meta({ description: 'As its agent reported it; null without a result' }),
+    runtimeMs: z.number().int().nullable().meta({ description: 'As its agent reported it; null without a result' }),
+  })
+  .meta({ id: 'Attempt' });
 
 const LogLine = z.object({
   seq: z.number().int(),
@@ -116,6 +132,20 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       params: JobId,
       response: JobB,
       handle: async (ctx, { params }) => jobB(await jobs.get(principalOf(ctx), params.id)),
+    }),
+    operation({
+      method: 'get',
+      path: '/v0/jobs/{id}/attempts',
+      tag: 'jobs',
+      summary:
+        "The job's attempts, oldest first (at most 100): the agent each ran on, when it was assigned, last heard of and ended, " +
+        'why it ended, and the exit code and runtime its agent reported',
+      action: 'job.read',
+      scope: 'active',
+      authorizes: ({ params }) => ({ type: 'job', id: params.id }),
+      params: JobId,
+      response: z.object({ items: z.array(AttemptB) }),
+      handle: async (ctx, { params }) => ({ items: (await jobs.attempts(principalOf(ctx), params.id)).map(attemptB) }),
     }),
     operation({
       method: 'post',

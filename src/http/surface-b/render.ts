@@ -1,5 +1,5 @@
 import type { Agent } from '../../agents/record';
-import type { Job } from '../../jobs/record';
+import type { Job, JobAttempt } from '../../jobs/record';
 import { jobFields } from '../job-fields';
 import type { LogEvent } from '../../logs/service';
 
@@ -7,6 +7,20 @@ import type { LogEvent } from '../../logs/service';
 
 export function jobB(job: Job) {
   return { id: job.id, ...jobFields(job), state: job.state, agentId: job.agentId };
+}
+
+/** An attempt of `GET /v0/jobs/{id}/attempts`: named field by field, so nothing else (a lease) slips out. */
+export function attemptB(a: JobAttempt) {
+  return {
+    attempt: a.attempt,
+    agentId: a.agentId,
+    assignedAt: a.assignedAt,
+    lastHeartbeatAt: a.lastHeartbeatAt,
+    endedAt: a.endedAt,
+    endReason: a.endReason,
+    exitCode: a.exitCode,
+    runtimeMs: a.runtimeMs,
+  };
 }
 
 export function agentB(a: Agent) {

@@ -2,11 +2,18 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Problem, call, currentWorkspace, problemOf } from './api';
 import { ProblemBox } from './components/problem-box';
 import { Shell } from './components/shell';
+import { AgentsPage } from './pages/agents';
+import { AuditPage } from './pages/audit';
 import { JobPage } from './pages/job';
 import { JobsPage } from './pages/jobs';
+import { KeysPage } from './pages/keys';
 import { LoginPage } from './pages/login';
+import { MembersPage } from './pages/members';
+import { UsagePage } from './pages/usage';
+import { WebhookPage, WebhooksPage } from './pages/webhooks';
 import { Link, usePlace } from './router';
 import type { Page, Session, Workspace } from './types';
+import { ActingContext } from './workspace';
 
 interface Signed {
   session: Session;
@@ -47,10 +54,19 @@ export function App() {
   if (onLogin) return <LoginPage next={query.get('next')} onSignedIn={signedIn} />;
   if (!signed) return <main id="main">{problem ? <ProblemBox problem={problem} /> : <p>Loading…</p>}</main>;
 
-  const jobMatch = /^\/jobs\/([^/]+)$/.exec(path);
+  const actingId = currentWorkspace() ?? signed.session.workspaceId;
+  // A workspace not (or no longer) in the list: shown with the least role; the API decides.
+  const workspace = signed.workspaces.find((w) => w.id === actingId) ?? { id: actingId, name: actingId, role: 'member' as const, plan: '' };
+  const [, section, id] = /^\/([a-z]+)(?:\/([^/]+))?$/.exec(path) ?? [];
+  const detail = id ? decodeURIComponent(id) : undefined;
   let page;
-  if (path === '/jobs') page = <JobsPage query={query} />;
-  else if (jobMatch) page = <JobPage jobId={decodeURIComponent(jobMatch[1])} />;
+  if (section === 'jobs') page = detail ? <JobPage jobId={detail} /> : <JobsPage query={query} />;
+  else if (section === 'agents' && !detail) page = <AgentsPage />;
+  else if (section === 'keys' && !detail) page = <KeysPage />;
+  else if (section === 'members' && !detail) page = <MembersPage />;
+  else if (section === 'webhooks') page = detail ? <WebhookPage webhookId={detail} /> : <WebhooksPage />;
+  else if (section === 'audit' && !detail) page = <AuditPage query={query} />;
+  else if (section === 'usage' && !detail) page = <UsagePage />;
   else
     page = (
       <section>
@@ -61,8 +77,10 @@ export function App() {
       </section>
     );
   return (
-    <Shell session={signed.session} workspaces={signed.workspaces} acting={currentWorkspace() ?? signed.session.workspaceId} path={path}>
-      {page}
-    </Shell>
+    <ActingContext.Provider value={{ workspace, userId: signed.session.user.id }}>
+      <Shell session={signed.session} workspaces={signed.workspaces} acting={actingId} path={path}>
+        {page}
+      </Shell>
+    </ActingContext.Provider>
   );
 }

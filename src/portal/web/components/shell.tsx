@@ -2,7 +2,8 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { type Problem, call, problemOf } from '../api';
 import { Link, navigate, within } from '../router';
-import type { Session, Workspace } from '../types';
+import type { Role, Session, Workspace } from '../types';
+import { atLeast } from '../workspace';
 import { ProblemBox } from './problem-box';
 
 interface ShellProps {
@@ -14,10 +15,24 @@ interface ShellProps {
   children: ComponentChildren;
 }
 
+/** The sections of the portal, in the order the menu shows them. */
+const SECTIONS: Array<[href: string, name: string, least: Role]> = [
+  ['/jobs', 'Jobs', 'member'],
+  ['/agents', 'Agents', 'member'],
+  ['/keys', 'Keys', 'member'],
+  ['/members', 'Members', 'member'],
+  ['/webhooks', 'Webhooks', 'member'],
+  ['/audit', 'Audit log', 'admin'],
+  ['/usage', 'Usage', 'member'],
+];
+
 /** The frame of every signed-in page: where you are, which workspace, who you are, and a way out. */
 export function Shell({ session, workspaces, acting, path, children }: ShellProps) {
   const [problem, setProblem] = useState<Problem>();
-  const switchTo = (id: string) => navigate(id === session.workspaceId ? '/jobs' : `/jobs?workspace=${encodeURIComponent(id)}`);
+  // Another workspace: the same section, at its start (a job or webhook of this one is not there).
+  const role = workspaces.find((w) => w.id === acting)?.role ?? 'member';
+  const section = SECTIONS.find(([href]) => path.startsWith(href))?.[0] ?? '/jobs';
+  const switchTo = (id: string) => navigate(id === session.workspaceId ? section : `${section}?workspace=${encodeURIComponent(id)}`);
   const signOut = async () => {
     try {
       await call('POST', '/api/auth/sign-out', { body: {}, anonymous: true, inWorkspace: false });
@@ -33,9 +48,11 @@ export function Shell({ session, workspaces, acting, path, children }: ShellProp
           Compute
         </Link>
         <nav aria-label="Main">
-          <Link href={within('/jobs')} aria-current={path.startsWith('/jobs') ? 'page' : undefined}>
-            Jobs
-          </Link>
+          {SECTIONS.filter(([, , least]) => atLeast(role, least)).map(([href, name]) => (
+            <Link key={href} href={within(href)} aria-current={path.startsWith(href) ? 'page' : undefined}>
+              {name}
+            </Link>
+          ))}
         </nav>
         <div class="who">
           <label class="workspace">

@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Problem, call, problemOf } from '../api';
+import { Artifacts } from '../components/artifacts';
+import { Attempts } from '../components/attempts';
 import { LogView } from '../components/log-view';
 import { ProblemBox } from '../components/problem-box';
 import { StateBadge } from '../components/state-badge';
@@ -8,6 +10,7 @@ import { usePolling } from '../poll';
 import { Link, within } from '../router';
 import { temporalRunUrl } from '../settings';
 import { type Job, isTerminal } from '../types';
+import { useAction } from '../use-action';
 
 /** While a job moves, its record is read again this often (its log comes live over SSE). */
 const JOB_REFRESH_MS = 2000;
@@ -19,8 +22,7 @@ export function JobPage({ jobId }: { jobId: string }) {
   const [job, setJob] = useState<Job>();
   // What reading the job met (gone once a read succeeds), and what an action met.
   const [readProblem, setReadProblem] = useState<Problem>();
-  const [problem, setProblem] = useState<Problem>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [reload, setReload] = useState(0);
   // A retried job's log goes on under the same numbering: follow it afresh from its start.
   const [generation, setGeneration] = useState(0);
@@ -35,18 +37,7 @@ export function JobPage({ jobId }: { jobId: string }) {
   };
   usePolling(read, JOB_REFRESH_MS, !job || !isTerminal(job.state), [jobId, reload]);
 
-  const act = async (work: () => Promise<unknown>) => {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await work();
-      setReload((r) => r + 1);
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const act = (work: () => Promise<unknown>) => void action.run(work).then((done) => done && setReload((r) => r + 1));
   const cancel = () => act(() => call('POST', `/v0/jobs/${encodeURIComponent(jobId)}:cancel`));
   const retry = () => act(() => call('POST', '/api/compute/jobs/retry', { body: { job_id: jobId } }).then(() => setGeneration((g) => g + 1)));
   const runUrl = temporalRunUrl(jobId);
@@ -57,14 +48,14 @@ export function JobPage({ jobId }: { jobId: string }) {
         <Link href={within('/jobs')}>Jobs</Link> / {jobId}
       </p>
       <h1>Job {jobId}</h1>
-      <ProblemBox problem={readProblem ?? problem} />
+      <ProblemBox problem={readProblem ?? action.problem} />
       {job && (
         <>
           <div class="actions">
-            <button type="button" onClick={cancel} disabled={busy || isTerminal(job.state) || job.state === 'CANCELLING'}>
+            <button type="button" onClick={cancel} disabled={action.busy || isTerminal(job.state) || job.state === 'CANCELLING'}>
               Cancel job
             </button>
-            <button type="button" onClick={retry} disabled={busy || !RETRYABLE.has(job.state)}>
+            <button type="button" onClick={retry} disabled={action.busy || !RETRYABLE.has(job.state)}>
               Retry job
             </button>
             {runUrl && (
@@ -112,7 +103,9 @@ export function JobPage({ jobId }: { jobId: string }) {
           </dl>
         </>
       )}
+      {job && <Attempts jobId={jobId} version={`${job.state}:${job.attempt}:${reload}`} />}
       {job && <LogView key={`${jobId}:${generation}`} jobId={jobId} onEnd={() => setReload((r) => r + 1)} />}
+      {job && <Artifacts jobId={jobId} artifacts={job.artifacts} onUploaded={() => setReload((r) => r + 1)} />}
     </section>
   );
 }

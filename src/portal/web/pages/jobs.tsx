@@ -6,6 +6,7 @@ import { labelsText, when } from '../format';
 import { usePolling } from '../poll';
 import { Link, navigate, within } from '../router';
 import { JOB_STATES, type Job, type Page } from '../types';
+import { DataTable } from '../components/data-table';
 
 const PAGE_SIZE = 20;
 /** The list has no change stream: it is read again this often, so new jobs appear by themselves. */
@@ -73,36 +74,22 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
       <ProblemBox problem={problem} />
       {page && page.items.length === 0 && <p>No jobs{state || label ? ' match these filters' : ' yet'}.</p>}
       {page && page.items.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Jobs list">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">State</th>
-                <th scope="col" class="wide">Command</th>
-                <th scope="col" class="wide">Labels</th>
-                <th scope="col" class="wide">Attempt</th>
-                <th scope="col" class="wide">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.items.map((job) => (
-                <tr key={job.id}>
-                  <td>
-                    <Link href={within(`/jobs/${job.id}`)}>{job.id}</Link>
-                  </td>
-                  <td>
-                    <StateBadge state={job.state} />
-                  </td>
-                  <td class="command wide">{job.command.split('\n')[0]}</td>
-                  <td class="wide">{labelsText(job.labels)}</td>
-                  <td class="wide">{job.attempt}</td>
-                  <td class="wide">{when(job.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Jobs list" columns={['Job', 'State', { name: 'Command', wide: true }, { name: 'Labels', wide: true }, { name: 'Attempt', wide: true }, { name: 'Created', wide: true }]}>
+          {page.items.map((job) => (
+            <tr key={job.id}>
+              <td>
+                <Link href={within(`/jobs/${job.id}`)}>{job.id}</Link>
+              </td>
+              <td>
+                <StateBadge state={job.state} />
+              </td>
+              <td class="command wide">{job.command.split('\n')[0]}</td>
+              <td class="wide">{labelsText(job.labels)}</td>
+              <td class="wide">{job.attempt}</td>
+              <td class="wide">{when(job.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <nav class="pages" aria-label="Pages">
         {pageToken && <Link href={within('/jobs', { state, label })}>First page</Link>}
