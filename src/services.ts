@@ -11,6 +11,7 @@ import { createLimits } from './billing/limits';
 import { createInvoices } from './billing/invoice-reads';
 import { createCheckout } from './billing/checkout';
 import { stripeClient } from './billing/stripe-client';
+import type { DataKeys } from './crypto/data-keys';
 import { createStripeEvents } from './billing/stripe-events';
 import { createUrlSigner } from './artifacts/signed-urls';
 import { stampLastUsed } from './auth/api-keys';
@@ -45,6 +46,8 @@ export interface ServiceDeps {
   resolve?: Resolver;
   /** Seals webhook signing secrets at rest (see resolveWebhookSecretKeys). */
   webhookSecrets: SecretBox;
+  /** Each workspace's data key, which seals its job env at rest (src/crypto/data-keys.ts). */
+  dataKeys: DataKeys;
   notifier: Notifier;
   config: Config;
   log: Logger;

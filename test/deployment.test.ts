@@ -17,6 +17,7 @@ const SECRETS = {
   MINIO_ROOT_PASSWORD: 'minio-password-for-the-test',
   JWT_SECRET: 'a-jwt-secret-of-at-least-32-characters',
   WEBHOOK_SECRET_KEYS: 'dGVzdC13ZWJob29rLXNlY3JldC1rZXktMzItYnl0ZXM=',
+  TEMPORAL_CODEC_KEYS: 'dGVzdC1jb2RlYy1rZXktb2YtMzItYnl0ZXMtZXhhY3Q=',
   SMTP_URL: 'smtp://mail.invalid:25',
 };
 /** Our own image's services, whose environment src/config/variables.ts must know. */

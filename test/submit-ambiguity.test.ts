@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import type { DataKeys } from '../src/crypto/data-keys';
+import { suiteDataKeys } from './support/data-keys';
 import { Client, Connection, ServiceError } from '@temporalio/client';
 import type { Principal } from '../src/auth/principal';
 import { silentAttempts } from '../src/agents/liveness';
@@ -21,7 +23,9 @@ type Fault = { when: 'before' | 'after'; error: () => Error; meanwhile?: (workfl
 describe('submit across an ambiguous Temporal error', () => {
   let connection: Connection;
   let real: Client;
+  let dataKeys: DataKeys;
   before(async () => {
+    dataKeys = await suiteDataKeys();
     connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     real = new Client({ connection, namespace: testEnv().config.temporal.namespace });
   });
@@ -46,7 +50,7 @@ describe('submit across an ambiguous Temporal error', () => {
     const client = Object.create(real, { workflow: { value: workflow } }) as Client;
     const { config } = testEnv();
     const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
-    return createJobsService({ db: testEnv().db, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
+    return createJobsService({ db: testEnv().db, dataKeys, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
   }
 
   const principalOf = (workspaceId: string): Principal => ({ workspaceId, kind: 'user', credential: 'api_key', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'test' });
@@ -107,7 +111,7 @@ describe('submit across an ambiguous Temporal error', () => {
     const client = Object.create(real, { workflow: { value: workflow } }) as Client;
     const { config } = testEnv();
     const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
-    const jobs = createJobsService({ db: testEnv().db, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
+    const jobs = createJobsService({ db: testEnv().db, dataKeys, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
     await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
     assert.deepEqual(await rowsOf(workspaceId), []);
     assert.equal(await workflowStatus(jobId), 'TERMINATED', 'no run is left that nobody can see');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { suiteDataKeys } from './support/data-keys';
 import { Client, Connection, ServiceError } from '@temporalio/client';
 import type { Principal } from '../src/auth/principal';
 import { ManifestSchema } from '../src/jobs/schemas';
@@ -191,7 +192,7 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     const { config } = testEnv();
     const workflows = createJobWorkflowClient(Object.create(temporal, { workflow: { value: workflow } }) as Client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
     const shortHold = { ...config, durations: { ...config.durations, idempotencyHoldMs: 200 } };
-    const jobs = createJobsService({ db: db(), workflows, transitions: createTransitions({ db: db(), workflows, config, log: quietLog, silentAttempts }), config: shortHold, log: quietLog });
+    const jobs = createJobsService({ db: db(), dataKeys: await suiteDataKeys(), workflows, transitions: createTransitions({ db: db(), workflows, config, log: quietLog, silentAttempts }), config: shortHold, log: quietLog });
     const manifest = ManifestSchema.parse(JOB);
     await assert.rejects(jobs.submitWithKey(principal, manifest, 'applied', (j) => j.id), (e: AppError) => e.code === 'dependency.unavailable');
     const { job_id: jobId } = await keyRow(ws, 'applied');

@@ -2,9 +2,11 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
+import type { DataKeys } from '../crypto/data-keys';
 import { queuedChannelOf } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
+import { openEnv } from '../jobs/env-at-rest';
 import type { Transitions } from '../jobs/transitions';
 import { dispatchLatency, longPollsWaiting } from '../metrics/registry';
 import { createGate } from '../shared/gate';
@@ -17,7 +19,7 @@ type RequireNode = (principal: Principal, nodeId: string) => Promise<ClaimingAge
  * An agent's long poll: claims jobs through src/jobs/dispatch.ts while there are any, else waits
  * for a submit's NOTIFY (or a drain) until its deadline. Claims in flight are bounded per instance.
  */
-export function createPoll(o: { db: Knex; transitions: Transitions; notifier: Notifier; config: Config; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
+export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Transitions; notifier: Notifier; config: Config; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
   const { db, transitions, notifier, requireNode } = o;
   const claims = createGate(o.config.limits.claimsInFlightMax);
   const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };
@@ -85,7 +87,9 @@ export function createPoll(o: { db: Knex; transitions: Transitions; notifier: No
       .whereNull('result')
       .where('ended_at', '>', db.raw("now() - interval '10 minutes'"))
       .pluck('job_id');
-    return { jobs, cancel: [...new Set<string>(cancel)] };
+    // Each job's env opens here, for its agent only: the row keeps it sealed.
+    const handed = await Promise.all(jobs.map(async (a) => ({ ...a, env: await openEnv(o.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })));
+    return { jobs: handed, cancel: [...new Set<string>(cancel)] };
   };
 }
 

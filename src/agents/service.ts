@@ -1,4 +1,5 @@
 import { reportedUsage } from '../billing/reported-usage';
+import type { DataKeys } from '../crypto/data-keys';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -28,6 +29,8 @@ export interface AgentsDeps {
   transitions: Transitions;
   notifier: Notifier;
   credentials: CredentialCache;
+  /** Opens each assignment's env (sealed in its row). */
+  dataKeys: DataKeys;
   config: Config;
   log: Logger;
 }
@@ -59,7 +62,7 @@ const TOUCH_AGENT = 'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 A
 const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
   WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
 
-export function createAgentsService({ db, workflows, transitions, notifier, credentials, config, log }: AgentsDeps) {
+export function createAgentsService({ db, workflows, transitions, notifier, credentials, dataKeys, config, log }: AgentsDeps) {
   const lostAfterMs = config.durations.agentLostAfterMs;
   const touchAgent = prepared<{ drain: boolean }>(db, 'agents_touch', TOUCH_AGENT);
 
@@ -191,7 +194,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },
 
-    poll: createPoll({ db, transitions, notifier, config, workflows, log, requireNode }),
+    poll: createPoll({ db, dataKeys, transitions, notifier, config, workflows, log, requireNode }),
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {

@@ -52,6 +52,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       webhookTaskQueue: e.WEBHOOK_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-webhooks`,
       uiPort: e.TEMPORAL_UI_PORT,
+      codecKeys: e.TEMPORAL_CODEC_KEYS,
     },
     s3: {
       endpoint: e.S3_ENDPOINT,

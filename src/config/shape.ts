@@ -31,6 +31,8 @@ export interface SharedSettings {
     /** Where webhook deliveries run, apart from the jobs. */
     webhookTaskQueue: string;
     uiPort: number;
+    /** TEMPORAL_CODEC_KEYS: the operator keys wrapping workspace data keys, first current. */
+    codecKeys?: Buffer[];
   };
   s3: {
     endpoint?: string;

@@ -5,6 +5,16 @@ import { z } from 'zod';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 
+/** Comma-separated base64 keys of 32 bytes each, the first current: a key list that rotates. */
+const base64Keys = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => Buffer.from(k, 'base64'));
+    if (keys.some((k) => k.length !== 32)) ctx.addIssue({ code: 'custom', message: 'each key must be base64 of 32 bytes (openssl rand -base64 32)' });
+    return keys.length ? keys : undefined;
+  });
+
 export const EnvSchema = z.object({
   // Production unless said otherwise: a forgotten NODE_ENV never logs login codes or invents a JWT secret.
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -134,14 +144,10 @@ export const EnvSchema = z.object({
   // Keys that seal endpoint secrets at rest (AES-256-GCM): comma-separated base64 of 32 bytes
   // each. The first seals, every one opens, so a new key goes first and the old one stays listed
   // until every instance has restarted. Required in production; elsewhere one is kept in the data folder.
-  WEBHOOK_SECRET_KEYS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => Buffer.from(k, 'base64'));
-      if (keys.some((k) => k.length !== 32)) ctx.addIssue({ code: 'custom', message: 'each key must be base64 of 32 bytes (openssl rand -base64 32)' });
-      return keys.length ? keys : undefined;
-    }),
+  WEBHOOK_SECRET_KEYS: base64Keys,
+  // The operator's keys that wrap each workspace's data key (job env at rest, Temporal payloads):
+  // the same form and rotation as WEBHOOK_SECRET_KEYS. Required in production.
+  TEMPORAL_CODEC_KEYS: base64Keys,
   // Stripe (CONTRACT §9): our database is the truth, Stripe is downstream. Without a secret key
   // checkout answers 503 and no meter events are sent; STRIPE_API_BASE points the SDK at
   // stripe-mock (tests, `npm run dev`). The signing secret is required wherever Stripe is on,

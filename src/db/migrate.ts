@@ -21,6 +21,7 @@ import * as billingPlans from './migrations/20261201010000_billing_plans';
 import * as usageLedger from './migrations/20261201020000_usage_ledger';
 import * as stripe from './migrations/20261202000000_stripe';
 import * as invoices from './migrations/20261202010000_invoices';
+import * as workspaceDataKeys from './migrations/20261203000000_workspace_data_keys';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261201020000_usage_ledger': usageLedger,
   '20261202000000_stripe': stripe,
   '20261202010000_invoices': invoices,
+  '20261203000000_workspace_data_keys': workspaceDataKeys,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -26,6 +26,9 @@ export const JobFields = z.object({
     .meta({ description: 'Why the job failed, or why the service cancelled it: `billing.hard_cap` when a lowered hard cap stopped it' }),
   error: z.string().nullable(),
   artifacts: z.array(z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() })),
+  env: z
+    .record(z.string(), z.string())
+    .meta({ description: 'The names of the manifest’s env, each value `[redacted]`: the values are kept sealed and go only to the agent that runs an attempt' }),
 });
 
 export function jobFields(job: Job): z.input<typeof JobFields> {

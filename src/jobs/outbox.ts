@@ -10,8 +10,8 @@ import { TERMINAL_STATES } from '../../workflows/definitions';
 export const EVENT_TYPES = ['job.created', 'job.transitioned', 'job.terminal'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-// The job as of the event, in the columns jobFromRow reads; never its env (secrets stay in the row).
-const EVENT_JOB_COLUMNS = JOB_COLUMN_NAMES.filter((c) => c !== 'env');
+// The job as of the event, in the columns jobFromRow reads; its env is sealed (only its names show).
+const EVENT_JOB_COLUMNS = JOB_COLUMN_NAMES;
 const jobJson = (alias: string) =>
   `jsonb_build_object(${EVENT_JOB_COLUMNS.map((c) => `'${c}', ${alias}.${c}`).join(', ')}, 'artifacts', ${artifactsOf(`${alias}.id`)})`;
 const hasLiveEndpoint = (alias: string) =>

@@ -1,4 +1,5 @@
 import type { FailureReason, JobState } from '../../workflows/definitions';
+import { type StoredEnv, redactedEnv } from './env-at-rest';
 
 /** A job as the services return it, independent of either HTTP surface. */
 export interface Job {
@@ -9,7 +10,8 @@ export interface Job {
   state: JobState;
   labels: Record<string, string>;
   selector: Record<string, string>;
-  env: Record<string, string>;
+  /** As stored: sealed (src/jobs/env-at-rest.ts); only an assignment opens it. */
+  env: StoredEnv;
   timeoutSeconds: number;
   priority: number;
   pool: 'self' | 'managed';
@@ -132,8 +134,8 @@ export function attemptFromRow(r: any): JobAttempt {
 
 /**
  * The fields a job shows outside the service, whoever shows it (both surfaces, webhook events;
- * CONTRACT §3), but for the three each names its own way (its ID, its state, its agent). Never
- * its env.
+ * CONTRACT §3), but for the three each names its own way (its ID, its state, its agent). Its
+ * env's names only, each value redacted.
  */
 export function publicFieldsOf(job: Job) {
   return {
@@ -155,5 +157,6 @@ export function publicFieldsOf(job: Job) {
     failureReason: job.failureReason,
     error: job.error,
     artifacts: job.artifacts,
+    env: redactedEnv(job.env),
   };
 }

@@ -9,6 +9,8 @@ import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
 import type { JobSpec, JobTimings } from '../../workflows/definitions';
+import type { DataKeys } from '../crypto/data-keys';
+import { type StoredEnv, sealEnv } from './env-at-rest';
 import { createIdempotencyKeys, fingerprintOf } from './idempotency';
 import { JOB_COLUMNS, type Job, jobFromRow } from './record';
 import type { Manifest } from './schemas';
@@ -16,10 +18,18 @@ import type { Transitions } from './transitions';
 
 export interface SubmitDeps {
   db: Knex;
+  dataKeys: DataKeys;
   workflows: JobWorkflowClient;
   transitions: Transitions;
   config: Config;
   log: Logger;
+}
+
+/** A new row's ID and sealed env; `again` when an idempotent submit may find the row already made. */
+interface NewRow {
+  id: string;
+  env: StoredEnv;
+  again: boolean;
 }
 
 /** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
@@ -49,7 +59,7 @@ export const specOf = (job: Job): JobSpec => ({
  * Submitting a job: its row inserted unacknowledged, its run started, then the row made visible
  * through the seam (transitions.create); and the reconciler's settling of submits a crash cut.
  */
-export function createSubmits({ db, workflows, transitions, config, log }: SubmitDeps) {
+export function createSubmits({ db, dataKeys, workflows, transitions, config, log }: SubmitDeps) {
   const timings = timingsOf(config);
   const idempotencyKeys = createIdempotencyKeys(db, { holdMs: config.durations.idempotencyHoldMs });
 
@@ -63,10 +73,13 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
     // The hot path: a key without quotas needs no lock and no count, and a new managed job's
     // credit gate rides in its insert's own statement.
     const managed = manifest.pool === 'managed';
-    if (!principal.hasQuotas && !jobId) return managed ? insertGated(principal, manifest) : insertRow(db, principal, manifest);
+    // The env is sealed before any transaction: its workspace's data key may be made on first use.
+    const id = jobId ?? newId('job');
+    const row: NewRow = { id, env: await sealEnv(dataKeys, principal.workspaceId, id, manifest.env), again: jobId !== undefined };
+    if (!principal.hasQuotas && !jobId) return managed ? insertGated(principal, manifest, row) : insertRow(db, principal, manifest, row);
     return db.transaction(async (trx) => {
       if (principal.hasQuotas) await enforceSubmitQuota(trx, principal.keyId, manifest.type);
-      const job = await insertRow(trx, principal, manifest, jobId);
+      const job = await insertRow(trx, principal, manifest, row);
       // Billing's credit gate: refused, the row goes with the transaction.
       if (managed && !job.acknowledged) await reserveWorstCase(trx, principal.workspaceId, job.id, manifest);
       return job;
@@ -74,21 +87,21 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
   }
 
   /** A new managed job's row and its credit reservation in one statement (src/billing/gate.ts). */
-  async function insertGated(principal: Principal, manifest: Manifest): Promise<Job> {
-    const { sql, bindings } = rowInsert(db, principal, manifest).toSQL();
+  async function insertGated(principal: Principal, manifest: Manifest, row: NewRow): Promise<Job> {
+    const { sql, bindings } = rowInsert(db, principal, manifest, row).toSQL();
     return jobFromRow(await insertWithReservation(db, { sql, bindings }, principal.workspaceId, manifest));
   }
 
   /** The row's insert, RETURNING it: the database's clock stamps it, which the reconciler measures ages with. */
-  function rowInsert(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, jobId?: string) {
+  function rowInsert(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, row: NewRow) {
     const now = trx.fn.now();
     return trx('jobs')
       .insert({
-        id: jobId ?? newId('job'),
+        id: row.id,
         workspace_id: principal.workspaceId,
         type: manifest.type,
         command: manifest.command,
-        env: JSON.stringify(manifest.env),
+        env: JSON.stringify(row.env),
         labels: JSON.stringify(manifest.labels),
         selector: JSON.stringify(manifest.selector),
         resources: manifest.resources ? JSON.stringify(manifest.resources) : null,
@@ -109,13 +122,13 @@ export function createSubmits({ db, workflows, transitions, config, log }: Submi
       .returning('*');
   }
 
-  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
+  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, row: NewRow): Promise<Job & { acknowledged?: boolean }> {
     const now = trx.fn.now();
-    const insert = rowInsert(trx, principal, manifest, jobId);
-    if (!jobId) return jobFromRow((await insert)[0]);
-    const [row] = await insert.onConflict('id').merge({ created_at: now, available_at: now }).where('jobs.workflow_started', false);
-    if (row) return jobFromRow(row);
-    const existing = await trx('jobs').where({ id: jobId, workspace_id: principal.workspaceId }).first(trx.raw(JOB_COLUMNS));
+    const insert = rowInsert(trx, principal, manifest, row);
+    if (!row.again) return jobFromRow((await insert)[0]);
+    const [made] = await insert.onConflict('id').merge({ created_at: now, available_at: now }).where('jobs.workflow_started', false);
+    if (made) return jobFromRow(made);
+    const existing = await trx('jobs').where({ id: row.id, workspace_id: principal.workspaceId }).first(trx.raw(JOB_COLUMNS));
     if (!existing) throw new AppError('internal', 'an idempotency key names a job of another workspace');
     return { ...jobFromRow(existing), acknowledged: true };
   }

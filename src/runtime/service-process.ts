@@ -1,4 +1,6 @@
 import { ensureMeterSchedule } from '../billing/meter-schedule';
+import { createDataKeys, resolveCodecKeys } from '../crypto/data-keys';
+import { sealStoredEnvs } from '../jobs/env-at-rest';
 import { ensurePeriodSchedule } from '../billing/period-schedule';
 import { periodSettingsOf } from '../billing/periods';
 import http from 'node:http';
@@ -90,6 +92,13 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   // Secrets left clear by an older version, or sealed with a key no longer first, are sealed now.
   const resealed = await sealStoredSecrets(db, webhookSecrets);
   if (resealed) log.info({ resealed }, 'sealed stored webhook secrets with the current key');
+  const dataKeys = createDataKeys(db, await resolveCodecKeys(config));
+  // After a rotation of TEMPORAL_CODEC_KEYS, the data keys are wrapped with the new first key.
+  const rewrapped = await dataKeys.rewrap();
+  if (rewrapped) log.info({ rewrapped }, 'wrapped workspace data keys with the current operator key');
+  // Env left clear by an older version is sealed by a worker (one pass over the jobs table).
+  const envsSealed = opts.worker ? await sealStoredEnvs(db, dataKeys) : 0;
+  if (envsSealed) log.info({ envsSealed }, 'sealed job env left clear in PostgreSQL');
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
@@ -173,7 +182,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     if (!store) log.warn('no S3_ENDPOINT configured: artifact uploads and downloads answer 503');
     // Made at start when missing; if storage is down now, the first upload reports it as a 503.
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
-    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
+    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, dataKeys, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
     const readiness = createReadiness({ db, temporal: temporalCheck(connection), store, ...(native && { extra: { workers: workersRunning } }) });
     const { app, routes: mounted } = createApp({ services, config, log, health: { readiness, moreMetrics } });
     const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());

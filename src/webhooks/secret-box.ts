@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { keyIdOf, open, seal } from '../crypto/aead';
 
 // Endpoint signing secrets at rest (WEBHOOK_SECRET_KEYS): AES-256-GCM under an operator key, as
 // `v1:<key id>:<iv>:<ciphertext and tag>` (base64). The first key seals; any listed key opens, so
@@ -15,11 +15,8 @@ export interface SecretBox {
 }
 
 const VERSION = 'v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
-/** The first 8 hex characters of the key's SHA-256: names a key in stored values, reveals nothing of it. */
-export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
+export { keyIdOf };
 
 export function createSecretBox(keys: Buffer[]): SecretBox {
   if (keys.length === 0) throw new Error('at least one webhook secret key is needed');
@@ -30,17 +27,14 @@ export function createSecretBox(keys: Buffer[]): SecretBox {
     if (!byId.has(id)) byId.set(id, key);
   }
   const currentKeyId = keyIdOf(keys[0]);
-  const aadOf = (endpointId: string) => Buffer.from(`webhook:${endpointId}`, 'utf8');
+  const aadOf = (endpointId: string) => `webhook:${endpointId}`;
 
   return {
     currentKeyId,
 
     seal(secret, endpointId) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', byId.get(currentKeyId)!, iv);
-      cipher.setAAD(aadOf(endpointId));
-      const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-      return [VERSION, currentKeyId, iv.toString('base64'), sealed.toString('base64')].join(':');
+      const { iv, data } = seal(byId.get(currentKeyId)!, secret, aadOf(endpointId));
+      return [VERSION, currentKeyId, iv.toString('base64'), data.toString('base64')].join(':');
     },
 
     open(stored, endpointId) {
@@ -49,17 +43,10 @@ export function createSecretBox(keys: Buffer[]): SecretBox {
       if (version !== VERSION || rest.length || !iv || !sealed) throw new Error(`webhook ${endpointId}: its stored secret is not in a known form`);
       const key = byId.get(keyId);
       if (!key) throw new Error(`webhook ${endpointId}: its secret is sealed with key ${keyId}, which WEBHOOK_SECRET_KEYS does not list`);
-      const bytes = Buffer.from(sealed, 'base64');
-      if (bytes.length < TAG_BYTES) throw new Error(`webhook ${endpointId}: its stored secret is cut short`);
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-      decipher.setAAD(aadOf(endpointId));
-      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      try {
-        return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
-      } catch {
-        // Not this endpoint's, or changed: never sign with what came out.
-        throw new Error(`webhook ${endpointId}: its stored secret does not open (altered, or another endpoint's)`);
-      }
+      const opened = open(key, { iv: Buffer.from(iv, 'base64'), data: Buffer.from(sealed, 'base64') }, aadOf(endpointId));
+      // Not this endpoint's, or changed: never sign with what came out.
+      if (!opened) throw new Error(`webhook ${endpointId}: its stored secret does not open (altered, cut short, or another endpoint's)`);
+      return opened.toString('utf8');
     },
 
     isCurrent(stored) {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolveCodecKeys } from '../../src/crypto/data-keys';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,7 +50,7 @@ describe('webhook secret box', () => {
   it("refuses another endpoint's value: the endpoint id is authenticated", () => {
     const box = createSecretBox([newKey]);
     const stored = box.seal(newWebhookSecret(), 'wh_1');
-    assert.throws(() => box.open(stored, 'wh_2'), /does not open \(altered, or another endpoint's\)/);
+    assert.throws(() => box.open(stored, 'wh_2'), /does not open \(altered, cut short, or another endpoint's\)/);
   });
 
   it('refuses a changed ciphertext, tag, IV or key id, and values in no known form', () => {
@@ -93,10 +94,14 @@ describe('webhook secret box', () => {
       assert.throws(() => loadConfig({ WEBHOOK_SECRET_KEYS: `${newKey.toString('base64')},not-a-key` }), /WEBHOOK_SECRET_KEYS/);
     });
 
-    it('is required in production, and writes nothing there', async () => {
+    it('is required in production, and writes nothing there; so is TEMPORAL_CODEC_KEYS, in the same form', async () => {
       const dir = dataDir();
       await assert.rejects(resolveWebhookSecretKeys(loadConfig({ COMPUTE_DATA_DIR: dir })), /WEBHOOK_SECRET_KEYS is required in production/);
+      await assert.rejects(resolveCodecKeys(loadConfig({ COMPUTE_DATA_DIR: dir })), /TEMPORAL_CODEC_KEYS is required in production/);
       assert.deepEqual(fs.readdirSync(dir), []);
+      const list = [newKey, oldKey].map((k) => k.toString('base64')).join(',');
+      assert.deepEqual((await resolveCodecKeys(loadConfig({ TEMPORAL_CODEC_KEYS: list, COMPUTE_DATA_DIR: dir }))).map(keyIdOf), [keyIdOf(newKey), keyIdOf(oldKey)]);
+      assert.throws(() => loadConfig({ TEMPORAL_CODEC_KEYS: randomBytes(16).toString('base64') }), /TEMPORAL_CODEC_KEYS: each key must be base64 of 32 bytes/);
     });
 
     it('elsewhere keeps one in the data folder, the same on every start', async () => {

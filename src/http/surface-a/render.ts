@@ -13,13 +13,13 @@ export function jobA(job: Job) {
 }
 
 /** A job as a poll hands it out, with the upload URL template scoped to its job and lease. */
-export function assignedJobA({ job, leaseId }: Assignment, artifactUploadUrl: string) {
+export function assignedJobA({ job, leaseId, env }: Assignment & { env: Record<string, string> }, artifactUploadUrl: string) {
   return {
     job_id: job.id,
     leaseId,
     type: job.type,
     command: job.command,
-    env: job.env,
+    env,
     timeoutSeconds: job.timeoutSeconds,
     attempt: job.attempt,
     labels: job.labels,
