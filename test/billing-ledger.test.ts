@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
+import { suiteClient } from './support/temporal-client';
+import { Connection } from '@temporalio/client';
 import { meterTick } from '../src/billing/meter';
 import { meterAttemptEnd, meterRunning } from '../src/billing/ledger';
 import { newId } from '../src/shared/ids';
@@ -158,7 +159,7 @@ describe('the usage ledger', () => {
     const jobIds = await insertRunning(workspaceId, node.nodeId, N);
     const { config } = testEnv();
     const connection = await Connection.connect({ address: config.temporal.address! });
-    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const client = await suiteClient(connection);
     // The suite's own meter pauses, so every window metered meanwhile is the workers' under test.
     const suiteMeter = client.schedule.getHandle(meterScheduleId(config.temporal.taskQueue));
     await suiteMeter.pause('billing-ledger: a meter killed midway');

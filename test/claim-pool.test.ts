@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { suiteClient, suiteDataConverter } from './support/temporal-client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
@@ -6,7 +7,6 @@ import { waitFor } from './support/agents';
 import { quietLog, testEnv } from './support/env';
 import { newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve } from './support/http';
 import { workflowIdOf } from '../src/temporal/job-workflow-client';
-import { Client, Connection } from '@temporalio/client';
 
 const POOL = 3;
 const POLLS = 5;
@@ -65,9 +65,10 @@ describe('a poll never holds a database connection across a Temporal call', () =
       taskQueue,
       workflowBundle: testEnv().bundle,
       activities: createActivities({ db: testEnv().db }),
+      dataConverter: await suiteDataConverter(),
     });
     await worker.runUntil(async () => {
-      const client = new Client({ connection: await Connection.connect({ address: testEnv().config.temporal.address! }) });
+      const client = await suiteClient();
       // Settled: back in the queue (or never taken), and claimable again.
       await waitFor('every job queued again', async () => {
         const states = await Promise.all(jobIds.map(async (id) => (await client.workflow.getHandle(workflowIdOf(id)).query('state')) as { state: string }));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
+import { suiteClient } from './support/temporal-client';
+import { Connection } from '@temporalio/client';
 import { workflowIdOf } from '../src/temporal/job-workflow-client';
 import { type JobSnapshot, stateQuery } from '../workflows/definitions';
 import { waitFor } from './support/agents';
@@ -59,7 +60,7 @@ describe('dispatch', () => {
       const sub = await submit(key, { artifacts: { paths: ['*'] } });
       const poll = ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey);
       // The workflow knows the lease as soon as it assigned the job; the read model does not yet.
-      const workflow = new Client({ connection }).workflow.getHandle(workflowIdOf(sub.job_id));
+      const workflow = (await suiteClient(connection)).workflow.getHandle(workflowIdOf(sub.job_id));
       const leaseId: string = await waitFor('the workflow to assign the job', async () => ((await workflow.query(stateQuery)) as JobSnapshot).leaseId ?? undefined);
       const uploadUrl = testEnv().service.services!.artifacts.uploadTemplate(testEnv().url, { id: sub.job_id, timeoutSeconds: 3600 }, leaseId).replace('{id}', 'early');
       const calls = Promise.all([

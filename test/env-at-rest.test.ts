@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { keyIdOf } from '../src/crypto/aead';
 import { createDataKeys } from '../src/crypto/data-keys';
 import { openEnv, sealStoredEnvs } from '../src/jobs/env-at-rest';
@@ -87,7 +85,7 @@ describe('job env at rest', function () {
 
   it('re-wraps the data keys on a rotation of TEMPORAL_CODEC_KEYS; a job sealed under key 1 runs under keys [2, 1]', async () => {
     const db = testEnv().db;
-    const key1 = Buffer.from(fs.readFileSync(path.join(testEnv().config.dataDir, 'codec-key'), 'utf8').trim(), 'base64');
+    const [key1] = testEnv().config.temporal.codecKeys!;
     const key2 = randomBytes(32);
     const owner = await login();
     const job = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'echo "got $TOKEN"', env: { TOKEN: 'rotated-ok' }, selector: { rotation: 'yes' } } });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
+import { suiteClient } from './support/temporal-client';
+import { Connection } from '@temporalio/client';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
 import { heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, submit, heartbeatInBackground } from './support/http';
@@ -91,7 +92,7 @@ describe('lists, node states and push limits, as the README says', () => {
     // A live agent: the held job must not be requeued as lost while visibility catches up.
     const heartbeats = heartbeatInBackground(node, [job.job_id]);
     try {
-      const client = new Client({ connection, namespace: testEnv().config.temporal.namespace });
+      const client = await suiteClient(connection);
       const find = async (query: string) => {
         const ids: string[] = [];
         for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId.replace(/^job-/, ''));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
+import { suiteClient } from './support/temporal-client';
+import { Connection } from '@temporalio/client';
 import { createApiKey } from '../src/auth/api-keys';
 import type { ManagedChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
@@ -124,7 +125,7 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
     const connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     const runsByWorkflow = new Map<string, string[]>();
     try {
-      const temporal = new Client({ connection, namespace: testEnv().config.temporal.namespace });
+      const temporal = await suiteClient(connection);
       await waitFor('visibility to catch up', async () => {
         runsByWorkflow.clear();
         for await (const run of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { suiteDataConverter } from './support/temporal-client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { waitFor } from './support/agents';
@@ -44,7 +45,7 @@ describe('a poll for several jobs', () => {
     // A worker for its queue appears: the late assignment applies, then its withdrawal requeues
     // the job as `undelivered` (no agent loss); then it is cancelled, leaving nothing behind.
     const connection = await NativeConnection.connect({ address: testEnv().config.temporal.address! });
-    const worker = await Worker.create({ connection, taskQueue, workflowBundle: testEnv().bundle, activities: createActivities({ db: testEnv().db }) });
+    const worker = await Worker.create({ connection, taskQueue, workflowBundle: testEnv().bundle, activities: createActivities({ db: testEnv().db }), dataConverter: await suiteDataConverter() });
     await worker.runUntil(async () => {
       await waitFor('the late assignment withdrawn', async () => {
         const ends = await testEnv().db('job_attempts').where({ job_id: slow.job_id }).pluck('end_reason');

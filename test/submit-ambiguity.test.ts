@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { suiteClient } from './support/temporal-client';
 import type { DataKeys } from '../src/crypto/data-keys';
 import { suiteDataKeys } from './support/data-keys';
 import { Client, Connection, ServiceError } from '@temporalio/client';
@@ -27,7 +28,7 @@ describe('submit across an ambiguous Temporal error', () => {
   before(async () => {
     dataKeys = await suiteDataKeys();
     connection = await Connection.connect({ address: testEnv().config.temporal.address! });
-    real = new Client({ connection, namespace: testEnv().config.temporal.namespace });
+    real = await suiteClient(connection);
   });
   after(() => connection.close());
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
+import { suiteClient } from './support/temporal-client';
+import { Connection } from '@temporalio/client';
 import { type JobWorkflowClient, createJobWorkflowClient } from '../src/temporal/job-workflow-client';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
@@ -17,7 +18,7 @@ describe('a crash between a transition and its write', () => {
   before(async () => {
     connection = await Connection.connect({ address: testEnv().stack.temporalAddress! });
     const { config } = testEnv();
-    workflows = createJobWorkflowClient(new Client({ connection, namespace: config.temporal.namespace }), {
+    workflows = createJobWorkflowClient(await suiteClient(connection), {
       taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false,
     });
   });
@@ -118,7 +119,7 @@ describe('a crash between a transition and its write', () => {
     // The agent stays alive, so the job's end is its timeout, not an agent loss.
     const beat = heartbeatInBackground(node, [created.id]);
     // The run writes the hand-out too (projectJob, scheduled with the Update's answer): let it finish first.
-    const handle = new Client({ connection, namespace: testEnv().config.temporal.namespace }).workflow.getHandle(created.id);
+    const handle = (await suiteClient(connection)).workflow.getHandle(created.id);
     await waitFor('the run to wait on its timers alone', async () => ((await handle.describe()).raw.pendingActivities ?? []).length === 0);
     // A timeout is the run's own transition: it writes it (projectJob, which takes the row FOR
     // NO KEY UPDATE) before it closes. The weakest row lock that holds it there, ended but open,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { suiteClient } from './support/temporal-client';
 import { suiteDataKeys } from './support/data-keys';
 import { Client, Connection, ServiceError } from '@temporalio/client';
 import type { Principal } from '../src/auth/principal';
@@ -25,7 +26,7 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
   let temporal: Client;
   before(async () => {
     connection = await Connection.connect({ address: testEnv().config.temporal.address! });
-    temporal = new Client({ connection, namespace: testEnv().config.temporal.namespace });
+    temporal = await suiteClient(connection);
   });
   after(() => connection.close());
 

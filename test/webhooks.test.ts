@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
+import { suiteClient } from './support/temporal-client';
+import { Connection } from '@temporalio/client';
 import { startServiceProcess } from '../src/runtime/service-process';
 import { newId } from '../src/shared/ids';
 import type { WebhookWorkflows } from '../src/temporal/webhook-workflow-client';
@@ -74,7 +75,7 @@ describe('webhooks', () => {
     // In the Temporal UI: the endpoint's runs are found by its ID, and each names its URL.
     const connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     try {
-      const client = new Client({ connection });
+      const client = await suiteClient(connection);
       const lanes = await until('the lane to be listed', async () => {
         const found: string[] = [];
         for await (const wf of client.workflow.list({ query: `WebhookId="${hook.id}"` })) found.push(wf.workflowId);

@@ -35,6 +35,8 @@ async function main() {
       stripeMock: base.dev.stripeMockPort,
     },
     start: started,
+    // The UI decodes job payloads through the API (for a person signed in to the portal).
+    uiCodecEndpoint: `${base.http.publicUrl ?? `http://127.0.0.1:${base.http.port}`}/codec`,
     log: (msg) => say(`  ${msg}`),
   });
   const config: Config = {

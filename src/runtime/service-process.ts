@@ -1,6 +1,7 @@
 import { ensureMeterSchedule } from '../billing/meter-schedule';
 import { createDataKeys, resolveCodecKeys } from '../crypto/data-keys';
 import { sealStoredEnvs } from '../jobs/env-at-rest';
+import { computeCodec } from '../temporal/data-converter';
 import { ensurePeriodSchedule } from '../billing/period-schedule';
 import { periodSettingsOf } from '../billing/periods';
 import http from 'node:http';
@@ -99,6 +100,8 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   // Env left clear by an older version is sealed by a worker (one pass over the jobs table).
   const envsSealed = opts.worker ? await sealStoredEnvs(db, dataKeys) : 0;
   if (envsSealed) log.info({ envsSealed }, 'sealed job env left clear in PostgreSQL');
+  // Every payload of ours reaches Temporal sealed (src/temporal/payload-codec.ts).
+  const { codec, dataConverter } = await computeCodec(db, config, dataKeys);
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
@@ -124,6 +127,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
       stickyQueueScheduleToStartTimeout: '2s',
       interceptors: { activity: [activityLogging(log)] },
+      dataConverter,
     } satisfies Partial<WorkerOptions>;
     worker = await Worker.create({
       ...common,
@@ -147,7 +151,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
         await run.catch(() => undefined);
       });
     }
-    const relayClient = new Client({ connection: native, namespace: config.temporal.namespace });
+    const relayClient = new Client({ connection: native, namespace: config.temporal.namespace, dataConverter });
     // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
     if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(relayClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
       log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
@@ -170,7 +174,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   let routes: RouteInfo[] | undefined;
   if (opts.api) {
     const connection = native ?? (await Connection.connect({ address: config.temporal.address }));
-    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
     const workflows = createJobWorkflowClient(client, {
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: config.dependencyRetryAfterSeconds,
@@ -184,7 +188,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
     services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, dataKeys, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
     const readiness = createReadiness({ db, temporal: temporalCheck(connection), store, ...(native && { extra: { workers: workersRunning } }) });
-    const { app, routes: mounted } = createApp({ services, config, log, health: { readiness, moreMetrics } });
+    const { app, routes: mounted } = createApp({ services, config, log, health: { readiness, moreMetrics }, codec: { codec, db } });
     const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());
     stops.push(async () => {
       removeQueueDepth();

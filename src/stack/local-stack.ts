@@ -10,6 +10,8 @@ export interface LocalStackOptions {
   dataDir: string;
   toolsDir: string;
   ports: { postgres: number; temporal: number; temporalUi?: number; minio?: number; minioConsole?: number; stripeMock?: number };
+  /** Where the Temporal UI decodes payloads: the API's codec endpoint. */
+  uiCodecEndpoint?: string;
   /** Without a UI and with workflows in memory: for tests. */
   ephemeralTemporal?: boolean;
   /** Which services to start; the others are external (configured) or not needed. */
@@ -56,6 +58,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
         binary: temporalBin,
         port: opts.ports.temporal,
         uiPort: opts.ports.temporalUi,
+        uiCodecEndpoint: opts.uiCodecEndpoint,
         headless: Boolean(opts.ephemeralTemporal),
         dbFile: opts.ephemeralTemporal ? undefined : path.join(opts.dataDir, 'temporal.db'),
         logFile: path.join(logs, 'temporal.log'),

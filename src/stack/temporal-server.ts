@@ -10,6 +10,8 @@ export interface TemporalDevServerOptions {
   ip?: string;
   port: number;
   uiPort?: number;
+  /** The codec endpoint the UI decodes payloads with (ours: the API's /codec). */
+  uiCodecEndpoint?: string;
   headless: boolean;
   /** SQLite file that keeps workflows across restarts; in-memory when absent. */
   dbFile?: string;
@@ -31,6 +33,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.headless) args.push('--headless');
   else if (opts.uiPort !== undefined) args.push('--ui-port', String(opts.uiPort));
+  if (!opts.headless && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
   // One partition per task queue: with the default four, a poll can miss a task sitting in

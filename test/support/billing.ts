@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { suiteClient } from './temporal-client';
 import { Client, Connection } from '@temporalio/client';
 import { createApiKey } from '../../src/auth/api-keys';
 import { openDueInvoices } from '../../src/billing/invoices';
@@ -95,7 +96,7 @@ export async function withTemporal<T>(fn: (client: Client) => Promise<T>): Promi
   const { config } = testEnv();
   const connection = await Connection.connect({ address: config.temporal.address! });
   try {
-    return await fn(new Client({ connection, namespace: config.temporal.namespace }));
+    return await fn(await suiteClient(connection));
   } finally {
     await connection.close();
   }

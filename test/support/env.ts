@@ -35,6 +35,7 @@ export const TEST_ENV = {
   JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
   // Seals webhook secrets at rest: base64 of 'test-webhook-secret-key-32-bytes'.
   WEBHOOK_SECRET_KEYS: 'dGVzdC13ZWJob29rLXNlY3JldC1rZXktMzItYnl0ZXM=',
+  TEMPORAL_CODEC_KEYS: 'dGVzdC1jb2RlYy1rZXktb2YtMzItYnl0ZXMtZXhhY3Q=',
   OTP_MAX_PER_HOUR: '1000',
   // Every test logs in from 127.0.0.1; tests of the login limits lower them on an API of their own.
   OTP_MAX_PER_HOUR_PER_IP: '100000',

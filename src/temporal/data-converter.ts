@@ -1,0 +1,17 @@
+import type { DataConverter } from '@temporalio/common';
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import { type DataKeys, resolveCodecKeys } from '../crypto/data-keys';
+import { type ComputeCodec, createPayloadCodec, jobWorkspaces } from './payload-codec';
+
+export interface Codec {
+  codec: ComputeCodec;
+  /** For every Client and Worker of ours: the payloads go through the codec. */
+  dataConverter: DataConverter;
+}
+
+/** The encrypting codec on TEMPORAL_CODEC_KEYS and the workspaces' data keys. */
+export async function computeCodec(db: Knex, config: Config, dataKeys: DataKeys): Promise<Codec> {
+  const codec = createPayloadCodec({ dataKeys, operatorKeys: await resolveCodecKeys(config), workspaceOf: jobWorkspaces(db) });
+  return { codec, dataConverter: { payloadCodecs: [codec] } };
+}
