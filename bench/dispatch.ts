@@ -51,7 +51,7 @@
  *
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
  * run, default 1000), --warmup=N (default 20), --fleet=N (jobs through the agents, default
- * 1000), --burst=N (default 2000), --queue=N (default 10000). WORKFLOW_CACHE_SIZE=N in the
+ * 1000), --burst=N (default 2000), --queue=N (default 10000), --codec=N (jobs per round of the codec comparison, default 500). WORKFLOW_CACHE_SIZE=N in the
  * environment runs the service with that cache. The last line of output is the summary, alone.
  */
 import { apiClient } from './api';
@@ -59,6 +59,7 @@ import { type BareLatency, startBareNotify, startBareTemporal } from './baseline
 import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
 import { cacheWeight } from './cache-weight';
+import { codecCost } from './codec';
 import { fleetThroughput, logFlood, submitBurst } from './fleet';
 import { deepQueue } from './queue';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
@@ -74,7 +75,7 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
 const rate = (v: number) => v.toFixed(1);
 
-async function run(stack: BenchStack, counts: { warmup: number; latency: number; throughput: number; fleet: number; burst: number; queue: number }) {
+async function run(stack: BenchStack, counts: { warmup: number; latency: number; throughput: number; fleet: number; burst: number; queue: number; codec: number }) {
   const { config } = stack;
   const temporal = { address: stack.temporalAddress, namespace: config.temporal.namespace };
   const api = apiClient(stack.url);
@@ -137,6 +138,8 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const tpQueries = watchQueries(stack.service.db);
     const tp = await serviceThroughput({ api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
     const tpLoadLines = [...tpLoad.stop(counts.throughput), tpQueries.stop(counts.throughput), await tpPostgres.stop(counts.throughput)];
+    note(`the payload codec's cost: the service loop with and without it, ${counts.codec} jobs a round, alternating …`);
+    const codec = await codecCost({ stack, jobs: counts.codec, inFlight: IN_FLIGHT });
     note(`end to end: 2 reference agents x 8 slots, ${counts.fleet} jobs …`);
     const fleetLoad = watchLoad(stack.service.db);
     const fleet = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT });
@@ -180,6 +183,7 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say(`bare Temporal, minimal loop (context): ${m.jobs} start+Update+result in ${(m.elapsedMs / 1000).toFixed(2)} s = ${rate(m.perSecond)} /s (middle 80%: ${rate(m.steadyPerSecond)} /s)`);
     for (const line of minimalTpLoadLines) say(`  ${line}`);
     say(`ratio ${ratioThroughput.toFixed(2)} (against the minimal loop ${(tp.perSecond / m.perSecond).toFixed(2)})`);
+    say(`payload codec: ${rate(codec.sealed)} jobs/s with every payload sealed, ${rate(codec.plain)} jobs/s without the codec (PAYLOAD_CODEC=off): ratio ${codec.ratio.toFixed(2)} (target ≥ 0.95)`);
     say();
     const ratioFleet = fleet.perSecond / tp.perSecond;
     say(`== end to end: 2 reference agents x 8 slots, ${fleet.jobs} jobs, ${IN_FLIGHT} in flight ==`);
@@ -219,7 +223,7 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
       `dispatch p50=${ms(latency.latency.p50)} p99=${ms(latency.latency.p99)} baseline_p50=${ms(baselineP50)} baseline_p99=${ms(baselineP99)} ` +
       `ratio_p50=${ratioP50.toFixed(2)} ratio_p99=${ratioP99.toFixed(2)} ` +
       `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)} ` +
-      `minimal_throughput=${rate(minimalThroughput.perSecond)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
+      `minimal_throughput=${rate(minimalThroughput.perSecond)} ratio_codec=${codec.ratio.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
       `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
       `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
       `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)}`
@@ -239,5 +243,6 @@ runBench((stack) =>
     fleet: option('fleet', 1000),
     burst: option('burst', 2000),
     queue: option('queue', 10_000),
+    codec: option('codec', 500),
   }),
 );

@@ -11,6 +11,7 @@ import { quietLog, testEnv } from './support/env';
 import { ok, post } from './support/http';
 import { captureLog } from './support/log-capture';
 import { v0ok } from './support/v0';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 // A job's env holds secrets: its row keeps it sealed with the workspace's data key, records show
 // its names only, and the agent that runs it still gets the values. A rotation of the operator key
@@ -38,8 +39,10 @@ describe('job env at rest', function () {
   it('is sealed in PostgreSQL and in no log line, shown by name only, and reaches the agent that runs the job', async () => {
     const captured = captureLog('debug');
     const api = await startServiceProcess({ config: testEnv().configWith({ LOG_LEVEL: 'debug' }), log: captured.log, api: true, worker: false });
+    const receiver = await new WebhookReceiver().start();
     try {
       const owner = await login();
+      await v0ok('POST', '/webhooks', { token: owner.token, body: { url: receiver.url, events: ['job.terminal'] } });
       const marker = `envsecret-${randomBytes(8).toString('hex')}`;
       const key = (await ok('/compute/api-keys/create', { name: 'a', kind: 'agent' }, owner.token, api.url)).key as string;
       await agents({ key, apiUrl: api.url, env: { LOG_LEVEL: 'debug' } });
@@ -60,12 +63,17 @@ describe('job env at rest', function () {
       assert.deepEqual(stored.env.$sealed.names, ['SECRET', 'PLAIN']);
       assert.ok(captured.lines().length > 3, `the API logged its requests at debug (${captured.lines().length} lines)`);
       assert.ok(!captured.text().includes(marker), 'and never its env');
+      await receiver.waitFor((all) => all.some((r) => r.event?.data?.job?.id === job.id), 20_000, 'the job.terminal event');
+      const [event] = receiver.of(job.id);
+      assert.deepEqual(event.event.data.job.env, { SECRET: '[redacted]', PLAIN: '[redacted]' }, 'webhooks carry the names only');
+      assert.ok(!event.body.includes(marker));
 
       // Sealed for that job only: copied to another job's row, it does not open.
       const other = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'true', selector: { nobody: 'here' } } });
       await assert.rejects(openEnv(await suiteDataKeys(), owner.user.workspaceId, other.id, stored.env), /does not open/);
       await v0ok('POST', `/jobs/${other.id}:cancel`, { token: owner.token, status: 200 });
     } finally {
+      await receiver.stop();
       await api.stop();
     }
   });

@@ -30,6 +30,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.NODE_ENV === 'production' && e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
     throw new Error('Invalid configuration: STRIPE_WEBHOOK_SECRET is required in production when STRIPE_SECRET_KEY is set (the whsec_ secret of the webhook endpoint in Stripe)');
   }
+  if (e.NODE_ENV === 'production' && e.PAYLOAD_CODEC === 'off') {
+    throw new Error('Invalid configuration: PAYLOAD_CODEC=off is for benchmarks only; production always seals Temporal payloads');
+  }
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
@@ -53,6 +56,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       webhookTaskQueue: e.WEBHOOK_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-webhooks`,
       uiPort: e.TEMPORAL_UI_PORT,
       codecKeys: e.TEMPORAL_CODEC_KEYS,
+      payloadCodec: e.PAYLOAD_CODEC === 'on',
     },
     s3: {
       endpoint: e.S3_ENDPOINT,

@@ -33,6 +33,8 @@ export interface SharedSettings {
     uiPort: number;
     /** TEMPORAL_CODEC_KEYS: the operator keys wrapping workspace data keys, first current. */
     codecKeys?: Buffer[];
+    /** False only for a bench's comparison run: payloads then reach Temporal in clear. */
+    payloadCodec: boolean;
   };
   s3: {
     endpoint?: string;

@@ -36,6 +36,8 @@ export const EnvSchema = z.object({
   // ahead of a job's transitions. Default: the job queue's name with `-webhooks`.
   WEBHOOK_TASK_QUEUE: z.string().optional(),
   TEMPORAL_UI_PORT: int(8233),
+  // `off` runs without the payload codec: for the dispatch bench's comparison only (refused in production).
+  PAYLOAD_CODEC: z.enum(['on', 'off']).default('on'),
   // The Temporal UI's address as a person's browser reaches it: the portal links each job's run
   // there (`npm run dev` uses the UI it starts). Unset: the portal shows no link.
   TEMPORAL_UI_URL: z.string().url().optional(),

@@ -102,6 +102,8 @@ describe('webhook secret box', () => {
       const list = [newKey, oldKey].map((k) => k.toString('base64')).join(',');
       assert.deepEqual((await resolveCodecKeys(loadConfig({ TEMPORAL_CODEC_KEYS: list, COMPUTE_DATA_DIR: dir }))).map(keyIdOf), [keyIdOf(newKey), keyIdOf(oldKey)]);
       assert.throws(() => loadConfig({ TEMPORAL_CODEC_KEYS: randomBytes(16).toString('base64') }), /TEMPORAL_CODEC_KEYS: each key must be base64 of 32 bytes/);
+      assert.throws(() => loadConfig({ NODE_ENV: 'production', PAYLOAD_CODEC: 'off' }), /PAYLOAD_CODEC=off is for benchmarks only/);
+      assert.equal(loadConfig({ NODE_ENV: 'production' }).temporal.payloadCodec, true);
     });
 
     it('elsewhere keeps one in the data folder, the same on every start', async () => {

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
+import { freePort, waitForPort } from '../src/stack/ports';
+import { type TemporalDevServer, startTemporalDevServer } from '../src/stack/temporal-server';
+import { ensureTool } from '../src/stack/tools';
+import { login } from './support/auth';
+import { SCREENSHOTS, launchChromium, openPage, signIn } from './support/browser';
+import { quietLog, testEnv } from './support/env';
+import { v0ok } from './support/v0';
+
+// The Temporal UI, as `npm run dev` starts it (--ui-codec-endpoint at the API's /codec), in a
+// real Chromium: a person signed in to the portal reads a job's input decoded on its run's page;
+// in a browser without the portal's session the same page shows it encoded.
+
+describe('the Temporal UI with the codec endpoint', function () {
+  this.timeout(180_000);
+  let temporal: TemporalDevServer;
+  let api: ServiceProcess;
+  let browser: Browser;
+  let uiUrl: string;
+
+  before(async function () {
+    this.timeout(300_000);
+    const apiPort = await freePort();
+    const uiPort = await freePort();
+    temporal = await startTemporalDevServer({
+      binary: await ensureTool('temporal', testEnv().config.toolsDir),
+      port: await freePort(),
+      uiPort,
+      uiCodecEndpoint: `http://127.0.0.1:${apiPort}/codec`,
+      headless: false,
+      logFile: path.join(testEnv().dataDir, 'logs', 'temporal-ui.log'),
+    });
+    uiUrl = temporal.uiUrl!;
+    await waitForPort('127.0.0.1', uiPort, 30_000);
+    // An API and a worker of their own on this Temporal, the suite's database and keys.
+    api = await startServiceProcess({
+      config: testEnv().configWith({ TEMPORAL_ADDRESS: temporal.address, PORT: String(apiPort), TEMPORAL_UI_URL: uiUrl, TEMPORAL_TASK_QUEUE: 'ui-codec' }),
+      log: quietLog,
+      api: true,
+      worker: true,
+    });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await api?.stop();
+    await temporal?.stop();
+  });
+
+  /** A context whose UI pages send credentials to the codec endpoint (the UI's own codec settings). */
+  async function uiContext(signedInAs?: string) {
+    const opened = await openPage(browser);
+    await opened.context.addInitScript(
+      `if (location.origin === ${JSON.stringify(uiUrl)}) {
+        localStorage.setItem('endpoint', ${JSON.stringify(JSON.stringify(`${api.url}/codec`))});
+        localStorage.setItem('includeCredentials', 'true');
+        localStorage.setItem('overrideRemoteCodecConfiguration', 'true');
+      }`,
+    );
+    if (signedInAs) await signIn(opened.page, api.url!, signedInAs);
+    return opened;
+  }
+
+  it("shows a signed-in admin the job's input decoded, and a browser without the session only ciphertext", async () => {
+    const owner = await login();
+    const marker = `uisecret${randomBytes(5).toString('hex')}`;
+    const job = await v0ok('POST', '/jobs', { token: owner.token, baseUrl: api.url, body: { type: 'COMMAND', command: `echo ${marker}`, selector: { nobody: 'here' } } });
+    const runPage = `${uiUrl}/namespaces/default/workflows/${job.id}`;
+
+    const signed = await uiContext(owner.user.email);
+    await signed.page.goto(runPage);
+    await signed.page.getByText(marker).first().waitFor({ timeout: 30_000 });
+    await signed.page.screenshot({ path: path.join(SCREENSHOTS, 'temporal-ui-decoded.png'), fullPage: false });
+    const audited = await testEnv().db('audit_log').where({ workspace_id: owner.user.workspaceId, action: 'codec.decode' }).first('actor_id');
+    assert.equal(audited?.actor_id, owner.user.id, 'the read is in the audit log');
+
+    const anonymous = await uiContext();
+    const decodes = anonymous.page.waitForResponse((r) => r.url().startsWith(`${api.url}/codec/decode`), { timeout: 30_000 });
+    await anonymous.page.goto(runPage);
+    await (await decodes).finished();
+    await anonymous.page.waitForTimeout(1500);
+    assert.equal(await anonymous.page.getByText(marker).count(), 0, 'without the session the input stays sealed');
+    await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, baseUrl: api.url, status: 200 });
+    await signed.context.close();
+    await anonymous.context.close();
+  });
+});
