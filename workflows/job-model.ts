@@ -16,7 +16,9 @@ export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
 /** A lease can hold the job only in these states: the one definition the workflow and the API share. */
 export const isLive = (s: JobState): boolean => s === 'RUNNING' || s === 'CANCELLING';
 
-export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | StopReason;
+export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | StopReason | TerminatedReason;
+/** A run terminated in Temporal (its UI, its CLI, a batch): the job ends CANCELLED, saying so. */
+export type TerminatedReason = `terminated in Temporal: ${string}`;
 /** Why the service itself stops a job (a cancel nobody asked for). */
 export type StopReason = 'billing.hard_cap';
 

@@ -4,7 +4,8 @@ import { type AuditEntry, appendAudit, auditInsertFromPending } from '../audit/l
 import { notifyQueuedSql } from '../db/channels';
 import { createdEventInsert, newEventId } from './outbox';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
-import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import { type JobWorkflowClient, RunTerminatedError, WorkflowClosedError } from '../temporal/job-workflow-client';
+import { isTerminal } from '../../workflows/job-model';
 import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
 import { LIVE_STATES } from './lease';
 import { applyProjection } from './projection';
@@ -43,16 +44,57 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
     applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
   /** A change someone asked for: its write and its audit entry commit together. */
-  const writeAudited = (workspaceId: string, t: Transition, entry: ChangeBy & { action: string }) =>
+  const writeAudited = (workspaceId: string, t: Transition, entry: ChangeBy & { action: string; details?: Record<string, unknown> }) =>
     db.transaction(async (trx) => {
       const row = await write(trx, workspaceId, t);
-      await appendAudit(trx, { ...entry, workspaceId, target: { type: 'job', id: t.snapshot.jobId }, details: { state: t.snapshot.state, attempt: t.snapshot.attempt } });
+      await appendAudit(trx, { ...entry, workspaceId, target: { type: 'job', id: t.snapshot.jobId }, details: { state: t.snapshot.state, attempt: t.snapshot.attempt, ...entry.details } });
       return row;
     });
 
+  /**
+   * Ends a job whose run was terminated in Temporal: nothing of the run will decide again, so the
+   * row is ended from what it holds, CANCELLED with the operator's reason, its attempt ended with
+   * its agent told to stop (the heartbeat's `cancel`), its webhook events and audit entry written
+   * with it. Undefined when the row had already ended.
+   */
+  async function endTerminated(jobId: string, workspaceId: string, reason: string): Promise<Transition | undefined> {
+    const row = await db('jobs').where({ id: jobId, workspace_id: workspaceId }).first('state', 'attempt', 'lease_id', 'agent_id', 'started_at', 'available_at', 'version');
+    if (!row || isTerminal(row.state)) return undefined;
+    const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+    const failureReason = `terminated in Temporal: ${reason}` as const;
+    const t: Transition = {
+      snapshot: {
+        jobId,
+        state: 'CANCELLED',
+        attempt: row.attempt,
+        leaseId: null,
+        agentId: row.agent_id,
+        startedAt: iso(row.started_at),
+        finishedAt: new Date().toISOString(),
+        exitCode: null,
+        runtimeMs: null,
+        failureReason,
+        error: null,
+        availableAt: iso(row.available_at)!,
+        version: row.version + 1,
+      },
+      ends: row.lease_id ? [{ leaseId: row.lease_id, reason: 'cancelled', kill: true }] : [],
+    };
+    await writeAudited(workspaceId, t, { actor: { type: 'system', id: 'temporal' }, action: 'job.cancel', details: { reason: failureReason } });
+    log.info({ jobId, reason }, 'ended a job whose run was terminated in Temporal');
+    return t;
+  }
+
   /** Writes the job as its run knows it (`truth` is undefined when it has no run); `written` when the row was behind. */
   async function repair(jobId: string, workspaceId: string): Promise<{ truth?: Transition; written: boolean }> {
-    const truth = await workflows.truth(jobId);
+    let truth: Transition | undefined;
+    try {
+      truth = await workflows.truth(jobId);
+    } catch (err) {
+      if (!(err instanceof RunTerminatedError)) throw err;
+      const ended = await endTerminated(jobId, workspaceId, err.reason);
+      return { truth: ended, written: Boolean(ended) };
+    }
     return { truth, written: truth ? (await write(db, workspaceId, truth)) !== undefined : false };
   }
 
@@ -126,7 +168,12 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         return await write(db, workspaceId, await turns.progress(() => workflows.result(jobId, input)));
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
-        const truth = await workflows.truth(jobId);
+        const truth = await workflows.truth(jobId).catch(async (e: unknown) => {
+          // Its run was terminated: the job ends here, and this attempt with it.
+          if (!(e instanceof RunTerminatedError)) throw e;
+          await endTerminated(jobId, workspaceId, e.reason);
+          throw notAssigned();
+        });
         const reported = truth?.ends.some((e) => e.leaseId === input.leaseId && e.reason === 'result' && e.result?.agentId === input.agentId);
         if (truth && reported) return write(db, workspaceId, truth);
         // A legacy run keeps its ends to itself; its own projection recorded the result.
@@ -178,8 +225,13 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       const unseen = cancelled.length
         ? await db('jobs').whereIn('id', cancelled).whereNot('state', 'CANCELLED').select('id', 'workspace_id')
         : [];
+      // Runs terminated in Temporal (the UI, the CLI, a batch) whose jobs have not ended.
+      const terminated = await workflows.terminatedSince(o.closedSince, limit);
+      const orphaned = terminated.length
+        ? await db('jobs').whereIn('id', terminated).whereNotIn('state', ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED']).select('id', 'workspace_id')
+        : [];
       let repaired = 0;
-      for (const row of [...reserved, ...silent, ...unseen]) {
+      for (const row of [...reserved, ...silent, ...unseen, ...orphaned]) {
         // One run that cannot answer now (no worker on its queue, an outage) holds up no other.
         const outcome = await repair(row.id, row.workspace_id).catch((err) => {
           log.warn({ err: String(err), jobId: row.id }, 'could not repair a row from its run; trying again next pass');

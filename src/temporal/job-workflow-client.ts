@@ -7,7 +7,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, TerminatedFailure } from '@temporalio/common';
 import { AppError } from '../shared/errors';
 import { StartOutcomeUnknownError, WorkflowClosedError, grpcCodeOf, neverSent, NOT_APPLIED, translateError } from './grpc-errors';
 
@@ -27,6 +27,13 @@ import {
 import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../../workflows/search-attributes';
 
 export { StartOutcomeUnknownError, WorkflowClosedError } from './grpc-errors';
+
+/** The job's run was terminated in Temporal (its UI, its CLI, a batch): nothing of it will answer again. */
+export class RunTerminatedError extends Error {
+  constructor(readonly reason: string) {
+    super(`the job's run was terminated in Temporal: ${reason}`);
+  }
+}
 
 /** A job's workflow ID is the job ID itself: paste it into the Temporal UI and find the job. */
 export const workflowIdOf = (jobId: string) => jobId;
@@ -177,6 +184,18 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
         throw err;
       }
     },
+    /** IDs of jobs whose run was terminated since `since`, from visibility. */
+    async terminatedSince(since: Date, limit = 1000): Promise<string[]> {
+      const query = `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`;
+      const ids: string[] = [];
+      await call(async () => {
+        for await (const run of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+          ids.push(run.workflowId);
+          if (ids.length >= limit) break;
+        }
+      });
+      return ids;
+    },
     /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility. */
     async closedSince(since: Date, state: JobSnapshot['state'], limit = 1000): Promise<string[]> {
       const query = `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`;
@@ -205,6 +224,11 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
           try {
             return asTransition(await h.result());
           } catch (err) {
+            if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
+              // The reason an operator gave is on the history's last event.
+              const { events } = await h.fetchHistory();
+              throw new RunTerminatedError(events?.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason || 'no reason given');
+            }
             // A failed or timed-out job closes its run as Failed, the transition in its details.
             const details = err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure ? err.cause.details : undefined;
             if (details?.[0]) return asTransition(details[0] as Transition);

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ensureTool } from '../src/stack/tools';
+import { waitFor } from './support/agents';
+import { testEnv } from './support/env';
+import { login } from './support/auth';
+import { heartbeatInBackground, newWorkspace, ok, pollOne, post, registerNode, resultOf, submit } from './support/http';
+import { v0ok } from './support/v0';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+// A run terminated from the Temporal UI (or `temporal workflow terminate`) ends its job: CANCELLED
+// with failureReason "terminated in Temporal: <reason>", its agent told to stop, its late result
+// 409, its webhook events and audit entry written, and a queued one never handed out.
+
+/** `temporal workflow terminate`, as an operator runs it (the UI makes the same call). */
+async function terminate(workflowId: string, reason: string): Promise<void> {
+  const bin = await ensureTool('temporal', testEnv().config.toolsDir);
+  const { address, namespace } = testEnv().config.temporal;
+  await promisify(execFile)(bin, ['workflow', 'terminate', '--workflow-id', workflowId, '--reason', reason, '--address', address!, '--namespace', namespace]);
+}
+
+describe('a job whose run is terminated in Temporal', function () {
+  this.timeout(120_000);
+  const db = () => testEnv().db;
+  const transitions = () => testEnv().service.services!.transitions;
+  const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
+  const sweep = () => transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) });
+
+  /** The job's webhook events in the outbox, by type. */
+  const eventsOf = async (jobId: string) => (await db()('webhook_events').where({ job_id: jobId }).orderBy('seq').pluck('type')) as string[];
+
+  it('ends a queued job at the next sweep: CANCELLED with the reason, audited, its events sent, never handed out', async () => {
+    const owner = await login();
+    const workspaceId = owner.user.workspaceId;
+    const key = (await ok('/compute/api-keys/create', { name: 'ops', kind: 'user' }, owner.token)).key as string;
+    const receiver = await new WebhookReceiver().start();
+    const hook = await v0ok('POST', '/webhooks', { token: owner.token, body: { url: receiver.url } });
+    const node = await registerNode(key, {}, 'idle');
+    const job = await submit(key, { selector: { nobody: 'here' } });
+    await terminate(job.job_id, 'stuck in review');
+    assert.equal((await rowOf(job.job_id)).state, 'QUEUED', 'nothing tells the row at once');
+    assert.ok((await sweep()) >= 1);
+    const row = await rowOf(job.job_id);
+    assert.deepEqual([row.state, row.failure_reason, row.lease_id], ['CANCELLED', 'terminated in Temporal: stuck in review', null]);
+    const [audit] = await db()('audit_log').where({ workspace_id: workspaceId, target_id: job.job_id, action: 'job.cancel' }).select('actor_type', 'details');
+    assert.deepEqual([audit.actor_type, audit.details.reason], ['system', 'terminated in Temporal: stuck in review']);
+    assert.deepEqual(await eventsOf(job.job_id), ['job.created', 'job.transitioned', 'job.terminal']);
+    await receiver.waitFor(() => receiver.of(job.job_id).length === 3, 20_000, 'the three events delivered');
+    assert.deepEqual(receiver.of(job.job_id).map((r) => [r.event.type, r.event.data.job.state]), [['job.created', 'QUEUED'], ['job.transitioned', 'CANCELLED'], ['job.terminal', 'CANCELLED']]);
+    await v0ok('DELETE', `/webhooks/${hook.id}`, { token: owner.token, status: 204 });
+    await receiver.stop();
+    const retrieved = await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key);
+    assert.deepEqual([retrieved.state, retrieved.failureReason], ['cancelled', 'terminated in Temporal: stuck in review']);
+    assert.equal(await pollOne(node, 0), undefined, 'never handed out');
+    assert.equal((await sweep()) >= 0 && (await rowOf(job.job_id)).version, row.version, 'a second sweep changes nothing');
+  });
+
+  it('a queued job claimed after its run was terminated is ended by the claim, not handed out', async () => {
+    const { key } = await newWorkspace();
+    const job = await submit(key, { labels: { lane: 'terminated' } });
+    await terminate(job.job_id, 'by the claim');
+    const node = await registerNode(key, {}, 'claimer');
+    assert.equal(await pollOne(node, 0), undefined);
+    await waitFor('the claim ended it', async () => (await rowOf(job.job_id)).state === 'CANCELLED');
+    assert.equal((await rowOf(job.job_id)).failure_reason, 'terminated in Temporal: by the claim');
+  });
+
+  it('ends a running job: its agent is told to stop, its late result is 409', async () => {
+    const { key } = await newWorkspace();
+    const node = await registerNode(key, {}, 'runner');
+    const job = await submit(key, { command: 'sleep 60' });
+    const held = (await pollOne(node, 5))!;
+    assert.equal(held.job_id, job.job_id);
+    const beat = heartbeatInBackground(node, [job.job_id]);
+    try {
+      await terminate(job.job_id, 'runaway');
+      // Its result, arriving after the termination, ends the job then and is refused.
+      const late = await post('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey);
+      assert.equal(late.status, 409, JSON.stringify(late.body));
+      assert.equal(late.body.code, 'job.not_assigned');
+      const row = await rowOf(job.job_id);
+      assert.deepEqual([row.state, row.failure_reason], ['CANCELLED', 'terminated in Temporal: runaway']);
+      const attempt = await db()('job_attempts').where({ lease_id: held.leaseId }).first('end_reason', 'kill_requested');
+      assert.deepEqual(attempt, { end_reason: 'cancelled', kill_requested: true });
+      const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+      assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the agent is told to stop it');
+      const logs = await post('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'late', ts: new Date().toISOString() }] }, node.nodeKey);
+      assert.equal(logs.status, 409, 'its late logs too');
+    } finally {
+      await beat.stop();
+    }
+  });
+});
