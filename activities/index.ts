@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { attemptLiveness } from '../src/agents/liveness';
 import { applyProjection } from '../src/jobs/projection';
-import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
+import { auditTemporalCancel } from '../src/jobs/temporal-actions';
+import { type AttemptCheck, CANCELLED_IN_TEMPORAL, type ProjectJobInput } from '../workflows/definitions';
 import type { BillingPeriodActivities, JobActivities, MeterActivities } from './types';
 import { openDueInvoices } from '../src/billing/invoices';
 import { meterTick } from '../src/billing/meter';
@@ -21,7 +22,8 @@ export function createActivities({ db, cancelGraceMs = 30_000, periods = DEFAULT
   const heartbeat = () => Context.current().heartbeat();
   return {
     async projectJob(input: ProjectJobInput): Promise<void> {
-      await applyProjection(db, input);
+      const written = await applyProjection(db, input);
+      if (written && input.snapshot.failureReason === CANCELLED_IN_TEMPORAL) await auditTemporalCancel(db, input);
     },
 
     checkAttempt: ({ leaseId, lostAfterMs }): Promise<AttemptCheck> => attemptLiveness(db, leaseId, lostAfterMs),

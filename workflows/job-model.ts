@@ -19,8 +19,12 @@ export const isLive = (s: JobState): boolean => s === 'RUNNING' || s === 'CANCEL
 export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | StopReason | TerminatedReason;
 /** A run terminated in Temporal (its UI, its CLI, a batch): the job ends CANCELLED, saying so. */
 export type TerminatedReason = `terminated in Temporal: ${string}`;
-/** Why the service itself stops a job (a cancel nobody asked for). */
-export type StopReason = 'billing.hard_cap';
+/**
+ * Why a job is cancelled other than by a user's cancel: the service stops it (a lowered hard cap),
+ * or its run was asked to cancel in Temporal (its UI, its CLI, a batch).
+ */
+export type StopReason = 'billing.hard_cap' | typeof CANCELLED_IN_TEMPORAL;
+export const CANCELLED_IN_TEMPORAL = 'cancelled in Temporal';
 
 /** What the workflow needs of a job. `env` stays out: secrets don't belong in workflow history. */
 export interface JobSpec {

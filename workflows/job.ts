@@ -3,6 +3,7 @@ import {
   CancellationScope,
   allHandlersFinished,
   condition,
+  isCancellation,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -23,6 +24,7 @@ import {
   withdrawLeaseSignal,
 } from './definitions';
 import { type Answered, type Move, type Refusal, type Step, JobMachine } from './job-machine';
+import { CANCELLED_IN_TEMPORAL } from './job-model';
 import { AgentIdKey, JobStateKey } from './search-attributes';
 
 // Projection and liveness checks retry until they succeed: PostgreSQL being down delays a job's
@@ -112,22 +114,38 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
     else if (step.kind === 'wait') await waitUntil(step.until);
   };
 
-  // Keep each await as deep as it is: within one activation, an Update's answer and this loop's
-  // next command are ordered by microtask ticks, and the recorded histories hold that order.
-  for (let step = m.next(Date.now()); step.kind !== 'done'; step = m.next(Date.now())) {
-    if (step.kind === 'project') {
-      await project(step.write);
-    } else if (step.kind === 'idle') {
-      const version = m.version;
-      await condition(() => m.version !== version);
-    } else if (step.kind === 'backoff') {
-      // Backoff over: write the row again so waiting agents are woken and it is claimable.
-      if (!(await waitUntil(step.until))) show(m.backoffOver());
-    } else {
-      await watch(step);
+  /** The run's loop: each step the machine asks for, until the job has ended and is written. */
+  const drive = async () => {
+    // Keep each await as deep as it is: within one activation, an Update's answer and this loop's
+    // next command are ordered by microtask ticks, and the recorded histories hold that order.
+    for (let step = m.next(Date.now()); step.kind !== 'done'; step = m.next(Date.now())) {
+      if (step.kind === 'project') {
+        await project(step.write);
+      } else if (step.kind === 'idle') {
+        const version = m.version;
+        await condition(() => m.version !== version);
+      } else if (step.kind === 'backoff') {
+        // Backoff over: write the row again so waiting agents are woken and it is claimable.
+        if (!(await waitUntil(step.until))) show(m.backoffOver());
+      } else {
+        await watch(step);
+      }
     }
+    await condition(allHandlersFinished);
+  };
+  try {
+    await drive();
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // Cancelled in Temporal (its UI, `temporal workflow cancel`, a batch): a cancel of the job,
+    // which this run carries out and writes, shielded from the cancellation it answers. Its timer
+    // went with the cancelled scope.
+    timer = undefined;
+    await CancellationScope.nonCancellable(async () => {
+      show(m.stop(CANCELLED_IN_TEMPORAL, Date.now()));
+      await drive();
+    });
   }
-  await condition(allHandlersFinished);
   const { transition, failure } = m.final();
   if (failure) throw ApplicationFailure.create({ ...failure, nonRetryable: true, details: [transition] });
   return transition;

@@ -21,11 +21,11 @@ export const JobFields = z.object({
   exitCode: z.number().int().nullable(),
   runtimeMs: z.number().int().nullable(),
   failureReason: z
-    .union([z.enum(['exit_code', 'agent_error', 'agent_lost', 'timeout', 'billing.hard_cap']), z.string().regex(/^terminated in Temporal: /)])
+    .union([z.enum(['exit_code', 'agent_error', 'agent_lost', 'timeout', 'billing.hard_cap', 'cancelled in Temporal']), z.string().regex(/^terminated in Temporal: /)])
     .nullable()
     .meta({
       description:
-        'Why the job failed, or why the service cancelled it: `billing.hard_cap` when a lowered hard cap stopped it, `terminated in Temporal: <reason>` when its run was terminated (the Temporal UI, `temporal workflow terminate`)',
+        'Why the job failed, or why the service cancelled it: `billing.hard_cap` when a lowered hard cap stopped it, `cancelled in Temporal` when its run was asked to cancel there (the Temporal UI, `temporal workflow cancel`, a batch), `terminated in Temporal: <reason>` when its run was terminated',
     }),
   error: z.string().nullable(),
   artifacts: z.array(z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() })),

@@ -9,6 +9,7 @@ import { isTerminal } from '../../workflows/job-model';
 import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
 import { LIVE_STATES } from './lease';
 import { applyProjection } from './projection';
+import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
 import type { Config } from '../config';
 
@@ -80,7 +81,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       },
       ends: row.lease_id ? [{ leaseId: row.lease_id, reason: 'cancelled', kill: true }] : [],
     };
-    await writeAudited(workspaceId, t, { actor: { type: 'system', id: 'temporal' }, action: 'job.cancel', details: { reason: failureReason } });
+    await writeAudited(workspaceId, t, { actor: TEMPORAL_ACTOR, action: 'job.cancel', details: { reason: failureReason } });
     log.info({ jobId, reason }, 'ended a job whose run was terminated in Temporal');
     return t;
   }

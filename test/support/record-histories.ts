@@ -115,6 +115,21 @@ const SCENARIOS: Record<string, Scenario> = {
     await result(h, 'lease-1', 143);
     return h;
   },
+  // Cancelled in Temporal (the UI's Request Cancellation) while queued: the run cancels the job and writes it.
+  'temporal-cancel-queued': async (client, taskQueue) => {
+    const h = await startJob(client, taskQueue, workflowInput());
+    await h.cancel();
+    return h;
+  },
+  // Cancelled in Temporal while running: its agent is told, and confirms with its result.
+  'temporal-cancel-running': async (client, taskQueue) => {
+    const h = await startJob(client, taskQueue, workflowInput({}, { ...UNIT_TIMINGS, cancelGraceMs: 30_000 }));
+    await assign(h, 'lease-1');
+    await h.cancel();
+    await waitForSnapshot(h, (s) => s.state === 'CANCELLING');
+    await result(h, 'lease-1', 143);
+    return h;
+  },
   // Exits 1, is requeued and projected again when its backoff is over; exits 2 with no retries left.
   'exit-code-exhausted': async (client, taskQueue, fake) => {
     const h = await startJob(client, taskQueue, workflowInput({ retry: { maxAttempts: 2, backoffSeconds: 1 } }));
@@ -147,6 +162,8 @@ const ENDS: Record<string, Partial<JobSnapshot>> = {
   'drain-cancel-grace': { state: 'CANCELLED', attempt: 2 },
   'manual-retry-cancel-queued': { state: 'CANCELLED' },
   'cancel-running-confirmed': { state: 'CANCELLED', exitCode: 143 },
+  'temporal-cancel-queued': { state: 'CANCELLED', failureReason: 'cancelled in Temporal' },
+  'temporal-cancel-running': { state: 'CANCELLED', failureReason: 'cancelled in Temporal', exitCode: 143 },
   'exit-code-exhausted': { state: 'FAILED', failureReason: 'exit_code', exitCode: 2, attempt: 2 },
   'agent-lost-final': { state: 'FAILED', failureReason: 'agent_lost', attempt: UNIT_TIMINGS.agentLossMaxAttempts },
 };

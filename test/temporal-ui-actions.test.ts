@@ -9,16 +9,21 @@ import { heartbeatInBackground, newWorkspace, ok, pollOne, post, registerNode, r
 import { v0ok } from './support/v0';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-// A run terminated from the Temporal UI (or `temporal workflow terminate`) ends its job: CANCELLED
-// with failureReason "terminated in Temporal: <reason>", its agent told to stop, its late result
-// 409, its webhook events and audit entry written, and a queued one never handed out.
+// What an operator does to a job's run in Temporal reaches the job, driven here with the Temporal
+// CLI the project builds (the UI makes the same calls). A run terminated ends its job CANCELLED
+// with failureReason "terminated in Temporal: <reason>"; a cancellation requested (one run, or a
+// batch by query) is a cancel of the job: "cancelled in Temporal". Either way the agent is told
+// to stop, its late result is 409, the webhook events and the audit entry are written, and a
+// queued job is never handed out.
 
-/** `temporal workflow terminate`, as an operator runs it (the UI makes the same call). */
-async function terminate(workflowId: string, reason: string): Promise<void> {
+/** `temporal workflow …` against the suite's server. */
+async function temporalCli(...args: string[]): Promise<string> {
   const bin = await ensureTool('temporal', testEnv().config.toolsDir);
   const { address, namespace } = testEnv().config.temporal;
-  await promisify(execFile)(bin, ['workflow', 'terminate', '--workflow-id', workflowId, '--reason', reason, '--address', address!, '--namespace', namespace]);
+  const { stdout } = await promisify(execFile)(bin, ['workflow', ...args, '--address', address!, '--namespace', namespace]);
+  return stdout;
 }
+const terminate = (workflowId: string, reason: string) => temporalCli('terminate', '--workflow-id', workflowId, '--reason', reason);
 
 describe('a job whose run is terminated in Temporal', function () {
   this.timeout(120_000);
@@ -90,5 +95,72 @@ describe('a job whose run is terminated in Temporal', function () {
     } finally {
       await beat.stop();
     }
+  });
+});
+
+describe('a job whose run is cancelled in Temporal', function () {
+  this.timeout(180_000);
+  const db = () => testEnv().db;
+  const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
+  const auditOf = (jobId: string) => db()('audit_log').where({ target_id: jobId, action: 'job.cancel' }).select('actor_type', 'actor_id', 'details');
+
+  it('cancels a queued job at once, audited as Temporal, never handed out', async () => {
+    const { key } = await newWorkspace();
+    const job = await submit(key, { selector: { nobody: 'here' } });
+    await temporalCli('cancel', '--workflow-id', job.job_id);
+    await waitFor('the job cancelled', async () => (await rowOf(job.job_id)).state === 'CANCELLED');
+    const row = await rowOf(job.job_id);
+    assert.deepEqual([row.failure_reason, row.lease_id], ['cancelled in Temporal', null]);
+    const [entry] = await auditOf(job.job_id);
+    assert.deepEqual([entry.actor_type, entry.actor_id, entry.details.reason], ['system', 'temporal', 'cancelled in Temporal']);
+    assert.equal((await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key)).failureReason, 'cancelled in Temporal');
+    const node = await registerNode(key, {}, 'late');
+    assert.equal(await pollOne(node, 0), undefined, 'never handed out');
+  });
+
+  it('cancels a running job: its agent is told, and its result ends it CANCELLED', async () => {
+    const { key } = await newWorkspace();
+    const node = await registerNode(key, {}, 'runner');
+    const job = await submit(key, { command: 'sleep 60' });
+    const held = (await pollOne(node, 5))!;
+    await temporalCli('cancel', '--workflow-id', job.job_id);
+    await waitFor('the job cancelling', async () => (await rowOf(job.job_id)).state === 'CANCELLING');
+    const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+    assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the agent is told to stop it');
+    const stopped = await post('/compute/nodes/result', resultOf(node, held, 137), node.nodeKey);
+    assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
+    await waitFor('the job cancelled', async () => (await rowOf(job.job_id)).state === 'CANCELLED');
+    assert.equal((await rowOf(job.job_id)).failure_reason, 'cancelled in Temporal');
+    assert.equal((await auditOf(job.job_id)).length, 1, 'one audit entry for the cancel');
+  });
+
+  it('batch-cancels queued jobs by a Labels query: every one ends, and nothing else', async () => {
+    const owner = await login();
+    const batch = `b${Date.now()}`;
+    const JOBS = 1000;
+    const started = Date.now();
+    const ids: string[] = [];
+    const queue = (labels: Record<string, string>) => v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'true', labels, selector: { nobody: 'here' } } });
+    for (let i = 0; i < JOBS; i += 25) {
+      const made = await Promise.all(Array.from({ length: Math.min(25, JOBS - i) }, () => queue({ batch })));
+      ids.push(...made.map((j) => j.id as string));
+    }
+    const bystander = { job_id: (await queue({ batch: `${batch}-other` })).id as string };
+    const submitted = Date.now();
+    await waitFor('visibility lists every job', async () => {
+      const out = await temporalCli('count', '--query', `Labels="batch=${batch}" AND ExecutionStatus="Running"`);
+      return out.includes(String(JOBS));
+    }, 30_000);
+    const asked = Date.now();
+    await temporalCli('cancel', '--query', `Labels="batch=${batch}"`, '--reason', 'batch test', '--yes');
+    await waitFor('every job cancelled', async () => {
+      const { n } = (await db()('jobs').whereIn('id', ids).where({ state: 'CANCELLED' }).count('* as n'))[0] as { n: string };
+      return Number(n) === JOBS;
+    }, 120_000);
+    const done = Date.now();
+    process.stderr.write(`      batch: ${JOBS} jobs submitted in ${((submitted - started) / 1000).toFixed(1)} s; batch cancel asked → all CANCELLED in the API in ${((done - asked) / 1000).toFixed(1)} s\n`);
+    assert.equal((await rowOf(bystander.job_id)).state, 'QUEUED', 'a job the query does not name is left alone');
+    const reasons = await db()('jobs').whereIn('id', ids).distinct('failure_reason').pluck('failure_reason');
+    assert.deepEqual(reasons, ['cancelled in Temporal']);
   });
 });
