@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { freePort, waitForPort } from '../src/stack/ports';
@@ -88,4 +90,23 @@ describe('the Temporal UI with the codec endpoint', function () {
     await signed.context.close();
     await anonymous.context.close();
   });
+
+  it('shows a job terminated in the UI as Terminated there, and CANCELLED with the reason in the portal', async () => {
+    const owner = await login();
+    const job = await v0ok('POST', '/jobs', { token: owner.token, baseUrl: api.url, body: { type: 'COMMAND', command: 'echo never', selector: { nobody: 'here' } } });
+    const bin = await ensureTool('temporal', testEnv().config.toolsDir);
+    await promisify(execFile)(bin, ['workflow', 'terminate', '--workflow-id', job.id, '--reason', 'stuck: ops ended it', '--address', temporal.address]);
+    // The reconciler's sweep, as its timer would run it.
+    await api.services!.transitions.repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) });
+    const signed = await uiContext(owner.user.email);
+    await signed.page.goto(`${uiUrl}/namespaces/default/workflows/${job.id}`);
+    await signed.page.getByText('Terminated').first().waitFor({ timeout: 30_000 });
+    await signed.page.screenshot({ path: path.join(SCREENSHOTS, 'temporal-ui-terminated.png') });
+    await signed.page.goto(`${api.url}/jobs/${job.id}`);
+    await signed.page.getByRole('status', { name: 'Job state' }).getByText('CANCELLED').waitFor();
+    await signed.page.getByText('terminated in Temporal: stuck: ops ended it').waitFor();
+    await signed.page.screenshot({ path: path.join(SCREENSHOTS, 'portal-terminated.png') });
+    await signed.context.close();
+  });
 });
+
