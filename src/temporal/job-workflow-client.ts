@@ -110,6 +110,17 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       }
     }
   };
+  /** The workflow IDs of the runs a visibility `query` finds, at most `limit`. */
+  const idsOf = async (query: string, limit: number): Promise<string[]> => {
+    const ids: string[] = [];
+    await call(async () => {
+      for await (const run of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+        ids.push(run.workflowId);
+        if (ids.length >= limit) break;
+      }
+    });
+    return ids;
+  };
   // "Not found", as opposed to a run that exists and has completed (also WorkflowNotFoundError).
   const isNotFound = (err: unknown) =>
     (err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /not found/i.test(err.message))) && !/completed/i.test((err as Error).message);
@@ -185,29 +196,11 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       }
     },
     /** IDs of jobs whose run was terminated since `since`, from visibility. */
-    async terminatedSince(since: Date, limit = 1000): Promise<string[]> {
-      const query = `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`;
-      const ids: string[] = [];
-      await call(async () => {
-        for await (const run of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-          ids.push(run.workflowId);
-          if (ids.length >= limit) break;
-        }
-      });
-      return ids;
-    },
+    terminatedSince: (since: Date, limit = 1000): Promise<string[]> =>
+      idsOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`, limit),
     /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility. */
-    async closedSince(since: Date, state: JobSnapshot['state'], limit = 1000): Promise<string[]> {
-      const query = `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`;
-      const ids: string[] = [];
-      await call(async () => {
-        for await (const run of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-          ids.push(run.workflowId);
-          if (ids.length >= limit) break;
-        }
-      });
-      return ids;
-    },
+    closedSince: (since: Date, state: JobSnapshot['state'], limit = 1000): Promise<string[]> =>
+      idsOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`, limit),
     /**
      * The job as its run knows it, for repairing a read model that fell behind: an open run is
      * asked (a query adds nothing to its history), a closed one gives its result. Undefined when
