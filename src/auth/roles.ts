@@ -52,6 +52,9 @@ export const REQUIRED_ROLE = {
   'billing.read': 'member',
   'billing.limits_update': 'admin',
   'billing.checkout': 'admin',
+  // The codec endpoint (Temporal's UI): reading a workspace's payloads in clear, and sealing some.
+  'codec.decode': 'admin',
+  'codec.encode': 'admin',
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof REQUIRED_ROLE;

@@ -8,7 +8,9 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { AppError } from '../shared/errors';
 import { type ComputeCodec, sealingOf } from '../temporal/payload-codec';
-import { originOf } from './authenticate';
+import { REQUIRED_ROLE, atLeast } from '../auth/roles';
+import { originOf, sessionAuthenticator } from './authenticate';
+import { accessTokenAuthenticator } from './surface-b/identity';
 import { newRouter } from './router';
 import { sessionCookie } from './session-cookie';
 import { problemDetails } from './surface-b/problem';
@@ -38,13 +40,13 @@ const toJson = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8A
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 
-const READERS = new Set(['admin', 'owner']);
 
 export function codecRoutes(o: { services: Services; db: Knex; config: Config; log: Logger; codec: ComputeCodec; json: Middleware }) {
   const { services, config, codec } = o;
   const router = newRouter();
   const { auth } = services;
-  const cookie = sessionCookie(config);
+  // The credentials /v0 takes, read the same way: an access token, else a session (header or cookie).
+  const authenticators = [accessTokenAuthenticator(auth), sessionAuthenticator(auth, sessionCookie(config))];
   const uiOrigin = config.portal.temporalUiUrl ? new URL(config.portal.temporalUiUrl).origin : undefined;
 
   /** CORS for the UI's origin alone, with credentials; a preflight from elsewhere is refused. */
@@ -69,17 +71,17 @@ export function codecRoutes(o: { services: Services; db: Knex; config: Config; l
 
   /** The person the request carries (session cookie, session or access token), or none. */
   async function caller(ctx: Context): Promise<Principal | undefined> {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
-    const token = bearer ?? cookie.read(ctx);
-    if (!token) return undefined;
-    const resolved = await (token.startsWith('cpat_') ? auth.accessToken(token) : auth.session(token)).catch(() => null);
-    return resolved && 'kind' in resolved ? resolved : undefined;
+    for (const authenticate of authenticators) {
+      const resolved = await authenticate(ctx).catch(() => null);
+      if (resolved !== undefined) return resolved && 'kind' in resolved ? resolved : undefined;
+    }
+    return undefined;
   }
 
-  /** Whether `p` may read what is sealed for `workspaceId`: an admin or owner there. */
-  async function mayRead(p: Principal, workspaceId: string): Promise<boolean> {
-    if (p.credential === 'jwt' && p.userId) return READERS.has((await auth.roleOf(p.userId, workspaceId)) ?? '');
-    return p.workspaceId === workspaceId && READERS.has(p.role ?? '');
+  /** Whether `p` may do `action` to what is sealed for `workspaceId`, with its role there (a token: in its own only). */
+  async function may(p: Principal, action: 'codec.decode' | 'codec.encode', workspaceId: string): Promise<boolean> {
+    const role = p.credential === 'jwt' && p.userId ? await auth.roleOf(p.userId, workspaceId) : p.workspaceId === workspaceId ? p.role : undefined;
+    return Boolean(role) && atLeast(role!, REQUIRED_ROLE[action]);
   }
 
   const decode = async (ctx: Context) => {
@@ -92,7 +94,7 @@ export function codecRoutes(o: { services: Services; db: Knex; config: Config; l
         const payload = toPayload(json);
         const sealing = sealingOf(payload);
         if (!who || !sealing || sealing.scope === 'system') return json;
-        if (!allowed.has(sealing.scope)) allowed.set(sealing.scope, mayRead(who, sealing.scope));
+        if (!allowed.has(sealing.scope)) allowed.set(sealing.scope, may(who, 'codec.decode', sealing.scope));
         if (!(await allowed.get(sealing.scope))) return json;
         const opened = await codec.tryOpen(payload);
         if (!opened) return json;
@@ -122,7 +124,7 @@ export function codecRoutes(o: { services: Services; db: Knex; config: Config; l
     const who = await caller(ctx);
     if (!who) throw new AppError('auth.unauthenticated', 'Encoding needs a session (the portal’s cookie) or a Bearer token');
     const workspaceId = ctx.get('X-Compute-Workspace') || who.workspaceId;
-    if (!(await mayRead(who, workspaceId))) throw new AppError('auth.forbidden', 'Encoding needs the admin role in the workspace');
+    if (!(await may(who, 'codec.encode', workspaceId))) throw new AppError('auth.forbidden', 'Encoding needs the admin role in the workspace');
     // A job's ID names the workspace whose data key seals the payloads: the caller's active one.
     const sealed = await codec.encodeFor(workspaceId, payloads.map(toPayload));
     ctx.body = { payloads: sealed.map(toJson) };

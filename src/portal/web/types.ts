@@ -1,8 +1,10 @@
+import type { Role } from '../../auth/roles';
 import type { JobState } from '../../../workflows/job-model';
 
 // The /v0 records the portal reads, as the OpenAPI document describes them (the fields it shows).
 
 export { JOB_STATES, isTerminal, type JobState } from '../../../workflows/job-model';
+export type { Role } from '../../auth/roles';
 
 export interface Job {
   id: string;
@@ -26,7 +28,6 @@ export interface Job {
   artifacts: Artifact[];
 }
 
-export type Role = 'owner' | 'admin' | 'member';
 
 export interface Workspace {
   id: string;
@@ -164,4 +165,13 @@ export interface Limits {
   softCapUsd: number | null;
   hardCapUsd: number | null;
   pending: { softCapUsd: number | null; hardCapUsd: number | null; requestedAt: string } | null;
+}
+
+export interface Invoice {
+  id: string;
+  periodStart: string;
+  periodEnd: string;
+  status: 'draft' | 'open' | 'paid';
+  totalUsd: number;
+  lines: unknown[];
 }

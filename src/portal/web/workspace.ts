@@ -1,6 +1,6 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Role, Workspace } from './types';
+import type { Workspace } from './types';
 
 // The workspace a signed-in page acts in, with the person's role there: pages show a control only
 // to a role the API would let use it (the API refuses the others anyway).
@@ -18,9 +18,5 @@ export function useActing(): Acting {
   return acting;
 }
 
-/** The roles, least first. */
-export const ROLES: Role[] = ['member', 'admin', 'owner'];
-const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
-
-/** True when `role` is at least `least`. */
-export const atLeast = (role: Role, least: Role) => RANK[role] >= RANK[least];
+// The service's own role rules (least first), so the page and the API rank roles alike.
+export { ROLES, atLeast } from '../../auth/roles';

@@ -16,7 +16,7 @@ const PAGE_SIZE = 100;
  * The roles the caller may give, and whom they may change: an owner everyone; an admin only
  * members, and only the member role (to or from admin or owner needs an owner).
  */
-const grantable = (caller: Role): Role[] => (caller === 'owner' ? ROLES : caller === 'admin' ? ['member'] : []);
+const grantable = (caller: Role): Role[] => (caller === 'owner' ? [...ROLES] : caller === 'admin' ? ['member'] : []);
 const aRole = (r: Role) => (r === 'member' ? 'a member' : `an ${r}`);
 const manages = (caller: Role, target: Role) => caller === 'owner' || (caller === 'admin' && target === 'member');
 

@@ -4,7 +4,7 @@ import { Pager } from '../components/pager';
 import { ProblemBox } from '../components/problem-box';
 import { when } from '../format';
 import { usePolling } from '../poll';
-import type { Limits, Usage } from '../types';
+import type { Invoice, Limits, Usage } from '../types';
 import { useAction } from '../use-action';
 import { usePaged, v0Page } from '../use-paged';
 import { atLeast, useActing } from '../workspace';
@@ -14,15 +14,6 @@ import { DataTable } from '../components/data-table';
 const USAGE_REFRESH_MS = 10_000;
 /** Plans billed by invoice; the others have none (the API answers 403 billing.not_available). */
 const INVOICED = new Set(['payg', 'team']);
-
-interface Invoice {
-  id: string;
-  periodStart: string;
-  periodEnd: string;
-  status: string;
-  totalUsd: number;
-  lines: unknown[];
-}
 
 /** USD as the API gives it (up to 6 decimals): shown to the cent, or finer when the cent hides it. */
 const usd = (n: number) => `$${n >= 0.01 || n === 0 ? n.toFixed(2) : n.toFixed(6)}`;
