@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { attemptLiveness } from '../src/agents/liveness';
 import { applyProjection } from '../src/jobs/projection';
 import { auditTemporalCancel } from '../src/jobs/temporal-actions';
-import { type AttemptCheck, CANCELLED_IN_TEMPORAL, type ProjectJobInput } from '../workflows/definitions';
+import { type ResetRunOf, takeOverFromReset } from '../src/jobs/reset-takeover';
+import { type AttemptCheck, CANCELLED_IN_TEMPORAL, type ProjectJobInput, type Rebase } from '../workflows/definitions';
 import type { BillingPeriodActivities, JobActivities, MeterActivities } from './types';
 import { openDueInvoices } from '../src/billing/invoices';
 import { meterTick } from '../src/billing/meter';
@@ -15,13 +16,20 @@ export interface ActivityDeps {
   cancelGraceMs?: number;
   /** How billing periods close and how long their drafts wait. */
   periods?: PeriodSettings;
+  /** What Temporal says of a reset run (src/jobs/reset-takeover.ts); a worker without it refuses takeovers. */
+  resetRunOf?: ResetRunOf;
 }
 
 /** Activities are built from injected dependencies; they read no environment and are idempotent. */
-export function createActivities({ db, cancelGraceMs = 30_000, periods = DEFAULT_PERIODS }: ActivityDeps): JobActivities & MeterActivities & BillingPeriodActivities {
+export function createActivities({ db, cancelGraceMs = 30_000, periods = DEFAULT_PERIODS, resetRunOf }: ActivityDeps): JobActivities & MeterActivities & BillingPeriodActivities {
   const heartbeat = () => Context.current().heartbeat();
   return {
-    async projectJob(input: ProjectJobInput): Promise<void> {
+    async projectJob(input: ProjectJobInput): Promise<Rebase | void> {
+      if (input.takeover) {
+        const run = Context.current().info.workflowExecution;
+        if (!resetRunOf || !run) throw new Error('this worker cannot take a reset run over: it has no Temporal client');
+        return takeOverFromReset(db, input, run, resetRunOf);
+      }
       const written = await applyProjection(db, input);
       if (written && input.snapshot.failureReason === CANCELLED_IN_TEMPORAL) await auditTemporalCancel(db, input);
     },

@@ -1,10 +1,11 @@
-import type { AttemptCheck, ProjectJobInput } from '../workflows/definitions';
+import type { AttemptCheck, ProjectJobInput, Rebase } from '../workflows/definitions';
 import type { MeterReport } from '../src/billing/meter';
 import type { DeliverNextInput, DeliverOutcome, NextDelivery } from '../workflows/webhook-definitions';
 
 /** The activities the job workflow calls; the workflow imports this file for types only. */
 export interface JobActivities {
-  projectJob(input: ProjectJobInput): Promise<void>;
+  /** Offsets only for a reset run's takeover (ProjectJobInput.takeover). */
+  projectJob(input: ProjectJobInput): Promise<Rebase | void>;
   checkAttempt(input: { leaseId: string; lostAfterMs: number }): Promise<AttemptCheck>;
 }
 

@@ -8,6 +8,8 @@ import { login } from './support/auth';
 import { heartbeatInBackground, newWorkspace, ok, pollOne, post, registerNode, resultOf, submit } from './support/http';
 import { v0ok } from './support/v0';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { suiteClient } from './support/temporal-client';
+import { stateQuery } from '../workflows/definitions';
 
 // What an operator does to a job's run in Temporal reaches the job, driven here with the Temporal
 // CLI the project builds (the UI makes the same calls). A run terminated ends its job CANCELLED
@@ -162,5 +164,89 @@ describe('a job whose run is cancelled in Temporal', function () {
     assert.equal((await rowOf(bystander.job_id)).state, 'QUEUED', 'a job the query does not name is left alone');
     const reasons = await db()('jobs').whereIn('id', ids).distinct('failure_reason').pluck('failure_reason');
     assert.deepEqual(reasons, ['cancelled in Temporal']);
+  });
+});
+
+describe('a job whose run is reset or signalled in Temporal', function () {
+  this.timeout(120_000);
+  const db = () => testEnv().db;
+  const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
+  /** An owner's workspace with a webhook, so that its jobs' events are written; `key` submits and registers. */
+  const hookedWorkspace = async () => {
+    const owner = await login();
+    const key = (await ok('/compute/api-keys/create', { name: 'ops', kind: 'user' }, owner.token)).key as string;
+    const receiver = await new WebhookReceiver().start();
+    await v0ok('POST', '/webhooks', { token: owner.token, body: { url: receiver.url } });
+    return { owner, key, receiver };
+  };
+
+  it('reset to its first workflow task: back to QUEUED as a new attempt, the old lease fenced, the reset run replays', async () => {
+    const { key, receiver } = await hookedWorkspace();
+    after(() => receiver.stop());
+    const node = await registerNode(key, {}, 'runner');
+    const job = await submit(key, { command: 'sleep 60' });
+    const held = (await pollOne(node, 5))!;
+    await waitFor('the assignment written', async () => (await rowOf(job.job_id)).state === 'RUNNING');
+    const before = await rowOf(job.job_id);
+    assert.equal(before.attempt, 1);
+    const beat = heartbeatInBackground(node, [job.job_id]);
+    try {
+      // The UI's Reset, its default: Updates after the point are reapplied (the assignment among them).
+      await temporalCli('reset', '--workflow-id', job.job_id, '--type', 'FirstWorkflowTask', '--reason', 'replay from the start');
+      await waitFor('the reset run took the row over', async () => (await rowOf(job.job_id)).version > before.version);
+      const row = await rowOf(job.job_id);
+      assert.deepEqual([row.state, row.attempt, row.lease_id], ['QUEUED', 2, null], 'the state at the reset point, as a new attempt');
+      assert.deepEqual(await db()('job_attempts').where({ lease_id: held.leaseId }).first('end_reason', 'kill_requested'), { end_reason: 'reset', kill_requested: true });
+      const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+      assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the old attempt\'s agent is told to stop');
+      const late = await post('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey);
+      assert.deepEqual([late.status, late.body.code], [409, 'job.not_assigned'], 'the old lease is fenced');
+      const logs = await post('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'late', ts: new Date().toISOString() }] }, node.nodeKey);
+      assert.equal(logs.status, 409, 'its logs too');
+      const [audit] = await db()('audit_log').where({ target_id: job.job_id, action: 'job.reset' }).select('actor_type', 'actor_id', 'details');
+      assert.deepEqual([audit.actor_type, audit.actor_id, audit.details.leaseFenced], ['system', 'temporal', true]);
+      assert.match(audit.details.reason, /: replay from the start$/, 'the reason as Temporal gives it, after who reset');
+      const events = await db()('webhook_events').where({ job_id: job.job_id }).orderBy('seq').select('type', 'data');
+      assert.deepEqual(events.map((e) => [e.type, e.data.job.state]).slice(-1), [['job.transitioned', 'QUEUED']]);
+    } finally {
+      await beat.stop();
+    }
+    // A new attempt runs to its end under a new lease.
+    const again = (await pollOne(node, 5))!;
+    assert.equal(again.job_id, job.job_id);
+    assert.notEqual(again.leaseId, held.leaseId);
+    assert.equal(again.attempt, 2);
+    const done = await post('/compute/nodes/result', resultOf(node, again, 0), node.nodeKey);
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    const retrieved = await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key);
+    assert.deepEqual([retrieved.state, retrieved.attempt], ['succeeded', 2]);
+    // A query of the closed run replays its whole history, as the reset run, on a worker.
+    const client = await suiteClient();
+    const replayed = await client.workflow.getHandle(job.job_id).query(stateQuery);
+    assert.deepEqual([replayed.state, replayed.attempt, replayed.leaseId], ['SUCCEEDED', 2, again.leaseId]);
+    const { events } = await client.workflow.getHandle(job.job_id).fetchHistory();
+    assert.ok(events!.some((e) => e.workflowTaskFailedEventAttributes?.failure?.message?.endsWith('replay from the start')), 'the history shows why');
+  });
+
+  it('the `cancel` signal with its documented input cancels a running job, as the API does', async () => {
+    const { owner, key, receiver } = await hookedWorkspace();
+    after(() => receiver.stop());
+    const node = await registerNode(key, {}, 'runner');
+    const job = await submit(key, { command: 'sleep 60' });
+    const held = (await pollOne(node, 5))!;
+    // What the UI shows on the run's page: its handlers, decoded by the codec endpoint for an owner.
+    const metadata = await temporalCli('metadata', '--workflow-id', job.job_id, '--codec-endpoint', `${testEnv().url}/codec`, '--codec-auth', `Bearer ${owner.token}`);
+    assert.match(metadata, /cancel/, 'the UI lists the signal');
+    assert.match(metadata, /Input: \{\} or \{"reason": "why"\}/, 'with its input');
+    await temporalCli('signal', '--workflow-id', job.job_id, '--name', 'cancel', '--input', '{"reason": "from the UI"}');
+    await waitFor('the job cancelling', async () => (await rowOf(job.job_id)).state === 'CANCELLING');
+    const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+    assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the agent is told to stop it');
+    assert.equal((await post('/compute/nodes/result', resultOf(node, held, 143), node.nodeKey)).status, 200);
+    await waitFor('the job cancelled', async () => (await rowOf(job.job_id)).state === 'CANCELLED');
+    assert.equal((await rowOf(job.job_id)).failure_reason, 'cancelled in Temporal');
+    const entries = await db()('audit_log').where({ target_id: job.job_id, action: 'job.cancel' }).select('actor_type', 'actor_id');
+    assert.deepEqual(entries, [{ actor_type: 'system', actor_id: 'temporal' }]);
+    assert.deepEqual(await db()('webhook_events').where({ job_id: job.job_id }).orderBy('seq').pluck('type'), ['job.created', 'job.transitioned', 'job.transitioned', 'job.transitioned', 'job.terminal']);
   });
 });

@@ -17,6 +17,8 @@ export const recheckAgentSignal = defineSignal('recheckAgent');
  * job without counting an agent loss, or refuses the assignment should it arrive afterwards.
  */
 /** The service stops the job on its own account (`billing.hard_cap`): a cancel with that failureReason. */
+/** An operator's cancel sent from the Temporal UI (input `{}`, or `{"reason": "…"}` kept in the run's history). */
+export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
 export const stopSignal = defineSignal<[{ reason: StopReason }]>('stop');
 export const withdrawLeaseSignal = defineSignal<[{ leaseId: string }]>('withdrawLease');
 export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec; ends?: AttemptEnd[] }>('state');

@@ -1,5 +1,6 @@
-import type { AssignInput, AttemptCheck, AttemptEnd, JobSnapshot, JobSpec, JobTimings, JobWorkflowInput, ProjectJobInput, ResultInput, StopReason, Transition } from './job-model';
+import type { AssignInput, AttemptCheck, AttemptEnd, JobSnapshot, JobSpec, JobTimings, JobWorkflowInput, Rebase, ResultInput, StopReason, Transition } from './job-model';
 import { REFUSAL, RUN_FAILURE, isLive, isTerminal, queuedSnapshot } from './job-model';
+import type { Answered, Move, Refusal, RunEnd, Step } from './job-steps';
 
 // The job's state machine (CONTRACT §2) as a plain class: no Temporal, no clock. Each method takes
 // the time as `now` (epoch ms) and says what the run must do rather than doing it, so the workflow
@@ -8,46 +9,7 @@ import { REFUSAL, RUN_FAILURE, isLive, isTerminal, queuedSnapshot } from './job-
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A refused Update, as data: the workflow throws it as a non-retryable ApplicationFailure. */
-export interface Refusal {
-  type: (typeof REFUSAL)[keyof typeof REFUSAL];
-  message: string;
-}
-
-/** One transition, for the workflow to show (search attributes, the run's details in the UI). */
-export interface Move {
-  from: JobSnapshot;
-  to: JobSnapshot;
-}
-
-/** What an Update did: the answer its caller writes to the read model, and the move, if it made one. */
-export interface Answered {
-  answer: Transition;
-  move: Move | null;
-}
-
-/** What the run does next; `next(now)` asks again once it is done. */
-export type Step =
-  /** The read model is behind: write this, then report it with `projected`. */
-  | { kind: 'project'; write: ProjectJobInput }
-  /** The job moved on its own (a timeout, a loss, the end of a grace...): show it. */
-  | { kind: 'moved'; move: Move }
-  /** Ask after the attempt's agent (the `checkAttempt` activity) and hand the answer to `checked`. */
-  | { kind: 'check'; input: { leaseId: string; lostAfterMs: number } }
-  /** Queued and claimable: wait for the job to change. */
-  | { kind: 'idle' }
-  /** Queued, backing off: wait for a change or until `until`; a wait that ends quietly is `backoffOver`. */
-  | { kind: 'backoff'; until: number }
-  /** Wait for a change (or a recheck) or until `until`. */
-  | { kind: 'wait'; until: number }
-  /** Terminal and written: the run ends with `final()`. */
-  | { kind: 'done' };
-
-/** How the run closes: a failed or timed-out job closes it as failed, so the UI's status tells the truth. */
-export interface RunEnd {
-  transition: Transition;
-  failure: { type: string; message: string } | null;
-}
+export type { Answered, Move, Refusal, RunEnd, Step } from './job-steps';
 
 export class JobMachine {
   private readonly spec: JobSpec;
@@ -69,6 +31,8 @@ export class JobMachine {
   private readonly applied = new Map<string, { answer: Transition; agentId: string | null }>();
   // Leases whose assignment never reached an agent: never assigned, or requeued when they were.
   private readonly withdrawn = new Set<string>();
+  // A reset run: replaying the run it was reset from, then due to write the row over, then done.
+  private takeover: { runId: string; phase: 'replaying' | 'due' | 'done' } | null = null;
 
   constructor(input: JobWorkflowInput, now: number) {
     this.spec = input.spec;
@@ -92,11 +56,12 @@ export class JobMachine {
 
   /** The job moved, or a recheck of its agent was asked, since `version`. */
   changedSince(version: number): boolean {
-    return this.snap.version !== version || this.recheckRequested;
+    return this.snap.version !== version || this.recheckRequested || this.resetPhase === 'due';
   }
 
   refuseAssign({ leaseId }: AssignInput, now: number): Refusal | null {
     if (this.withdrawn.has(leaseId)) return { type: REFUSAL.invalidState, message: 'the assignment was withdrawn' };
+    if (this.takeover && this.takeover.phase !== 'done') return { type: REFUSAL.invalidState, message: 'the run was reset and is taking its job over' };
     if (this.snap.state !== 'QUEUED') return { type: REFUSAL.invalidState, message: `job is ${this.snap.state}` };
     if (Date.parse(this.snap.availableAt) > now) return { type: REFUSAL.invalidState, message: 'job is waiting out a backoff' };
     return null;
@@ -174,7 +139,38 @@ export class JobMachine {
     this.recheckRequested = true;
   }
 
+  /**
+   * This run is a reset (Temporal's Reset) of an earlier one, whose history it replays first. Until
+   * its takeover is written it assigns nothing: an assignment reapplied from after the reset
+   * point belongs to the attempt the takeover fences (validators do not run on replay, so the
+   * replayed ones stand).
+   */
+  wasReset(runId: string): void {
+    this.takeover = { runId, phase: 'replaying' };
+  }
+
+  /** Where a reset run is: replaying the run it was reset from, due to write its takeover, or done. */
+  get resetPhase(): 'replaying' | 'due' | 'done' | null {
+    return this.takeover?.phase ?? null;
+  }
+
+  /** The reset run has gone live: the row was written by the run it was reset from, ahead of this one. */
+  takeOver(): void {
+    if (this.takeover) this.takeover.phase = 'due';
+  }
+
+  /** The takeover wrote the row at `wrote` (this run's version then) plus the offsets it answered. */
+  rebased(offsets: Rebase, wrote: number): void {
+    if (this.takeover) this.takeover.phase = 'done';
+    this.snap = { ...this.snap, version: this.snap.version + offsets.version, attempt: this.snap.attempt + offsets.attempt };
+    this.written = wrote + offsets.version;
+  }
+
   next(now: number): Step {
+    if (this.takeover?.phase === 'due') {
+      const { runId } = this.takeover;
+      return { kind: 'project', write: { snapshot: this.snap, workspaceId: this.spec.workspaceId, attemptEnds: [...this.ends], takeover: { runId } } };
+    }
     if (this.snap.version > this.written) {
       // Every end of the run: writing them again is harmless, and a lost write is made good.
       return { kind: 'project', write: { snapshot: this.snap, workspaceId: this.spec.workspaceId, attemptEnds: [...this.ends] } };

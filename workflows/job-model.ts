@@ -78,7 +78,7 @@ export interface JobSnapshot {
 export interface AttemptEnd {
   leaseId: string;
   /** `undelivered`: the assignment never reached the agent (its poll failed); not an agent loss. */
-  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'deregistered' | 'undelivered';
+  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'deregistered' | 'undelivered' | 'reset';
   /** The agent must kill the attempt's process. */
   kill: boolean;
   result?: ResultInput;
@@ -128,6 +128,19 @@ export interface ProjectJobInput {
   snapshot: JobSnapshot;
   workspaceId: string;
   attemptEnds: AttemptEnd[];
+  /**
+   * The first write of a reset run (Temporal's Reset): it replays from an earlier point, so its
+   * snapshot's version and attempt are behind the row's. The write takes the row over at the
+   * row's next version, fences the attempt the row still holds, and answers the offsets the run
+   * adds to its own numbers from then on.
+   */
+  takeover?: { runId: string };
+}
+
+/** What a reset run adds to its version and attempt numbers to continue the row's (ProjectJobInput.takeover). */
+export interface Rebase {
+  version: number;
+  attempt: number;
 }
 
 export interface AttemptCheck {

@@ -4,11 +4,13 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
   sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { JobActivities } from '../activities/types';
 import {
@@ -16,6 +18,7 @@ import {
   type ProjectJobInput,
   type Transition,
   assignUpdate,
+  cancelSignal,
   cancelUpdate,
   recheckAgentSignal,
   stopSignal,
@@ -25,6 +28,7 @@ import {
 } from './definitions';
 import { type Answered, type Move, type Refusal, type Step, JobMachine } from './job-machine';
 import { CANCELLED_IN_TEMPORAL } from './job-model';
+import { HANDLER_DESCRIPTIONS } from './handler-descriptions';
 import { AgentIdKey, JobStateKey } from './search-attributes';
 
 // Projection and liveness checks retry until they succeed: PostgreSQL being down delays a job's
@@ -33,6 +37,9 @@ const { projectJob, checkAttempt } = proxyActivities<JobActivities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s' },
 });
+
+/** The patch marker a reset run records where it goes live (and takes its job's row over). */
+const RESET_TAKEOVER = 'reset-takeover';
 
 const refuse = (refusal: Refusal | null) => {
   if (refusal) throw ApplicationFailure.create({ ...refusal, nonRetryable: true });
@@ -52,6 +59,10 @@ const refuse = (refusal: Refusal | null) => {
 export async function job(input: JobWorkflowInput): Promise<Transition> {
   // Date.now() in a workflow is the time of the workflow task: the same again on replay.
   const m = new JobMachine(input, Date.now());
+  // A reset run (Temporal's Reset) has a run ID of its own under the original run's started event;
+  // known before any handler is set, since Updates reapplied by the reset arrive with the first.
+  const { runId, originalExecutionRunId } = workflowInfo();
+  if (runId !== originalExecutionRunId) m.wasReset(runId);
 
   const show = (move: Move | null) => {
     if (!move) return;
@@ -70,13 +81,22 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
     return answer;
   };
 
-  setHandler(stateQuery, () => m.view());
-  setHandler(assignUpdate, (a) => settle(m.assign(a, Date.now())), { validator: (a) => refuse(m.refuseAssign(a, Date.now())) });
-  setHandler(resultUpdate, (r) => settle(m.result(r, Date.now())), { validator: (r) => refuse(m.refuseResult(r)) });
-  setHandler(cancelUpdate, () => settle(m.cancel(Date.now())), { validator: () => refuse(m.refuseCancel()) });
-  setHandler(recheckAgentSignal, () => m.recheck());
-  setHandler(stopSignal, ({ reason }) => show(m.stop(reason, Date.now())));
-  setHandler(withdrawLeaseSignal, ({ leaseId }) => show(m.withdrawLease(leaseId, Date.now())));
+  const d = HANDLER_DESCRIPTIONS;
+  setHandler(stateQuery, () => m.view(), { description: d.state });
+  setHandler(assignUpdate, (a) => settle(m.assign(a, Date.now())), { validator: (a) => refuse(m.refuseAssign(a, Date.now())), description: d.assign });
+  setHandler(resultUpdate, (r) => settle(m.result(r, Date.now())), { validator: (r) => refuse(m.refuseResult(r)), description: d.result });
+  setHandler(cancelUpdate, () => settle(m.cancel(Date.now())), { validator: () => refuse(m.refuseCancel()), description: d.cancelUpdate });
+  // An operator's cancel from the Temporal UI: the run writes it, as it does a cancellation request.
+  setHandler(cancelSignal, () => show(m.stop(CANCELLED_IN_TEMPORAL, Date.now())), { description: d.cancelSignal });
+  setHandler(recheckAgentSignal, () => m.recheck(), { description: d.recheckAgent });
+  setHandler(stopSignal, ({ reason }) => show(m.stop(reason, Date.now())), { description: d.stop });
+  setHandler(withdrawLeaseSignal, ({ leaseId }) => show(m.withdrawLease(leaseId, Date.now())), { description: d.withdrawLease });
+
+  // A reset run replays the history it was reset from as that run made it; once it goes live,
+  // which the patch marker records so that its own replays agree, it takes the job's row over.
+  const takeOverOnceLive = () => {
+    if (m.resetPhase === 'replaying' && patched(RESET_TAKEOVER)) m.takeOver();
+  };
 
   // One timer at a time, for the deadline the run waits on now. It is cancelled when the run
   // moves on to wait for another, but left alone when the run completes: a completed run drops
@@ -95,13 +115,14 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
       timer = armed;
     }
     const current = timer;
-    await condition(() => m.changedSince(version) || current.fired);
+    await condition(() => (takeOverOnceLive(), m.changedSince(version) || current.fired));
     return m.changedSince(version);
   };
 
   const project = async (write: ProjectJobInput) => {
-    await projectJob(write);
-    m.projected(write.snapshot.version);
+    const offsets = await projectJob(write);
+    if (write.takeover) m.rebased(offsets ?? { version: 0, attempt: 0 }, write.snapshot.version);
+    else m.projected(write.snapshot.version);
   };
   /** A cancelling or running job: its liveness check, a move of its own, or a wait. */
   const watch = async (step: Step) => {
@@ -118,12 +139,12 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
   const drive = async () => {
     // Keep each await as deep as it is: within one activation, an Update's answer and this loop's
     // next command are ordered by microtask ticks, and the recorded histories hold that order.
-    for (let step = m.next(Date.now()); step.kind !== 'done'; step = m.next(Date.now())) {
+    for (let step = (takeOverOnceLive(), m.next(Date.now())); step.kind !== 'done'; step = (takeOverOnceLive(), m.next(Date.now()))) {
       if (step.kind === 'project') {
         await project(step.write);
       } else if (step.kind === 'idle') {
         const version = m.version;
-        await condition(() => m.version !== version);
+        await condition(() => (takeOverOnceLive(), m.version !== version || m.resetPhase === 'due'));
       } else if (step.kind === 'backoff') {
         // Backoff over: write the row again so waiting agents are woken and it is claimable.
         if (!(await waitUntil(step.until))) show(m.backoffOver());

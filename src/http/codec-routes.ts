@@ -27,7 +27,8 @@ import { parse } from './validate';
 
 const PAYLOADS_MAX = 1000;
 const Body = z.strictObject({
-  payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()).optional(), data: z.string().optional() })).max(PAYLOADS_MAX),
+  // Protobuf's JSON leaves an empty list out: the CLI sends `{}` for a query without arguments.
+  payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()).optional(), data: z.string().optional() })).max(PAYLOADS_MAX).default([]),
 });
 type JsonPayload = z.infer<typeof Body>['payloads'][number];
 

@@ -45,7 +45,7 @@ export interface JobAttempt {
   assignedAt: string;
   lastHeartbeatAt: string;
   endedAt: string | null;
-  /** `result`, `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered`, `undelivered` (workflows/job-model.ts). */
+  /** `result`, `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered`, `undelivered`, `reset` (workflows/job-model.ts). */
   endReason: string | null;
   /** What the agent's result reported, when it reported one. */
   exitCode: number | null;

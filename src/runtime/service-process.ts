@@ -12,6 +12,7 @@ import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleWithSo
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createActivities } from '../../activities';
+import { resetRunsOf } from '../temporal/reset-runs';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { createObjectStore } from '../artifacts/object-store';
 import { resolveJwtSecret } from '../auth/jwt-secret';
@@ -133,7 +134,12 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     worker = await Worker.create({
       ...common,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ db, cancelGraceMs: config.durations.cancelGraceMs, periods: periodSettingsOf(config.billing) }),
+      activities: createActivities({
+        db,
+        cancelGraceMs: config.durations.cancelGraceMs,
+        periods: periodSettingsOf(config.billing),
+        resetRunOf: resetRunsOf(new Client({ connection: native, namespace: config.temporal.namespace, dataConverter })),
+      }),
       maxCachedWorkflows: config.worker.workflowCacheSize,
     });
     // Lanes are short-lived and replay in a few events: a small cache serves them.

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config';
 import { startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
 import { type WebhookWorkflows, createWebhookWorkflows } from '../../src/temporal/webhook-workflow-client';
-import { type JobSnapshot, assignUpdate, cancelUpdate, recheckAgentSignal, resultUpdate, withdrawLeaseSignal } from '../../workflows/definitions';
+import { type JobSnapshot, assignUpdate, cancelSignal, cancelUpdate, recheckAgentSignal, resultUpdate, withdrawLeaseSignal } from '../../workflows/definitions';
 import { laneWorkflowId } from '../../workflows/webhook-definitions';
 import { FakeActivities, FakeWebhookActivities, UNIT_TIMINGS, finalOf, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
 
@@ -130,6 +130,15 @@ const SCENARIOS: Record<string, Scenario> = {
     await result(h, 'lease-1', 143);
     return h;
   },
+  // The operator's `cancel` signal from the Temporal UI while running: its agent is told, and confirms.
+  'cancel-signal-running': async (client, taskQueue) => {
+    const h = await startJob(client, taskQueue, workflowInput({}, { ...UNIT_TIMINGS, cancelGraceMs: 30_000 }));
+    await assign(h, 'lease-1');
+    await h.signal(cancelSignal, { reason: 'from the UI' });
+    await waitForSnapshot(h, (s) => s.state === 'CANCELLING');
+    await result(h, 'lease-1', 143);
+    return h;
+  },
   // Exits 1, is requeued and projected again when its backoff is over; exits 2 with no retries left.
   'exit-code-exhausted': async (client, taskQueue, fake) => {
     const h = await startJob(client, taskQueue, workflowInput({ retry: { maxAttempts: 2, backoffSeconds: 1 } }));
@@ -164,6 +173,7 @@ const ENDS: Record<string, Partial<JobSnapshot>> = {
   'cancel-running-confirmed': { state: 'CANCELLED', exitCode: 143 },
   'temporal-cancel-queued': { state: 'CANCELLED', failureReason: 'cancelled in Temporal' },
   'temporal-cancel-running': { state: 'CANCELLED', failureReason: 'cancelled in Temporal', exitCode: 143 },
+  'cancel-signal-running': { state: 'CANCELLED', failureReason: 'cancelled in Temporal', exitCode: 143 },
   'exit-code-exhausted': { state: 'FAILED', failureReason: 'exit_code', exitCode: 2, attempt: 2 },
   'agent-lost-final': { state: 'FAILED', failureReason: 'agent_lost', attempt: UNIT_TIMINGS.agentLossMaxAttempts },
 };

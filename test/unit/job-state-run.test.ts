@@ -230,7 +230,8 @@ describe('job state machine (no server): what the run does on its own', () => {
   it('loads no Temporal: the machine and the model it imports are plain modules', () => {
     const dir = path.resolve(__dirname, '../../workflows');
     const importsOf = (file: string) => [...new Set([...fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]))];
-    assert.deepEqual(importsOf('job-machine.ts'), ['./job-model']);
+    assert.deepEqual(importsOf('job-machine.ts'), ['./job-model', './job-steps']);
+    assert.deepEqual(importsOf('job-steps.ts'), ['./job-model']);
     assert.deepEqual(importsOf('job-model.ts'), []);
   });
 });

@@ -10,7 +10,10 @@ import { silentSdkLogger, testEnv } from '../support/env';
 // Histories recorded from earlier versions of the workflows (`npm run record:histories`): today's
 // code must make the same decisions from them, or open runs would break on deploy. legacy/ holds
 // runs of `jobWorkflow`, which earlier releases started and a frozen copy finishes; webhooks/ holds
-// runs of the webhook delivery workflows (workflows/webhook-delivery.ts).
+// runs of the webhook delivery workflows (workflows/webhook-delivery.ts). A reset run's history is
+// not among them: the replayer gives every history its original run ID, which is how a run knows
+// it was reset, so test/temporal-ui-actions.test.ts replays one on the real stack instead (a query
+// of a closed run replays it with its own run ID).
 const DIR = path.resolve(__dirname, '../fixtures/histories');
 const read = (dir: string, prefix: string) =>
   fs
@@ -66,9 +69,9 @@ const EDITS: Edit[] = [
       [MACHINE_MADE, `${MACHINE_MADE}  let searchAttributesBehind = false;\n`],
       [UPSERT, '      searchAttributesBehind = true;\n'],
       [
-        '    await projectJob(write);\n',
+        '    const offsets = await projectJob(write);\n',
         [
-          '    await projectJob(write);',
+          '    const offsets = await projectJob(write);',
           '    if (searchAttributesBehind) {',
           '      searchAttributesBehind = false;',
           '      upsertSearchAttributes([',

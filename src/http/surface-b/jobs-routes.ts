@@ -35,7 +35,7 @@ const AttemptB = z
     endReason: z
       .string()
       .nullable()
-      .meta({ description: '`result` (its agent reported), `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered` (its agent was removed), `undelivered` (the assignment never reached the agent); null while it runs' }),
+      .meta({ description: '`result` (its agent reported), `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered` (its agent was removed), `undelivered` (the assignment never reached the agent), `reset` (its run was reset in Temporal; the job went on in a new attempt); null while it runs' }),
     exitCode: z.number().int().nullable().meta({ description: 'As its agent reported it; null without a result' }),
     runtimeMs: z.number().int().nullable().meta({ description: 'As its agent reported it; null without a result' }),
   })
