@@ -4,11 +4,11 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { DataKeys } from '../crypto/data-keys';
 import { queuedChannelOf } from '../db/channels';
-import type { Notifier } from '../db/notifier';
+import type { PollWaiters } from './poll-waiters';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
 import type { Transitions } from '../jobs/transitions';
-import { dispatchLatency, longPollsWaiting } from '../metrics/registry';
+import { claimsRun, dispatchLatency, longPollsWaiting } from '../metrics/registry';
 import { createGate } from '../shared/gate';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 
@@ -16,11 +16,13 @@ import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 type RequireNode = (principal: Principal, nodeId: string) => Promise<ClaimingAgent & { drain: boolean }>;
 
 /**
- * An agent's long poll: claims jobs through src/jobs/dispatch.ts while there are any, else waits
- * for a submit's NOTIFY (or a drain) until its deadline. Claims in flight are bounded per instance.
+ * An agent's long poll: claims jobs through src/jobs/dispatch.ts while there are any, else waits,
+ * holding no database connection, until a job it can take is queued (PollWaiters wakes one
+ * matching poll per job), its node is drained, or its deadline. Claims in flight are bounded per
+ * instance.
  */
-export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Transitions; notifier: Notifier; config: Config; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
-  const { db, transitions, notifier, requireNode } = o;
+export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Transitions; waiters: PollWaiters; config: Config; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
+  const { db, transitions, waiters, requireNode } = o;
   const claims = createGate(o.config.limits.claimsInFlightMax);
   const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };
   // Once a poll holds a job, it starts further claims only for a while, and waits for one already
@@ -37,50 +39,56 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
     const deadline = Date.now() + body.waitSeconds * 1000;
     const jobs: Assignment[] = [];
     const skip: string[] = [];
-    const handOverTimer = lateAfter();
-    const abandonTimer = lateAfter();
-    for (;;) {
-      const ticket = notifier.ticket(queuedChannelOf(node));
-      while (!node.drain && jobs.length < body.maxJobs && !handOverTimer.fired) {
-        // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
-        const leave = await claims.enter(deadline, signal);
-        if (!leave) break;
-        const claim = claimOne(db, transitions, node, skip, claimOptions).finally(leave);
-        let next: Assignment | null | 'late';
-        try {
-          // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
-          // sticky queue left by a crash, a loaded worker), and their loss clocks are running.
-          next = jobs.length === 0 ? await claim : await Promise.race([claim, abandonTimer.promise]);
-        } catch (err) {
-          // Jobs already assigned are the agent's now: hand them over, report the failure next time.
-          if (jobs.length === 0) {
-            ticket.dispose();
-            throw err;
+    // Started with the first job taken; a poll that waits holds none.
+    let clocks: { handOver: Late; abandon: Late } | undefined;
+    // Registered before the first claim: a job queued while it claims still wakes it.
+    const ticket = waiters.enter(queuedChannelOf(node), node.id, node.labels);
+    try {
+      // Claims after a wake are what a queued job costs; the first is what a poll costs.
+      let after: 'start' | 'wake' = 'start';
+      for (;;) {
+        const taken: string[] = [];
+        while (!node.drain && jobs.length < body.maxJobs && !clocks?.handOver.fired) {
+          // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
+          const leave = await claims.enter(deadline, signal);
+          if (!leave) break;
+          const claim = claimOne(db, transitions, node, skip, claimOptions).finally(leave);
+          let next: Assignment | null | 'late';
+          try {
+            // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
+            // sticky queue left by a crash, a loaded worker), and their loss clocks are running.
+            next = clocks ? await Promise.race([claim, clocks.abandon.promise]) : await claim;
+          } catch (err) {
+            // Jobs already assigned are the agent's now: hand them over, report the failure next time.
+            if (jobs.length === 0) throw err;
+            next = null;
           }
-          next = null;
+          claimsRun.inc({ after, outcome: next === null ? 'none' : next === 'late' ? 'late' : 'assigned' });
+          if (next === 'late') {
+            // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
+            claim.then((late) => late && withdrawInBackground(o.workflows, late.job.id, late.leaseId, o.log)).catch(() => undefined);
+            break;
+          }
+          if (!next) break;
+          clocks ??= { handOver: lateAfter(handOverMs), abandon: lateAfter(abandonMs) };
+          if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
+          jobs.push(next);
+          taken.push(next.job.id);
         }
-        if (next === 'late') {
-          // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
-          claim.then((late) => late && withdrawInBackground(o.workflows, late.job.id, late.leaseId, o.log)).catch(() => undefined);
-          break;
-        }
-        if (!next) break;
-        if (jobs.length === 0) {
-          handOverTimer.start(handOverMs);
-          abandonTimer.start(abandonMs);
-        }
-        if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
-        jobs.push(next);
+        // Jobs it was woken for and did not take go on to another poll that can.
+        await ticket.settle(taken);
+        if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) break;
+        longPollsWaiting.inc();
+        // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
+        if (!(await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec()))) break;
+        after = 'wake';
+        node = await requireNode(principal, body.nodeId);
+        ticket.relabel(node.labels);
       }
-      if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) {
-        handOverTimer.clear();
-        abandonTimer.clear();
-        ticket.dispose();
-        break;
-      }
-      longPollsWaiting.inc();
-      await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec());
-      node = await requireNode(principal, body.nodeId);
+    } finally {
+      clocks?.handOver.clear();
+      clocks?.abandon.clear();
+      ticket.dispose();
     }
     const cancel = await db('job_attempts')
       .where({ agent_id: node.id, kill_requested: true })
@@ -93,23 +101,24 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
   };
 }
 
-/** A promise that resolves to 'late' once started and its time is up; never, before it starts. */
-function lateAfter() {
-  let timer: NodeJS.Timeout | undefined;
-  let fire: (v: 'late') => void = () => undefined;
-  const promise = new Promise<'late'>((resolve) => (fire = resolve));
+/** A promise that resolves to 'late' once `ms` have passed. */
+function lateAfter(ms: number) {
   let fired = false;
-  void promise.then(() => (fired = true));
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => {
+      fired = true;
+      resolve('late');
+    }, ms);
+  });
   return {
     promise,
     get fired() {
       return fired;
-    },
-    start(ms: number) {
-      timer = setTimeout(() => fire('late'), ms);
     },
     clear() {
       clearTimeout(timer);
     },
   };
 }
+type Late = ReturnType<typeof lateAfter>;

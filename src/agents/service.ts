@@ -21,6 +21,8 @@ import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-wor
 import { prepared } from '../db/prepared';
 import { agentSilence } from './liveness';
 import { createPoll } from './poll';
+import { PollWaiters } from './poll-waiters';
+import { isClaimable } from '../jobs/reservations';
 import { type Agent, agentFromRow } from './record';
 
 export interface AgentsDeps {
@@ -94,7 +96,9 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
    * it now rather than at its next liveness check (a drain deadline, a removal).
    */
   async function wake(node: RemovedNode): Promise<void> {
-    await db.raw('SELECT pg_notify(?, ?)', queuedChannelOf(node));
+    // Names the node: only its own polls wake (src/agents/poll-waiters.ts).
+    const [channel, queue] = queuedChannelOf(node);
+    await db.raw('SELECT pg_notify(?, ?)', [channel, `${queue} node:${node.id}`]);
     const agentId = node.id;
     const running = await db('job_attempts').where({ agent_id: agentId }).whereNull('ended_at').pluck('job_id');
     await Promise.all(
@@ -194,7 +198,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },
 
-    poll: createPoll({ db, dataKeys, transitions, notifier, config, workflows, log, requireNode }),
+    poll: createPoll({ db, dataKeys, transitions, waiters: new PollWaiters(notifier, (jobId) => isClaimable(db, jobId)), config, workflows, log, requireNode }),
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {

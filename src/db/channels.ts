@@ -1,8 +1,12 @@
 /** PostgreSQL LISTEN/NOTIFY channels; payloads are IDs (and, for logs, a seq). */
 export const NOTIFY = {
-  /** A job of a workspace's own agents (`pool: self`) became claimable; payload: workspace ID. */
+  /**
+   * A job of a workspace's own agents (`pool: self`) became claimable; payload `<workspace ID>
+   * <job ID> <selector JSON>` (the selector left out past 4000 bytes), or `<workspace ID>
+   * node:<node ID>` to wake that node's polls (a drain, a removal).
+   */
   jobQueued: 'compute_job_queued',
-  /** A managed-pool job became claimable; payload: its region. */
+  /** A managed-pool job became claimable; payload as jobQueued's, with its region for the workspace. */
   managedJobQueued: 'compute_managed_job_queued',
   /** A job's projection changed; payload: job ID. */
   jobState: 'compute_job_state',
@@ -22,7 +26,13 @@ export const NOTIFY = {
 export const queuedChannelOf = (agent: { pool: string; region: string | null; workspace_id: string }): [channel: string, payload: string] =>
   agent.pool === 'managed' ? [NOTIFY.managedJobQueued, agent.region!] : [NOTIFY.jobQueued, agent.workspace_id];
 
-/** SQL: the pg_notify that wakes the polls that may take the job row `alias` (its pool, region, workspace). */
+/**
+ * SQL: the pg_notify that offers the job row `alias` to a poll that may take it (its pool, region
+ * or workspace, and its selector for matching labels in memory). PostgreSQL caps a payload at
+ * 8000 bytes: a selector past 4000 is left out, and any poll of the queue may be offered the job.
+ */
 export const notifyQueuedSql = (alias: string) =>
   `pg_notify(CASE WHEN ${alias}.pool = 'managed' THEN '${NOTIFY.managedJobQueued}' ELSE '${NOTIFY.jobQueued}' END,
-             CASE WHEN ${alias}.pool = 'managed' THEN ${alias}.region ELSE ${alias}.workspace_id END)`;
+             CASE WHEN ${alias}.pool = 'managed' THEN ${alias}.region ELSE ${alias}.workspace_id END
+             || ' ' || ${alias}.id
+             || CASE WHEN octet_length(${alias}.selector::text) <= 4000 THEN ' ' || ${alias}.selector::text ELSE '' END)`;

@@ -92,6 +92,16 @@ export async function reserveNext(db: Knex | Knex.Transaction, agent: ReservingA
   return rows[0] as ({ id: string; workspace_id: string } & Record<string, unknown>) | undefined;
 }
 
+/** Whether a job is still there for a poll to claim: queued, available and not reserved. */
+export async function isClaimable(db: Knex, jobId: string): Promise<boolean> {
+  const { rows } = await db.raw(
+    `SELECT 1 FROM jobs WHERE id = ? AND state = 'QUEUED' AND workflow_started AND available_at <= now()
+       AND (claimed_until IS NULL OR claimed_until < now())`,
+    [jobId],
+  );
+  return rows.length > 0;
+}
+
 /** Frees a row the workflow refused to assign (cancelled meanwhile). */
 export async function releaseReservation(db: Knex, jobId: string, agentId: string): Promise<void> {
   await db('jobs').where({ id: jobId, claimed_by: agentId }).update({ claimed_by: null, claimed_until: null });

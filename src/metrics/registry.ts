@@ -46,6 +46,13 @@ export const longPollsWaiting = new Gauge({
   registers,
 });
 
+export const claimsRun = new Counter({
+  name: 'compute_claims_total',
+  help: 'Claims that long polls ran: on the poll\'s arrival (`start`) or after a wake (`wake`), by outcome (a job assigned, none, or too late for its poll)',
+  labelNames: ['after', 'outcome'] as const,
+  registers,
+});
+
 export const sseStreamsOpen = new Gauge({
   name: 'compute_sse_streams_open',
   help: 'Live log streams (SSE) open on this instance',

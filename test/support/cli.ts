@@ -7,6 +7,8 @@ import { newEmail } from './auth';
 import { testEnv } from './env';
 
 const ROOT = path.resolve(__dirname, '../..');
+/** What `npx compute` runs: package.json's bin. */
+const COMPUTE_BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: { compute: string } }).bin.compute);
 
 export interface CliRun {
   code: number | null;
@@ -30,14 +32,16 @@ export function cliConfigDir(): string {
 }
 
 /**
- * `npx compute …` as a person types it, against the suite's stack. `interact` may write to the
- * command's stdin while it runs (answers to its prompts).
+ * `compute …` against the suite's stack: the package's bin (bin/compute.js) run by node, as
+ * `npx compute` runs it without npx's own second of start-up; startComputeInTerminal goes through
+ * npx, as a person types it. `interact` may write to the command's stdin while it runs (answers to
+ * its prompts).
  */
 export function compute(
   args: string[],
   opts: { env?: Record<string, string>; interact?: (stdin: NodeJS.WritableStream) => Promise<void> } = {},
 ): Promise<CliRun> {
-  const child = spawn('npx', ['--no-install', 'compute', ...args], {
+  const child = spawn(process.execPath, [COMPUTE_BIN, ...args], {
     cwd: ROOT,
     env: cliEnvironment({ DATABASE_URL: testEnv().vars.DATABASE_URL, COMPUTE_API_URL: testEnv().url, ...opts.env }),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -150,9 +154,9 @@ function launch(command: string, args: string[], env: Record<string, string> | u
   };
 }
 
-/** `npx compute …` started in the background, with pipes for stdin, stdout and stderr. */
+/** `compute …` started in the background, with pipes for stdin, stdout and stderr. */
 export function startCompute(args: string[], opts: { env?: Record<string, string> } = {}): RunningCli {
-  return launch('npx', ['--no-install', 'compute', ...args], opts.env, `compute ${args.join(' ')}`);
+  return launch(process.execPath, [COMPUTE_BIN, ...args], opts.env, `compute ${args.join(' ')}`);
 }
 
 /**

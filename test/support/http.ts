@@ -78,6 +78,9 @@ export async function heldJob(manifest: Record<string, unknown> = {}) {
   const node = await registerNode(ws.key);
   const sub = await submit(ws.key, manifest);
   const job = (await pollOne(node))!;
+  // The assignment's write commits just behind the poll's answer: reads that do not wait on the
+  // job's row (the node's running jobs) see it once this holds.
+  await waitForJob(ws.key, sub.job_id, (j) => j.state === 'running', 10_000);
   return { ...ws, node, sub, job };
 }
 

@@ -1,0 +1,180 @@
+import { NOTIFY } from '../db/channels';
+import type { Notifier } from '../db/notifier';
+
+// The long polls waiting on this instance, by queue (a workspace's own agents, or a managed
+// region). A queued job's NOTIFY names the job and its selector: it wakes one waiting poll whose
+// labels match, the one that has waited longest, never the whole queue. A poll that took another
+// job, or none, passes the offer on to the next matching poll while the job is still claimable.
+// A drain's NOTIFY names its node and wakes that node's polls. When the LISTEN connection drops,
+// every poll is woken, since what was notified meanwhile is lost.
+
+/** What a poll took in a round of claims, and whether an offered job is still there for another. */
+export type StillClaimable = (jobId: string) => Promise<boolean>;
+
+interface Offer {
+  jobId: string;
+  selector: Record<string, string> | null;
+  /** Polls that had it already: it goes to each at most once. */
+  tried: Set<Waiter>;
+}
+
+class Waiter {
+  /** Offers received since the poll last woke; the round's are what it is settling. */
+  offers: Offer[] = [];
+  round: Offer[] = [];
+  woken = false;
+  wake?: () => void;
+  constructor(
+    readonly queue: string,
+    readonly nodeId: string,
+    public labels: Record<string, string>,
+  ) {}
+}
+
+/** Labels satisfy a selector when they hold each of its pairs (as `selector <@ labels` in SQL). */
+const satisfies = (labels: Record<string, string>, selector: Record<string, string> | null) =>
+  selector === null || Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+/** The NOTIFY payload of a queued job, and of a drain: `<queue> <job ID> <selector JSON>`, `<queue> node:<node ID>`. */
+function parse(payload: string): { queue: string; target: string; selector: Record<string, string> | null } {
+  const first = payload.indexOf(' ');
+  if (first < 0) return { queue: payload, target: '', selector: null };
+  const second = payload.indexOf(' ', first + 1);
+  const queue = payload.slice(0, first);
+  const target = second < 0 ? payload.slice(first + 1) : payload.slice(first + 1, second);
+  let selector: Record<string, string> | null = null;
+  if (second >= 0 && second < payload.length - 1) {
+    try {
+      selector = JSON.parse(payload.slice(second + 1));
+    } catch {
+      selector = null; // unknown: any poll may take it, the claim decides
+    }
+  }
+  return { queue, target, selector };
+}
+
+export class PollWaiters {
+  // Insertion order is waiting order: a poll that wakes goes to the back when it waits again.
+  private readonly queues = new Map<string, Set<Waiter>>();
+
+  constructor(
+    notifier: Notifier,
+    private readonly stillClaimable: StillClaimable,
+  ) {
+    for (const channel of [NOTIFY.jobQueued, NOTIFY.managedJobQueued]) notifier.subscribe(channel, (p) => this.notified(channel, p));
+    notifier.onReset(() => this.wakeAll());
+  }
+
+  /** How many polls are registered (waiting or claiming). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.queues.values()) n += set.size;
+    return n;
+  }
+
+  /**
+   * Registers a poll before its first claim, so that a job queued while it claims still wakes it.
+   * `queue` is `[channel, payload]` as queuedChannelOf gives it.
+   */
+  enter([channel, scope]: [string, string], nodeId: string, labels: Record<string, string>) {
+    const waiter = new Waiter(`${channel}:${scope}`, nodeId, labels);
+    this.join(waiter);
+    return {
+      /** Waits until woken (true) or until `timeoutMs` or an abort (false). */
+      wait: (timeoutMs: number, signal?: AbortSignal): Promise<boolean> =>
+        new Promise<boolean>((resolve) => {
+          const done = (woken: boolean) => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', aborted);
+            waiter.wake = undefined;
+            waiter.woken = false;
+            waiter.round = waiter.offers;
+            waiter.offers = [];
+            resolve(woken);
+          };
+          const aborted = () => done(false);
+          const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
+          if (waiter.woken) return done(true);
+          if (signal?.aborted) return done(false);
+          waiter.wake = () => done(true);
+          signal?.addEventListener('abort', aborted);
+          // Back of the line: the polls that waited longest are offered jobs first.
+          this.leave(waiter);
+          this.join(waiter);
+        }),
+      /** The poll's labels changed (re-read after a wait). */
+      relabel: (labels: Record<string, string>) => {
+        waiter.labels = labels;
+      },
+      /** After a round of claims: offers of jobs it did not take go on to the next matching poll. */
+      settle: async (taken: string[]): Promise<void> => {
+        const round = waiter.round;
+        waiter.round = [];
+        await Promise.all(round.filter((o) => !taken.includes(o.jobId)).map((o) => this.passOn(o, waiter)));
+      },
+      /** The poll is done: whatever it was offered and did not settle goes on. */
+      dispose: (): void => {
+        this.leave(waiter);
+        for (const offer of [...waiter.round, ...waiter.offers]) void this.passOn(offer, waiter);
+        waiter.round = [];
+        waiter.offers = [];
+      },
+    };
+  }
+
+  private join(waiter: Waiter) {
+    let set = this.queues.get(waiter.queue);
+    if (!set) this.queues.set(waiter.queue, (set = new Set()));
+    set.add(waiter);
+  }
+
+  private leave(waiter: Waiter) {
+    const set = this.queues.get(waiter.queue);
+    set?.delete(waiter);
+    if (set?.size === 0) this.queues.delete(waiter.queue);
+  }
+
+  private notified(channel: string, payload: string) {
+    const { queue, target, selector } = parse(payload);
+    const key = `${channel}:${queue}`;
+    if (target.startsWith('node:')) {
+      const nodeId = target.slice('node:'.length);
+      for (const w of this.queues.get(key) ?? []) if (w.nodeId === nodeId) this.wakeOne(w);
+    } else if (target) {
+      this.offer(key, { jobId: target, selector, tried: new Set() });
+    } else {
+      // A payload naming no job (an older instance's): every poll of the queue looks.
+      for (const w of this.queues.get(key) ?? []) this.wakeOne(w);
+    }
+  }
+
+  /** To the longest-waiting matching poll not already woken and not yet offered it; else nobody here. */
+  private offer(queue: string, offer: Offer): boolean {
+    for (const w of this.queues.get(queue) ?? []) {
+      if (w.woken || offer.tried.has(w) || !satisfies(w.labels, offer.selector)) continue;
+      offer.tried.add(w);
+      w.offers.push(offer);
+      this.wakeOne(w);
+      return true;
+    }
+    return false;
+  }
+
+  private async passOn(offer: Offer, from: Waiter) {
+    offer.tried.add(from);
+    const queue = this.queues.get(from.queue);
+    const candidate = [...(queue ?? [])].some((w) => !w.woken && !offer.tried.has(w) && satisfies(w.labels, offer.selector));
+    if (!candidate) return;
+    // Only a job still there is worth another poll's claim.
+    if (await this.stillClaimable(offer.jobId).catch(() => true)) this.offer(from.queue, offer);
+  }
+
+  private wakeOne(w: Waiter) {
+    w.woken = true;
+    w.wake?.();
+  }
+
+  private wakeAll() {
+    for (const set of this.queues.values()) for (const w of set) this.wakeOne(w);
+  }
+}
