@@ -178,7 +178,9 @@ describe('the usage ledger', () => {
 
       // Another worker takes the tick's activity up again once its heartbeat is missed: the window completes, once.
       workers.push(await spawnWorker(taskQueue, 'meter-worker-2', { METER_TICK_SECONDS: '3' }));
-      await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === N, 60_000);
+      // Bounded by the test's timeout, not a speed: the retry waits out the heartbeat timeout (10 s)
+      // and a worker start, then meters beside the ticks of later windows, all on a loaded machine.
+      await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === N, 120_000);
       const retried = await waitFor('the retried activity in the run\'s history', async () => {
         for await (const run of client.workflow.list({ query: `WorkflowType = "meter" AND TaskQueue = "${taskQueue}"` })) {
           const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
