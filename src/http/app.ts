@@ -35,7 +35,13 @@ export function createApp({ services, config, log, health, codec }: { services: 
   const registry = newRegistry();
   // Bodies are read only after the caller is known and within budget: an anonymous client cannot
   // make us buffer a megabyte, and a bad credential costs no parsing.
-  const json = bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' });
+  const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: config.limits.bodyBytes, encoding: 'utf-8' });
+  // Parsed, then on: the parser's frame does not stay suspended for the request's whole length
+  // (a long poll's 30 s), which would cost each waiting poll its memory.
+  const json: Koa.Middleware = async (ctx, next) => {
+    await parseJson(ctx, async () => undefined);
+    return next();
+  };
   const deps = { services, config, log, json, registry };
   const a = surfaceA(deps);
   const b = surfaceB(deps);

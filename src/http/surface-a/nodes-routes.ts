@@ -44,16 +44,21 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     summary: 'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
     response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
-    handle: async (ctx, body) => {
+    // Not async: a waiting poll keeps no suspended frame of this handler (see bench:fleet).
+    handle: (ctx, body) => {
       const release = polls.acquire(principalOf(ctx).credentialId);
       const aborted = new AbortController();
       // The request has been read by now; only the response tells of a client that went away.
       ctx.res.once('close', () => {
         if (!ctx.res.writableFinished) aborted.abort();
       });
-      const out = await agents.poll(principalOf(ctx), body, aborted.signal).finally(release);
-      const uploadUrl = (a: (typeof out.jobs)[number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
-      return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
+      return agents
+        .poll(principalOf(ctx), body, aborted.signal)
+        .finally(release)
+        .then((out) => {
+          const uploadUrl = (a: (typeof out.jobs)[number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
+          return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
+        });
     },
   });
   mount({
