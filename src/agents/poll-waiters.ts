@@ -8,7 +8,7 @@ import type { Notifier } from '../db/notifier';
 // A drain's NOTIFY names its node and wakes that node's polls. When the LISTEN connection drops,
 // every poll is woken, since what was notified meanwhile is lost.
 
-/** What a poll took in a round of claims, and whether an offered job is still there for another. */
+/** Whether an offered job is still there for another poll to claim. */
 export type StillClaimable = (jobId: string) => Promise<boolean>;
 
 interface Offer {

@@ -13,10 +13,12 @@ export interface ReservingAgent {
   region: string | null;
 }
 
-/** What every claimable row must be, beside its queue (`j` is the job): the agent's labels, skips and types. */
-const CLAIMABLE = `j.state = 'QUEUED' AND j.workflow_started
-  AND j.available_at <= now() AND j.selector <@ :labels::jsonb
-  AND (j.claimed_until IS NULL OR j.claimed_until < now())
+/** A row any poll could take now (`j` is the job): queued, started, available, not reserved. */
+const OPEN = `j.state = 'QUEUED' AND j.workflow_started AND j.available_at <= now()
+  AND (j.claimed_until IS NULL OR j.claimed_until < now())`;
+
+/** What every claimable row must be, beside its queue: open, and the agent's labels, skips and types. */
+const CLAIMABLE = `${OPEN} AND j.selector <@ :labels::jsonb
   AND NOT (j.id = ANY(:skip::text[])) AND (:types::text[] IS NULL OR j.type = ANY(:types::text[]))`;
 
 /** The reservation itself; a poll that began before its agent was removed takes nothing after. */
@@ -94,11 +96,7 @@ export async function reserveNext(db: Knex | Knex.Transaction, agent: ReservingA
 
 /** Whether a job is still there for a poll to claim: queued, available and not reserved. */
 export async function isClaimable(db: Knex, jobId: string): Promise<boolean> {
-  const { rows } = await db.raw(
-    `SELECT 1 FROM jobs WHERE id = ? AND state = 'QUEUED' AND workflow_started AND available_at <= now()
-       AND (claimed_until IS NULL OR claimed_until < now())`,
-    [jobId],
-  );
+  const { rows } = await db.raw(`SELECT 1 FROM jobs j WHERE j.id = ? AND ${OPEN}`, [jobId]);
   return rows.length > 0;
 }
 

@@ -131,6 +131,8 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       interceptors: { activity: [activityLogging(log)] },
       dataConverter,
     } satisfies Partial<WorkerOptions>;
+    // The worker's own client: reset runs asked after, schedules kept, webhook lanes woken.
+    const workerClient = new Client({ connection: native, namespace: config.temporal.namespace, dataConverter });
     worker = await Worker.create({
       ...common,
       taskQueue: config.temporal.taskQueue,
@@ -138,7 +140,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
         db,
         cancelGraceMs: config.durations.cancelGraceMs,
         periods: periodSettingsOf(config.billing),
-        resetRunOf: resetRunsOf(new Client({ connection: native, namespace: config.temporal.namespace, dataConverter })),
+        resetRunOf: resetRunsOf(workerClient),
       }),
       maxCachedWorkflows: config.worker.workflowCacheSize,
     });
@@ -158,16 +160,15 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
         await run.catch(() => undefined);
       });
     }
-    const relayClient = new Client({ connection: native, namespace: config.temporal.namespace, dataConverter });
     // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
-    if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(relayClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
+    if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
       log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
     );
     // Its drafts wait a meter tick: a worker that leaves the meter alone leaves this one alone too.
-    if (config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(relayClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
+    if (config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
       log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'),
     );
-    relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(relayClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
+    relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(workerClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
     stops.unshift(() => relay!.stop());
     const stripe = stripeClient(config.stripe);
     if (stripe) {

@@ -29,7 +29,10 @@ const AuditEntry = z
     id: z.string(),
     at: z.string(),
     actor: z.object({ type: z.enum(['user', 'token', 'key', 'node', 'system']), id: z.string(), email: z.string().optional() }),
-    action: z.string(),
+    action: z.string().meta({
+      description:
+        '`noun.verb`: the actions CONTRACT §5 lists, and `job.reset` (a job\'s run reset in Temporal; actor system/temporal, details.reason as Temporal records it) and `codec.decode` (payloads decoded for the Temporal UI)',
+    }),
     target: z.object({ type: z.string(), id: z.string() }),
     workspaceId: z.string(),
     outcome: z.enum(['success', 'denied']),
