@@ -13,16 +13,18 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
-COPY scripts/build-portal.ts ./scripts/
-# The server, then the portal (the page at /, into dist/portal): the runtime stage takes dist/.
-RUN npm run build && npm run build:portal
+COPY scripts/build-portal.ts scripts/build-workflows.ts ./scripts/
+# The server, the portal (the page at /, into dist/portal) and the workflow bundle the workers load
+# (dist/workflow-bundle.js, TEMPORAL_WORKFLOW_BUNDLE): the runtime stage takes dist/.
+RUN npm run build && npm run build:portal && npm run build:workflows
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only. The platform binaries the worker needs (@swc/core's, for bundling
-# workflows at start) arrive as optional packages, so no install script has to run.
+# Production dependencies only. The platform binaries a worker would need to bundle workflows at
+# start (@swc/core's; compose's workers load the prebuilt bundle instead) arrive as optional
+# packages, so no install script has to run.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The agent's identity and job folders; a volume mounted here inherits the node user's ownership.

@@ -250,6 +250,19 @@ describe('deployment files', function () {
       }
     });
 
+    it("the workers' TEMPORAL_WORKFLOW_BUNDLE is the bundle the Dockerfile's build makes", async function () {
+      this.timeout(60_000);
+      const build = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split(/^FROM /m)[1];
+      assert.match(build, /^RUN [^\n]*npm run build:workflows/m);
+      const named = services.worker.environment?.TEMPORAL_WORKFLOW_BUNDLE;
+      assert.equal(named, 'dist/workflow-bundle.js');
+      const built = await run('npm', ['run', 'build:workflows', '--', path.join(outDir, 'workflow-bundle.js')], process.env);
+      assert.equal(built.code, 0, built.stdout + built.stderr);
+      const code = fs.readFileSync(path.join(outDir, named.slice('dist/'.length)), 'utf8');
+      // Workflows of every kind the worker runs, by their exported names.
+      for (const name of ['jobWorkflow', 'webhookLane', 'webhookRedelivery', 'billingPeriod']) assert.match(code, new RegExp(`\\b${name}\\b`), name);
+    });
+
     it('the agent without a key exits at once, naming COMPUTE_AGENT_KEY', async function () {
       this.timeout(30_000);
       const { args } = commandOf('agent');

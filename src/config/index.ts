@@ -57,6 +57,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       uiPort: e.TEMPORAL_UI_PORT,
       codecKeys: e.TEMPORAL_CODEC_KEYS,
       payloadCodec: e.PAYLOAD_CODEC === 'on',
+      workflowBundlePath: e.TEMPORAL_WORKFLOW_BUNDLE,
     },
     s3: {
       endpoint: e.S3_ENDPOINT,

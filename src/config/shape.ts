@@ -35,6 +35,8 @@ export interface SharedSettings {
     codecKeys?: Buffer[];
     /** False only for a bench's comparison run: payloads then reach Temporal in clear. */
     payloadCodec: boolean;
+    /** TEMPORAL_WORKFLOW_BUNDLE: a prebuilt bundle's path; unset, the worker bundles at start. */
+    workflowBundlePath?: string;
   };
   s3: {
     endpoint?: string;

@@ -36,6 +36,9 @@ export const EnvSchema = z.object({
   // ahead of a job's transitions. Default: the job queue's name with `-webhooks`.
   WEBHOOK_TASK_QUEUE: z.string().optional(),
   TEMPORAL_UI_PORT: int(8233),
+  // A workflow bundle built ahead (`npm run build:workflows`, the image's dist/workflow-bundle.js):
+  // the worker loads it instead of bundling workflows/ at every start. Unset: bundled at start.
+  TEMPORAL_WORKFLOW_BUNDLE: z.string().optional(),
   // `off` runs without the payload codec: for the dispatch bench's comparison only (refused in production).
   PAYLOAD_CODEC: z.enum(['on', 'off']).default('on'),
   // The Temporal UI's address as a person's browser reaches it: the portal links each job's run

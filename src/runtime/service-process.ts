@@ -120,7 +120,11 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     c.workflowService.describeNamespace({ namespace: config.temporal.namespace });
   if (native) {
     // One bundle for both workers: the jobs' and the webhook deliveries'.
-    const workflowBundle = opts.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietSdkLogger }));
+    const workflowBundle =
+      opts.workflowBundle ??
+      (config.temporal.workflowBundlePath
+        ? { codePath: config.temporal.workflowBundlePath }
+        : await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietSdkLogger }));
     const common = {
       connection: native,
       namespace: config.temporal.namespace,

@@ -94,8 +94,14 @@ export async function startTestEnv(): Promise<TestEnv> {
   });
   const mailbox = new Mailbox();
   await mailbox.start();
+  // Bundled once for the run: the worker in this process takes it as is, the workers the tests
+  // spawn load it from a file (TEMPORAL_WORKFLOW_BUNDLE), as the image's workers do.
+  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
+  const bundlePath = path.join(dataDir, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, bundle.code);
   const envVars = {
     ...TEST_ENV,
+    TEMPORAL_WORKFLOW_BUNDLE: bundlePath,
     SMTP_URL: mailbox.url,
     DATABASE_URL: stack.databaseUrl!,
     TEMPORAL_ADDRESS: stack.temporalAddress!,
@@ -109,7 +115,6 @@ export async function startTestEnv(): Promise<TestEnv> {
   const config = configWith({});
   const db = createDb(config.databaseUrl!);
   await migrateLatest(db);
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
   const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
   env = { stack, dataDir, config, db, bundle, service, url: service.url!, mailbox, vars: envVars, configWith };
   return env;

@@ -1,10 +1,30 @@
-// Mocha's spec output, closed by the plain summary line CI reads: "N passed, N failed, N skipped".
+// Mocha's spec output, closed by the ten slowest files (hooks included) and the plain summary line
+// CI reads: "N passed, N failed, N skipped".
+const path = require('node:path');
 const Mocha = require('mocha');
+
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
 
 class SpecWithSummary extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
-    runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
+    const started = new Map();
+    const perFile = new Map();
+    runner.on(EVENT_SUITE_BEGIN, (suite) => {
+      if (suite.file && suite.parent && suite.parent.root) started.set(suite, Date.now());
+    });
+    runner.on(EVENT_SUITE_END, (suite) => {
+      const at = started.get(suite);
+      if (at === undefined) return;
+      const file = path.relative(process.cwd(), suite.file);
+      perFile.set(file, (perFile.get(file) || 0) + Date.now() - at);
+    });
+    runner.once(EVENT_RUN_END, () => {
+      const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
+      if (slowest.length > 1) {
+        process.stdout.write('\nslowest files (seconds, hooks included):\n');
+        for (const [file, ms] of slowest) process.stdout.write(`${(ms / 1000).toFixed(1).padStart(8)}  ${file}\n`);
+      }
       const { passes, failures, pending } = runner.stats;
       process.stdout.write(`\n${passes} passed, ${failures} failed, ${pending} skipped\n`);
     });
