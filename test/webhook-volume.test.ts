@@ -3,11 +3,11 @@ import { login } from './support/auth';
 import { v0ok } from './support/v0';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-const JOBS = 300;
+const JOBS = 200;
 const AT_ONCE = 8;
 
-// 300 jobs, each submitted and cancelled (three events), with two endpoints: every event reaches
-// both, each job's in order. 600 lanes, eight jobs made at once, deliveries interleaving with the
+// 200 jobs, each submitted and cancelled (three events), with two endpoints: every event reaches
+// both, each job's in order. 400 lanes, eight jobs made at once, deliveries interleaving with the
 // submits: enough to break an order or lose an event; the volume and its rate are the bench's
 // business (npm run bench:webhooks, 300 jobs a round and every delivery counted).
 describe('webhooks at volume', () => {

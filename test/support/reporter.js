@@ -3,13 +3,22 @@
 const path = require('node:path');
 const Mocha = require('mocha');
 
-const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
+const { EVENT_HOOK_BEGIN, EVENT_HOOK_END, EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
 
 class SpecWithSummary extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
     const started = new Map();
     const perFile = new Map();
+    const hooksPerFile = new Map();
+    const hookStarted = new Map();
+    const fileOf = (runnable) => path.relative(process.cwd(), runnable.file || (runnable.parent && runnable.parent.file) || 'root hooks');
+    runner.on(EVENT_HOOK_BEGIN, (hook) => hookStarted.set(hook, Date.now()));
+    runner.on(EVENT_HOOK_END, (hook) => {
+      const at = hookStarted.get(hook);
+      hookStarted.delete(hook);
+      if (at !== undefined) hooksPerFile.set(fileOf(hook), (hooksPerFile.get(fileOf(hook)) || 0) + Date.now() - at);
+    });
     runner.on(EVENT_SUITE_BEGIN, (suite) => {
       if (suite.file && suite.parent && suite.parent.root) started.set(suite, Date.now());
     });
@@ -21,9 +30,12 @@ class SpecWithSummary extends Mocha.reporters.Spec {
     });
     runner.once(EVENT_RUN_END, () => {
       const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
+      const seconds = (ms) => (ms / 1000).toFixed(1).padStart(8);
       if (slowest.length > 1) {
-        process.stdout.write('\nslowest files (seconds, hooks included):\n');
-        for (const [file, ms] of slowest) process.stdout.write(`${(ms / 1000).toFixed(1).padStart(8)}  ${file}\n`);
+        process.stdout.write('\nslowest files (seconds, of which in hooks):\n');
+        for (const [file, ms] of slowest) process.stdout.write(`${seconds(ms)} ${seconds(hooksPerFile.get(file) || 0)}  ${file}\n`);
+        const hooks = [...hooksPerFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
+        process.stdout.write(`hooks: ${seconds([...hooksPerFile.values()].reduce((a, b) => a + b, 0)).trim()} s in all; the most: ${hooks.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)}`).join(', ')}\n`);
       }
       const { passes, failures, pending } = runner.stats;
       process.stdout.write(`\n${passes} passed, ${failures} failed, ${pending} skipped\n`);
