@@ -12,6 +12,8 @@
  *   when each was due; interleaved the same way.
  * - PostgreSQL's own count of transactions and row writes per request, and CPU per request of
  *   each server process.
+ * - where each server's open-loop tail goes: its event-loop delay over the round (p50, p99, max),
+ *   its GC pauses, and (ours) its waits for a pooled database connection (bench/tail.ts).
  *
  * Options: --seconds, --rounds, --only=jobs/retrieve,… (some operations); PROFILE_DIR=dir writes CPU
  * profiles of our API there (and of the bare server in dir/bare).
@@ -28,6 +30,7 @@ import { type LoadResult, type Target, closedLoop, openLoop } from './http-load'
 import { cpuMsOf, postgresCounters } from './load';
 import { type BareStack, option, runBench, spawnService } from './stack';
 import { ms, summarize } from './stats';
+import { type TailFigures, bareTail, describeTail, oursTail } from './tail';
 
 const CONNECTIONS = 50;
 const JOBS = 1000;
@@ -122,8 +125,19 @@ async function run(stack: BareStack, o: { seconds: number; rounds: number }): Pr
       const rate = Math.round(max('bare') / 2);
       note(`${op.name}: ${o.rounds} open-loop rounds at ${rate} requests/s …`);
       const open = { bare: [] as Awaited<ReturnType<typeof measure>>[], ours: [] as Awaited<ReturnType<typeof measure>>[] };
+      const tails = { bare: [] as TailFigures[], ours: [] as TailFigures[] };
       for (let r = 0; r < o.rounds; r++) {
-        for (const side of sides) open[side.name].push(await measure(side, stack.db, () => openLoop(side.target, { rate, durationMs: o.seconds * 1000, maxConnections: 256 })));
+        for (const side of sides) {
+          const load = () => openLoop(side.target, { rate, durationMs: o.seconds * 1000, maxConnections: 256 });
+          const watched = side.name === 'ours' ? () => oursTail(api.url!, load) : () => bareTail(bareUrl, load);
+          open[side.name].push(
+            await measure(side, stack.db, async () => {
+              const { result, tail } = await watched();
+              tails[side.name].push(tail);
+              return result;
+            }),
+          );
+        }
       }
       say(`== ${op.name} ==`);
       const rows: Record<string, { throughput: number; p50: number; p99: number; closedP99: number }> = {};
@@ -140,6 +154,8 @@ async function run(stack: BareStack, o: { seconds: number; rounds: number }): Pr
         );
         say(`${name.padEnd(5)} open loop at ${rate}/s: p50 ${ms(openLat.p50)} p90 ${ms(openLat.p90)} p99 ${ms(openLat.p99)} max ${ms(openLat.max)} ms (n=${openLat.n})`);
       }
+      say(`where the open loop's tail goes (each server's own figures over its rounds):`);
+      for (const name of ['bare', 'ours'] as const) say(`  ${describeTail(name, tails[name])}`);
       const ratioThroughput = rows.ours.throughput / rows.bare.throughput;
       const ratioP99 = rows.ours.p99 / rows.bare.p99;
       say(`ratio: throughput ${ratioThroughput.toFixed(2)}, p99 at ${rate}/s ${ratioP99.toFixed(2)} (p50 ${(rows.ours.p50 / rows.bare.p50).toFixed(2)})`);

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 
 // The baseline of `npm run bench:api`: a bare node:http server with a pg pool that answers each
@@ -34,7 +35,29 @@ const operations: Record<string, (body: Record<string, unknown>) => Promise<unkn
   },
 };
 
+// The tail's attribution, as our API reports it on /metrics: loop delay and GC since the last read.
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+const gc = { ms: 0, count: 0, over10ms: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.ms += e.duration;
+    gc.count++;
+    if (e.duration >= 10) gc.over10ms++;
+  }
+}).observe({ entryTypes: ['gc'] });
+const stats = () => {
+  const out = { loop: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 }, gc: { ...gc } };
+  loop.reset();
+  Object.assign(gc, { ms: 0, count: 0, over10ms: 0 });
+  return JSON.stringify(out);
+};
+
 const server = http.createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/stats') {
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(stats());
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {

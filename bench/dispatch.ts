@@ -24,6 +24,10 @@
  *   (submit starts the workflow, a NOTIFY wakes the poll, the poll runs the assign Update);
  *   baseline_p99 likewise from the p99s. baseline_throughput = the protocol loop's jobs/s,
  *   minimal_throughput the minimal loop's.
+ * - the production shape: `npm run api` and `npm run worker` as processes of their own, as compose
+ *   runs them (on a task queue of their own; a submit there starts its run without the eager
+ *   first task): its dispatch latency in the same interleaved rounds, its throughput loop, and CPU
+ *   per job split by process (API, worker, Temporal, PostgreSQL, the bench's client) from /proc.
  * - where the time goes: a timeline of the measured dispatches (the bench's clock, the row's
  *   created_at, NOTIFY delivery to a LISTEN connection of the bench's own, the workflow
  *   histories' event times), the Temporal work per job next to the bare workflow's, and the CPU
@@ -60,6 +64,7 @@ import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
 import { cacheWeight } from './cache-weight';
 import { codecCost } from './codec';
+import { startComposeShape } from './compose-shape';
 import { fleetThroughput, logFlood, submitBurst } from './fleet';
 import { deepQueue } from './queue';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
@@ -82,6 +87,7 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
   const probe = await startNotifyProbe(stack.databaseUrl);
   const bareTemporal = await startBareTemporal(temporal);
   const bareNotify = await startBareNotify(stack.databaseUrl);
+  let stopCompose: (() => Promise<void>) | undefined;
   try {
     const node = await api.register(stack.userKey, 'bench-latency', { role: 'latency' });
     const serviceRound = (iterations: number, warmup = 0) =>
@@ -94,19 +100,28 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const weight = await cacheWeight({ ...temporal, runs: 1000 });
     note(`deep queue: ${counts.queue} jobs submitted, then cancelled …`);
     const queue = await deepQueue({ stack, api, jobs: counts.queue, concurrency: 50 });
-    note(`latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL and the service …`);
+    note('starting the API and a worker as processes of their own, as compose runs them …');
+    const compose = await startComposeShape(stack);
+    stopCompose = compose.stop;
+    const composeNode = await compose.api.register(stack.userKey, 'bench-compose-latency', { role: 'compose-latency' });
+    const composeRound = (iterations: number, warmup = 0) =>
+      serviceLatency({ api: compose.api, userKey: stack.userKey, node: composeNode, warmup, iterations, settleMs: 40, probe });
+    note(`latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL, the service in one process and as compose runs it …`);
     await bareTemporal.latency(counts.warmup);
     await bareNotify.latency(counts.warmup);
     await serviceRound(0, counts.warmup);
+    await composeRound(0, counts.warmup);
     const bareRuns: BareLatency[] = [];
     const notifySamples: number[] = [];
     const samples: DispatchSample[] = [];
-    const latencyLoad = watchLoad(stack.service.db);
+    const composeSamples: DispatchSample[] = [];
+    const latencyLoad = watchLoad(stack.service.db, compose.pids);
     for (let round = 0; round < ROUNDS; round++) {
       const n = Math.ceil(counts.latency / ROUNDS);
       bareRuns.push(await bareTemporal.latency(n));
       notifySamples.push(...(await bareNotify.latency(n)));
       samples.push(...(await serviceRound(n)).samples);
+      composeSamples.push(...(await composeRound(n)).samples);
     }
     const latencyLoadLines = latencyLoad.stop();
     const bare = {
@@ -122,6 +137,7 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
       submit: summarize(samples.map((x) => x.submittedAt - x.sentAt)),
       samples,
     };
+    const composeLatency = summarize(composeSamples.map((x) => x.polledAt - x.sentAt));
 
     note('throughput: bare Temporal, minimal loop …');
     const minimalTpLoad = watchLoad(stack.service.db);
@@ -138,6 +154,15 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const tpQueries = watchQueries(stack.service.db);
     const tp = await serviceThroughput({ api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
     const tpLoadLines = [...tpLoad.stop(counts.throughput), tpQueries.stop(counts.throughput), await tpPostgres.stop(counts.throughput)];
+    note('throughput: the API and the worker as compose runs them …');
+    const composeNodes = await Promise.all([1, 2, 3, 4].map((i) => compose.api.register(stack.userKey, `bench-compose-tp-${i}`, { role: 'compose-throughput' })));
+    const composeLoad = watchLoad(undefined, compose.pids);
+    const composePostgres = await watchPostgres(stack.db);
+    const composeTp = await serviceThroughput({ api: compose.api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes: composeNodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
+    const composeLoadLines = [...composeLoad.stop(counts.throughput), await composePostgres.stop(counts.throughput)];
+    const composeCpu = composeLoad.perJob(counts.throughput);
+    await compose.stop();
+    stopCompose = undefined;
     note(`the payload codec's cost: the service loop with and without it, ${counts.codec} jobs a round, alternating …`);
     const codec = await codecCost({ stack, jobs: counts.codec, inFlight: IN_FLIGHT });
     note(`end to end: 2 reference agents x 8 slots, ${counts.fleet} jobs …`);
@@ -183,6 +208,21 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say(`bare Temporal, minimal loop (context): ${m.jobs} start+Update+result in ${(m.elapsedMs / 1000).toFixed(2)} s = ${rate(m.perSecond)} /s (middle 80%: ${rate(m.steadyPerSecond)} /s)`);
     for (const line of minimalTpLoadLines) say(`  ${line}`);
     say(`ratio ${ratioThroughput.toFixed(2)} (against the minimal loop ${(tp.perSecond / m.perSecond).toFixed(2)})`);
+    say();
+    const composeRatioP50 = composeLatency.p50 / baselineP50;
+    const composeRatioP99 = composeLatency.p99 / baselineP99;
+    const composeRatioTp = composeTp.perSecond / bareThroughput.perSecond;
+    const cpu = (group: string) => (composeCpu[group] ?? 0).toFixed(1);
+    say('== production shape: the API and the worker as processes of their own, as compose runs them ==');
+    say(describe('compose shape: submit → poll answer', composeLatency));
+    say(`ratio to the baseline: p50 ${composeRatioP50.toFixed(2)}, p99 ${composeRatioP99.toFixed(2)} (one process, starts eager: ${ratioP50.toFixed(2)}, ${ratioP99.toFixed(2)})`);
+    say(
+      `throughput: ${composeTp.jobs} jobs in ${(composeTp.elapsedMs / 1000).toFixed(2)} s = ${rate(composeTp.perSecond)} jobs/s (middle 80%: ${rate(composeTp.steadyPerSecond)}); ` +
+        `ratio ${composeRatioTp.toFixed(2)} to the protocol loop (one process: ${ratioThroughput.toFixed(2)})`,
+    );
+    for (const line of composeLoadLines) say(`  ${line}`);
+    say(`  CPU per job by process (ms): API ${cpu('API process')}, worker ${cpu('worker process')}, Temporal ${cpu('temporal dev server')}, PostgreSQL ${cpu('postgres')}, the bench's own client ${cpu('this process (API + worker + bench)')}`);
+    say();
     say(`payload codec: ${rate(codec.sealed)} jobs/s with every payload sealed, ${rate(codec.plain)} jobs/s without the codec (PAYLOAD_CODEC=off): ratio ${codec.ratio.toFixed(2)} (target ≥ 0.95)`);
     say();
     const ratioFleet = fleet.perSecond / tp.perSecond;
@@ -223,12 +263,16 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
       `dispatch p50=${ms(latency.latency.p50)} p99=${ms(latency.latency.p99)} baseline_p50=${ms(baselineP50)} baseline_p99=${ms(baselineP99)} ` +
       `ratio_p50=${ratioP50.toFixed(2)} ratio_p99=${ratioP99.toFixed(2)} ` +
       `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)} ` +
-      `minimal_throughput=${rate(minimalThroughput.perSecond)} ratio_codec=${codec.ratio.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
+      `minimal_throughput=${rate(minimalThroughput.perSecond)} ` +
+      `compose_p50=${ms(composeLatency.p50)} compose_ratio_p50=${composeRatioP50.toFixed(2)} compose_ratio_p99=${composeRatioP99.toFixed(2)} compose_throughput=${rate(composeTp.perSecond)} compose_ratio_throughput=${composeRatioTp.toFixed(2)} ` +
+      `cpu_ms_per_job_api=${cpu('API process')} cpu_ms_per_job_worker=${cpu('worker process')} cpu_ms_per_job_temporal=${cpu('temporal dev server')} cpu_ms_per_job_postgres=${cpu('postgres')} ` +
+      `ratio_codec=${codec.ratio.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
       `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
       `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
       `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)}`
     );
   } finally {
+    await stopCompose?.();
     await probe.stop();
     await bareNotify.stop();
     await bareTemporal.stop();

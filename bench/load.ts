@@ -99,13 +99,18 @@ export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
       pending.push(pool.numPendingAcquires());
     }
   }, 20);
+  let spent: Array<readonly [Group, number]> = [];
   return {
+    /** After `stop`: the CPU each group spent per job, in ms. */
+    perJob(jobs: number): Record<Group, number> {
+      return Object.fromEntries(spent.map(([group, ms]) => [group, ms / jobs]));
+    },
     /** Report lines; with `jobs`, also the CPU each job cost. */
     stop(jobs?: number): string[] {
       clearInterval(sampler);
       const wallMs = nowMs() - startedAt;
       const after = cpuByGroup(named);
-      const spent = [...after.entries()]
+      spent = [...after.entries()]
         .map(([group, ms]) => [group, ms - (before.get(group) ?? 0)] as const)
         .filter(([, ms]) => (ms / wallMs) * 100 >= 0.5)
         .sort((a, b) => b[1] - a[1]);
@@ -170,9 +175,15 @@ export function watchQueries(db: Knex) {
     if (/pg_advisory/.test(s)) return `${verb} advisory lock`;
     return `${verb} ${table}`.trim();
   };
-  const onQuery = (q: { sql?: string }) => {
+  // A statement outside a transaction block is a transaction of its own; a block is one however
+  // many statements it holds.
+  let alone = 0;
+  const blocks = new Set<string>();
+  const onQuery = (q: { sql?: string; __knexTxId?: string }) => {
     const kind = kindOf(q.sql ?? '');
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    if (q.__knexTxId) blocks.add(q.__knexTxId);
+    else alone++;
   };
   db.on('query', onQuery);
   return {
@@ -180,7 +191,11 @@ export function watchQueries(db: Knex) {
       db.off('query', onQuery);
       const total = [...counts.values()].reduce((s, n) => s + n, 0);
       const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
-      return `service statements per job: ${(total / jobs).toFixed(1)} (${top.map(([k, n]) => `${k} ${(n / jobs).toFixed(2)}`).join(', ')})`;
+      const transactions = (alone + blocks.size) / jobs;
+      return (
+        `service statements per job: ${(total / jobs).toFixed(1)} (${top.map(([k, n]) => `${k} ${(n / jobs).toFixed(2)}`).join(', ')}); ` +
+        `transactions per job: ${transactions.toFixed(1)}, ${(transactions / 3).toFixed(1)} per transition (submit, assign, result; polls and reads included)`
+      );
     },
   };
 }

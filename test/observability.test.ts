@@ -90,7 +90,7 @@ describe('health, readiness, metrics and request IDs', () => {
     }
   });
 
-  it('moves the API series when a job runs: requests by route, dispatch latency, queue depth, polls waiting, SSE streams, log lines, artifact bytes, 429s', async () => {
+  it('moves the API series when a job runs: requests by route, dispatch latency, queue depth, polls waiting, SSE streams, log lines, artifact bytes, 429s, pool waits', async () => {
     const { url } = testEnv();
     const before = await scrape(url);
     const { key, workspaceId } = await newWorkspace();
@@ -128,6 +128,8 @@ describe('health, readiness, metrics and request IDs', () => {
     assert.ok(moved('compute_http_request_duration_seconds_count', { route: '/api/compute/nodes/poll', method: 'POST' }) >= 5);
     assert.ok(moved('compute_rate_limit_refusals_total', { route: '/api/compute/nodes/poll' }) >= 1);
     assert.ok(moved('compute_dispatch_latency_seconds_count') >= 1);
+    // Every statement the job's requests sent waited for a connection, if only for microseconds.
+    assert.ok(moved('compute_db_pool_wait_seconds_count') >= 10);
     assert.ok(moved('compute_log_lines_ingested_total') >= 3);
     assert.ok(moved('compute_artifact_bytes_total', { direction: 'upload' }) >= 1000);
     assert.equal(total(after, 'compute_jobs', { workspace: workspaceId }), 0, 'nothing left open in the workspace');

@@ -95,3 +95,10 @@ new Gauge({
     for (const row of await source()) this.set({ workspace: row.workspaceId, state: row.state }, row.count);
   },
 });
+
+export const dbPoolWait = new Histogram({
+  name: 'compute_db_pool_wait_seconds',
+  help: "Time a statement waited for one of this process's database connections (the pool's acquire)",
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+  registers,
+});

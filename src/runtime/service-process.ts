@@ -18,6 +18,7 @@ import { createObjectStore } from '../artifacts/object-store';
 import { resolveJwtSecret } from '../auth/jwt-secret';
 import type { Config } from '../config';
 import { createDb } from '../db/knex';
+import { observePoolWaits } from '../db/pool-metrics';
 import { Notifier } from '../db/notifier';
 import { createApp } from '../http/app';
 import type { RouteInfo } from '../http/route-table';
@@ -90,6 +91,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const { config, log } = opts;
   if (!config.databaseUrl || !config.temporal.address) throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
   const db = createDb(config.databaseUrl, { log, max: config.dbPoolMax });
+  observePoolWaits(db);
   const webhookSecrets = createSecretBox(await resolveWebhookSecretKeys(config));
   // Secrets left clear by an older version, or sealed with a key no longer first, are sealed now.
   const resealed = await sealStoredSecrets(db, webhookSecrets);
