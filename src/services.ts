@@ -70,7 +70,7 @@ export function createServices(deps: ServiceDeps) {
   const mailer = mailerFor(config, log);
   const signer = createUrlSigner(jwtSecret);
   const transitions = createTransitions({ ...deps, silentAttempts });
-  const logs = createLogsService(deps);
+  const logs = createLogsService({ ...deps, turns: transitions.turns });
   const credentials = createCredentialCache({
     db,
     notifier: deps.notifier,

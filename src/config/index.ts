@@ -93,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       auditExportsPerInstance: e.AUDIT_EXPORTS_PER_INSTANCE,
       claimsInFlightMax: e.CLAIMS_IN_FLIGHT_MAX,
       changesInFlightMax: e.CHANGES_IN_FLIGHT_MAX,
+      logLinesInFlightMax: e.LOG_LINES_IN_FLIGHT_MAX,
       claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
       pollHandOverMs: e.POLL_HAND_OVER_MS,
     },

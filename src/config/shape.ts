@@ -76,6 +76,8 @@ export interface SharedSettings {
     claimsInFlightMax: number;
     /** Submits, cancels and retries one instance sends Temporal at once; further ones wait their turn (up to 10 s, then 503). */
     changesInFlightMax: number;
+    /** Log lines stored at once per instance, a quarter while progress is under way (pushes take turns). */
+    logLinesInFlightMax: number;
     /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
     claimReservationSeconds: number;
     /** How long a poll that holds a job goes on claiming more before it answers. */

@@ -84,6 +84,8 @@ export const EnvSchema = z.object({
   AUDIT_EXPORTS_PER_INSTANCE: z.coerce.number().int().min(1).default(10),
   CLAIMS_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
   CHANGES_IN_FLIGHT_MAX: z.coerce.number().int().min(1).default(8),
+  // Log lines one API instance stores at once (a quarter of it while agents' jobs make progress).
+  LOG_LINES_IN_FLIGHT_MAX: z.coerce.number().int().min(4).default(4000),
   // How long a poll holding a job goes on starting claims for more (capped at a fifth of AGENT_LOST_AFTER_MS);
   // one still under way at a third of AGENT_LOST_AFTER_MS is withdrawn and the poll answers.
   POLL_HAND_OVER_MS: z.coerce.number().int().min(0).default(1000),

@@ -41,7 +41,7 @@ export interface TransitionsDeps {
  * caller retries what it got no answer to), a claim the workflow refuses, and the reconciler.
  */
 export function createTransitions({ db, workflows, config, log, silentAttempts }: TransitionsDeps) {
-  const turns = createTurns({ changesMax: config.limits.changesInFlightMax, retryAfterSeconds: config.dependencyRetryAfterSeconds });
+  const turns = createTurns({ changesMax: config.limits.changesInFlightMax, pushLinesMax: config.limits.logLinesInFlightMax, retryAfterSeconds: config.dependencyRetryAfterSeconds });
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
     applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
   /** A change someone asked for: its write and its audit entry commit together. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { NOTIFY } from '../db/channels';
 import { type AskingNode, askableBy, holdsLease } from '../jobs/lease';
+import type { Turns } from '../jobs/turns';
 import { logLinesIngested } from '../metrics/registry';
 import { notAssigned, notFound } from '../shared/errors';
 import { costOf, logBudgetOf, planPush } from './budget';
@@ -69,13 +70,14 @@ async function lockedWithLogState(trx: Knex.Transaction, node: AskingNode, q: { 
  * seqs [1, marker) and the tail [tail_start_seq, next_seq) of job_log_state: trimming deletes
  * by primary-key range from the tail's start, as many rows as the push's own excess needs.
  */
-export function createLogPush({ db, config }: { db: Knex; config: Config }) {
+export function createLogPush({ db, config, turns }: { db: Knex; config: Config; turns: Pick<Turns, 'push'> }) {
   const budget = logBudgetOf(config.limits);
   const storedListeners = new Set<(s: StoredLines) => void>();
 
   /** Lines from `node` (its row, as requireNode read it) for the job its lease holds. */
   async function push(node: AskingNode, body: { jobId: string; leaseId: string; lines: PushedLine[] }) {
-    const out = await pushTransaction(node, body);
+    // In its turn: a job flooding its log waits while other agents' jobs are handed out and finish.
+    const out = await turns.push(body.lines.length, () => pushTransaction(node, body));
     logLinesIngested.inc(out.accepted);
     if (out.stored) for (const fn of storedListeners) fn(out.stored);
     return { accepted: out.accepted, duplicates: out.duplicates };

@@ -11,7 +11,7 @@ function held() {
 }
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
-describe('turns: progress first, changes in their turn', () => {
+describe('turns: progress first, changes and log pushes in their turn', () => {
   it('lets changesMax changes in at once on an idle instance, and the next when one ends', async () => {
     const turns = createTurns({ changesMax: 4, quietMs: 50, retryAfterSeconds: 1 });
     const calls = Array.from({ length: 5 }, held);
@@ -60,5 +60,47 @@ describe('turns: progress first, changes in their turn', () => {
     assert.equal(next.started, true, 'the refused one left no turn behind');
     next.finish();
     await after;
+  });
+
+  it('weighs log pushes by their lines: many small ones at once, a flood one batch at a time while agents progress', async () => {
+    const turns = createTurns({ changesMax: 8, pushLinesMax: 4000, quietMs: 100, retryAfterSeconds: 1 });
+    // Idle: four 1000-line batches fit, the fifth waits.
+    const idle = Array.from({ length: 5 }, held);
+    const idleRuns = idle.map((c) => turns.push(1000, c.run));
+    await tick();
+    assert.deepEqual(idle.map((c) => c.started), [true, true, true, true, false]);
+    idle.forEach((c) => c.finish());
+    await Promise.all(idleRuns);
+
+    // Busy: a quarter, 1000 lines: one flood batch at a time, yet fifty 20-line pushes together.
+    const progress = held();
+    const progressRun = turns.progress(progress.run);
+    const floods = Array.from({ length: 3 }, held);
+    const floodRuns = floods.map((c) => turns.push(1000, c.run));
+    await tick();
+    assert.deepEqual(floods.map((c) => c.started), [true, false, false]);
+    floods[0].finish();
+    await tick();
+    assert.deepEqual(floods.map((c) => c.started), [true, true, false], 'the next batch when the first is stored');
+    floods.slice(1).forEach((c) => c.finish());
+    await Promise.all(floodRuns);
+    const small = Array.from({ length: 50 }, held);
+    const smallRuns = small.map((c) => turns.push(20, c.run));
+    await tick();
+    assert.ok(small.every((c) => c.started), 'small pushes are not held back by the count of them');
+    small.forEach((c) => c.finish());
+    await Promise.all(smallRuns);
+
+    // A push bigger than the lane still gets in once it is alone there; changes are a lane apart.
+    const big = held();
+    const bigRun = turns.push(5000, big.run);
+    const change = held();
+    const changeRun = turns.change(change.run);
+    await tick();
+    assert.deepEqual([big.started, change.started], [true, true]);
+    big.finish();
+    change.finish();
+    progress.finish();
+    await Promise.all([bigRun, changeRun, progressRun]);
   });
 });
