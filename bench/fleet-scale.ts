@@ -129,8 +129,10 @@ runBench(async (stack: BareStack) => {
   note(line('dispatch to the named agent, 10 agents', baseline.latencies));
 
   // What a waiting poll holds, at a depth whose heap snapshots stay quick to write and to read.
+  // While thousands of agents connect at once the API's accept queue is full, and a scrape may
+  // fail to connect: that is a "not yet", not a failure of the bench.
   const waitingFor = async (n: number) => {
-    for (let t = 0; (await metric('compute_long_polls_waiting')) < n * 0.98; t++) {
+    for (let t = 0; (await metric('compute_long_polls_waiting').catch(() => 0)) < n * 0.98; t++) {
       if (t > 600) throw new Error(`only ${await metric('compute_long_polls_waiting')} of ${n} polls waiting`);
       await sleep(500);
     }
