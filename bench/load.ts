@@ -50,11 +50,31 @@ export function pidOf(prefix: string): number | undefined {
 
 function cpuByGroup(named: Record<number, string>): Map<Group, number> {
   const out = new Map<Group, number>();
+  for (const [, { group, cpuMs }] of cpuByPid(named)) out.set(group, (out.get(group) ?? 0) + cpuMs);
+  return out;
+}
+
+function cpuByPid(named: Record<number, string>): Map<string, { group: Group; cpuMs: number }> {
+  const out = new Map<string, { group: Group; cpuMs: number }>();
   for (const pid of pids()) {
     const stat = procStat(pid);
     if (!stat) continue; // exited meanwhile
-    const group = groupOf(Number(pid), stat.comm, named);
-    out.set(group, (out.get(group) ?? 0) + stat.cpuMs);
+    out.set(pid, { group: groupOf(Number(pid), stat.comm, named), cpuMs: stat.cpuMs });
+  }
+  return out;
+}
+
+/**
+ * CPU per group over a phase, process by process: one that started during it counts whole, one
+ * that exited counts nothing (its last moments are lost, never its whole past: an idle database
+ * connection closed mid-phase would otherwise take its backend's history off the phase).
+ */
+function cpuSpent(before: Map<string, { cpuMs: number }>, named: Record<number, string>): Map<Group, number> {
+  const out = new Map<Group, number>();
+  for (const [pid, { group, cpuMs }] of cpuByPid(named)) {
+    const prior = before.get(pid)?.cpuMs ?? 0;
+    // Less than before: the pid was reused by a process started during the phase.
+    out.set(group, (out.get(group) ?? 0) + (cpuMs >= prior ? cpuMs - prior : cpuMs));
   }
   return out;
 }
@@ -89,7 +109,7 @@ export async function untilIdle(o: { threshold?: number; quietMs?: number; timeo
 /** Starts measuring; `stop()` returns report lines for the phase. `named`: pids the report names. */
 export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
   const startedAt = nowMs();
-  const before = cpuByGroup(named);
+  const before = cpuByPid(named);
   const pool = (db?.client as { pool?: PoolLike } | undefined)?.pool;
   const used: number[] = [];
   const pending: number[] = [];
@@ -109,9 +129,7 @@ export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
     stop(jobs?: number): string[] {
       clearInterval(sampler);
       const wallMs = nowMs() - startedAt;
-      const after = cpuByGroup(named);
-      spent = [...after.entries()]
-        .map(([group, ms]) => [group, ms - (before.get(group) ?? 0)] as const)
+      spent = [...cpuSpent(before, named).entries()]
         .filter(([, ms]) => (ms / wallMs) * 100 >= 0.5)
         .sort((a, b) => b[1] - a[1]);
       const parts = spent.map(([group, ms]) => `${group} ${((ms / wallMs) * 100).toFixed(0)}%`);
