@@ -124,7 +124,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
       503: {
         description:
           'dependency.unavailable: Temporal or PostgreSQL cannot be reached, or (submit, cancel, retry) this API instance had no turn ' +
-          'for the change within 10 s (CHANGES_IN_FLIGHT_MAX); nothing was written. ' +
+          'for the change within 10 s (CHANGES_IN_FLIGHT_MAX), or (nodes/logs) none for the push within 10 s (LOG_LINES_IN_FLIGHT_MAX); nothing was written. ' +
           'The first call to an unreachable Temporal waits up to 10 s; later ones fail at once until Retry-After passes.',
         headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
         content: { 'application/json': { schema: ErrorEnvelope } },
