@@ -5,7 +5,9 @@ import { build } from 'esbuild';
 
 // `npm run build:portal`: src/portal/web (Preact + TSX) bundled by esbuild into dist/portal:
 // index.html and assets/ whose names carry their content's hash (served cached for good). The
-// same sources give the same files, so a second build changes nothing; files of an older build are
+// same sources give the same files, so a second build changes nothing (it writes no file whose
+// bytes are already there, and every other file whole, by rename: two builds at once, as the
+// test suite's lanes run them, never show a server half a file); files of an older build are
 // removed once the new index.html is in place.
 
 const ROOT = path.resolve(__dirname, '..');
@@ -23,6 +25,15 @@ const hashed = (name: string, body: Buffer) => {
   return `${path.basename(name, ext)}-${createHash('sha256').update(body).digest('hex').slice(0, 10)}${ext}`;
 };
 
+/** Writes `body` to `file` by rename, unless the file holds exactly that already. */
+function writeWhole(file: string, body: Buffer): void {
+  const same = fs.existsSync(file) && fs.readFileSync(file).equals(body);
+  if (same) return;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}-${process.pid}`);
+  fs.writeFileSync(temp, body);
+  fs.renameSync(temp, file);
+}
+
 export async function buildPortal(outDir = PORTAL_OUT): Promise<PortalBuild> {
   const assets = path.join(outDir, 'assets');
   fs.mkdirSync(assets, { recursive: true });
@@ -38,28 +49,29 @@ export async function buildPortal(outDir = PORTAL_OUT): Promise<PortalBuild> {
     entryNames: '[name]-[hash]',
     outdir: assets,
     metafile: true,
+    write: false,
     logLevel: 'warning',
   });
+  for (const out of result.outputFiles) writeWhole(out.path, Buffer.from(out.contents));
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
   const script = outputs.find((f) => f.endsWith('.js'));
   const style = outputs.find((f) => f.endsWith('.css'));
   if (!script || !style) throw new Error(`the bundle lacks its script or stylesheet: ${outputs.join(', ')}`);
   const iconBody = fs.readFileSync(path.join(WEB, 'favicon.svg'));
   const favicon = hashed('favicon.svg', iconBody);
-  fs.writeFileSync(path.join(assets, favicon), iconBody);
+  writeWhole(path.join(assets, favicon), iconBody);
 
   const html = fs
     .readFileSync(path.join(WEB, 'index.html'), 'utf8')
     .replace('{{script}}', script)
     .replace('{{style}}', style)
     .replace('{{favicon}}', favicon);
-  // Atomically: an API reading the folder meanwhile sees the old page or the new one, whole.
-  const temp = path.join(outDir, `.index-${process.pid}.html`);
-  fs.writeFileSync(temp, html);
-  fs.renameSync(temp, path.join(outDir, 'index.html'));
+  // An API reading the folder meanwhile sees the old page or the new one, whole.
+  writeWhole(path.join(outDir, 'index.html'), Buffer.from(html));
 
   const current = new Set([script, style, favicon]);
-  for (const name of fs.readdirSync(assets)) if (!current.has(name)) fs.rmSync(path.join(assets, name), { force: true });
+  // Dot files are another build's, being written.
+  for (const name of fs.readdirSync(assets)) if (!current.has(name) && !name.startsWith('.')) fs.rmSync(path.join(assets, name), { force: true });
   const files = ['index.html', ...[...current].map((name) => `assets/${name}`)].map((name) => ({ name, bytes: fs.statSync(path.join(outDir, name)).size }));
   return { files, totalBytes: files.reduce((sum, f) => sum + f.bytes, 0) };
 }

@@ -106,15 +106,15 @@ describe('artifact limits and outages', () => {
   });
 
   it('answers 503 with Retry-After while MinIO is down, and works again once it is back', async () => {
-    const s3 = testEnv().stack.s3!;
+    const { S3_ACCESS_KEY, S3_SECRET_KEY } = testEnv().vars;
     const port = await freePort();
     const minioOpts = {
       binary: await ensureTool('minio', testEnv().config.toolsDir),
       dataDir: path.join(testEnv().dataDir, 'outage-minio'),
       port,
       consolePort: await freePort(),
-      accessKey: s3.accessKey,
-      secretKey: s3.secretKey,
+      accessKey: S3_ACCESS_KEY!,
+      secretKey: S3_SECRET_KEY!,
       logFile: path.join(testEnv().dataDir, 'logs', 'outage-minio.log'),
     };
     let minio = await startMinio(minioOpts);

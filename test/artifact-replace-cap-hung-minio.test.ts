@@ -129,7 +129,7 @@ describe('artifact claims of the README', () => {
     let base = '';
     before(async function () {
       this.timeout(90_000);
-      const s3 = new URL(testEnv().stack.s3!.endpoint);
+      const s3 = new URL(testEnv().vars.S3_ENDPOINT!);
       proxy = await startTcpProxy({ host: s3.hostname, port: Number(s3.port) });
       const port = await freePort();
       api = await spawnApi(port, { S3_ENDPOINT: `http://${proxy.address}`, S3_TIMEOUT_MS: String(TIMEOUT_MS) });

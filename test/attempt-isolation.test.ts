@@ -3,7 +3,7 @@ import { createObjectStore } from '../src/artifacts/object-store';
 import { waitFor } from './support/agents';
 import { presignDownload, send } from './support/artifacts';
 import { login } from './support/auth';
-import { testEnv } from './support/env';
+import { testEnv, OUR_SESSIONS } from './support/env';
 import { heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit } from './support/http';
 
 describe('attempts and workspaces never reach into each other', () => {
@@ -74,7 +74,7 @@ describe('attempts and workspaces never reach into each other', () => {
       const outcome = await Promise.race([
         beat.then((r) => ({ answered: r })),
         waitFor('a backend waiting on a row lock', async () => {
-          const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from "jobs"%'`);
+          const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from "jobs"%' AND ${OUR_SESSIONS}`);
           return rows[0].n > 0;
         }).then(() => ({ blocked: true })),
       ]);

@@ -7,7 +7,7 @@ import { freePort } from '../src/stack/ports';
 import { waitFor } from './support/agents';
 import { spawnApi } from './support/api-process';
 import { login } from './support/auth';
-import { testEnv } from './support/env';
+import { testEnv, OUR_SESSIONS } from './support/env';
 import { heartbeatInBackground, ok, pollOne, resultOf, sleep, submit } from './support/http';
 import { newRegion, registerManaged } from './support/managed-pool';
 import { periods } from './support/billing';
@@ -81,7 +81,7 @@ describe('billing: Stripe through failures', () => {
       const sent = sendEvent(ev, `http://127.0.0.1:${port}`).catch(() => 'cut off');
       const blocked = await waitFor('the event to wait on the account', async () => {
         const { rows } = await db().raw(
-          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%billing_accounts%' AND pid <> pg_backend_pid()`,
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%billing_accounts%' AND pid <> pg_backend_pid() AND ${OUR_SESSIONS}`,
         );
         return rows[0]?.pid as number | undefined;
       }, 15_000);
@@ -115,7 +115,8 @@ describe('billing: Stripe through failures', () => {
     assert.equal(before.identifiers, before.entries, 'one identifier per ledger key');
     assert.equal(before.sent, before.priced);
 
-    const stripeMock = testEnv().stack.stripeMock!;
+    // The stack's own mock: this file runs in the process that started the stack (the shared lane).
+    const stripeMock = testEnv().stack!.stripeMock!;
     await stripeMock.stop();
     try {
       // The agent reports less than the estimate: a negative correcting entry, owed like the rest.

@@ -4,7 +4,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { waitFor } from './support/agents';
-import { quietLog, testEnv } from './support/env';
+import { quietLog, testEnv, OUR_SESSIONS } from './support/env';
 import { newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve } from './support/http';
 import { workflowIdOf } from '../src/temporal/job-workflow-client';
 
@@ -45,7 +45,7 @@ describe('a poll never holds a database connection across a Temporal call', () =
       const [{ n }] = await testEnv().db('jobs').where({ workspace_id: workspaceId }).whereNotNull('claimed_until').count<{ n: string }[]>('* as n');
       return Number(n) === IN_FLIGHT;
     });
-    const { rows: idle } = await testEnv().db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction'`);
+    const { rows: idle } = await testEnv().db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND ${OUR_SESSIONS}`);
     assert.equal(idle[0].n, 0, 'no connection is held in a transaction while the workflow is asked');
     const list = await post('/compute/jobs/list', {}, key, url);
     assert.equal(list.status, 200, JSON.stringify(list.body));

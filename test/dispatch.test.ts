@@ -4,7 +4,7 @@ import { Connection } from '@temporalio/client';
 import { workflowIdOf } from '../src/temporal/job-workflow-client';
 import { type JobSnapshot, stateQuery } from '../workflows/definitions';
 import { waitFor } from './support/agents';
-import { testEnv } from './support/env';
+import { testEnv, OUR_SESSIONS } from './support/env';
 import { newWorkspace, ok, pollOne, registerNode, retrieve, sleep, submit } from './support/http';
 
 describe('dispatch', () => {
@@ -70,7 +70,7 @@ describe('dispatch', () => {
         retrieve(key, sub.job_id),
       ]);
       await waitFor('the four calls to wait on the job row', async () => {
-        const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from %jobs%for %'`);
+        const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from %jobs%for %' AND ${OUR_SESSIONS}`);
         return rows[0].n >= 4;
       });
       await holder.commit();

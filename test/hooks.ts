@@ -1,20 +1,31 @@
-import { Runtime } from '@temporalio/worker';
 import type { Context } from 'mocha';
-import { silentSdkLogger, startTestEnv, stopTestEnv } from './support/env';
+import fs from 'node:fs';
+import { type Lane, SOLE_LANE, type SuiteStack, attachTestEnv, detachTestEnv, installQuietSdkRuntime, startSuiteStack } from './support/env';
 import { logMark, loggedSince } from './support/service-log';
 
-// One real stack (Temporal dev server, PostgreSQL) for the whole run; each test isolates its
-// data in a workspace of its own.
+let owned: SuiteStack | undefined;
+
+// One real stack (Temporal dev server, PostgreSQL, MinIO) for the whole run; each test isolates
+// its data in a workspace of its own. `npm test` (scripts/test-suite.ts) starts the stack and runs
+// two lanes of files on it at once: the shared lane in its own process, the isolated lane in a
+// mocha process that attaches to the stack COMPUTE_TEST_STACK names. `mocha <file>` alone starts
+// a stack of its own.
 export async function mochaGlobalSetup(): Promise<void> {
-  // Core's native logs go through the silent logger too: replay tests provoke expected warnings.
-  Runtime.install({ logger: silentSdkLogger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  installQuietSdkRuntime();
   const started = Date.now();
-  await startTestEnv();
-  process.stderr.write(`  test stack ready in ${Date.now() - started} ms\n`);
+  const attach = process.env.COMPUTE_TEST_STACK;
+  if (attach) {
+    const { suite, lane } = JSON.parse(fs.readFileSync(attach, 'utf8')) as { suite: Omit<SuiteStack, 'stack'>; lane: Lane };
+    await attachTestEnv(suite, lane);
+  } else {
+    owned = await startSuiteStack();
+    await attachTestEnv(owned, SOLE_LANE);
+  }
+  process.stderr.write(`  test ${attach ? 'lane' : 'stack'} ready in ${Date.now() - started} ms\n`);
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
-  await stopTestEnv();
+  await detachTestEnv(owned);
 }
 
 let mark = 0;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startServiceProcess } from '../src/runtime/service-process';
 import { waitFor } from './support/agents';
-import { quietLog, testEnv } from './support/env';
+import { quietLog, reconcileWorkspace, testEnv } from './support/env';
 import { newWorkspace, pollOne, registerNode, retrieve } from './support/http';
 import type { Principal } from '../src/auth/principal';
 import { ManifestSchema } from '../src/jobs/schemas';
@@ -21,7 +21,7 @@ describe('a crash of the API between the steps of a submit', () => {
 
     const node = await registerNode(key);
     assert.equal(await pollOne(node, 0), undefined, 'unsettled rows are not handed out');
-    const settled = await jobs.reconcile(0);
+    const settled = await reconcileWorkspace(workspaceId);
     assert.ok(settled.removed >= 1 && settled.started >= 1);
     assert.equal(await testEnv().db('jobs').where({ id: orphan.id }).first(), undefined);
     const job = (await pollOne(node, 2))!;

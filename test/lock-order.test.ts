@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { applyProjection } from '../src/jobs/projection';
 import { waitFor } from './support/agents';
-import { testEnv } from './support/env';
+import { testEnv, OUR_SESSIONS } from './support/env';
 import { heldJob } from './support/http';
 
 // Writers of a job lock its row before its attempt; the meter locks attempts first (it takes
@@ -33,7 +33,7 @@ describe('lock order between the meter and an attempt end', () => {
       // The end holds the job's row and waits for the attempt the meter holds.
       await waitFor('the end to wait on the attempt', async () => {
         const { rows } = await db.raw(
-          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ? AND query LIKE 'update "job_attempts"%'`, [pid]);
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ? AND query LIKE 'update "job_attempts"%' AND ${OUR_SESSIONS}`, [pid]);
         return rows.length > 0;
       }, 5_000);
       await meter.raw(`SET LOCAL lock_timeout = '3s'`);

@@ -10,7 +10,7 @@ import { createJobsService } from '../src/jobs/service';
 import { ManifestSchema } from '../src/jobs/schemas';
 import { createJobWorkflowClient, workflowIdOf } from '../src/temporal/job-workflow-client';
 import { AppError } from '../src/shared/errors';
-import { quietLog, testEnv } from './support/env';
+import { quietLog, reconcileWorkspace, testEnv } from './support/env';
 import { newWorkspace, pollOne, registerNode, resultOf, ok, retrieve } from './support/http';
 
 /** A gRPC failure as the Temporal client reports it. */
@@ -59,7 +59,6 @@ describe('submit across an ambiguous Temporal error', () => {
   const rowsOf = (workspaceId: string) => testEnv().db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
   const workflowStatus = async (jobId: string) =>
     real.workflow.getHandle(workflowIdOf(jobId)).describe().then((d) => d.status.name, () => 'NONE');
-  const settle = () => testEnv().service.services!.jobs.reconcile(0);
 
   it('a deadline after the start applied keeps the row for the reconciler, which makes it visible; it runs once', async () => {
     const { key, workspaceId } = await newWorkspace();
@@ -69,7 +68,7 @@ describe('submit across an ambiguous Temporal error', () => {
     assert.ok(row, 'the row is kept: the workflow may exist');
     assert.equal(row.workflow_started, false, 'not yet visible');
     assert.equal(await workflowStatus(row.id), 'RUNNING');
-    assert.deepEqual(await settle().then((r) => r.started >= 1), true);
+    assert.deepEqual(await reconcileWorkspace(workspaceId).then((r) => r.started >= 1), true);
     const node = await registerNode(key);
     const held = (await pollOne(node, 2))!;
     assert.equal(held.job_id, row.id);
@@ -84,7 +83,7 @@ describe('submit across an ambiguous Temporal error', () => {
     await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
     const [row] = await rowsOf(workspaceId);
     assert.ok(row && !row.workflow_started, 'an unconfirmed start leaves its row to the reconciler');
-    await settle();
+    await reconcileWorkspace(workspaceId);
     assert.deepEqual(await rowsOf(workspaceId), []);
     assert.equal(await workflowStatus(row.id), 'NONE');
   });

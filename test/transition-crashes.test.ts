@@ -3,7 +3,7 @@ import { suiteClient } from './support/temporal-client';
 import { Connection } from '@temporalio/client';
 import { type JobWorkflowClient, createJobWorkflowClient } from '../src/temporal/job-workflow-client';
 import { waitFor } from './support/agents';
-import { testEnv } from './support/env';
+import { testEnv, OUR_SESSIONS } from './support/env';
 import { login } from './support/auth';
 import { heartbeatInBackground, heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit } from './support/http';
 import { v0, v0ok } from './support/v0';
@@ -16,7 +16,7 @@ describe('a crash between a transition and its write', () => {
   let connection: Connection;
   let workflows: JobWorkflowClient;
   before(async () => {
-    connection = await Connection.connect({ address: testEnv().stack.temporalAddress! });
+    connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     const { config } = testEnv();
     workflows = createJobWorkflowClient(await suiteClient(connection), {
       taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false,
@@ -126,7 +126,7 @@ describe('a crash between a transition and its write', () => {
     // is FOR SHARE, which lets the agent's heartbeats (FOR SHARE too) through.
     const lock = await db().transaction();
     const waitingOnRow = async () =>
-      Number((await db().raw("select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%update jobs%'")).rows[0].count);
+      Number((await db().raw(`select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%update jobs%' and ${OUR_SESSIONS}`)).rows[0].count);
     try {
       await lock('jobs').where({ id: created.id }).forShare().first();
       await waitFor('the run to time the job out and wait on the row', async () => (await waitingOnRow()) >= 1, 15_000);

@@ -12,7 +12,7 @@ import type { AppError } from '../src/shared/errors';
 import { apisPerTest, spawnApi } from './support/api-process';
 import { waitFor } from './support/agents';
 import { login } from './support/auth';
-import { quietLog, testEnv } from './support/env';
+import { quietLog, reconcileWorkspace, testEnv } from './support/env';
 import { pollOne, registerNode } from './support/http';
 import { freePort } from '../src/stack/ports';
 import { startTcpProxy } from './support/tcp-proxy';
@@ -164,7 +164,7 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
       assert.deepEqual(await jobsOf(ws), [{ id: held.job_id, workflow_started: true }]);
       assert.deepEqual(await runsOf(held.job_id), ['RUNNING']);
       // The reconciler finds nothing left to settle, and the job runs once.
-      await testEnv().service.services!.jobs.reconcile(0);
+      await reconcileWorkspace(ws);
       const node = await registerNode(s.token);
       assert.equal((await pollOne(node, 2))?.job_id, held.job_id);
       assert.equal(await pollOne(node, 0), undefined, 'no second copy');

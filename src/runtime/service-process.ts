@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReconciler } from '../jobs/reconciler';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundle, bundleWorkflowCode } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createActivities } from '../../activities';
@@ -61,7 +61,13 @@ export interface ServiceProcessOptions {
   api: boolean;
   worker: boolean;
   /** A prebuilt workflow bundle; without one the worker bundles `workflows/` at start. */
-  workflowBundle?: WorkflowBundleWithSourceMap;
+  workflowBundle?: WorkflowBundle;
+  /**
+   * Whether the worker also runs the stack's singletons: the webhook and meter-event relays and
+   * the billing schedules (true unless said otherwise). A process without them serves and runs
+   * jobs and leaves those to another; the test suite's second lane runs so.
+   */
+  background?: boolean;
   /** How webhook target hostnames are resolved (tests inject one); the system's by default. */
   resolve?: Resolver;
   /** Where this process's Temporal SDK serves its metrics (installSdkRuntime); /metrics includes them. */
@@ -166,17 +172,20 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
         await run.catch(() => undefined);
       });
     }
+    const background = opts.background ?? true;
     // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
-    if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
+    if (background && config.billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
       log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
     );
     // Its drafts wait a meter tick: a worker that leaves the meter alone leaves this one alone too.
-    if (config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
+    if (background && config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
       log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'),
     );
-    relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(workerClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
-    stops.unshift(() => relay!.stop());
-    const stripe = stripeClient(config.stripe);
+    if (background) {
+      relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(workerClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
+      stops.unshift(() => relay!.stop());
+    }
+    const stripe = background ? stripeClient(config.stripe) : undefined;
     if (stripe) {
       const meterEvents = createMeterEventRelay({ db, stripe, eventName: config.stripe.meterEventName, log }).start(config.stripe.meterRelayIntervalMs);
       stops.unshift(() => meterEvents.stop());

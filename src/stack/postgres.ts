@@ -67,7 +67,9 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
   const runAs = asRoot ? { uid: owner.uid, gid: owner.gid } : {};
   const ctl = (args: string[]) => run(pgCtl, ['-D', dataDir, ...args], { ...runAs, env: childEnvironment({ LC_ALL: 'C' }) });
   try {
-    await ctl(['start', '-w', '-t', '120', '-l', path.join(dataDir, 'server.log'), '-o', `-p ${opts.port} -c listen_addresses=127.0.0.1`]);
+    // Room for several API and worker processes of 20 connections each (the test suite's lanes and
+    // the processes its tests spawn, a multi-instance dev run); 100 is PostgreSQL's default.
+    await ctl(['start', '-w', '-t', '120', '-l', path.join(dataDir, 'server.log'), '-o', `-p ${opts.port} -c listen_addresses=127.0.0.1 -c max_connections=300`]);
   } catch (err) {
     throw new Error(`PostgreSQL did not start on port ${opts.port} (data ${dataDir}): ${String((err as { stderr?: string }).stderr || err).trim()}`);
   }

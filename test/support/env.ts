@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Runtime, type WorkflowBundle, bundleWorkflowCode } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { type Config, loadConfig } from '../../src/config';
 import { createDb } from '../../src/db/knex';
@@ -56,11 +56,13 @@ export const TEST_ENV = {
 };
 
 export interface TestEnv {
-  stack: LocalStack;
+  /** The stack, when this process started it (a lane of `npm test` attaches to its runner's). */
+  stack?: LocalStack;
+  /** This process's folder: its logs, agents' and CLIs' scratch. */
   dataDir: string;
   config: Config;
   db: Knex;
-  bundle: WorkflowBundleWithSourceMap;
+  bundle: WorkflowBundle;
   service: ServiceProcess;
   url: string;
   /** Where the API mails login codes. */
@@ -69,6 +71,41 @@ export interface TestEnv {
   vars: Record<string, string>;
   /** A config for extra processes (a second API, a worker child) against the same stack. */
   configWith(overrides: Record<string, string>): Config;
+}
+
+/** What a process needs to attach to a running stack: its services' environment and the bundle. */
+export interface SuiteStack {
+  stack: LocalStack;
+  dataDir: string;
+  vars: Record<string, string>;
+  bundlePath: string;
+}
+
+/**
+ * A lane of `npm test` (scripts/test-suite.ts): its files run in a mocha process of their own,
+ * beside the other lane's, on the one stack. `background` says whether its worker also runs the
+ * stack's singletons (relays, billing schedules); only one lane's does.
+ */
+export interface Lane {
+  name: string;
+  taskQueue: string;
+  background: boolean;
+}
+
+/**
+ * A condition on pg_stat_activity for this lane's sessions alone: its processes connect with the
+ * lane's application_name, and a lock wait of the other lane's is none of the test's business.
+ */
+export const OUR_SESSIONS = "application_name = current_setting('application_name')";
+
+/**
+ * The reconciler's pass over a workspace's unconfirmed rows, aged past any submit still under way
+ * first: a pass over rows of any age would also take the other lane's submits in flight.
+ */
+export async function reconcileWorkspace(workspaceId: string): Promise<{ started: number; removed: number }> {
+  const { db, service } = testEnv();
+  await db('jobs').where({ workspace_id: workspaceId, workflow_started: false }).update({ created_at: db.raw("now() - interval '1 minute'") });
+  return service.services!.jobs.reconcile(30_000);
 }
 
 let env: TestEnv | undefined;
@@ -81,7 +118,8 @@ export function testEnv(): TestEnv {
 /** Services' warnings, kept for a failing test's report (test/hooks.ts), never on the terminal. */
 export const quietLog = recordedLog;
 
-export async function startTestEnv(): Promise<TestEnv> {
+/** Starts the stack, migrates it and writes the workflow bundle: once per run, whatever the lanes. */
+export async function startSuiteStack(): Promise<SuiteStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-test-'));
   fs.chmodSync(dataDir, 0o755);
   const stack = await startLocalStack({
@@ -92,17 +130,14 @@ export async function startTestEnv(): Promise<TestEnv> {
     start: { postgres: true, temporal: true, minio: true, stripeMock: true },
     log: (msg) => process.stderr.write(`  [stack] ${msg}\n`),
   });
-  const mailbox = new Mailbox();
-  await mailbox.start();
-  // Bundled once for the run: the worker in this process takes it as is, the workers the tests
-  // spawn load it from a file (TEMPORAL_WORKFLOW_BUNDLE), as the image's workers do.
+  // Bundled once for the run: the workers of the lanes take it from a file, as do the workers the
+  // tests spawn (TEMPORAL_WORKFLOW_BUNDLE), as the image's workers do.
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, bundle.code);
-  const envVars = {
+  const vars = {
     ...TEST_ENV,
     TEMPORAL_WORKFLOW_BUNDLE: bundlePath,
-    SMTP_URL: mailbox.url,
     DATABASE_URL: stack.databaseUrl!,
     TEMPORAL_ADDRESS: stack.temporalAddress!,
     S3_ENDPOINT: stack.s3!.endpoint,
@@ -111,24 +146,63 @@ export async function startTestEnv(): Promise<TestEnv> {
     COMPUTE_DATA_DIR: dataDir,
     STRIPE_API_BASE: stack.stripeMock!.url,
   };
+  const db = createDb(vars.DATABASE_URL);
+  await migrateLatest(db);
+  await db.destroy();
+  return { stack, dataDir, vars, bundlePath };
+}
+
+export async function stopSuiteStack(suite: SuiteStack): Promise<void> {
+  await suite.stack.stop();
+  fs.rmSync(suite.dataDir, { recursive: true, force: true });
+}
+
+/** The whole suite in one process: its own stack, one lane that runs everything. */
+export const SOLE_LANE: Lane = { name: 'sole', taskQueue: 'compute-jobs', background: true };
+
+/**
+ * This process's service on the stack: an API and a worker on the lane's task queue, its own
+ * mailbox and folder; its PostgreSQL sessions carry the lane's name, so a test that looks at the
+ * server's sessions (pg_stat_activity) sees its own lane's alone.
+ */
+export async function attachTestEnv(suite: Omit<SuiteStack, 'stack'> & { stack?: LocalStack }, lane: Lane): Promise<TestEnv> {
+  const dataDir = lane === SOLE_LANE ? suite.dataDir : path.join(suite.dataDir, 'lanes', lane.name);
+  fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
+  const mailbox = new Mailbox();
+  await mailbox.start();
+  const databaseUrl = new URL(suite.vars.DATABASE_URL!);
+  databaseUrl.searchParams.set('application_name', `compute-test-${lane.name}`);
+  const envVars: Record<string, string> = {
+    ...suite.vars,
+    DATABASE_URL: databaseUrl.toString(),
+    SMTP_URL: mailbox.url,
+    COMPUTE_DATA_DIR: dataDir,
+    TEMPORAL_TASK_QUEUE: lane.taskQueue,
+  };
   const configWith = (overrides: Record<string, string>) => loadConfig({ ...envVars, ...overrides });
   const config = configWith({});
   const db = createDb(config.databaseUrl!);
-  await migrateLatest(db);
-  const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle });
-  env = { stack, dataDir, config, db, bundle, service, url: service.url!, mailbox, vars: envVars, configWith };
+  const bundle = { code: fs.readFileSync(suite.bundlePath, 'utf8') };
+  const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle, background: lane.background });
+  env = { stack: suite.stack, dataDir, config, db, bundle, service, url: service.url!, mailbox, vars: envVars, configWith };
   return env;
 }
 
-export async function stopTestEnv(): Promise<void> {
-  if (!env) return;
-  await env.service.stop();
-  await env.db.destroy();
-  await env.mailbox.stop();
-  await env.stack.stop();
-  fs.rmSync(env.dataDir, { recursive: true, force: true });
-  env = undefined;
+/** Stops this process's service; the stack too when this process started it. */
+export async function detachTestEnv(suite?: SuiteStack): Promise<void> {
+  if (env) {
+    await env.service.stop();
+    await env.db.destroy();
+    await env.mailbox.stop();
+    env = undefined;
+  }
+  if (suite) await stopSuiteStack(suite);
 }
 
 const noop = () => undefined;
 export const silentSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+
+/** Before any worker: core's native logs go through the silent logger too (replay tests provoke expected warnings). */
+export function installQuietSdkRuntime(): void {
+  Runtime.install({ logger: silentSdkLogger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+}

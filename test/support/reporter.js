@@ -1,5 +1,6 @@
 // Mocha's spec output, closed by the ten slowest files (hooks included) and the plain summary line
-// CI reads: "N passed, N failed, N skipped".
+// CI reads: "N passed, N failed, N skipped". In a lane of `npm test` (COMPUTE_TEST_LANE) the line
+// names the lane, and scripts/test-suite.ts prints the plain one for the whole run.
 const path = require('node:path');
 const Mocha = require('mocha');
 
@@ -38,7 +39,8 @@ class SpecWithSummary extends Mocha.reporters.Spec {
         process.stdout.write(`hooks: ${seconds([...hooksPerFile.values()].reduce((a, b) => a + b, 0)).trim()} s in all; the most: ${hooks.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)}`).join(', ')}\n`);
       }
       const { passes, failures, pending } = runner.stats;
-      process.stdout.write(`\n${passes} passed, ${failures} failed, ${pending} skipped\n`);
+      const lane = process.env.COMPUTE_TEST_LANE;
+      process.stdout.write(`\n${lane ? `lane ${lane}: ` : ''}${passes} passed, ${failures} failed, ${pending} skipped\n`);
     });
   }
 }

@@ -18,7 +18,7 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
   const taskQueue = `wf-unit-${Date.now()}`;
 
   before(async () => {
-    env = await TestWorkflowEnvironment.createFromExistingServer({ address: testEnv().stack.temporalAddress! });
+    env = await TestWorkflowEnvironment.createFromExistingServer({ address: testEnv().config.temporal.address! });
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
