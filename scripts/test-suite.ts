@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../src/stack/debian-packages';
 import { ensurePythonTool } from '../src/stack/python-venv';
 import { ISOLATED_FILES, ISOLATED_FOLDERS, ISOLATED_LANE, SHARED_LANE } from '../test/lanes';
-import { type SuiteStack, attachTestEnv, detachTestEnv, installQuietSdkRuntime, startSuiteStack, stopSuiteStack } from '../test/support/env';
+import { attachTestEnv, detachTestEnv, installQuietSdkRuntime, startSuiteStack } from '../test/support/env';
 
 const ROOT = path.resolve(__dirname, '..');
 const rc = JSON.parse(fs.readFileSync(path.join(ROOT, '.mocharc.json'), 'utf8')) as { timeout: number; slow: number; reporter: string };
@@ -49,7 +49,7 @@ async function ensureTestTools(): Promise<void> {
 const isolated = (file: string) => ISOLATED_FILES.includes(file) || ISOLATED_FOLDERS.some((d) => file.startsWith(d));
 
 /** The isolated lane: mocha with the project's settings, attached to the stack `stackFile` names. */
-function startIsolatedLane(files: string[], stackFile: string): Promise<{ output: string; tally?: Tally }> {
+function startIsolatedLane(files: string[], stackFile: string): { done: Promise<{ output: string; tally?: Tally }>; kill(): void } {
   const chunks: Buffer[] = [];
   const color = process.stdout.isTTY ? '--color' : '--no-color';
   const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), color, ...files], {
@@ -59,13 +59,14 @@ function startIsolatedLane(files: string[], stackFile: string): Promise<{ output
   });
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
   child.stderr.on('data', (c: Buffer) => chunks.push(c));
-  return new Promise((resolve) => {
+  const done = new Promise<{ output: string; tally?: Tally }>((resolve) => {
     child.on('close', () => {
       const output = Buffer.concat(chunks).toString();
       const line = new RegExp(`lane ${ISOLATED_LANE.name}: (\\d+) passed, (\\d+) failed, (\\d+) skipped`).exec(output);
       resolve({ output, tally: line ? { passed: Number(line[1]), failed: Number(line[2]), skipped: Number(line[3]) } : undefined });
     });
   });
+  return { done, kill: () => child.exitCode === null && child.kill('SIGTERM') };
 }
 
 async function runSharedLane(files: string[]): Promise<Tally> {
@@ -83,33 +84,37 @@ async function main(): Promise<number> {
   const laneFiles = { isolated: files.filter(isolated), shared: files.filter((f) => !isolated(f)) };
   installQuietSdkRuntime();
   const started = Date.now();
-  let suite: SuiteStack | undefined;
-  const stop = async () => {
-    if (suite) await stopSuiteStack(suite).catch(() => undefined);
+  const suite = await startSuiteStack();
+  let lane: ReturnType<typeof startIsolatedLane> | undefined;
+  // Whatever ends the run (the end, a file that will not load, Ctrl-C): no lane or server is left.
+  const cleanUp = async () => {
+    lane?.kill();
+    await detachTestEnv(suite).catch(() => undefined);
   };
-  process.once('SIGINT', () => void stop().then(() => process.exit(130)));
-  suite = await startSuiteStack();
-  if (process.argv.length <= 2) await ensureTestTools();
-  process.stderr.write(`  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.shared.length} files shared, ${laneFiles.isolated.length} isolated\n`);
-  const stackFile = path.join(suite.dataDir, 'suite-stack.json');
-  const { stack: _stack, ...attachable } = suite;
-  fs.writeFileSync(stackFile, JSON.stringify({ suite: attachable, lane: ISOLATED_LANE }));
-  const isolatedRun = laneFiles.isolated.length ? startIsolatedLane(laneFiles.isolated, stackFile) : Promise.resolve({ output: '', tally: { passed: 0, failed: 0, skipped: 0 } });
-  let shared: Tally = { passed: 0, failed: 0, skipped: 0 };
-  if (laneFiles.shared.length) {
-    await attachTestEnv(suite, SHARED_LANE);
-    shared = await runSharedLane(laneFiles.shared);
+  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+  try {
+    if (process.argv.length <= 2) await ensureTestTools();
+    process.stderr.write(`  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.shared.length} files shared, ${laneFiles.isolated.length} isolated\n`);
+    const stackFile = path.join(suite.dataDir, 'suite-stack.json');
+    const { stack: _stack, ...attachable } = suite;
+    fs.writeFileSync(stackFile, JSON.stringify({ suite: attachable, lane: ISOLATED_LANE }));
+    if (laneFiles.isolated.length) lane = startIsolatedLane(laneFiles.isolated, stackFile);
+    let shared: Tally = { passed: 0, failed: 0, skipped: 0 };
+    if (laneFiles.shared.length) {
+      await attachTestEnv(suite, SHARED_LANE);
+      shared = await runSharedLane(laneFiles.shared);
+    }
+    const other = lane ? await lane.done : { output: '', tally: { passed: 0, failed: 0, skipped: 0 } };
+    if (lane) process.stdout.write(`\n── isolated lane ──\n${other.output}`);
+    // A lane that died before its summary counts as a failure, whatever it had passed.
+    const tally = other.tally ?? { passed: 0, failed: 1, skipped: 0 };
+    if (!other.tally) process.stdout.write('\nthe isolated lane ended without its summary: see its output above\n');
+    const all = { passed: shared.passed + tally.passed, failed: shared.failed + tally.failed, skipped: shared.skipped + tally.skipped };
+    process.stdout.write(`\nsuite: ${((Date.now() - started) / 60_000).toFixed(1)} minutes, both lanes\n${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`);
+    return all.failed > 0 ? 1 : 0;
+  } finally {
+    await cleanUp();
   }
-  const other = await isolatedRun;
-  process.stdout.write(`\n── isolated lane ──\n${other.output}`);
-  await detachTestEnv(suite);
-  suite = undefined;
-  // A lane that died before its summary counts as a failure, whatever it had passed.
-  const tally = other.tally ?? { passed: 0, failed: 1, skipped: 0 };
-  if (!other.tally) process.stdout.write('\nthe isolated lane ended without its summary: see its output above\n');
-  const all = { passed: shared.passed + tally.passed, failed: shared.failed + tally.failed, skipped: shared.skipped + tally.skipped };
-  process.stdout.write(`\nsuite: ${((Date.now() - started) / 60_000).toFixed(1)} minutes, both lanes\n${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`);
-  return all.failed > 0 ? 1 : 0;
 }
 
 main().then(
