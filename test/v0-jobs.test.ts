@@ -234,7 +234,9 @@ describe('DELETE /v0/agents/{id}', () => {
       assert.equal(await agent.child.exited, 1, 'the agent exits, refused');
       assert.match(agent.log(), /the API refused this node/);
       await waitFor('the job process to be stopped', () => !running(jobPid));
-      assert.equal((await v0ok('GET', `/jobs/${created.id}`, { token: s.token })).state, 'QUEUED');
+      // Requeued by its run once signalled (the removal asks it before answering); its write can
+      // land after the agent, refused on its next call, has stopped the process.
+      await waitFor('the job requeued', async () => (await v0ok('GET', `/jobs/${created.id}`, { token: s.token })).state === 'QUEUED', 10_000);
     } finally {
       await agent.child.stop();
     }
