@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { testEnv } from './support/env';
 import { login } from './support/auth';
+import { v0 } from './support/v0';
 import { credentialHeaders, newWorkspace, ok, pollOne, post, registerNode, submit } from './support/http';
 
 const countJobs = async (workspaceId: string) =>
@@ -84,6 +85,14 @@ describe('bad input is refused with the right code and changes nothing', () => {
     const reply = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'x', env: { BIG: 'y'.repeat(1024 * 1024) } }, key);
     assertError(reply, 413, 'request.too_large');
     assert.equal(await countJobs(workspaceId), 0);
+    // Surface B answers it as a problem, and its document says so (schemathesis found it missing).
+    const s = await login();
+    const b = await v0('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'x', env: { BIG: 'y'.repeat(1024 * 1024) } } });
+    assert.deepEqual([b.status, b.body.code], [413, 'request.too_large']);
+    assert.equal(b.headers.get('content-type'), 'application/problem+json');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const doc = (await (await fetch(`${testEnv().url}/v0/openapi.json`)).json()) as any;
+    assert.ok(doc.paths['/v0/jobs'].post.responses['413'], 'POST /v0/jobs documents 413');
   });
 
   it('missing, malformed and unknown credentials are 401 auth.unauthenticated', async () => {

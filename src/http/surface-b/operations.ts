@@ -94,6 +94,7 @@ const ERROR_STATUSES = {
   401: 'auth.unauthenticated: no, a bad, an expired or a revoked Bearer token (X-API-Key is not taken on /v0). A credential we issued that no longer works is recorded in the audit log (denied, with the route’s action, or `request` for a read)',
   403: 'auth.forbidden: the role in the workspace, or the kind of credential, does not allow it (recorded in the audit log)',
   404: 'resource.not_found, also for a workspace the caller is not a member of',
+  413: 'request.too_large: a body past BODY_LIMIT_BYTES (1 MiB by default); nothing was written',
   429: 'rate_limit.exceeded: the workspace plan’s budget (Retry-After, RateLimit-* headers)',
   503: 'dependency.unavailable (Retry-After)',
 };
