@@ -74,8 +74,14 @@ describe('rate limits', () => {
     // Operator keys (no user) of one workspace share the workspace's budget.
     const ws = await newWorkspace();
     const second = await createApiKey(testEnv().db, { workspaceId: ws.workspaceId, name: 'second', kind: 'agent' });
-    for (let i = 0; i < PER_MINUTE; i++) await post('/compute/jobs/list', {}, ws.key, apis[i % 2].url!);
-    assert.equal((await post('/compute/jobs/list', {}, second.key, apis[0].url!)).status, 429);
+    const statuses: number[] = [];
+    for (let i = 0; i < PER_MINUTE; i++) statuses.push((await post('/compute/jobs/list', {}, ws.key, apis[i % 2].url!)).status);
+    // The other key is refused once the budget is spent. A lease (one request of a 30 budget) the
+    // other instance still holds may let it through once first, if the first key met a refusal
+    // early for it; never past the budget the two keys share.
+    for (let i = 0; i < 2 && statuses[statuses.length - 1] !== 429; i++) statuses.push((await post('/compute/jobs/list', {}, second.key, apis[i % 2].url!)).status);
+    assert.equal(statuses[statuses.length - 1], 429, `the second key shares the workspace's budget: ${statuses}`);
+    assert.ok(statuses.filter((s) => s === 200).length <= PER_MINUTE, `never past the budget: ${statuses}`);
   });
 
   it('counts refused credentials per client address and turns the address away before any lookup', async () => {
