@@ -31,7 +31,9 @@ describe('durable timers', () => {
     const requeued = await waitForJob(key, sub.job_id, (j) => j.state === 'queued', 10_000);
     assert.equal(requeued.attempt, 2);
     const other = await registerNode(key, {}, 'second');
-    const second = (await pollOne(other, 10))!;
+    // Claimable once the run's backoff timer fires and rewrites the row, which wakes this poll: a
+    // durable timer and a workflow task, so on a loaded Temporal the longest poll there is.
+    const second = (await pollOne(other, 30))!;
     assert.equal(second.job_id, sub.job_id);
     assert.notEqual(second.leaseId, first.leaseId);
     const back = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [first.job_id] }, node.nodeKey);
