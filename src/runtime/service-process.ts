@@ -172,23 +172,23 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
         await run.catch(() => undefined);
       });
     }
-    const background = opts.background ?? true;
-    // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
-    if (background && config.billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
-      log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
-    );
-    // Its drafts wait a meter tick: a worker that leaves the meter alone leaves this one alone too.
-    if (background && config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
-      log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'),
-    );
-    if (background) {
+    // The stack's singletons; a process started with `background: false` leaves them to another.
+    if (opts.background ?? true) {
+      // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
+      if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
+        log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
+      );
+      // Its drafts wait a meter tick: a worker that leaves the meter alone leaves this one alone too.
+      if (config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
+        log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'),
+      );
       relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(workerClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
       stops.unshift(() => relay!.stop());
-    }
-    const stripe = background ? stripeClient(config.stripe) : undefined;
-    if (stripe) {
-      const meterEvents = createMeterEventRelay({ db, stripe, eventName: config.stripe.meterEventName, log }).start(config.stripe.meterRelayIntervalMs);
-      stops.unshift(() => meterEvents.stop());
+      const stripe = stripeClient(config.stripe);
+      if (stripe) {
+        const meterEvents = createMeterEventRelay({ db, stripe, eventName: config.stripe.meterEventName, log }).start(config.stripe.meterRelayIntervalMs);
+        stops.unshift(() => meterEvents.stop());
+      }
     }
   }
 
