@@ -222,6 +222,10 @@ describe('webhooks', () => {
       created_at: db.raw('now() - make_interval(days => ?)', [ageDays]),
     });
     const events = [event(31, true), event(31, false), event(29, true)];
+    // The suite's relay rests meanwhile: it would relay the unrelayed event (its workspace has a
+    // webhook), and the sweep would then rightly take it.
+    testEnv().service.relay!.pause();
+    after(() => testEnv().service.relay!.resume());
     await db('webhook_events').insert(events);
     const attempt = (ageDays: number) => ({
       id: newId('dlv'), webhook_id: hook.id, event_id: events[0].id, event_seq: 0, job_id: 'job_retention', event_type: 'job.terminal',
