@@ -8,6 +8,8 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure, TerminatedFailure } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../shared/errors';
 import { StartOutcomeUnknownError, WorkflowClosedError, grpcCodeOf, neverSent, NOT_APPLIED, translateError } from './grpc-errors';
 
@@ -62,6 +64,13 @@ const asTransition = (answer: Transition | JobSnapshot): Transition =>
 
 const CALL_BUDGET_MS = 10_000;
 const PROBE_BUDGET_MS = 1_000;
+const UPDATE_ATTEMPTS = 3;
+const UPDATE_RETRY_MS = 100;
+
+/** The server's WorkflowNotReady (FAILED_PRECONDITION) for an Update whose workflow task it failed. */
+export const abortedWithItsTask = (err: unknown): boolean =>
+  err instanceof ServiceError && grpcCodeOf(err) === FAILED_PRECONDITION && /unexpected workflow task failure/i.test(err.message);
+const FAILED_PRECONDITION = 9;
 
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
@@ -137,6 +146,26 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     }
   };
 
+  /**
+   * Runs one of the job's Updates. One the server aborted because it failed the workflow task that
+   * carried it (WorkflowNotReady, "unexpected workflow task failure": under load its update registry
+   * can be cleared between handing the task out and its completion) was not applied, and the
+   * server's own word is that a retry resolves it. It is sent again, within the call's budget,
+   * under the same update ID, which a run accepts at most once.
+   */
+  const update = <T>(jobId: string, send: (h: WorkflowHandle, updateId: string) => Promise<T>): Promise<T> =>
+    call(async () => {
+      const updateId = randomUUID();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await onRun(jobId, (h) => send(h, updateId));
+        } catch (err) {
+          if (attempt >= UPDATE_ATTEMPTS || !abortedWithItsTask(err)) throw err;
+          await sleep(UPDATE_RETRY_MS * attempt);
+        }
+      }
+    });
+
   return {
     /** Starts the job's run; false when a run with this ID is already open (or, for a first run, ever was). */
     async start(input: JobWorkflowInput): Promise<boolean> {
@@ -179,10 +208,10 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       }
     },
     assign: (jobId: string, input: AssignInput): Promise<Transition> =>
-      call(() => onRun(jobId, (h) => h.executeUpdate(assignUpdate, { args: [input] }))).then(asTransition),
+      update(jobId, (h, updateId) => h.executeUpdate(assignUpdate, { args: [input], updateId })).then(asTransition),
     result: (jobId: string, input: ResultInput): Promise<Transition> =>
-      call(() => onRun(jobId, (h) => h.executeUpdate(resultUpdate, { args: [input] }))).then(asTransition),
-    cancel: (jobId: string): Promise<Transition> => call(() => onRun(jobId, (h) => h.executeUpdate(cancelUpdate))).then(asTransition),
+      update(jobId, (h, updateId) => h.executeUpdate(resultUpdate, { args: [input], updateId })).then(asTransition),
+    cancel: (jobId: string): Promise<Transition> => update(jobId, (h, updateId) => h.executeUpdate(cancelUpdate, { updateId })).then(asTransition),
     recheckAgent: (jobId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(recheckAgentSignal))),
     withdrawLease: (jobId: string, leaseId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(withdrawLeaseSignal, { leaseId }))),
     /** True when a run of the job's workflow exists, open or closed. */
