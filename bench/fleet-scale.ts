@@ -12,8 +12,10 @@ import { describe as line, nowMs, runPool, sleep, summarize } from './stats';
 // database's work per second while idle), and how fast a job reaches the one agent its selector
 // names with the whole fleet waiting, against the same with 10 agents, and how many claims the
 // wakes ran per job dispatched. The heap is read just after a heap snapshot, which collects all
-// garbage first (the renewing polls leave plenty); FLEET_HEAP_SNAPSHOTS=<folder> keeps the two
-// snapshots there, to see what a waiting poll holds.
+// garbage first (the renewing polls leave plenty), at half the memory depth and at the whole of it:
+// its growth between the two, per poll, is what a waiting poll holds. FLEET_HEAP_SNAPSHOTS=<folder>
+// keeps the snapshots there, to see what that is. The API and the worker run as the image runs
+// them, compiled (see spawnService).
 
 const AGENTS = option('agents', 10_000);
 const JOBS = option('jobs', 200);
@@ -138,12 +140,22 @@ runBench(async (stack: BareStack) => {
     }
     return metric('compute_long_polls_waiting');
   };
+  // Weighed at half the depth and at the depth: the difference is what the second half of the
+  // polls holds, without what the first ones warmed up once (compiled code, caches).
   const depth = Math.min(MEMORY_DEPTH, AGENTS);
-  agents.slice(10, depth).forEach(start);
+  const half = Math.floor(depth / 2);
+  agents.slice(10, half).forEach(start);
+  const atHalf = await waitingFor(half);
+  const heapAtHalf = await liveHeap();
+  agents.slice(half, depth).forEach(start);
   const atDepth = await waitingFor(depth);
   const heapAtDepth = await liveHeap();
-  const kibPerPoll = (heapAtDepth - heapBefore) / (atDepth - waitingBefore) / 1024;
-  note(`${atDepth} polls waiting: live API heap ${mib(heapBefore)} → ${mib(heapAtDepth)} MiB, ${kibPerPoll.toFixed(1)} KiB per waiting poll (heap snapshots)`);
+  const kibPerPoll = (heapAtDepth - heapAtHalf) / (atDepth - atHalf) / 1024;
+  const kibFirstHalf = (heapAtHalf - heapBefore) / (atHalf - waitingBefore) / 1024;
+  note(
+    `${atHalf} → ${atDepth} polls waiting: live API heap ${mib(heapAtHalf)} → ${mib(heapAtDepth)} MiB, ${kibPerPoll.toFixed(1)} KiB per waiting poll ` +
+      `(heap snapshots; ${kibFirstHalf.toFixed(1)} KiB per poll over the first ${atHalf}, with what they warmed up)`,
+  );
 
   note(`${AGENTS} agents waiting …`);
   agents.slice(depth).forEach(start);

@@ -1,5 +1,6 @@
 import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
+import type { Hangup } from '../shared/hangup';
 
 // The long polls waiting on this instance, by queue (a workspace's own agents, or a managed
 // region). A queued job's NOTIFY names the job and its selector: it wakes one waiting poll whose
@@ -18,17 +19,72 @@ interface Offer {
   tried: Set<Waiter>;
 }
 
-class Waiter {
+/** What a poll holds while registered: its place in the line and what it has been offered. */
+export interface PollTicket {
+  /** Waits until woken (true) or until `timeoutMs` or an abort (false). */
+  wait(timeoutMs: number, signal?: Hangup): Promise<boolean>;
+  /** The poll's labels changed (re-read after a wait). */
+  relabel(labels: Record<string, string>): void;
+  /** After a round of claims: offers of jobs it did not take go on to the next matching poll. */
+  settle(taken: string[]): Promise<void>;
+  /** The poll is done: whatever it was offered and did not settle goes on. */
+  dispose(): void;
+}
+
+// A waiting poll's methods live on the prototype, not in closures of its own: every waiting poll
+// holds one (see bench:fleet).
+class Waiter implements PollTicket {
   /** Offers received since the poll last woke; the round's are what it is settling. */
   offers: Offer[] = [];
   round: Offer[] = [];
   woken = false;
   wake?: () => void;
   constructor(
+    private readonly home: PollWaiters,
     readonly queue: string,
     readonly nodeId: string,
     public labels: Record<string, string>,
   ) {}
+
+  wait(timeoutMs: number, signal?: Hangup): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const done = (woken: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        this.wake = undefined;
+        this.woken = false;
+        this.round = this.offers;
+        this.offers = [];
+        resolve(woken);
+      };
+      const aborted = () => done(false);
+      const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
+      if (this.woken) return done(true);
+      if (signal?.aborted) return done(false);
+      this.wake = () => done(true);
+      signal?.addEventListener('abort', aborted);
+      // Back of the line: the polls that waited longest are offered jobs first.
+      this.home.leave(this);
+      this.home.join(this);
+    });
+  }
+
+  relabel(labels: Record<string, string>): void {
+    this.labels = labels;
+  }
+
+  async settle(taken: string[]): Promise<void> {
+    const round = this.round;
+    this.round = [];
+    await Promise.all(round.filter((o) => !taken.includes(o.jobId)).map((o) => this.home.passOn(o, this)));
+  }
+
+  dispose(): void {
+    this.home.leave(this);
+    for (const offer of [...this.round, ...this.offers]) void this.home.passOn(offer, this);
+    this.round = [];
+    this.offers = [];
+  }
 }
 
 /** Labels satisfy a selector when they hold each of its pairs (as `selector <@ labels` in SQL). */
@@ -76,59 +132,20 @@ export class PollWaiters {
    * Registers a poll before its first claim, so that a job queued while it claims still wakes it.
    * `queue` is `[channel, payload]` as queuedChannelOf gives it.
    */
-  enter([channel, scope]: [string, string], nodeId: string, labels: Record<string, string>) {
-    const waiter = new Waiter(`${channel}:${scope}`, nodeId, labels);
+  enter([channel, scope]: [string, string], nodeId: string, labels: Record<string, string>): PollTicket {
+    const waiter = new Waiter(this, `${channel}:${scope}`, nodeId, labels);
     this.join(waiter);
-    return {
-      /** Waits until woken (true) or until `timeoutMs` or an abort (false). */
-      wait: (timeoutMs: number, signal?: AbortSignal): Promise<boolean> =>
-        new Promise<boolean>((resolve) => {
-          const done = (woken: boolean) => {
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', aborted);
-            waiter.wake = undefined;
-            waiter.woken = false;
-            waiter.round = waiter.offers;
-            waiter.offers = [];
-            resolve(woken);
-          };
-          const aborted = () => done(false);
-          const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
-          if (waiter.woken) return done(true);
-          if (signal?.aborted) return done(false);
-          waiter.wake = () => done(true);
-          signal?.addEventListener('abort', aborted);
-          // Back of the line: the polls that waited longest are offered jobs first.
-          this.leave(waiter);
-          this.join(waiter);
-        }),
-      /** The poll's labels changed (re-read after a wait). */
-      relabel: (labels: Record<string, string>) => {
-        waiter.labels = labels;
-      },
-      /** After a round of claims: offers of jobs it did not take go on to the next matching poll. */
-      settle: async (taken: string[]): Promise<void> => {
-        const round = waiter.round;
-        waiter.round = [];
-        await Promise.all(round.filter((o) => !taken.includes(o.jobId)).map((o) => this.passOn(o, waiter)));
-      },
-      /** The poll is done: whatever it was offered and did not settle goes on. */
-      dispose: (): void => {
-        this.leave(waiter);
-        for (const offer of [...waiter.round, ...waiter.offers]) void this.passOn(offer, waiter);
-        waiter.round = [];
-        waiter.offers = [];
-      },
-    };
+    return waiter;
   }
 
-  private join(waiter: Waiter) {
+  /** A waiter's own: its place in its queue's line. */
+  join(waiter: Waiter) {
     let set = this.queues.get(waiter.queue);
     if (!set) this.queues.set(waiter.queue, (set = new Set()));
     set.add(waiter);
   }
 
-  private leave(waiter: Waiter) {
+  leave(waiter: Waiter) {
     const set = this.queues.get(waiter.queue);
     set?.delete(waiter);
     if (set?.size === 0) this.queues.delete(waiter.queue);
@@ -160,7 +177,8 @@ export class PollWaiters {
     return false;
   }
 
-  private async passOn(offer: Offer, from: Waiter) {
+  /** A waiter's own: an offer it did not take goes on to the next matching poll. */
+  async passOn(offer: Offer, from: Waiter) {
     offer.tried.add(from);
     const queue = this.queues.get(from.queue);
     const candidate = [...(queue ?? [])].some((w) => !w.woken && !offer.tried.has(w) && satisfies(w.labels, offer.selector));

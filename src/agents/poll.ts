@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { DataKeys } from '../crypto/data-keys';
 import { queuedChannelOf } from '../db/channels';
+import type { Hangup } from '../shared/hangup';
 import type { PollWaiters } from './poll-waiters';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
@@ -30,9 +31,12 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
   const handOverMs = Math.min(o.config.limits.pollHandOverMs, o.config.durations.agentLostAfterMs / 5);
   const abandonMs = o.config.durations.agentLostAfterMs / 3;
 
-  /** Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. */
-  return async function poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: AbortSignal) {
-    let node = await requireNode(principal, body.nodeId);
+  /**
+   * Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit.
+   * `waits` is called when it first starts to wait (its caller may stop waiting on it in the HTTP chain).
+   */
+  return async function poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: Hangup, waits?: () => void) {
+    let node = slim(await requireNode(principal, body.nodeId));
     // A drain that starts while this poll waits answers it at once; an already draining node
     // still long-polls, so an idle drained agent does not spin.
     const drainingAtStart = node.drain as boolean;
@@ -79,10 +83,11 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
         await ticket.settle(taken);
         if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) break;
         longPollsWaiting.inc();
+        waits?.();
         // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
         if (!(await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec()))) break;
         after = 'wake';
-        node = await requireNode(principal, body.nodeId);
+        node = slim(await requireNode(principal, body.nodeId));
         ticket.relabel(node.labels);
       }
     } finally {
@@ -99,6 +104,12 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
     const handed = await Promise.all(jobs.map(async (a) => ({ ...a, env: await openEnv(o.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })));
     return { jobs: handed, cancel: [...new Set<string>(cancel)] };
   };
+}
+
+/** What a poll keeps of its node's row while it waits: what its claims and its wait read. */
+function slim(n: ClaimingAgent & { drain: boolean }): ClaimingAgent & { drain: boolean } {
+  const { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain } = n;
+  return { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain };
 }
 
 /** A promise that resolves to 'late' once `ms` have passed. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { logContext } from '../logging/context';
+import { whenAnsweredLater } from './late-answer';
 import { httpDuration, httpRequests, rateLimitRefusals } from '../metrics/registry';
 
 /** An ID a caller may choose: printable, no spaces, short enough to log. Anything else is replaced. */
@@ -26,10 +27,14 @@ export function requestContext(): Middleware {
       status = (err as { status?: number }).status ?? 500;
       throw err;
     } finally {
-      const labels = { route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', method: ctx.method, status: String(status) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-      if (status === 429) rateLimitRefusals.inc({ route: labels.route });
+      const count = (status: number) => {
+        const labels = { route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', method: ctx.method, status: String(status) };
+        httpRequests.inc(labels);
+        httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        if (status === 429) rateLimitRefusals.inc({ route: labels.route });
+      };
+      // A request answered after its chain (a waiting poll) is counted once it is answered.
+      if (!whenAnsweredLater(ctx, count)) count(status);
     }
   };
 }

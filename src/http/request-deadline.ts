@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, ServerResponse } from 'node:http';
 
 export interface RequestDeadlines {
   headersTimeoutMs: number;
@@ -20,9 +20,10 @@ const LINGER_MS = 2000;
 export function applyRequestDeadlines(server: Server, o: RequestDeadlines): void {
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = 0;
-  const lingerMs = Math.min(LINGER_MS, o.requestTimeoutMs);
+  const closeIfEarly = closeIfAnsweredEarly(Math.min(LINGER_MS, o.requestTimeoutMs));
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    closeIfAnsweredEarly(req, res, lingerMs);
+    // One function for every response, not a closure each: a waiting poll holds its response.
+    res.writeHead = closeIfEarly;
     if (req.complete || o.exempt(req)) return;
     const timer = setTimeout(() => {
       socket.off('close', clear);
@@ -53,9 +54,10 @@ export function applyRequestDeadlines(server: Server, o: RequestDeadlines): void
  * its headers arrived counts as early even if a short body came with them, which costs that
  * client a reconnect, nothing more.
  */
-function closeIfAnsweredEarly(req: IncomingMessage, res: ServerResponse, lingerMs: number): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+function closeIfAnsweredEarly(lingerMs: number): ServerResponse['writeHead'] {
+  const writeHead = ServerResponse.prototype.writeHead;
+  return function (this: ServerResponse, ...args: unknown[]) {
+    const req = this.req;
     if (!req.complete && !this.headersSent) {
       this.setHeader('Connection', 'close');
       // With that header Node ends the socket once the answer is flushed (destroySoon), then

@@ -1,3 +1,5 @@
+import type { Hangup } from './hangup';
+
 /**
  * At most `size` holders at once; others wait their turn in order, until their deadline or abort.
  */
@@ -11,7 +13,7 @@ export function createGate(size: number) {
   };
   return {
     /** Resolves to a release function, or null when the deadline passed or the signal aborted first. */
-    enter(deadline: number, signal?: AbortSignal): Promise<(() => void) | null> {
+    enter(deadline: number, signal?: Hangup): Promise<(() => void) | null> {
       const once = () => {
         let done = false;
         return () => {

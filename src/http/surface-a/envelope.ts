@@ -1,13 +1,15 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { MethodNotAllowed, notFound } from '../../shared/errors';
 import { toAppError } from '../errors-to-app';
+import type { Answer, RenderLate } from '../late-answer';
 
 /**
  * Surface A's one error renderer: `{status: "ERROR", code, message, details?}`, never a payload,
  * never a stack. Successful handlers set `ctx.body` to the payload; this wraps it.
  */
 export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middleware {
+  const failure = failureA(log, retryAfterSeconds);
   return async (ctx, next) => {
     try {
       await next();
@@ -17,14 +19,34 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
       if (ctx.state.raw || ctx.body === undefined) return;
       ctx.body = { status: 'OK', payload: ctx.body };
     } catch (err) {
-      const e = toAppError(err, retryAfterSeconds);
-      if (e.code === 'internal') log.error({ err, path: ctx.path }, 'unhandled error');
-      else if (e.code === 'dependency.unavailable') log.warn({ err: e.cause ?? e, path: ctx.path }, e.message);
-      if (ctx.headerSent) return;
-      ctx.status = e.status;
-      if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
-      if (e instanceof MethodNotAllowed) ctx.set('Allow', e.allow.join(', '));
-      ctx.body = { status: 'ERROR', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}) };
+      if (ctx.headerSent) return void failure(ctx, err);
+      const { status, headers, body } = failure(ctx, err);
+      ctx.status = status;
+      for (const [name, value] of Object.entries(headers ?? {})) ctx.set(name, value);
+      ctx.body = body;
     }
+  };
+}
+
+/** The answer of an operation answered after the chain (see answerLater), in the same envelope. */
+export function lateAnswerA(log: Logger, retryAfterSeconds: number): RenderLate {
+  const failure = failureA(log, retryAfterSeconds);
+  return (ctx, payload, failed) => (failed ? failure(ctx, failed.error) : { status: 200, body: { status: 'OK', payload } });
+}
+
+/** An error's envelope, status and headers; what operators must see is logged. */
+function failureA(log: Logger, retryAfterSeconds: number) {
+  return (ctx: Context, err: unknown): Answer => {
+    const e = toAppError(err, retryAfterSeconds);
+    if (e.code === 'internal') log.error({ err, path: ctx.path }, 'unhandled error');
+    else if (e.code === 'dependency.unavailable') log.warn({ err: e.cause ?? e, path: ctx.path }, e.message);
+    const headers: Record<string, string> = {};
+    if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
+    if (e instanceof MethodNotAllowed) headers.Allow = e.allow.join(', ');
+    return {
+      status: e.status,
+      headers,
+      body: { status: 'ERROR', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}) },
+    };
   };
 }

@@ -14,7 +14,7 @@ import { parse } from '../validate';
 import { artifactPresignRoutes } from './artifacts-routes';
 import { authRoutes } from './auth-routes';
 import { billingRoutes } from './billing-routes';
-import { surfaceAEnvelope } from './envelope';
+import { lateAnswerA, surfaceAEnvelope } from './envelope';
 import { apiKeyAuthenticator, refuseNodeKey } from './identity';
 import { jobsRoutes } from './jobs-routes';
 import { keysRoutes } from './keys-routes';
@@ -60,7 +60,7 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   router.use(rateLimit(limiter));
   router.use(json);
   router.use(jobsRoutes(services, at).routes());
-  router.use(nodesRoutes(services, at, credentialSlots('polls', config.limits.pollsPerCredential)).routes());
+  router.use(nodesRoutes(services, at, credentialSlots('polls', config.limits.pollsPerCredential), lateAnswerA(log, config.dependencyRetryAfterSeconds)).routes());
   router.use(keysRoutes(services, at).routes());
   router.use(artifactPresignRoutes(services, at).routes());
   router.use(billingRoutes(services, at).routes());

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import type { CredentialSlots } from '../credential-slots';
+import { ClientGone, type RenderLate, answerLater } from '../late-answer';
 import { type SurfaceAMount, operationGroup } from './operations';
 import { requestOrigin } from './request-origin';
 import { assignedJobA, jobA, nodeA } from './render';
@@ -12,7 +13,9 @@ import {
 
 const KeyResponse = z.object({ nodeId: z.string(), apiKey: z.string() });
 
-export function nodesRoutes(services: Services, at: SurfaceAMount, polls: CredentialSlots): Router {
+type Polled = Awaited<ReturnType<Services['agents']['poll']>>;
+
+export function nodesRoutes(services: Services, at: SurfaceAMount, polls: CredentialSlots, late: RenderLate): Router {
   const { router, mount } = operationGroup(at, 'nodes');
   const { agents, logs } = services;
 
@@ -44,22 +47,34 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     summary: 'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
     response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
-    // Not async: a waiting poll keeps no suspended frame of this handler (see bench:fleet).
-    handle: (ctx, body) => {
-      const release = polls.acquire(principalOf(ctx).credentialId);
-      const aborted = new AbortController();
-      // The request has been read by now; only the response tells of a client that went away.
-      ctx.res.once('close', () => {
-        if (!ctx.res.writableFinished) aborted.abort();
-      });
-      return agents
-        .poll(principalOf(ctx), body, aborted.signal)
-        .finally(release)
-        .then((out) => {
-          const uploadUrl = (a: (typeof out.jobs)[number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
+    // A poll that has to wait is answered outside the middleware chain (answerLater): a waiting
+    // poll then holds its request and its wait, not the chain's frames (see bench:fleet). What
+    // fails before the wait is answered in the chain, as any request's error is.
+    handle: (ctx, body) =>
+      new Promise((resolve, reject) => {
+        const release = polls.acquire(principalOf(ctx).credentialId);
+        let later: ReturnType<typeof answerLater> | undefined;
+        const waits = () => {
+          later = answerLater(ctx, late);
+          resolve(undefined);
+        };
+        const render = (out: Polled) => {
+          const uploadUrl = (a: Polled['jobs'][number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
           return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
-        });
-    },
+        };
+        agents.poll(principalOf(ctx), body, new ClientGone(ctx.res), waits).then(
+          (out) => {
+            release();
+            if (later) later(render(out));
+            else resolve(render(out));
+          },
+          (error: unknown) => {
+            release();
+            if (later) later(undefined, { error });
+            else reject(error);
+          },
+        );
+      }),
   });
   mount({
     path: '/logs',

@@ -48,7 +48,8 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   headers?: z.ZodObject;
   /** Headers of the 200 answer, documented. */
   responseHeaders?: Record<string, { description: string; schema: { type: 'string' } }>;
-  handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R>>;
+  /** Resolves to the payload, or to undefined when the handler answers later itself (answerLater). */
+  handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R> | undefined>;
 }
 
 /** What Surface A's operations are mounted with. */
@@ -141,7 +142,9 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
     // A node key has no role: the agent service holds it to its own node. Nor has a managed-pool
     // key, which reaches only the operations that name it (registering a managed-pool agent).
     if (p && p.kind !== 'node' && p.kind !== 'managed' && op.action !== 'none') await at.auth.authorize(p, op.action, targetOf(p, body));
-    ctx.body = await op.handle(ctx, body);
+    const out = await op.handle(ctx, body);
+    // Unless the handler answers later itself (answerLater).
+    if (ctx.respond !== false) ctx.body = out;
   });
 }
 

@@ -1,0 +1,9 @@
+/**
+ * What a long wait needs of an AbortSignal: whether it fired, and a listener. An AbortSignal is
+ * one; src/http/late-answer.ts makes a lighter one for a waiting poll.
+ */
+export interface Hangup {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
