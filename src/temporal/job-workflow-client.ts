@@ -64,8 +64,10 @@ const asTransition = (answer: Transition | JobSnapshot): Transition =>
 
 const CALL_BUDGET_MS = 10_000;
 const PROBE_BUDGET_MS = 1_000;
-const UPDATE_ATTEMPTS = 3;
-const UPDATE_RETRY_MS = 100;
+const UPDATE_RETRY_MS = 50;
+const UPDATE_RETRY_MAX_MS = 1_000;
+/** An Update sent again is sent with at least this much of the call's budget left. */
+const UPDATE_LAST_TRY_MS = 1_000;
 
 /** The server's WorkflowNotReady (FAILED_PRECONDITION) for an Update whose workflow task it failed. */
 export const abortedWithItsTask = (err: unknown): boolean =>
@@ -147,21 +149,23 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
   };
 
   /**
-   * Runs one of the job's Updates. One the server aborted because it failed the workflow task that
-   * carried it (WorkflowNotReady, "unexpected workflow task failure": under load its update registry
-   * can be cleared between handing the task out and its completion) was not applied, and the
-   * server's own word is that a retry resolves it. It is sent again, within the call's budget,
+   * Runs one of the job's Updates. The server aborts an Update with WorkflowNotReady ("unexpected
+   * workflow task failure") whenever it fails the workflow task that carried it: a task that
+   * completes the run while a new event (a timer, an activity's end) arrived, or one whose update
+   * record was cleared under load. Nothing of the Update was applied, and the next task usually
+   * takes it: it is sent again, with a growing pause, until the call's budget is nearly spent,
    * under the same update ID, which a run accepts at most once.
    */
   const update = <T>(jobId: string, send: (h: WorkflowHandle, updateId: string) => Promise<T>): Promise<T> =>
     call(async () => {
       const updateId = randomUUID();
-      for (let attempt = 1; ; attempt++) {
+      const giveUpAt = Date.now() + CALL_BUDGET_MS - UPDATE_LAST_TRY_MS;
+      for (let pause = UPDATE_RETRY_MS; ; pause = Math.min(pause * 2, UPDATE_RETRY_MAX_MS)) {
         try {
           return await onRun(jobId, (h) => send(h, updateId));
         } catch (err) {
-          if (attempt >= UPDATE_ATTEMPTS || !abortedWithItsTask(err)) throw err;
-          await sleep(UPDATE_RETRY_MS * attempt);
+          if (!abortedWithItsTask(err) || Date.now() + pause > giveUpAt) throw err;
+          await sleep(pause);
         }
       }
     });
