@@ -62,16 +62,26 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
           const uploadUrl = (a: Polled['jobs'][number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
           return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
         };
+        const fail = (error: unknown) => {
+          if (later) later(undefined, { error });
+          else reject(error);
+        };
+        // One reaction, not a chain of promises: a waiting poll holds whatever is pending on it.
         agents.poll(principalOf(ctx), body, new ClientGone(ctx.res), waits).then(
           (out) => {
             release();
-            if (later) later(render(out));
-            else resolve(render(out));
+            let payload;
+            try {
+              payload = render(out);
+            } catch (error) {
+              return fail(error);
+            }
+            if (later) later(payload);
+            else resolve(payload);
           },
           (error: unknown) => {
             release();
-            if (later) later(undefined, { error });
-            else reject(error);
+            fail(error);
           },
         );
       }),
