@@ -7,7 +7,7 @@ let owned: SuiteStack | undefined;
 
 // One real stack (Temporal dev server, PostgreSQL, MinIO) for the whole run; each test isolates
 // its data in a workspace of its own. `npm test` runs every file here, one after another.
-// `npm test` (scripts/test-suite.ts) starts the stack and runs
+// `npm run test:lanes` (scripts/test-suite.ts) starts the stack and runs
 // two lanes of files on it at once: the shared lane in its own process, the isolated lane in a
 // mocha process that attaches to the stack COMPUTE_TEST_STACK names. `mocha <file>` alone starts
 // a stack of its own.
