@@ -35,6 +35,11 @@ export const grpcCodeOf = (err: unknown): number | undefined => {
   return typeof code === 'number' ? code : undefined;
 };
 
+const FAILED_PRECONDITION = 9;
+/** The server's WorkflowNotReady (FAILED_PRECONDITION) for an Update whose workflow task it failed: nothing of it was applied. */
+export const abortedWithItsTask = (err: unknown): boolean =>
+  err instanceof ServiceError && grpcCodeOf(err) === FAILED_PRECONDITION && /unexpected workflow task failure/i.test(err.message);
+
 /**
  * Rethrows `err` as the service's error. `unavailable` makes the 503; `unreachable` is told when
  * the server proved out of reach (the client then fails fast for a while).

@@ -11,7 +11,7 @@ import { ApplicationFailure, TerminatedFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../shared/errors';
-import { StartOutcomeUnknownError, WorkflowClosedError, grpcCodeOf, neverSent, NOT_APPLIED, translateError } from './grpc-errors';
+import { StartOutcomeUnknownError, WorkflowClosedError, abortedWithItsTask, grpcCodeOf, neverSent, NOT_APPLIED, translateError } from './grpc-errors';
 
 import {
   type AssignInput,
@@ -68,11 +68,6 @@ const UPDATE_RETRY_MS = 50;
 const UPDATE_RETRY_MAX_MS = 1_000;
 /** An Update sent again is sent with at least this much of the call's budget left. */
 const UPDATE_LAST_TRY_MS = 1_000;
-
-/** The server's WorkflowNotReady (FAILED_PRECONDITION) for an Update whose workflow task it failed. */
-export const abortedWithItsTask = (err: unknown): boolean =>
-  err instanceof ServiceError && grpcCodeOf(err) === FAILED_PRECONDITION && /unexpected workflow task failure/i.test(err.message);
-const FAILED_PRECONDITION = 9;
 
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
