@@ -108,7 +108,10 @@ describe('invoices', () => {
          WHERE u.workspace_id = ?`,
         [w.workspaceId],
       );
-      assert.ok(coverage[0].managed >= 9 && coverage[0].self >= 3, JSON.stringify(coverage[0]));
+      // At least what the test itself waited for: A's end; B's two ticks and end; C's three ticks
+      // and end; the self job's end. The meter's opening tick, and the ticks over the self job, can
+      // skip an attempt a heartbeat holds just then, so they may add entries or not.
+      assert.ok(coverage[0].managed >= 8 && coverage[0].self >= 1, JSON.stringify(coverage[0]));
       assert.deepEqual({ ...coverage[0], managed: 0, self: 0 }, { managed: 0, uninvoiced: 0, self: 0, self_invoiced: 0, elsewhere: 0 });
 
       // The late entries are exactly the late tick's, in the invoice after their period's; the on-time one is in its own.
