@@ -4,7 +4,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { waitFor } from './support/agents';
-import { quietLog, testEnv } from './support/env';
+import { quietLog, sessionsNamed, testEnv } from './support/env';
 import { newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve } from './support/http';
 import { workflowIdOf } from '../src/temporal/job-workflow-client';
 
@@ -20,10 +20,8 @@ describe('a poll never holds a database connection across a Temporal call', () =
   const sessions = `claim-pool-${process.pid}`;
   let api: ServiceProcess;
   before(async () => {
-    const databaseUrl = new URL(testEnv().config.databaseUrl!);
-    databaseUrl.searchParams.set('application_name', sessions);
     const config = testEnv().configWith({
-      DATABASE_URL: databaseUrl.toString(),
+      DATABASE_URL: sessionsNamed(testEnv().config.databaseUrl!, sessions),
       TEMPORAL_TASK_QUEUE: taskQueue,
       DB_POOL_MAX: String(POOL),
       CLAIMS_IN_FLIGHT_MAX: String(IN_FLIGHT),

@@ -101,6 +101,13 @@ export interface Lane {
  */
 export const OUR_SESSIONS = "application_name = current_setting('application_name')";
 
+/** The database URL with its sessions named `name` in pg_stat_activity (`application_name`). */
+export function sessionsNamed(databaseUrl: string, name: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', name);
+  return url.toString();
+}
+
 /**
  * The reconciler's pass over a workspace's unconfirmed rows, aged past any submit still under way
  * first: a pass over rows of any age would also take the other lane's submits in flight.
@@ -173,11 +180,9 @@ export async function attachTestEnv(suite: Omit<SuiteStack, 'stack'> & { stack?:
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
   const mailbox = new Mailbox();
   await mailbox.start();
-  const databaseUrl = new URL(suite.vars.DATABASE_URL!);
-  databaseUrl.searchParams.set('application_name', `compute-test-${lane.name}`);
   const envVars: Record<string, string> = {
     ...suite.vars,
-    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_URL: sessionsNamed(suite.vars.DATABASE_URL!, `compute-test-${lane.name}`),
     SMTP_URL: mailbox.url,
     COMPUTE_DATA_DIR: dataDir,
     TEMPORAL_TASK_QUEUE: lane.taskQueue,
