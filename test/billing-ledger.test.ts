@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { suiteClient } from './support/temporal-client';
+import { pendingWork, suiteClient } from './support/temporal-client';
 import { Connection } from '@temporalio/client';
 import { meterTick } from '../src/billing/meter';
-import { meterAttemptEnd, meterRunning } from '../src/billing/ledger';
-import { newId } from '../src/shared/ids';
+import { meterRunning } from '../src/billing/ledger';
+import { endAll, insertRunning } from './support/billing';
 import { meterScheduleId } from '../src/billing/meter-schedule';
 import { periodScheduleId } from '../src/billing/period-schedule';
 import { waitFor } from './support/agents';
@@ -156,7 +156,7 @@ describe('the usage ledger', () => {
     const { key, workspaceId } = await newWorkspace();
     const node = await registerNode(key, {}, 'meters');
     const N = 6000;
-    const jobIds = await insertRunning(workspaceId, node.nodeId, N);
+    const jobIds = await insertRunning(workspaceId, node.nodeId, N, RESOURCES);
     const { config } = testEnv();
     const connection = await Connection.connect({ address: config.temporal.address! });
     const client = await suiteClient(connection);
@@ -180,9 +180,12 @@ describe('the usage ledger', () => {
       workers.push(await spawnWorker(taskQueue, 'meter-worker-2', { METER_TICK_SECONDS: '3' }));
       // Bounded by the test's timeout, not a speed: the retry waits out the heartbeat timeout (10 s)
       // and a worker start, then meters beside the ticks of later windows, all on a loaded machine.
-      await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === N, 120_000);
+      const meterRuns = `WorkflowType = "meter" AND TaskQueue = "${taskQueue}"`;
+      await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === N, 120_000).catch(async (err) => {
+        throw new Error(`${err.message}\n${await pendingWork(client, meterRuns, workers.map((w) => w.logFile))}`);
+      });
       const retried = await waitFor('the retried activity in the run\'s history', async () => {
-        for await (const run of client.workflow.list({ query: `WorkflowType = "meter" AND TaskQueue = "${taskQueue}"` })) {
+        for await (const run of client.workflow.list({ query: meterRuns })) {
           const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
           if (events.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) >= 2)) return run.workflowId;
         }
@@ -223,7 +226,7 @@ describe('the usage ledger', () => {
     this.timeout(120_000);
     const { key, workspaceId } = await newWorkspace();
     const node = await registerNode(key, {}, 'meters');
-    const jobIds = await insertRunning(workspaceId, node.nodeId, 2000);
+    const jobIds = await insertRunning(workspaceId, node.nodeId, 2000, RESOURCES);
     try {
       const start = Date.now();
       for (let round = 1; round <= 4; round++) {
@@ -257,44 +260,4 @@ async function entriesOfOneOff(jobIds: string[]) {
   if (!rows[0]) return null;
   const entries = await db()('usage_ledger').where({ job_id: rows[0].job_id }).orderBy('id').select('meter_window', 'from_at', 'to_at', 'cpu_seconds', 'created_at');
   return { attempt: rows[0], entries };
-}
-
-/** `n` attempts running on `nodeId` for a minute already, as rows (their runs are not needed to meter them). */
-async function insertRunning(workspaceId: string, nodeId: string, n: number): Promise<string[]> {
-  const jobs = Array.from({ length: n }, () => ({
-    id: newId('job'),
-    workspace_id: workspaceId,
-    type: 'COMMAND',
-    command: 'true',
-    env: '{}',
-    labels: '{}',
-    selector: '{}',
-    resources: JSON.stringify(RESOURCES),
-    retry: JSON.stringify({ maxAttempts: 1, backoffSeconds: 10 }),
-    timeout_seconds: 3600,
-    state: 'RUNNING',
-    workflow_started: true,
-    attempt: 1,
-    agent_id: nodeId,
-    created_at: new Date(),
-    available_at: new Date(),
-  }));
-  for (let i = 0; i < n; i += 200) await db()('jobs').insert(jobs.slice(i, i + 200));
-  const attempts = jobs.map((j) => ({ lease_id: newId('lease'), job_id: j.id, attempt: 1, agent_id: nodeId, assigned_at: db().raw("now() - interval '1 minute'") }));
-  for (let i = 0; i < n; i += 200) await db()('job_attempts').insert(attempts.slice(i, i + 200));
-  await db()('jobs').whereIn('id', jobs.map((j) => j.id)).update({ lease_id: db().raw('(SELECT lease_id FROM job_attempts a WHERE a.job_id = jobs.id)') });
-  return jobs.map((j) => j.id);
-}
-
-/** Ends the attempts through the seam's own ledger write, as a projection of their ends does. */
-async function endAll(jobIds: string[]): Promise<void> {
-  const leases = await db()('job_attempts').whereIn('job_id', jobIds).pluck('lease_id');
-  for (let i = 0; i < leases.length; i += 100) {
-    await db().transaction(async (trx) => {
-      const batch = leases.slice(i, i + 100);
-      await trx('job_attempts').whereIn('lease_id', batch).update({ ended_at: trx.fn.now(), end_reason: 'cancelled' });
-      for (const lease of batch) await meterAttemptEnd(trx, lease, false);
-    });
-  }
-  await db()('jobs').whereIn('id', jobIds).update({ state: 'CANCELLED', finished_at: db().fn.now() });
 }

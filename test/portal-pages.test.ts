@@ -111,7 +111,10 @@ describe("the portal's webhooks, audit and usage pages", function () {
     await page.getByText('The hobby plan has no invoices.').waitFor();
     await page.getByRole('button', { name: 'Change limits' }).click();
     await page.getByLabel('Hard cap (USD)').fill('12.50');
+    // The click returns once it is dispatched; the page's PATCH is read back only once answered.
+    const saved = page.waitForResponse((r) => r.url().endsWith('/v0/billing/limits') && r.request().method() === 'PATCH');
     await page.getByRole('button', { name: 'Save limits' }).click();
+    assert.equal((await saved).status(), 202);
     const limits = await v0ok('GET', '/billing/limits', { token: owner.token, status: 200 });
     assert.equal(limits.pending?.hardCapUsd ?? limits.hardCapUsd, 12.5, 'the cap the page sent');
     await page.getByText(/hard \$12\.50|Hard cap: \$12\.50/).first().waitFor();

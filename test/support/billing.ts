@@ -7,6 +7,8 @@ import { meterScheduleId } from '../../src/billing/meter-schedule';
 import { closePeriods, periodSettingsOf } from '../../src/billing/periods';
 import type { PlanId } from '../../src/billing/plans';
 import { setBilling } from '../../src/billing/subscription';
+import { meterAttemptEnd } from '../../src/billing/ledger';
+import { newId } from '../../src/shared/ids';
 import { waitFor } from './agents';
 import { login } from './auth';
 import { testEnv } from './env';
@@ -114,4 +116,44 @@ export function withMeterPaused<T>(fn: (client: Client) => Promise<T>): Promise<
       await meter.unpause();
     }
   });
+}
+
+/** `n` attempts running on `nodeId` for a minute already, as rows (their runs are not needed to meter them). */
+export async function insertRunning(workspaceId: string, nodeId: string, n: number, resources: Record<string, number>): Promise<string[]> {
+  const jobs = Array.from({ length: n }, () => ({
+    id: newId('job'),
+    workspace_id: workspaceId,
+    type: 'COMMAND',
+    command: 'true',
+    env: '{}',
+    labels: '{}',
+    selector: '{}',
+    resources: JSON.stringify(resources),
+    retry: JSON.stringify({ maxAttempts: 1, backoffSeconds: 10 }),
+    timeout_seconds: 3600,
+    state: 'RUNNING',
+    workflow_started: true,
+    attempt: 1,
+    agent_id: nodeId,
+    created_at: new Date(),
+    available_at: new Date(),
+  }));
+  for (let i = 0; i < n; i += 200) await db()('jobs').insert(jobs.slice(i, i + 200));
+  const attempts = jobs.map((j) => ({ lease_id: newId('lease'), job_id: j.id, attempt: 1, agent_id: nodeId, assigned_at: db().raw("now() - interval '1 minute'") }));
+  for (let i = 0; i < n; i += 200) await db()('job_attempts').insert(attempts.slice(i, i + 200));
+  await db()('jobs').whereIn('id', jobs.map((j) => j.id)).update({ lease_id: db().raw('(SELECT lease_id FROM job_attempts a WHERE a.job_id = jobs.id)') });
+  return jobs.map((j) => j.id);
+}
+
+/** Ends the attempts through the seam's own ledger write, as a projection of their ends does. */
+export async function endAll(jobIds: string[]): Promise<void> {
+  const leases = await db()('job_attempts').whereIn('job_id', jobIds).pluck('lease_id');
+  for (let i = 0; i < leases.length; i += 100) {
+    await db().transaction(async (trx) => {
+      const batch = leases.slice(i, i + 100);
+      await trx('job_attempts').whereIn('lease_id', batch).update({ ended_at: trx.fn.now(), end_reason: 'cancelled' });
+      for (const lease of batch) await meterAttemptEnd(trx, lease, false);
+    });
+  }
+  await db()('jobs').whereIn('id', jobIds).update({ state: 'CANCELLED', finished_at: db().fn.now() });
 }

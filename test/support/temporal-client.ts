@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { computeCodec } from '../../src/temporal/data-converter';
@@ -19,4 +20,24 @@ export async function suiteClient(connection?: Connection): Promise<Client> {
     namespace: testEnv().config.temporal.namespace,
     dataConverter: await suiteDataConverter(),
   });
+}
+
+/**
+ * What the runs a query names are waiting on, for a timeout's message: each run's status and its
+ * pending activities (attempt, state, last heartbeat, last failure), then the last lines of the
+ * workers' logs.
+ */
+export async function pendingWork(client: Client, query: string, logFiles: string[] = []): Promise<string> {
+  const lines: string[] = [];
+  for await (const run of client.workflow.list({ query })) {
+    const d = await client.workflow.getHandle(run.workflowId, run.runId).describe();
+    const pending = (d.raw.pendingActivities ?? []).map((a) => {
+      const beat = a.lastHeartbeatTime?.seconds ? new Date(Number(a.lastHeartbeatTime.seconds) * 1000).toISOString() : 'never';
+      return `${a.activityType?.name} attempt ${a.attempt} state ${a.state} last heartbeat ${beat} last failure ${a.lastFailure?.message ?? 'none'}`;
+    });
+    lines.push(`${run.workflowId} ${d.status.name}${pending.length ? `: ${pending.join('; ')}` : ''}`);
+  }
+  if (!lines.length) lines.push(`no run matches ${query}`);
+  for (const file of logFiles) lines.push(`${file}:`, ...(fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-15) : ['(none)']));
+  return lines.join('\n');
 }
