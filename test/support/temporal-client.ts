@@ -41,3 +41,21 @@ export async function pendingWork(client: Client, query: string, logFiles: strin
   for (const file of logFiles) lines.push(`${file}:`, ...(fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-15) : ['(none)']));
   return lines.join('\n');
 }
+
+/**
+ * Why a queued job was not handed out, for a timeout's message: its row (state, attempt, when it
+ * is available, any claim) and the last events of its run with their times, so a late timer
+ * (Temporal's) tells itself apart from a wake-up that did not come (ours).
+ */
+export async function queuedJobStory(jobId: string): Promise<string> {
+  const row = await testEnv().db('jobs').where({ id: jobId }).first('state', 'attempt', 'available_at', 'claimed_until', 'agent_id');
+  const client = await suiteClient();
+  const events = (await client.workflow.getHandle(jobId).fetchHistory()).events ?? [];
+  const story = events.slice(-12).map((e) => {
+    const at = e.eventTime?.seconds ? new Date(Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString() : '?';
+    const kind = Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace(/EventAttributes$/, '');
+    return `  ${e.eventId} ${at} ${kind}`;
+  });
+  await client.connection.close();
+  return [`now ${new Date().toISOString()}; row ${JSON.stringify(row)}; last events of its run:`, ...story].join('\n');
+}
