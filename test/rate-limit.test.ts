@@ -10,12 +10,19 @@ const AUTH_FAILURES = 5;
 
 describe('rate limits', () => {
   const apis: ServiceProcess[] = [];
+  // These APIs look names up in a schema of their own first: a `rate_limits` put there takes the
+  // shared store away from them alone, not from the other APIs on this database (the other lane's).
+  const detour = `rl_detour_${process.pid}`;
   before(async () => {
-    const config = testEnv().configWith({ RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES) });
+    await testEnv().db.raw(`CREATE SCHEMA IF NOT EXISTS ${detour}`);
+    const url = new URL(testEnv().config.databaseUrl!);
+    url.searchParams.set('options', `-c search_path=${detour},public`);
+    const config = testEnv().configWith({ DATABASE_URL: url.toString(), RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES) });
     for (let i = 0; i < 2; i++) apis.push(await startServiceProcess({ config, log: quietLog, api: true, worker: false }));
   });
   after(async () => {
     for (const api of apis) await api.stop();
+    await testEnv().db.raw(`DROP SCHEMA IF EXISTS ${detour} CASCADE`);
   });
 
   it('lets exactly the per-minute budget through across two API instances, then 429 with Retry-After', async () => {
@@ -117,9 +124,9 @@ describe('rate limits', () => {
       for (let i = 0; i < count; i++) replies.push(await post('/compute/jobs/list', {}, token, url));
       return replies;
     };
-    // The store's own queries fail (its table is gone) while the API's database works: the
-    // limiter is the only part that notices.
-    await testEnv().db.schema.renameTable('rate_limits', 'rate_limits_away');
+    // The store's own queries fail (their table is a view these APIs find first) while the API's
+    // database works: the limiter is the only part that notices.
+    await testEnv().db.raw(`CREATE VIEW ${detour}.rate_limits AS SELECT 'away' AS gone`);
     try {
       for (const api of apis) {
         const replies = await burst(api.url!, PER_MINUTE + 3);
@@ -133,12 +140,20 @@ describe('rate limits', () => {
         assert.ok(Number(refused.headers.get('retry-after')) >= 1);
         assert.equal(replies[0].headers.get('ratelimit-remaining'), String(PER_MINUTE - 1));
       }
+      // Meanwhile the suite's own API, on the same database, still leases from the shared store.
+      const bystander = await login();
+      assert.equal((await post('/compute/jobs/list', {}, bystander.token)).status, 200);
+      assert.ok(await testEnv().db('rate_limits').where({ key: `rl_min:usr:${bystander.user.id}` }).first(), 'the other APIs keep the shared store');
     } finally {
-      await testEnv().db.schema.renameTable('rate_limits_away', 'rate_limits');
+      await testEnv().db.raw(`DROP VIEW ${detour}.rate_limits`);
     }
     const other = await login();
     const statuses = [];
     for (let i = 0; i < PER_MINUTE + 2; i++) statuses.push((await post('/compute/jobs/list', {}, other.token, apis[i % 2].url!)).status);
-    assert.deepEqual(statuses, [...Array(PER_MINUTE).fill(200), 429, 429], 'both instances draw from the shared store again');
+    // Both instances draw from the shared store again: the budget once across the two, refused in
+    // order but for the one lease the other instance may hold (as in the first test).
+    assert.equal(statuses.filter((s) => s === 200).length, PER_MINUTE, `statuses: ${statuses.join(' ')}`);
+    const firstRefusal = statuses.indexOf(429);
+    assert.ok(firstRefusal >= PER_MINUTE - 1 && statuses.slice(firstRefusal).filter((s) => s === 200).length <= 1, `statuses: ${statuses.join(' ')}`);
   });
 });
