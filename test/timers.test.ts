@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { testEnv } from './support/env';
-import { queuedJobStory } from './support/temporal-client';
+import { jobRunStory } from './support/temporal-client';
 import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob, heldJob, resultOf } from './support/http';
 
 // Test config: agents are lost after 2.5 s without a heartbeat naming the job, backoff 200 ms.
@@ -53,7 +53,7 @@ describe('durable timers', () => {
       // As above: a requeued job is claimable once its backoff timer fires and the run rewrites its
       // row, so on a loaded Temporal this poll waits as long as that one.
       const job = await pollOne(node, 30);
-      assert.ok(job, `attempt ${attempt} was claimable within 30 s; ${await queuedJobStory(sub.job_id)}`);
+      assert.ok(job, `attempt ${attempt} was claimable within 30 s; ${await jobRunStory(sub.job_id)}`);
       assert.equal(job.attempt, attempt);
       await waitForJob(key, sub.job_id, (j) => j.state !== 'running', 10_000);
     }

@@ -43,19 +43,24 @@ export async function pendingWork(client: Client, query: string, logFiles: strin
 }
 
 /**
- * Why a queued job was not handed out, for a timeout's message: its row (state, attempt, when it
- * is available, any claim) and the last events of its run with their times, so a late timer
- * (Temporal's) tells itself apart from a wake-up that did not come (ours).
+ * Where a job's run stands, for a failure's message: its row (state, attempt, when it is
+ * available, any claim), its pending workflow task (a retried one has attempt > 1) and the last
+ * events of its run with their times. For a queued job not handed out, a late timer (Temporal's)
+ * tells itself apart from a wake-up that did not come (ours).
  */
-export async function queuedJobStory(jobId: string): Promise<string> {
+export async function jobRunStory(jobId: string): Promise<string> {
   const row = await testEnv().db('jobs').where({ id: jobId }).first('state', 'attempt', 'available_at', 'claimed_until', 'agent_id');
   const client = await suiteClient();
-  const events = (await client.workflow.getHandle(jobId).fetchHistory()).events ?? [];
+  const handle = client.workflow.getHandle(jobId);
+  const task = (await handle.describe()).raw.pendingWorkflowTask;
+  const seconds = (t?: { seconds?: unknown } | null) => (t?.seconds ? new Date(Number(t.seconds) * 1000).toISOString() : '-');
+  const pending = task ? `pending workflow task: ${task.state === 2 ? 'started' : 'scheduled'}, attempt ${task.attempt}, scheduled ${seconds(task.scheduledTime)}, started ${seconds(task.startedTime)}` : 'no workflow task pending';
+  const events = (await handle.fetchHistory()).events ?? [];
   const story = events.slice(-12).map((e) => {
     const at = e.eventTime?.seconds ? new Date(Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString() : '?';
     const kind = Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace(/EventAttributes$/, '');
     return `  ${e.eventId} ${at} ${kind}`;
   });
   await client.connection.close();
-  return [`now ${new Date().toISOString()}; row ${JSON.stringify(row)}; last events of its run:`, ...story].join('\n');
+  return [`now ${new Date().toISOString()}; row ${JSON.stringify(row)}; ${pending}; last events of its run:`, ...story].join('\n');
 }
