@@ -40,6 +40,8 @@ const { projectJob, checkAttempt } = proxyActivities<JobActivities>({
 
 /** The patch marker a reset run records where it goes live (and takes its job's row over). */
 const RESET_TAKEOVER = 'reset-takeover';
+/** The patch marker of a backoff that ended while its row was being written (see drive). */
+const BACKOFF_ANNOUNCED = 'backoff-announced';
 
 const refuse = (refusal: Refusal | null) => {
   if (refusal) throw ApplicationFailure.create({ ...refusal, nonRetryable: true });
@@ -137,11 +139,20 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
 
   /** The run's loop: each step the machine asks for, until the job has ended and is written. */
   const drive = async () => {
+    // A queued version written while its backoff still ran: that write woke no agent (projection.ts
+    // wakes them only for a claimable row), so its backoff's end must be written again.
+    let unannounced: number | undefined;
     // Keep each await as deep as it is: within one activation, an Update's answer and this loop's
     // next command are ordered by microtask ticks, and the recorded histories hold that order.
     for (let step = (takeOverOnceLive(), m.next(Date.now())); step.kind !== 'done'; step = (takeOverOnceLive(), m.next(Date.now()))) {
       if (step.kind === 'project') {
+        const { snapshot } = step.write;
+        if (snapshot.state === 'QUEUED' && Date.parse(snapshot.availableAt) > Date.now()) unannounced = snapshot.version;
         await project(step.write);
+      } else if (step.kind === 'idle' && unannounced === m.version && patched(BACKOFF_ANNOUNCED)) {
+        // The backoff ended while that write was under way, so no timer will write its end: now.
+        unannounced = undefined;
+        show(m.backoffOver());
       } else if (step.kind === 'idle') {
         const version = m.version;
         await condition(() => (takeOverOnceLive(), m.version !== version || m.resetPhase === 'due'));

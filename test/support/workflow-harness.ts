@@ -33,9 +33,16 @@ export class FakeActivities {
   /** Leases whose agent was removed (DELETE /v0/agents/{id}). */
   readonly removed = new Set<string>();
 
+  /** When each projection was written (epoch ms), in the order of `projections`. */
+  readonly writtenAt: number[] = [];
+  /** How long a projection's activity takes to finish after its write (a loaded database's commit). */
+  projectionTailMs = 0;
+
   readonly activities: JobActivities = {
     projectJob: async (input) => {
       this.projections.push(input);
+      this.writtenAt.push(Date.now());
+      if (this.projectionTailMs) await new Promise((r) => setTimeout(r, this.projectionTailMs));
     },
     checkAttempt: async ({ leaseId, lostAfterMs }): Promise<AttemptCheck> => {
       const drainAt = this.drainDeadlines.get(leaseId);
@@ -50,6 +57,8 @@ export class FakeActivities {
   /** Forgets what earlier runs set, so lease IDs can repeat across scenarios. */
   reset(): void {
     this.projections.length = 0;
+    this.writtenAt.length = 0;
+    this.projectionTailMs = 0;
     this.silent.clear();
     this.drainDeadlines.clear();
     this.removed.clear();

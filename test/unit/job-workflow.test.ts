@@ -95,6 +95,22 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
     assert.deepEqual(backoffs, [UNIT_TIMINGS.agentLossBackoffMs, 2 * UNIT_TIMINGS.agentLossBackoffMs], `backoffs ${backoffs}`);
   });
 
+  it('writes a backoff that ended while its requeue was being written again, so waiting agents are woken', async () => {
+    const handle = await start();
+    await assign(handle, 'lease-b1');
+    // The requeue's write lands within the backoff, and its activity finishes after the backoff.
+    fake.projectionTailMs = UNIT_TIMINGS.agentLossBackoffMs * 2;
+    fake.silent.add('lease-b1');
+    const queued = await waitForSnapshot(handle, (s) => s.attempt === 2);
+    const wakes = () =>
+      fake.projections.some((p, i) => p.snapshot.jobId === queued.jobId && p.snapshot.attempt === 2 && fake.writtenAt[i] >= Date.parse(queued.availableAt));
+    for (const until = Date.now() + 10_000; !wakes() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    fake.projectionTailMs = 0;
+    const writes = fake.projectionsOf(queued.jobId).map((p) => `${p.snapshot.state} v${p.snapshot.version}`);
+    assert.ok(wakes(), `a write of attempt 2 once it is claimable (which wakes agents); writes: ${writes.join(', ')}`);
+    await handle.executeUpdate(cancelUpdate);
+  });
+
   it('keeps a job whose agent stays alive past several loss periods', async () => {
     const handle = await start();
     await assign(handle, 'lease-alive');
