@@ -11,8 +11,14 @@ import { suiteClient } from './support/temporal-client';
 // until the call's budget is nearly spent (src/temporal/job-workflow-client.ts): the run takes it
 // once, the caller gets its answer.
 
-/** A gRPC failure as the Temporal client reports it. */
-const grpcError = (code: number, what: string) => new ServiceError(`Workflow Update failed: ${what}`, { cause: Object.assign(new Error(what), { code }) });
+/**
+ * A gRPC failure as the Temporal client reports it (rethrowUpdateGrpcError in its workflow-client):
+ * a ServiceError saying only "Workflow Update failed", the server's words in its cause. (A stand-in
+ * with the server's words in its own message once hid that the retry never matched the real one.)
+ */
+const GRPC_NAMES: Record<number, string> = { 9: 'FAILED_PRECONDITION', 13: 'INTERNAL' };
+const grpcError = (code: number, what: string) =>
+  new ServiceError('Workflow Update failed', { cause: Object.assign(new Error(`${code} ${GRPC_NAMES[code] ?? 'UNKNOWN'}: ${what}`), { code, details: what }) });
 const abortedWithTask = () => grpcError(9, 'Unable to perform workflow execution update due to unexpected workflow task failure.');
 
 type Fault = { when: 'before' | 'after'; times: number; error: () => Error };

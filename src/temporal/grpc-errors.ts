@@ -36,9 +36,16 @@ export const grpcCodeOf = (err: unknown): number | undefined => {
 };
 
 const FAILED_PRECONDITION = 9;
-/** The server's WorkflowNotReady (FAILED_PRECONDITION) for an Update whose workflow task it failed: nothing of it was applied. */
-export const abortedWithItsTask = (err: unknown): boolean =>
-  err instanceof ServiceError && grpcCodeOf(err) === FAILED_PRECONDITION && /unexpected workflow task failure/i.test(err.message);
+/**
+ * The server's WorkflowNotReady (FAILED_PRECONDITION) for an Update whose workflow task it failed:
+ * nothing of it was applied. The client's ServiceError says only "Workflow Update failed"; the
+ * server's words are its cause's (the gRPC error's message and details).
+ */
+export const abortedWithItsTask = (err: unknown): boolean => {
+  if (!(err instanceof ServiceError) || grpcCodeOf(err) !== FAILED_PRECONDITION) return false;
+  const cause = err.cause as { message?: unknown; details?: unknown } | undefined;
+  return /unexpected workflow task failure/i.test(`${err.message} ${String(cause?.message ?? '')} ${String(cause?.details ?? '')}`);
+};
 
 /**
  * Rethrows `err` as the service's error. `unavailable` makes the 503; `unreachable` is told when
