@@ -26,8 +26,16 @@ export const NOT_APPLIED = new Set([3 /* INVALID_ARGUMENT */, 5, 6, 7 /* PERMISS
 // names its remote_addr).
 const NEVER_SENT = /Connection refused|ECONNREFUSED|tcp connect error|waiting for (metadata filters|LB pick|name resolution)/i;
 export const neverSent = (err: unknown): boolean => {
-  const text = `${(err as Error)?.message ?? ''} ${String((err as { cause?: unknown })?.cause ?? '')}`;
+  const text = wordsOf(err);
   return NEVER_SENT.test(text) && !/remote_addr=/.test(text);
+};
+/**
+ * An error's words with its cause's: the Temporal client's ServiceError says only what failed
+ * ("Workflow Update failed"); the server's or gRPC's words are its cause's message and details.
+ */
+const wordsOf = (err: unknown): string => {
+  const cause = (err as { cause?: { details?: unknown } })?.cause;
+  return `${(err as Error)?.message ?? ''} ${String(cause ?? '')} ${String(cause?.details ?? '')}`;
 };
 export const grpcCodeOf = (err: unknown): number | undefined => {
   const e = err as { code?: unknown; cause?: { code?: unknown } };
@@ -38,14 +46,10 @@ export const grpcCodeOf = (err: unknown): number | undefined => {
 const FAILED_PRECONDITION = 9;
 /**
  * The server's WorkflowNotReady (FAILED_PRECONDITION) for an Update whose workflow task it failed:
- * nothing of it was applied. The client's ServiceError says only "Workflow Update failed"; the
- * server's words are its cause's (the gRPC error's message and details).
+ * nothing of it was applied. Its words are the cause's (see wordsOf).
  */
-export const abortedWithItsTask = (err: unknown): boolean => {
-  if (!(err instanceof ServiceError) || grpcCodeOf(err) !== FAILED_PRECONDITION) return false;
-  const cause = err.cause as { message?: unknown; details?: unknown } | undefined;
-  return /unexpected workflow task failure/i.test(`${err.message} ${String(cause?.message ?? '')} ${String(cause?.details ?? '')}`);
-};
+export const abortedWithItsTask = (err: unknown): boolean =>
+  err instanceof ServiceError && grpcCodeOf(err) === FAILED_PRECONDITION && /unexpected workflow task failure/i.test(wordsOf(err));
 
 /**
  * Rethrows `err` as the service's error. `unavailable` makes the 503; `unreachable` is told when
