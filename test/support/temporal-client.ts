@@ -22,6 +22,10 @@ export async function suiteClient(connection?: Connection): Promise<Client> {
   });
 }
 
+/** A protobuf timestamp as ISO text, '-' when unset. */
+const isoOf = (t?: { seconds?: unknown; nanos?: number | null } | null) =>
+  t?.seconds ? new Date(Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)).toISOString() : '-';
+
 /**
  * What the runs a query names are waiting on, for a timeout's message: each run's status and its
  * pending activities (attempt, state, last heartbeat, last failure), then the last lines of the
@@ -32,8 +36,7 @@ export async function pendingWork(client: Client, query: string, logFiles: strin
   for await (const run of client.workflow.list({ query })) {
     const d = await client.workflow.getHandle(run.workflowId, run.runId).describe();
     const pending = (d.raw.pendingActivities ?? []).map((a) => {
-      const beat = a.lastHeartbeatTime?.seconds ? new Date(Number(a.lastHeartbeatTime.seconds) * 1000).toISOString() : 'never';
-      return `${a.activityType?.name} attempt ${a.attempt} state ${a.state} last heartbeat ${beat} last failure ${a.lastFailure?.message ?? 'none'}`;
+      return `${a.activityType?.name} attempt ${a.attempt} state ${a.state} last heartbeat ${isoOf(a.lastHeartbeatTime)} last failure ${a.lastFailure?.message ?? 'none'}`;
     });
     lines.push(`${run.workflowId} ${d.status.name}${pending.length ? `: ${pending.join('; ')}` : ''}`);
   }
@@ -53,13 +56,11 @@ export async function jobRunStory(jobId: string): Promise<string> {
   const client = await suiteClient();
   const handle = client.workflow.getHandle(jobId);
   const task = (await handle.describe()).raw.pendingWorkflowTask;
-  const seconds = (t?: { seconds?: unknown } | null) => (t?.seconds ? new Date(Number(t.seconds) * 1000).toISOString() : '-');
-  const pending = task ? `pending workflow task: ${task.state === 2 ? 'started' : 'scheduled'}, attempt ${task.attempt}, scheduled ${seconds(task.scheduledTime)}, started ${seconds(task.startedTime)}` : 'no workflow task pending';
+  const pending = task ? `pending workflow task: ${task.state === 2 ? 'started' : 'scheduled'}, attempt ${task.attempt}, scheduled ${isoOf(task.scheduledTime)}, started ${isoOf(task.startedTime)}` : 'no workflow task pending';
   const events = (await handle.fetchHistory()).events ?? [];
   const story = events.slice(-12).map((e) => {
-    const at = e.eventTime?.seconds ? new Date(Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString() : '?';
     const kind = Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace(/EventAttributes$/, '');
-    return `  ${e.eventId} ${at} ${kind}`;
+    return `  ${e.eventId} ${isoOf(e.eventTime)} ${kind}`;
   });
   await client.connection.close();
   return [`now ${new Date().toISOString()}; row ${JSON.stringify(row)}; ${pending}; last events of its run:`, ...story].join('\n');
