@@ -197,7 +197,12 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     const manifest = ManifestSchema.parse(JOB);
     await assert.rejects(jobs.submitWithKey(principal, manifest, 'applied', (j) => j.id), (e: AppError) => e.code === 'dependency.unavailable');
     const { job_id: jobId } = await keyRow(ws, 'applied');
-    assert.deepEqual(await runsOf(jobId), ['RUNNING'], 'the run exists');
+    // Listing reads Temporal's visibility store, which indexes a started run a moment later.
+    const listed = await waitFor('the run listed', async () => {
+      const runs = await runsOf(jobId);
+      return runs.length ? runs : undefined;
+    }, 10_000);
+    assert.deepEqual(listed, ['RUNNING'], 'the run exists');
     assert.deepEqual(await jobsOf(ws), [{ id: jobId, workflow_started: false }], 'its row is not acknowledged yet');
 
     const done = await waitFor('the hold to pass', async () => {
