@@ -126,7 +126,7 @@ describe('billing periods', () => {
     const jobId = await finishedJob(w);
     const end = await periodEnded(w.workspaceId);
     // With the meter paused, only the schedule's run can close it.
-    await withMeterPaused(async (client) => {
+    await withMeterPaused('invoice periods: only the schedule closes the period', async (client) => {
       const handle = client.schedule.getHandle(periodScheduleId(taskQueue));
       await handle.trigger();
       const draft = await waitFor('the triggered run to close the period', async () => (await invoicesOf(w.workspaceId))[0], 10_000);

@@ -45,7 +45,7 @@ describe('invoices', () => {
     this.timeout(150_000);
     const w = await billedWorkspace('payg');
     const node = await registerNode(w.key);
-    await withMeterPaused(async () => {
+    await withMeterPaused('invoices: the test drives the meter', async () => {
       // A ends before the close; B and C run across it; a self job runs beside them (never invoiced).
       const a = await finishedJob(w, 1000);
       const [b, c] = [await runningJob(w), await runningJob(w)];

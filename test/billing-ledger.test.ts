@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { jobRunStory, pendingWork, suiteClient } from './support/temporal-client';
-import { Connection } from '@temporalio/client';
+import { jobRunStory, pendingWork } from './support/temporal-client';
+import type { Client } from '@temporalio/client';
 import { meterTick } from '../src/billing/meter';
 import { meterRunning } from '../src/billing/ledger';
-import { endAll, insertRunning } from './support/billing';
+import { endAll, insertRunning, withMeterPaused } from './support/billing';
 import { meterScheduleId } from '../src/billing/meter-schedule';
 import { periodScheduleId } from '../src/billing/period-schedule';
 import { waitFor } from './support/agents';
@@ -159,64 +159,29 @@ describe('the usage ledger', () => {
     const { key, workspaceId } = await newWorkspace();
     const node = await registerNode(key, {}, 'meters');
     const N = 6000;
-    const jobIds = await insertRunning(workspaceId, node.nodeId, N, RESOURCES);
-    const { config } = testEnv();
-    const connection = await Connection.connect({ address: config.temporal.address! });
-    const client = await suiteClient(connection);
-    // The suite's own meter pauses, so every window metered meanwhile is the workers' under test.
-    const suiteMeter = client.schedule.getHandle(meterScheduleId(config.temporal.taskQueue));
-    await suiteMeter.pause('billing-ledger: a meter killed midway');
-    const taskQueue = `meter-kill-${Date.now()}`;
-    const workers = [await spawnWorker(taskQueue, 'meter-worker-1', { METER_TICK_SECONDS: '3' })];
     const perWindow = async () =>
       (await db()('usage_ledger').where({ workspace_id: workspaceId }).groupBy('meter_window').select('meter_window', db().raw('count(*)::int AS n'))) as Array<{ meter_window: string; n: number }>;
-    try {
-      // A tick caught midway: one window with some of the attempts metered, not all (its batches
-      // commit one by one); its worker dies by SIGKILL there.
-      const partial = await waitFor('a tick midway', async () => (await perWindow()).find((w) => w.n > 0 && w.n < N), 60_000);
-      process.kill(-workers[0].pid, 'SIGKILL');
-      await workers[0].exited;
-      const cut = (await perWindow()).find((w) => w.meter_window === partial.meter_window)!.n;
-      assert.ok(cut < N, `killed midway (${cut} of ${N} metered)`);
-
-      // Another worker takes the tick's activity up again once its heartbeat is missed: the window completes, once.
-      workers.push(await spawnWorker(taskQueue, 'meter-worker-2', { METER_TICK_SECONDS: '3' }));
-      // Bounded by the test's timeout, not a speed: the retry waits out the heartbeat timeout (10 s)
-      // and a worker start, then meters beside the ticks of later windows, all on a loaded machine.
-      const meterRuns = `WorkflowType = "meter" AND TaskQueue = "${taskQueue}"`;
-      await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === N, 120_000).catch(async (err) => {
-        throw new Error(`${err.message}\n${await pendingWork(client, meterRuns, workers.map((w) => w.logFile))}`);
-      });
-      const retried = await waitFor('the retried activity in the run\'s history', async () => {
-        for await (const run of client.workflow.list({ query: meterRuns })) {
-          const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
-          if (events.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) >= 2)) return run.workflowId;
-        }
-        return undefined;
-      }, 30_000);
-      assert.ok(retried);
-    } finally {
-      for (const w of workers) await w.stop(2000);
-      await client.schedule.getHandle(meterScheduleId(taskQueue)).delete().catch(() => undefined);
-      await client.schedule.getHandle(periodScheduleId(taskQueue)).delete().catch(() => undefined);
-      await suiteMeter.unpause();
-      await connection.close();
-    }
-    try {
-      // A tick run again, twice, in this process: every attempt metered to it once.
-      const t1 = new Date(Date.now() + 2000);
-      const grace = { cancelGraceSeconds: 1 };
-      await meterTick(db(), t1, grace);
-      await meterTick(db(), t1, grace);
-      assert.equal((await perWindow()).find((w) => w.meter_window === `tick:${t1.toISOString()}`)?.n, N);
-      // A tick of an earlier window, run late (its retry after a later one ran): nothing to add.
-      const t0 = new Date(t1.getTime() - 60_000);
-      await meterRunning(db(), t0, 10_000);
-      assert.equal((await perWindow()).find((w) => w.meter_window === `tick:${t0.toISOString()}`), undefined, 'nothing for the earlier window');
-    } finally {
-      // Their ends, as the seam writes them: each attempt's remainder.
-      await endAll(jobIds);
-    }
+    // Every window metered meanwhile is the test's: the suite's meter would lock attempts beside it.
+    const jobIds = await withMeterPaused('billing-ledger: a meter killed midway', async (client) => {
+      const jobIds = await insertRunning(workspaceId, node.nodeId, N, RESOURCES);
+      try {
+        await killedTickRetried(client, perWindow, N);
+        // A tick run again, twice, in this process: every attempt metered to it once.
+        const t1 = new Date(Date.now() + 2000);
+        const grace = { cancelGraceSeconds: 1 };
+        await meterTick(db(), t1, grace);
+        await meterTick(db(), t1, grace);
+        assert.equal((await perWindow()).find((w) => w.meter_window === `tick:${t1.toISOString()}`)?.n, N);
+        // A tick of an earlier window, run late (its retry after a later one ran): nothing to add.
+        const t0 = new Date(t1.getTime() - 60_000);
+        await meterRunning(db(), t0, 10_000);
+        assert.equal((await perWindow()).find((w) => w.meter_window === `tick:${t0.toISOString()}`), undefined, 'nothing for the earlier window');
+      } finally {
+        // Their ends, as the seam writes them: each attempt's remainder.
+        await endAll(jobIds);
+      }
+      return jobIds;
+    });
     const { rows } = await db().raw(
       `SELECT count(*) FILTER (WHERE NOT exact)::int AS off FROM (
          SELECT (SELECT sum(cpu_seconds) FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) = extract(epoch FROM a.ended_at - a.assigned_at) * 2 AS exact
@@ -263,4 +228,41 @@ async function entriesOfOneOff(jobIds: string[]) {
   if (!rows[0]) return null;
   const entries = await db()('usage_ledger').where({ job_id: rows[0].job_id }).orderBy('id').select('meter_window', 'from_at', 'to_at', 'cpu_seconds', 'created_at');
   return { attempt: rows[0], entries };
+}
+
+/**
+ * A meter worker of its own is killed -9 midway through a tick (some of the window's `n`
+ * attempts metered, not all: its batches commit one by one); another worker takes the tick's
+ * activity up once its heartbeat is missed, and the window completes, once.
+ */
+async function killedTickRetried(client: Client, perWindow: () => Promise<Array<{ meter_window: string; n: number }>>, n: number): Promise<void> {
+  const taskQueue = `meter-kill-${Date.now()}`;
+  const workers = [await spawnWorker(taskQueue, 'meter-worker-1', { METER_TICK_SECONDS: '3' })];
+  try {
+    const partial = await waitFor('a tick midway', async () => (await perWindow()).find((w) => w.n > 0 && w.n < n), 60_000);
+    process.kill(-workers[0].pid, 'SIGKILL');
+    await workers[0].exited;
+    const cut = (await perWindow()).find((w) => w.meter_window === partial.meter_window)!.n;
+    assert.ok(cut < n, `killed midway (${cut} of ${n} metered)`);
+
+    workers.push(await spawnWorker(taskQueue, 'meter-worker-2', { METER_TICK_SECONDS: '3' }));
+    // Bounded by the test's timeout, not a speed: the retry waits out the heartbeat timeout (10 s)
+    // and a worker start, then meters beside the ticks of later windows, all on a loaded machine.
+    const meterRuns = `WorkflowType = "meter" AND TaskQueue = "${taskQueue}"`;
+    await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === n, 120_000).catch(async (err) => {
+      throw new Error(`${err.message}\n${await pendingWork(client, meterRuns, workers.map((w) => w.logFile))}`);
+    });
+    const retried = await waitFor('the retried activity in the run\'s history', async () => {
+      for await (const run of client.workflow.list({ query: meterRuns })) {
+        const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
+        if (events.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) >= 2)) return run.workflowId;
+      }
+      return undefined;
+    }, 30_000);
+    assert.ok(retried);
+  } finally {
+    for (const w of workers) await w.stop(2000);
+    await client.schedule.getHandle(meterScheduleId(taskQueue)).delete().catch(() => undefined);
+    await client.schedule.getHandle(periodScheduleId(taskQueue)).delete().catch(() => undefined);
+  }
 }

@@ -104,13 +104,18 @@ export async function withTemporal<T>(fn: (client: Client) => Promise<T>): Promi
   }
 }
 
-/** `fn` with the suite's meter paused (a tick under way finishes first): the test drives the ticks. */
-export function withMeterPaused<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+/**
+ * `fn` with the suite's meter paused and no tick of it under way: the test drives the ticks. A
+ * suite tick beside the test's would lock some attempts, and a tick skips locked attempts (they
+ * go to the next window), so the test's window would miss them.
+ */
+export function withMeterPaused<T>(why: string, fn: (client: Client) => Promise<T>): Promise<T> {
   return withTemporal(async (client) => {
     const meter = client.schedule.getHandle(meterScheduleId(testEnv().config.temporal.taskQueue));
-    await meter.pause('billing invoices: the test drives the meter');
+    await meter.pause(why);
     try {
-      await sleep(2500);
+      // The schedule lists the runs it started that still run; a paused one starts no more.
+      await waitFor('the suite meter\'s tick under way to end', async () => (await meter.describe()).info.runningActions.length === 0, 60_000);
       return await fn(client);
     } finally {
       await meter.unpause();
