@@ -6,6 +6,7 @@ import { ensurePeriodSchedule, periodScheduleId, periodScheduleSpec } from '../s
 import { closePeriods } from '../src/billing/periods';
 import { newId } from '../src/shared/ids';
 import { billedWorkspace, finishedJob, invoicesOf, periods, withMeterPaused, withTemporal } from './support/billing';
+import { sleep } from './support/http';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
 
@@ -128,6 +129,9 @@ describe('billing periods', () => {
     // With the meter paused, only the schedule's run can close it.
     await withMeterPaused('invoice periods: only the schedule closes the period', async (client) => {
       const handle = client.schedule.getHandle(periodScheduleId(taskQueue));
+      // A triggered run is due at the trigger's time cut to the second (Temporal's
+      // TemporalScheduledStartTime): one triggered in the second the period ended would not close it.
+      await sleep(Math.floor(end.getTime() / 1000) * 1000 + 1000 - Date.now());
       await handle.trigger();
       const draft = await waitFor('the triggered run to close the period', async () => (await invoicesOf(w.workspaceId))[0], 10_000);
       assert.deepEqual([draft.status, draft.period_end], ['draft', end]);

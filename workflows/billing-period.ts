@@ -14,6 +14,8 @@ const { closeBillingPeriods, openInvoices } = proxyActivities<BillingPeriodActiv
  * A run of the billing periods schedule (CONTRACT §9): closes the periods that ended by the time
  * it was due (a run late or twice closes the same ones), waits out the drafts' grace on a durable
  * timer, so the entries of the periods' last windows land, then opens the drafts due by then.
+ * A run triggered by hand is due at the start of the trigger's second (Temporal cuts a scheduled
+ * start to the second): a period that ended within that second closes at the next run.
  */
 export async function billingPeriod(): Promise<{ at: string; periods: number; invoices: number; opened: number }> {
   const due = workflowInfo().typedSearchAttributes.get(ScheduledStartTimeKey) ?? new Date(Date.now());

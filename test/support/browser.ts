@@ -12,8 +12,11 @@ import { testEnv } from './env';
 // security policy in force.
 
 const ROOT = path.resolve(__dirname, '../..');
-/** Where the test run saves the pages' pictures; the README links them. */
-export const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
+/**
+ * Where the test run saves the pages' pictures: out of the tree, so a run leaves it clean;
+ * `npm run screenshots` saves them to docs/screenshots, which the README links.
+ */
+export const SCREENSHOTS = path.resolve(ROOT, process.env.SCREENSHOTS_DIR ?? path.join('.data', 'screenshots'));
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
