@@ -1,4 +1,4 @@
-// `npm run test:lanes`: the whole suite on one stack, in two lanes at once (test/lanes.ts says which file
+// `npm test`: the whole suite on one stack, in two lanes at once (test/lanes.ts says which file
 // runs where and why). The shared lane runs in this process, its output live; the isolated lane
 // runs in a mocha process of its own, and its output follows once both are done. The last line is
 // the plain summary CI reads: "N passed, N failed, N skipped". Files given as arguments narrow the

@@ -6,11 +6,10 @@ import { logMark, loggedSince } from './support/service-log';
 let owned: SuiteStack | undefined;
 
 // One real stack (Temporal dev server, PostgreSQL, MinIO) for the whole run; each test isolates
-// its data in a workspace of its own. `npm test` runs every file here, one after another.
-// `npm run test:lanes` (scripts/test-suite.ts) starts the stack and runs
-// two lanes of files on it at once: the shared lane in its own process, the isolated lane in a
-// mocha process that attaches to the stack COMPUTE_TEST_STACK names. `mocha <file>` alone starts
-// a stack of its own.
+// its data in a workspace of its own. `npm run test:serial` runs every file here, one after
+// another. `npm test` (scripts/test-suite.ts) starts the stack and runs two lanes of files on it
+// at once: the shared lane in its own process, the isolated lane in a mocha process that attaches
+// to the stack COMPUTE_TEST_STACK names. `mocha <file>` alone starts a stack of its own.
 export async function mochaGlobalSetup(): Promise<void> {
   installQuietSdkRuntime();
   const started = Date.now();

@@ -1,7 +1,7 @@
 import type { Lane } from './support/env';
 
 /**
- * `npm run test:lanes` runs the suite in two lanes at once, on one stack (scripts/test-suite.ts):
+ * `npm test` runs the suite in two lanes at once, on one stack (scripts/test-suite.ts):
  * most of the suite waits on timers, kills and restarts, and one lane leaves a core idle.
  *
  * The isolated lane holds the files listed here and the unit tests. Its process runs an API and a

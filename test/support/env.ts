@@ -59,7 +59,7 @@ export const TEST_ENV = {
 };
 
 export interface TestEnv {
-  /** The stack, when this process started it (the isolated lane of `npm run test:lanes` attaches to its runner's). */
+  /** The stack, when this process started it (the isolated lane of `npm test` attaches to its runner's). */
   stack?: LocalStack;
   /** This process's folder: its logs, agents' and CLIs' scratch. */
   dataDir: string;
@@ -85,7 +85,7 @@ export interface SuiteStack {
 }
 
 /**
- * A lane of `npm run test:lanes` (scripts/test-suite.ts): its files run in a mocha process of their own,
+ * A lane of `npm test` (scripts/test-suite.ts): its files run in a mocha process of their own,
  * beside the other lane's, on the one stack. `background` says whether its worker also runs the
  * stack's singletons (relays, billing schedules); only one lane's does.
  */

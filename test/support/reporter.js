@@ -1,5 +1,5 @@
 // Mocha's spec output, closed by the ten slowest files (hooks included) and the plain summary line
-// CI reads: "N passed, N failed, N skipped". In a lane of `npm run test:lanes` (COMPUTE_TEST_LANE) the line
+// CI reads: "N passed, N failed, N skipped". In a lane of `npm test` (COMPUTE_TEST_LANE) the line
 // names the lane, and scripts/test-suite.ts prints the plain one for the whole run.
 const path = require('node:path');
 const Mocha = require('mocha');
