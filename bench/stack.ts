@@ -46,6 +46,12 @@ export interface BareStack {
   stop(): Promise<void>;
 }
 
+/** A user key of a workspace of its own, for load that comes from another workspace than the agents'. */
+export async function anotherWorkspaceKey(db: Knex, name: string): Promise<string> {
+  const workspaceId = await createWorkspace(db, name);
+  return (await createApiKey(db, { workspaceId, name, kind: 'user' })).key;
+}
+
 export interface BenchStack extends BareStack {
   service: ServiceProcess;
   url: string;
