@@ -11,7 +11,7 @@ const HALF = (64 * 1024) / 2;
 const stdout = (seq: number, line: string): PushedLine => ({ seq, stream: 'stdout', line });
 const bytes = (line: string) => Buffer.byteLength(line, 'utf8');
 /** A service of the test's own pushes at once: its turns are the instance's business, not the budget's. */
-const untimed = { push: <T>(_lines: number, fn: () => Promise<T>) => fn() };
+const untimed = { push: <T>(_job: string, _lines: number, fn: () => Promise<T>) => fn() };
 
 /** A held job with its pushes both over HTTP and straight into a logs service of its own. */
 async function runningJob(service?: LogsService) {

@@ -145,7 +145,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
     if (acknowledged) return job;
     try {
-      await transitions.turns.change(() => workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 }));
+      await transitions.turns.change(principal.workspaceId, () => workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 }));
     } catch (err) {
       // The workflow may exist after all: the reconciler looks and then starts or removes the row.
       if (err instanceof StartOutcomeUnknownError) {

@@ -149,7 +149,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
     async assign(jobId: string, workspaceId: string, input: AssignInput): Promise<Transition> {
       let t: Transition;
       try {
-        t = await turns.progress(() => workflows.assign(jobId, input));
+        t = await turns.progress(workspaceId, () => workflows.assign(jobId, input));
       } catch (err) {
         const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
         if (!refused) throw err;
@@ -166,7 +166,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      */
     async result(jobId: string, workspaceId: string, input: ResultInput & { agentId: string }): Promise<Record<string, unknown> | undefined> {
       try {
-        return await write(db, workspaceId, await turns.progress(() => workflows.result(jobId, input)));
+        return await write(db, workspaceId, await turns.progress(workspaceId, () => workflows.result(jobId, input)));
       } catch (err) {
         if (!(err instanceof WorkflowClosedError)) throw err;
         const truth = await workflows.truth(jobId).catch(async (e: unknown) => {
@@ -193,7 +193,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
     async cancel(jobId: string, workspaceId: string, by: ChangeBy): Promise<{ row?: Record<string, unknown>; endedAs?: string }> {
       let t: Transition;
       try {
-        t = await turns.change(() => workflows.cancel(jobId));
+        t = await turns.change(workspaceId, () => workflows.cancel(jobId));
       } catch (err) {
         // The run refuses only a job that has ended, whether or not it has closed yet (its final
         // projection may still be on its way): either way the job ended before this cancel.
@@ -251,7 +251,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       // The finished run may still be closing for a few milliseconds after its last write.
       let started = false;
       for (let i = 0; i < 5 && !started; i++) {
-        started = await turns.change(() => workflows.start(input));
+        started = await turns.change(workspaceId, () => workflows.start(input));
         if (!started) await new Promise((r) => setTimeout(r, 100));
       }
       if (!started) throw invalidState('job is already being retried');

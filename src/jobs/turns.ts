@@ -10,57 +10,122 @@ import { AppError } from '../shared/errors';
  * quarter of that while some is, or was in the last `quietMs`; work alone in its lane always gets
  * in. A burst of submits or a job flooding its log therefore fills an idle instance at full speed,
  * and leaves most of a busy one to the agents whose jobs it would otherwise hold back.
+ *
+ * While agents progress, bulk work is *heavy*: a change of a workspace whose own jobs do not
+ * progress (a bulk submitter beside another workspace's working fleet), and a push that takes its
+ * job past the busy lane's lines within `quietMs` (a job printing faster than that is a flood,
+ * however it batches its lines). Heavy work goes in one at a time per lane, and the lane then
+ * rests from heavy work for as long as the last one took: it gets at most half of one turn, a
+ * bounded share of a busy instance's CPU. Other work passes heavy work that rests, and never
+ * waits for the rest.
  */
 export function createTurns(o: { changesMax: number; pushLinesMax?: number; quietMs?: number; waitMs?: number; retryAfterSeconds: number }) {
   const quietMs = o.quietMs ?? 1000;
   const waitMs = o.waitMs ?? 10_000;
   let progressing = 0;
   let progressedAt = 0;
+  /** Per workspace: progress under way, and when it last ended (forgotten once quiet). */
+  const progressingBy = new Map<string, number>();
+  const progressedAtBy = new Map<string, number>();
+  /** Per job: the lines let in since `since` (a window of quietMs). */
+  const pushedBy = new Map<string, { since: number; lines: number }>();
+  let sweptAt = 0;
+  const recentLines = (job: string) => {
+    const w = pushedBy.get(job);
+    return w && Date.now() - w.since < quietMs ? w.lines : 0;
+  };
 
+  interface Entry {
+    weight: number;
+    owner?: string;
+    enter: (heavy: boolean) => void;
+  }
   interface Lane {
     max: number;
     busyMax: number;
     /** The weight let in and not yet done. */
     running: number;
-    waiting: Array<{ weight: number; enter: () => void }>;
+    waiting: Entry[];
     busyMessage: string;
+    /** Whether an entry is heavy (asked only while busy). */
+    heavy: (e: Entry, busyMax: number) => boolean;
+    /** Heavy work running, and until when the lane rests from it. */
+    heavyRunning: number;
+    restUntil: number;
   }
-  const lane = (max: number, busyMessage: string): Lane => ({ max, busyMax: Math.max(1, Math.floor(max / 4)), running: 0, waiting: [], busyMessage });
-  const changes = lane(o.changesMax, 'This API instance is busy; retry the change shortly');
-  const pushes = lane(o.pushLinesMax ?? 4000, 'This API instance is busy; push the lines again shortly');
+  const lane = (max: number, busyMessage: string, heavy: Lane['heavy']): Lane => ({ max, busyMax: Math.max(1, Math.floor(max / 4)), running: 0, waiting: [], busyMessage, heavy, heavyRunning: 0, restUntil: 0 });
+  const progresses = (owner: string) => (progressingBy.get(owner) ?? 0) > 0 || Date.now() - (progressedAtBy.get(owner) ?? 0) < quietMs;
+  const changes = lane(o.changesMax, 'This API instance is busy; retry the change shortly', (e) => e.owner !== undefined && !progresses(e.owner));
+  const pushes = lane(o.pushLinesMax ?? 4000, 'This API instance is busy; push the lines again shortly', (e, busyMax) => e.owner !== undefined && recentLines(e.owner) + e.weight > busyMax);
   const lanes = [changes, pushes];
 
   const busy = () => progressing > 0 || Date.now() - progressedAt < quietMs;
-  const fits = (l: Lane, weight: number) => l.running === 0 || l.running + weight <= (busy() ? l.busyMax : l.max);
+  const isHeavy = (l: Lane, e: Entry) => busy() && l.heavy(e, l.busyMax);
+  /** Whether `e` may go in now; `rest` when it is heavy work held by the lane's rest. */
+  const fits = (l: Lane, e: Entry): 'yes' | 'rest' | 'full' => {
+    if (isHeavy(l, e) && (l.heavyRunning > 0 || Date.now() < l.restUntil)) return 'rest';
+    return l.running === 0 || l.running + e.weight <= (busy() ? l.busyMax : l.max) ? 'yes' : 'full';
+  };
   let recheck: NodeJS.Timeout | undefined;
-  /** Lets in as much waiting work as there is room for, in order; looks again when the busy spell may be over. */
+  /** `e` goes in; whether it went in as heavy work. */
+  const enter = (l: Lane, e: Entry): boolean => {
+    const heavy = isHeavy(l, e);
+    l.running += e.weight;
+    if (heavy) l.heavyRunning++;
+    if (l === pushes && e.owner !== undefined) {
+      const now = Date.now();
+      const w = pushedBy.get(e.owner);
+      if (w && now - w.since < quietMs) w.lines += e.weight;
+      else pushedBy.set(e.owner, { since: now, lines: e.weight });
+    }
+    return heavy;
+  };
+  /**
+   * Lets in as much waiting work as there is room for, in order: work that finds no room stops
+   * the line (a big push is never passed by small ones), heavy work held by the rest is passed.
+   * Looks again when the busy spell or a rest may be over.
+   */
   const admit = () => {
     for (const l of lanes) {
-      while (l.waiting.length > 0 && fits(l, l.waiting[0].weight)) {
-        const next = l.waiting.shift()!;
-        l.running += next.weight;
-        next.enter();
+      for (let i = 0; i < l.waiting.length; ) {
+        const e = l.waiting[i];
+        const verdict = fits(l, e);
+        if (verdict === 'full') break;
+        if (verdict === 'rest') i++;
+        else {
+          l.waiting.splice(i, 1);
+          e.enter(enter(l, e));
+        }
       }
     }
     clearTimeout(recheck);
     recheck = undefined;
-    if (progressing === 0 && lanes.some((l) => l.waiting.length > 0)) {
-      recheck = setTimeout(admit, Math.max(1, progressedAt + quietMs - Date.now()));
+    const now = Date.now();
+    if (now - sweptAt >= quietMs) {
+      sweptAt = now;
+      for (const [owner, at] of progressedAtBy) if (now - at >= quietMs) progressedAtBy.delete(owner);
+      for (const [job, w] of pushedBy) if (now - w.since >= quietMs) pushedBy.delete(job);
+    }
+    const waits = lanes.some((l) => l.waiting.length > 0);
+    const rests = lanes.filter((l) => l.waiting.length > 0 && l.restUntil > now).map((l) => l.restUntil);
+    const at = Math.min(progressing === 0 ? progressedAt + quietMs : Infinity, ...rests);
+    if (waits && at !== Infinity) {
+      recheck = setTimeout(admit, Math.max(1, at - now));
       recheck.unref();
     }
   };
 
   /** Runs `fn` in its turn on `l`; 503 when none came within `waitMs`. */
-  async function inTurn<T>(l: Lane, weight: number, fn: () => Promise<T>): Promise<T> {
-    if (l.waiting.length === 0 && fits(l, weight)) l.running += weight;
+  async function inTurn<T>(l: Lane, weight: number, owner: string | undefined, fn: () => Promise<T>): Promise<T> {
+    let heavy = false;
+    const entry: Entry = { weight, owner, enter: () => undefined };
+    if (l.waiting.length === 0 && fits(l, entry) === 'yes') heavy = enter(l, entry);
     else {
       const admitted = await new Promise<boolean>((resolve) => {
-        const entry = {
-          weight,
-          enter: () => {
-            clearTimeout(timer);
-            resolve(true);
-          },
+        entry.enter = (h) => {
+          clearTimeout(timer);
+          heavy = h;
+          resolve(true);
         };
         const timer = setTimeout(() => {
           const i = l.waiting.indexOf(entry);
@@ -73,31 +138,41 @@ export function createTurns(o: { changesMax: number; pushLinesMax?: number; quie
       });
       if (!admitted) throw new AppError('dependency.unavailable', l.busyMessage, undefined, o.retryAfterSeconds);
     }
+    const startedAt = Date.now();
     try {
       return await fn();
     } finally {
       l.running -= weight;
+      if (heavy) {
+        l.heavyRunning--;
+        l.restUntil = Date.now() + (Date.now() - startedAt);
+      }
       admit();
     }
   }
 
   return {
-    /** Runs work that moves jobs on: counted, never held back. */
-    async progress<T>(fn: () => Promise<T>): Promise<T> {
+    /** Runs work that moves `owner`'s jobs on (its workspace): counted, never held back. */
+    async progress<T>(owner: string, fn: () => Promise<T>): Promise<T> {
       progressing++;
+      progressingBy.set(owner, (progressingBy.get(owner) ?? 0) + 1);
       progressedAt = Date.now();
       try {
         return await fn();
       } finally {
         progressing--;
+        const left = progressingBy.get(owner)! - 1;
+        if (left === 0) progressingBy.delete(owner);
+        else progressingBy.set(owner, left);
         progressedAt = Date.now();
+        progressedAtBy.set(owner, progressedAt);
         if (progressing === 0) admit();
       }
     },
-    /** Runs a change (submit, cancel, retry) in its turn; 503 when none came within `waitMs`. */
-    change: <T>(fn: () => Promise<T>) => inTurn(changes, 1, fn),
-    /** Stores a push of `lines` log lines in its turn; 503 when none came within `waitMs` (the agent keeps the lines and pushes them again). */
-    push: <T>(lines: number, fn: () => Promise<T>) => inTurn(pushes, Math.max(1, lines), fn),
+    /** Runs a change (submit, cancel, retry) of `owner` (its workspace) in its turn; 503 when none came within `waitMs`. */
+    change: <T>(owner: string, fn: () => Promise<T>) => inTurn(changes, 1, owner, fn),
+    /** Stores a push of `lines` log lines of `job` in its turn; 503 when none came within `waitMs` (the agent keeps the lines and pushes them again). */
+    push: <T>(job: string, lines: number, fn: () => Promise<T>) => inTurn(pushes, Math.max(1, lines), job, fn),
   };
 }
 

@@ -77,7 +77,7 @@ export function createLogPush({ db, config, turns }: { db: Knex; config: Config;
   /** Lines from `node` (its row, as requireNode read it) for the job its lease holds. */
   async function push(node: AskingNode, body: { jobId: string; leaseId: string; lines: PushedLine[] }) {
     // In its turn: a job flooding its log waits while other agents' jobs are handed out and finish.
-    const out = await turns.push(body.lines.length, () => pushTransaction(node, body));
+    const out = await turns.push(body.jobId, body.lines.length, () => pushTransaction(node, body));
     logLinesIngested.inc(out.accepted);
     if (out.stored) for (const fn of storedListeners) fn(out.stored);
     return { accepted: out.accepted, duplicates: out.duplicates };

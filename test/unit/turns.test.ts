@@ -10,12 +10,17 @@ function held() {
   return call;
 }
 const tick = () => new Promise((r) => setTimeout(r, 5));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Until `cond` holds (a test's timeout bounds it): what comes after a rest, however late the timers run. */
+async function waitUntil(cond: () => boolean): Promise<void> {
+  while (!cond()) await tick();
+}
 
 describe('turns: progress first, changes and log pushes in their turn', () => {
   it('lets changesMax changes in at once on an idle instance, and the next when one ends', async () => {
     const turns = createTurns({ changesMax: 4, quietMs: 50, retryAfterSeconds: 1 });
     const calls = Array.from({ length: 5 }, held);
-    const runs = calls.map((c) => turns.change(c.run));
+    const runs = calls.map((c) => turns.change('ws_a', c.run));
     await tick();
     assert.deepEqual(calls.map((c) => c.started), [true, true, true, true, false]);
     calls[0].finish();
@@ -28,11 +33,11 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
   it('while progress is under way (and for quietMs after) lets a quarter of them in; progress never waits', async () => {
     const turns = createTurns({ changesMax: 8, quietMs: 100, retryAfterSeconds: 1 });
     const progress = Array.from({ length: 20 }, held);
-    const progressRuns = progress.map((p) => turns.progress(p.run));
+    const progressRuns = progress.map((p) => turns.progress('ws_a', p.run));
     await tick();
     assert.ok(progress.every((p) => p.started), 'progress is never held back');
     const changes = Array.from({ length: 5 }, held);
-    const changeRuns = changes.map((c) => turns.change(c.run));
+    const changeRuns = changes.map((c) => turns.change('ws_a', c.run));
     await tick();
     assert.equal(changes.filter((c) => c.started).length, 2, 'a quarter of 8 while agents are being served');
     progress.forEach((p) => p.finish());
@@ -48,59 +53,90 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
   it('answers 503 dependency.unavailable to a change that gets no turn within waitMs, and forgets it', async () => {
     const turns = createTurns({ changesMax: 1, waitMs: 50, retryAfterSeconds: 3 });
     const first = held();
-    const running = turns.change(first.run);
+    const running = turns.change('ws_a', first.run);
     const late = held();
-    await assert.rejects(turns.change(late.run), (err: AppError) => err.code === 'dependency.unavailable' && err.retryAfter === 3);
+    await assert.rejects(turns.change('ws_a', late.run), (err: AppError) => err.code === 'dependency.unavailable' && err.retryAfter === 3);
     first.finish();
     await running;
     assert.equal(late.started, false, 'the refused change never runs');
     const next = held();
-    const after = turns.change(next.run);
+    const after = turns.change('ws_a', next.run);
     await tick();
     assert.equal(next.started, true, 'the refused one left no turn behind');
     next.finish();
     await after;
   });
 
-  it('weighs log pushes by their lines: many small ones at once, a flood one batch at a time while agents progress', async () => {
-    const turns = createTurns({ changesMax: 8, pushLinesMax: 4000, quietMs: 100, retryAfterSeconds: 1 });
+  it('weighs log pushes by their lines: many small ones at once; while agents progress, a job pushing past the lane in a second is a flood, one batch at a time with rests', async () => {
+    const turns = createTurns({ changesMax: 8, pushLinesMax: 4000, quietMs: 500, retryAfterSeconds: 1 });
     // Idle: four 1000-line batches fit, the fifth waits.
     const idle = Array.from({ length: 5 }, held);
-    const idleRuns = idle.map((c) => turns.push(1000, c.run));
+    const idleRuns = idle.map((c, i) => turns.push(`job_idle${i}`, 1000, c.run));
     await tick();
     assert.deepEqual(idle.map((c) => c.started), [true, true, true, true, false]);
     idle.forEach((c) => c.finish());
     await Promise.all(idleRuns);
 
-    // Busy: a quarter, 1000 lines: one flood batch at a time, yet fifty 20-line pushes together.
+    // Busy: a quarter, 1000 lines. The flood's first batch is a job's first 1000 lines (not yet a
+    // flood); its next goes in once there is room, as heavy work; the one after rests as long as it took.
     const progress = held();
-    const progressRun = turns.progress(progress.run);
+    const progressRun = turns.progress('ws_a', progress.run);
     const floods = Array.from({ length: 3 }, held);
-    const floodRuns = floods.map((c) => turns.push(1000, c.run));
+    const floodRuns = floods.map((c) => turns.push('job_flood', 1000, c.run));
     await tick();
-    assert.deepEqual(floods.map((c) => c.started), [true, false, false]);
+    assert.deepEqual(floods.map((c) => c.started), [true, false, false], 'one batch of 1000 lines fills the busy lane');
     floods[0].finish();
+    await waitUntil(() => floods[1].started);
+    await sleep(200);
+    floods[1].finish();
     await tick();
-    assert.deepEqual(floods.map((c) => c.started), [true, true, false], 'the next batch when the first is stored');
-    floods.slice(1).forEach((c) => c.finish());
-    await Promise.all(floodRuns);
+    assert.equal(floods[2].started, false, 'the flood rests as long as its last batch took (200 ms)');
     const small = Array.from({ length: 50 }, held);
-    const smallRuns = small.map((c) => turns.push(20, c.run));
+    const smallRuns = small.map((c, i) => turns.push(`job_small${i}`, 20, c.run));
     await tick();
-    assert.ok(small.every((c) => c.started), 'small pushes are not held back by the count of them');
+    assert.ok(small.every((c) => c.started), 'small pushes of other jobs pass the resting flood and are not held back by the count of them');
     small.forEach((c) => c.finish());
     await Promise.all(smallRuns);
+    await waitUntil(() => floods[2].started);
+    floods[2].finish();
+    await Promise.all(floodRuns);
 
     // A push bigger than the lane still gets in once it is alone there; changes are a lane apart.
     const big = held();
-    const bigRun = turns.push(5000, big.run);
+    const bigRun = turns.push('job_big', 5000, big.run);
     const change = held();
-    const changeRun = turns.change(change.run);
-    await tick();
-    assert.deepEqual([big.started, change.started], [true, true]);
+    const changeRun = turns.change('ws_a', change.run);
+    await waitUntil(() => big.started && change.started);
     big.finish();
     change.finish();
     progress.finish();
     await Promise.all([bigRun, changeRun, progressRun]);
+  });
+  it("while other workspaces' jobs progress, lets one change of a workspace whose jobs do not in at a time, then rests as long as it took; the progressing workspace's changes pass", async () => {
+    const turns = createTurns({ changesMax: 8, quietMs: 100, retryAfterSeconds: 1 });
+    const progress = held();
+    const progressRun = turns.progress('ws_fleet', progress.run);
+    const bulk = Array.from({ length: 3 }, held);
+    const bulkRuns = bulk.map((c) => turns.change('ws_bulk', c.run));
+    const own = Array.from({ length: 2 }, held);
+    const ownRuns = own.map((c) => turns.change('ws_fleet', c.run));
+    await tick();
+    assert.deepEqual(bulk.map((c) => c.started), [true, false, false], "one of the other workspace's changes at a time");
+    assert.deepEqual(own.map((c) => c.started), [true, false], 'the fleet\'s own change passes those waiting, within the quarter (2 of 8)');
+    await sleep(200);
+    bulk[0].finish();
+    own[0].finish();
+    await tick();
+    assert.equal(own[1].started, true, 'the fleet\'s next change does not wait for the rest');
+    assert.equal(bulk[1].started, false, 'the other workspace rests as long as its change took (200 ms)');
+    await waitUntil(() => bulk[1].started);
+    assert.equal(bulk[2].started, false, 'then its next change goes in, alone');
+    own[1].finish();
+    bulk[1].finish();
+    progress.finish();
+    await progressRun;
+    await waitUntil(() => bulk[2].started);
+    bulk[2].finish();
+    await Promise.all([...bulkRuns, ...ownRuns]);
   });
 });
