@@ -30,8 +30,15 @@ export function createActivities({ db, cancelGraceMs = 30_000, periods = DEFAULT
         if (!resetRunOf || !run) throw new Error('this worker cannot take a reset run over: it has no Temporal client');
         return takeOverFromReset(db, input, run, resetRunOf);
       }
-      const written = await applyProjection(db, input);
-      if (written && input.snapshot.failureReason === CANCELLED_IN_TEMPORAL) await auditTemporalCancel(db, input);
+      if (input.snapshot.failureReason !== CANCELLED_IN_TEMPORAL) {
+        await applyProjection(db, input);
+        return;
+      }
+      // The row and its audit entry together: written apart, a crash between them (or a reader
+      // between them) left a cancelled job with no entry, and the retry found the row written.
+      await db.transaction(async (trx) => {
+        if (await applyProjection(trx, input)) await auditTemporalCancel(trx, input);
+      });
     },
 
     checkAttempt: ({ leaseId, lostAfterMs }): Promise<AttemptCheck> => attemptLiveness(db, leaseId, lostAfterMs),

@@ -8,10 +8,10 @@ import { CANCELLED_IN_TEMPORAL, type ProjectJobInput } from '../../workflows/def
 export const TEMPORAL_ACTOR = { type: 'system', id: 'temporal' } as const;
 
 /**
- * The audit entry of a cancel requested in Temporal, written once by the projection that first
- * carries it (the run writes its own cancel: nobody waits on it).
+ * The audit entry of a cancel requested in Temporal, written once, in the transaction of the
+ * projection that first carries it (the run writes its own cancel: nobody waits on it).
  */
-export async function auditTemporalCancel(db: Knex, input: ProjectJobInput): Promise<void> {
+export async function auditTemporalCancel(db: Knex | Knex.Transaction, input: ProjectJobInput): Promise<void> {
   const jobId = input.snapshot.jobId;
   const seen = await db('audit_log')
     .where({ workspace_id: input.workspaceId, target_type: 'job', target_id: jobId, action: 'job.cancel' })
