@@ -42,8 +42,8 @@
  *   of their own) run 1000 `true` jobs, 200 in flight, done when SUCCEEDED in the read model as
  *   above; `ratio_fleet` = its jobs/s against the service's own throughput loop. Then again,
  *   and once a third of the jobs are done another workspace bursts 2000 submits no agent takes
- *   (100 at a time) at the same API: `ratio_completions_in_burst` = the agents' completions per second during
- *   it against outside it. And a third time, four jobs pushing 1000-line log batches back to back
+ *   (100 at a time) at the same API: `ratio_completions_in_burst` = the agents' completions per
+ *   second during it against outside it. And a third time, four jobs pushing 1000-line log batches back to back
  *   from a third of the jobs done to two thirds: `ratio_completions_in_log_flood`.
  * - a deep queue, first while the process is fresh: 10 000 jobs no agent takes (50 submits at a
  *   time), then every one cancelled

@@ -8,7 +8,7 @@ import { AppError } from '../shared/errors';
  * changes (submits, cancels, retries: Temporal calls, one each) and log pushes (PostgreSQL rows,
  * one per line). A lane lets in at most its `max` at once while no progress is under way, and a
  * quarter of that while some is, or was in the last `quietMs`; work alone in its lane always gets
- * in. A burst of submits or a job flooding its log therefore fills an idle instance at full speed,
+ * in (heavy work, below, once its lane's rest is over). A burst of submits or a job flooding its log therefore fills an idle instance at full speed,
  * and leaves most of a busy one to the agents whose jobs it would otherwise hold back.
  *
  * While agents progress, bulk work is *heavy*: a change of a workspace whose own jobs do not
@@ -37,7 +37,8 @@ export function createTurns(o: { changesMax: number; pushLinesMax?: number; quie
 
   interface Entry {
     weight: number;
-    owner?: string;
+    /** Whose it is: a workspace (changes) or a job (pushes). */
+    owner: string;
     enter: (heavy: boolean) => void;
   }
   interface Lane {
@@ -55,8 +56,8 @@ export function createTurns(o: { changesMax: number; pushLinesMax?: number; quie
   }
   const lane = (max: number, busyMessage: string, heavy: Lane['heavy']): Lane => ({ max, busyMax: Math.max(1, Math.floor(max / 4)), running: 0, waiting: [], busyMessage, heavy, heavyRunning: 0, restUntil: 0 });
   const progresses = (owner: string) => (progressingBy.get(owner) ?? 0) > 0 || Date.now() - (progressedAtBy.get(owner) ?? 0) < quietMs;
-  const changes = lane(o.changesMax, 'This API instance is busy; retry the change shortly', (e) => e.owner !== undefined && !progresses(e.owner));
-  const pushes = lane(o.pushLinesMax ?? 4000, 'This API instance is busy; push the lines again shortly', (e, busyMax) => e.owner !== undefined && recentLines(e.owner) + e.weight > busyMax);
+  const changes = lane(o.changesMax, 'This API instance is busy; retry the change shortly', (e) => !progresses(e.owner));
+  const pushes = lane(o.pushLinesMax ?? 4000, 'This API instance is busy; push the lines again shortly', (e, busyMax) => recentLines(e.owner) + e.weight > busyMax);
   const lanes = [changes, pushes];
 
   const busy = () => progressing > 0 || Date.now() - progressedAt < quietMs;
@@ -72,7 +73,7 @@ export function createTurns(o: { changesMax: number; pushLinesMax?: number; quie
     const heavy = isHeavy(l, e);
     l.running += e.weight;
     if (heavy) l.heavyRunning++;
-    if (l === pushes && e.owner !== undefined) {
+    if (l === pushes) {
       const now = Date.now();
       const w = pushedBy.get(e.owner);
       if (w && now - w.since < quietMs) w.lines += e.weight;
@@ -116,7 +117,7 @@ export function createTurns(o: { changesMax: number; pushLinesMax?: number; quie
   };
 
   /** Runs `fn` in its turn on `l`; 503 when none came within `waitMs`. */
-  async function inTurn<T>(l: Lane, weight: number, owner: string | undefined, fn: () => Promise<T>): Promise<T> {
+  async function inTurn<T>(l: Lane, weight: number, owner: string, fn: () => Promise<T>): Promise<T> {
     let heavy = false;
     const entry: Entry = { weight, owner, enter: () => undefined };
     if (l.waiting.length === 0 && fits(l, entry) === 'yes') heavy = enter(l, entry);
