@@ -42,7 +42,7 @@ function testFiles(): string[] {
 async function ensureTestTools(): Promise<void> {
   const log = (msg: string) => process.stderr.write(`  [tools] ${msg}\n`);
   const { toolsDir } = loadConfig();
-  for (const name of ['chromium', 'docker-compose'] as const) await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
+  for (const name of ['chromium', 'docker-compose', 'bubblewrap'] as const) await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
   for (const tool of ['standardwebhooks', 'schemathesis'] as const) await ensurePythonTool(tool, toolsDir, log);
 }
 

@@ -49,6 +49,8 @@ export const ISOLATED_FILES = [
   'log-budget',
   'log-push-turns',
   'logs',
+  'managed-resources',
+  'managed-sandbox',
   'member-removal',
   'node-key-scope',
   'portal',

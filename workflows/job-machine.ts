@@ -100,7 +100,7 @@ export class JobMachine {
     } else if (++this.exitFailures < this.spec.retry.maxAttempts) {
       move = this.requeue(this.spec.retry.backoffSeconds * 1000 * 2 ** (this.exitFailures - 1), now);
     } else {
-      move = this.finish('FAILED', now, { ...outcome, failureReason: result.error ? 'agent_error' : 'exit_code' });
+      move = this.finish('FAILED', now, { ...outcome, failureReason: result.outOfMemory ? 'out_of_memory' : result.error ? 'agent_error' : 'exit_code' });
     }
     const answer = this.answer(result.leaseId);
     this.applied.set(result.leaseId, { answer, agentId });

@@ -16,7 +16,7 @@ export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
 /** A lease can hold the job only in these states: the one definition the workflow and the API share. */
 export const isLive = (s: JobState): boolean => s === 'RUNNING' || s === 'CANCELLING';
 
-export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | StopReason | TerminatedReason;
+export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | 'out_of_memory' | StopReason | TerminatedReason;
 /** A run terminated in Temporal (its UI, its CLI, a batch): the job ends CANCELLED, saying so. */
 export type TerminatedReason = `terminated in Temporal: ${string}`;
 /**
@@ -107,6 +107,8 @@ export interface ResultInput {
   exitCode: number;
   runtimeMs: number;
   error?: string;
+  /** The job passed its `memoryMb` and the kernel killed it (an agent that holds jobs to it says so). */
+  outOfMemory?: boolean;
   /** What the agent measured itself; each figure given replaces the metered estimate (CONTRACT §9). */
   usage?: ReportedUsage;
 }
@@ -115,6 +117,8 @@ export interface ReportedUsage {
   cpuSeconds?: number;
   gpuSeconds?: number;
   gbSeconds?: number;
+  /** The most memory it held at once: kept with the attempt, not priced. */
+  peakMemoryMb?: number;
 }
 
 /** Failure types of refused updates; the API maps them to HTTP 409 codes. */

@@ -8,13 +8,15 @@ import type { Hangup } from '../shared/hangup';
 import type { PollWaiters } from './poll-waiters';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
+import { resourcesOf } from '../jobs/record';
+import type { Capacity } from './record';
 import type { Transitions } from '../jobs/transitions';
 import { claimsRun, dispatchLatency, longPollsWaiting } from '../metrics/registry';
 import { createGate } from '../shared/gate';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 
 /** The node's row as requireNode answers it (agents/service.ts): in the caller's workspace, not removed. */
-type RequireNode = (principal: Principal, nodeId: string) => Promise<ClaimingAgent & { drain: boolean }>;
+type RequireNode = (principal: Principal, nodeId: string) => Promise<PollingNode>;
 
 /**
  * An agent's long poll: claims jobs through src/jobs/dispatch.ts while there are any, else waits,
@@ -37,6 +39,8 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
    */
   return async function poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: Hangup, waits?: () => void) {
     let node = slim(await requireNode(principal, body.nodeId));
+    // What its running jobs leave of its capacity; each job taken here takes its share too.
+    let free = await freeOf(db, node);
     // A drain that starts while this poll waits answers it at once; an already draining node
     // still long-polls, so an idle drained agent does not spin.
     const drainingAtStart = node.drain as boolean;
@@ -56,7 +60,7 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
           // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
           const leave = await claims.enter(deadline, signal);
           if (!leave) break;
-          const claim = claimOne(db, transitions, node, skip, claimOptions).finally(leave);
+          const claim = claimOne(db, transitions, { ...node, ...(free && { free }) }, skip, claimOptions).finally(leave);
           let next: Assignment | null | 'late';
           try {
             // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
@@ -78,6 +82,7 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
           if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
           jobs.push(next);
           taken.push(next.job.id);
+          if (free) free = less(free, resourcesOf(next.job));
         }
         // Jobs it was woken for and did not take go on to another poll that can.
         await ticket.settle(taken);
@@ -88,6 +93,7 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
         if (!(await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec()))) break;
         after = 'wake';
         node = slim(await requireNode(principal, body.nodeId));
+        free = await freeOf(db, node);
         ticket.relabel(node.labels);
       }
     } finally {
@@ -107,10 +113,33 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
 }
 
 /** What a poll keeps of its node's row while it waits: what its claims and its wait read. */
-function slim(n: ClaimingAgent & { drain: boolean }): ClaimingAgent & { drain: boolean } {
-  const { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain } = n;
-  return { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain };
+type PollingNode = ClaimingAgent & { drain: boolean; capacity: Capacity | null };
+
+function slim(n: PollingNode): PollingNode {
+  const { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain, capacity } = n;
+  return { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain, capacity };
 }
+
+/**
+ * The resources of the jobs a node holds now, the contract's defaults filled in: each open
+ * attempt's, and each job reserved for it whose attempt is not yet recorded (a hand-out answered
+ * before its row commits: the commit clears the reservation as it writes the attempt).
+ */
+const IN_USE = `SELECT coalesce(sum(coalesce((j.resources->>'cpu')::numeric, 1)), 0)::float8 AS cpu,
+    coalesce(sum(coalesce((j.resources->>'memoryMb')::numeric, 1024)), 0)::float8 AS "memoryMb",
+    coalesce(sum(coalesce((j.resources->>'gpu')::numeric, 0)), 0)::float8 AS gpu
+  FROM jobs j
+  WHERE j.id IN (SELECT a.job_id FROM job_attempts a WHERE a.agent_id = :node AND a.ended_at IS NULL
+                 UNION SELECT r.id FROM jobs r WHERE r.claimed_by = :node AND r.claimed_until > now())`;
+
+/** What the node's running jobs leave of its capacity; undefined for a node that registered none. */
+async function freeOf(db: Knex, node: PollingNode): Promise<Capacity | undefined> {
+  if (!node.capacity) return undefined;
+  const { rows } = await db.raw(IN_USE, { node: node.id });
+  return less(node.capacity, rows[0] as Capacity);
+}
+
+const less = (a: Capacity, b: Capacity): Capacity => ({ cpu: a.cpu - b.cpu, memoryMb: a.memoryMb - b.memoryMb, gpu: a.gpu - b.gpu });
 
 /** A promise that resolves to 'late' once `ms` have passed. */
 function lateAfter(ms: number) {

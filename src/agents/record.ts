@@ -2,12 +2,20 @@ import { isLost } from './liveness';
 
 export type AgentState = 'ONLINE' | 'DRAINING' | 'DRAINED' | 'OFFLINE';
 
+/** What an agent has for its jobs, as it registered it (see the `agents.capacity` migration). */
+export interface Capacity {
+  cpu: number;
+  memoryMb: number;
+  gpu: number;
+}
+
 export interface Agent {
   id: string;
   workspaceId: string;
   name: string;
   labels: Record<string, string>;
   capabilities: Record<string, unknown>;
+  capacity: Capacity | null;
   version: string | null;
   /** `managed` for an agent of the operator's managed pool, else `self` (a workspace's own). */
   pool: 'self' | 'managed';
@@ -35,6 +43,7 @@ export function agentFromRow(r: any, lostAfterMs: number): Agent {
     name: r.name,
     labels: r.labels,
     capabilities: r.capabilities,
+    capacity: r.capacity ?? null,
     version: r.version,
     pool: r.pool,
     region: r.region ?? null,

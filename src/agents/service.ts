@@ -13,7 +13,7 @@ import { auditBy } from '../auth/authorize';
 import { heartbeatAttempts } from '../jobs/heartbeats';
 import type { Transitions } from '../jobs/transitions';
 import { askableBy } from '../jobs/lease';
-import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
+import { JOB_COLUMNS, type Job, jobFromRow, resourcesOf } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
@@ -23,7 +23,7 @@ import { agentSilence } from './liveness';
 import { createPoll } from './poll';
 import { PollWaiters } from './poll-waiters';
 import { isClaimable } from '../jobs/reservations';
-import { type Agent, agentFromRow } from './record';
+import { type Agent, type Capacity, agentFromRow } from './record';
 
 export interface AgentsDeps {
   db: Knex;
@@ -55,6 +55,7 @@ export interface ResultReport {
   exitCode: number;
   runtimeMs: number;
   error?: string;
+  outOfMemory?: boolean;
   /** The agent's own measure; `cpuSeconds`, `gpuSeconds` and `gbSeconds` replace the metered estimate. */
   usage?: Record<string, number>;
 }
@@ -90,15 +91,19 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     return row;
   }
 
+  /** Wakes the node's waiting long polls, naming it: only its own polls wake (src/agents/poll-waiters.ts). */
+  async function wakePolls(node: RemovedNode): Promise<void> {
+    const [channel, queue] = queuedChannelOf(node);
+    await db.raw('SELECT pg_notify(?, ?)', [channel, `${queue} node:${node.id}`]);
+  }
+
   /**
    * After a drain or a removal: wakes the node's long polls (a draining node's poll answers at
    * once, empty; a removed node's finds it gone) and asks the run of each job it runs to check on
    * it now rather than at its next liveness check (a drain deadline, a removal).
    */
   async function wake(node: RemovedNode): Promise<void> {
-    // Names the node: only its own polls wake (src/agents/poll-waiters.ts).
-    const [channel, queue] = queuedChannelOf(node);
-    await db.raw('SELECT pg_notify(?, ?)', [channel, `${queue} node:${node.id}`]);
+    await wakePolls(node);
     const agentId = node.id;
     const running = await db('job_attempts').where({ agent_id: agentId }).whereNull('ended_at').pluck('job_id');
     await Promise.all(
@@ -132,6 +137,35 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
   return {
     requireNode,
 
+    /**
+     * Why a queued job waits, when no agent could take it: none online of its pool (and region)
+     * matches its selector, or none of those has the room its `resources` ask for. Null when one
+     * could (it is then just waiting its turn), and for a job that is not queued.
+     */
+    async whyWaiting(job: Job): Promise<string | null> {
+      if (job.state !== 'QUEUED') return null;
+      const want = resourcesOf(job);
+      const pool = job.pool === 'managed' ? `the managed pool in region ${job.region}` : 'this workspace';
+      const where = job.pool === 'managed' ? { pool: 'managed', region: job.region } : { pool: 'self', workspace_id: job.workspaceId };
+      const row = await db('agents')
+        .where(where)
+        .whereNull('deregistered_at')
+        .where('drain', false)
+        .whereRaw('labels @> ?::jsonb', [JSON.stringify(job.selector)])
+        .whereRaw('last_heartbeat_at > now() - make_interval(secs => ?)', [lostAfterMs / 1000])
+        .first(
+          db.raw('count(*)::int AS online'),
+          db.raw(
+            `count(*) FILTER (WHERE capacity IS NULL OR ((capacity->>'cpu')::numeric >= ? AND (capacity->>'memoryMb')::numeric >= ? AND (capacity->>'gpu')::numeric >= ?))::int AS roomy`,
+            [want.cpu, want.memoryMb, want.gpu],
+          ),
+          db.raw(`max((capacity->>'cpu')::numeric)::float8 AS cpu, max((capacity->>'memoryMb')::numeric)::float8 AS "memoryMb", max((capacity->>'gpu')::numeric)::float8 AS gpu`),
+        );
+      if (row.online === 0) return `no agent of ${pool} is online${Object.keys(job.selector).length ? ' with the labels its selector asks for' : ''}`;
+      if (row.roomy > 0) return null;
+      return `no agent of ${pool} has the room it asks for (cpu ${want.cpu}, memoryMb ${want.memoryMb}, gpu ${want.gpu}); the most any has: cpu ${row.cpu}, memoryMb ${row.memoryMb}, gpu ${row.gpu}`;
+    },
+
     /** One agent of the caller's workspace. */
     async get(principal: Principal, id: string): Promise<Agent> {
       return getAgent((await requireNode(principal, id)).id);
@@ -143,7 +177,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
      * 400: a workspace's own agents take its jobs wherever they run, and saying otherwise would
      * mislead.
      */
-    async register(principal: Principal, body: { name: string; labels: Record<string, string>; capabilities?: Record<string, unknown>; version?: string; region?: string }) {
+    async register(principal: Principal, body: { name: string; labels: Record<string, string>; capabilities?: Record<string, unknown>; capacity?: Capacity; version?: string; region?: string }) {
       if (principal.kind === 'node') throw new AppError('auth.forbidden', 'Register with an agent or user key, not a node key');
       const managed = principal.kind === 'managed';
       if (!managed && body.region !== undefined) {
@@ -159,6 +193,7 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
           name: body.name,
           labels: JSON.stringify(body.labels),
           capabilities: JSON.stringify(body.capabilities ?? {}),
+          capacity: body.capacity ? JSON.stringify(body.capacity) : null,
           version: body.version ?? null,
           registered_with_key_id: principal.keyId,
           registered_by_user_id: principal.userId ?? null,
@@ -213,8 +248,11 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       if (jobRow.attempt_agent_id && jobRow.attempt_agent_id !== node.id) throw notAssigned();
       const written = await transitions.result(report.jobId, jobRow.workspace_id, {
         leaseId: report.leaseId, agentId: node.id, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error,
+        ...(report.outOfMemory && { outOfMemory: true }),
         ...(reportedUsage(report.usage) && { usage: reportedUsage(report.usage) }),
       });
+      // Its resources are free again: a waiting poll of a node with a capacity may now fit a job it passed over.
+      if (node.capacity) await wakePolls(node);
       return jobFromRow(written ?? (await db('jobs').where({ id: report.jobId }).first(db.raw(JOB_COLUMNS))));
     },
 

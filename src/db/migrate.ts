@@ -22,6 +22,7 @@ import * as usageLedger from './migrations/20261201020000_usage_ledger';
 import * as stripe from './migrations/20261202000000_stripe';
 import * as invoices from './migrations/20261202010000_invoices';
 import * as workspaceDataKeys from './migrations/20261203000000_workspace_data_keys';
+import * as agentCapacity from './migrations/20261204000000_agent_capacity';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261202000000_stripe': stripe,
   '20261202010000_invoices': invoices,
   '20261203000000_workspace_data_keys': workspaceDataKeys,
+  '20261204000000_agent_capacity': agentCapacity,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -21,13 +21,21 @@ export const JobFields = z.object({
   exitCode: z.number().int().nullable(),
   runtimeMs: z.number().int().nullable(),
   failureReason: z
-    .union([z.enum(['exit_code', 'agent_error', 'agent_lost', 'timeout', 'billing.hard_cap', 'cancelled in Temporal']), z.string().regex(/^terminated in Temporal: /)])
+    .union([z.enum(['exit_code', 'agent_error', 'agent_lost', 'timeout', 'out_of_memory', 'billing.hard_cap', 'cancelled in Temporal']), z.string().regex(/^terminated in Temporal: /)])
     .nullable()
     .meta({
       description:
-        'Why the job failed, or why the service cancelled it: `billing.hard_cap` when a lowered hard cap stopped it, `cancelled in Temporal` when its run was asked to cancel there (the Temporal UI, `temporal workflow cancel`, a batch), `terminated in Temporal: <reason>` when its run was terminated',
+        'Why the job failed, or why the service cancelled it: `out_of_memory` when it passed its `resources.memoryMb` on an agent that holds jobs to it (the managed pool), `billing.hard_cap` when a lowered hard cap stopped it, `cancelled in Temporal` when its run was asked to cancel there (the Temporal UI, `temporal workflow cancel`, a batch), `terminated in Temporal: <reason>` when its run was terminated',
     }),
   error: z.string().nullable(),
+  waitingReason: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'Only on one job’s read (`jobs/retrieve`, `GET /v0/jobs/{id}`): while it is queued and no agent could take it, why (none online of its pool and region with the labels its selector asks for, or none with the room its `resources` ask for); null when one could',
+    }),
   artifacts: z.array(z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() })),
   env: z
     .record(z.string(), z.string())

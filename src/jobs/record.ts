@@ -160,3 +160,11 @@ export function publicFieldsOf(job: Job) {
     env: redactedEnv(job.env),
   };
 }
+
+/** CONTRACT §3's defaults for what a job leaves out of `resources`. */
+export const DEFAULT_RESOURCES = { cpu: 1, memoryMb: 1024, gpu: 0 } as const;
+
+/** The job's `resources` with the defaults filled in. */
+export function resourcesOf(job: Pick<Job, 'resources'>): { cpu: number; memoryMb: number; gpu: number } {
+  return { ...DEFAULT_RESOURCES, ...job.resources };
+}

@@ -11,6 +11,8 @@ export interface ReservingAgent {
   labels: Record<string, string>;
   pool: string;
   region: string | null;
+  /** What the agent has free now, when it registered a capacity: only jobs that fit it are taken. */
+  free?: { cpu: number; memoryMb: number; gpu: number };
 }
 
 /** A row any poll could take now (`j` is the job): queued, started, available, not reserved. */
@@ -19,7 +21,11 @@ const OPEN = `j.state = 'QUEUED' AND j.workflow_started AND j.available_at <= no
 
 /** What every claimable row must be, beside its queue: open, and the agent's labels, skips and types. */
 const CLAIMABLE = `${OPEN} AND j.selector <@ :labels::jsonb
-  AND NOT (j.id = ANY(:skip::text[])) AND (:types::text[] IS NULL OR j.type = ANY(:types::text[]))`;
+  AND NOT (j.id = ANY(:skip::text[])) AND (:types::text[] IS NULL OR j.type = ANY(:types::text[]))
+  AND (:free::jsonb IS NULL OR (
+    coalesce((j.resources->>'cpu')::numeric, 1) <= (:free::jsonb->>'cpu')::numeric
+    AND coalesce((j.resources->>'memoryMb')::numeric, 1024) <= (:free::jsonb->>'memoryMb')::numeric
+    AND coalesce((j.resources->>'gpu')::numeric, 0) <= (:free::jsonb->>'gpu')::numeric))`;
 
 /** The reservation itself; a poll that began before its agent was removed takes nothing after. */
 const RESERVE = `UPDATE jobs SET claimed_by = :agent, claimed_until = now() + make_interval(secs => :seconds)
@@ -89,6 +95,7 @@ export async function reserveNext(db: Knex | Knex.Transaction, agent: ReservingA
     labels: JSON.stringify(agent.labels),
     skip,
     types: types ?? null,
+    free: agent.free ? JSON.stringify(agent.free) : null,
     ...(managed ? { region: agent.region } : { workspace: agent.workspace_id }),
   });
   return rows[0] as ({ id: string; workspace_id: string } & Record<string, unknown>) | undefined;

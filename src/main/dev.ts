@@ -1,6 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Agent } from '../reference-agent/agent';
+import { detectCapacity } from '../reference-agent/capacity';
+import { SandboxUnavailable } from '../reference-agent/sandbox';
+import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../stack/debian-packages';
 import { type Config, loadDevConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
 import { ensureDefaultWorkspace, ensureOperatorWorkspace } from '../workspaces/rows';
@@ -68,7 +71,9 @@ async function main() {
     log: createLogger(base.logLevel, 'agent'),
   });
   // And one agent of the managed pool, region local (every workspace's default), so a job with
-  // "pool": "managed" runs on a fresh clone too.
+  // "pool": "managed" runs on a fresh clone too: in its sandbox, as in production, where root can
+  // install bubblewrap; elsewhere the managed pool has no agent here, and the log says why.
+  if (process.getuid?.() === 0) await ensureDebianPackage('bubblewrap', DEBIAN_PACKAGE_VERSIONS.bubblewrap, (msg) => say(`  ${msg}`));
   const managedAgent = new Agent({
     apiUrl: proc.url!,
     key: managedKey,
@@ -76,11 +81,19 @@ async function main() {
     labels: {},
     region: 'local',
     concurrency: 2,
+    sandbox: { uidBase: 900_000 },
+    capacity: detectCapacity(),
     dir: path.join(config.dataDir, 'managed-agent'),
     killGraceMs: config.agent.killGraceMs,
     log: createLogger(base.logLevel, 'managed-agent'),
   });
-  await Promise.all([agent.start(), managedAgent.start()]);
+  const managedWhyNot = await Promise.all([
+    agent.start(),
+    managedAgent.start().then(
+      () => null,
+      (err: unknown) => (err instanceof SandboxUnavailable ? err.message : Promise.reject(err)),
+    ),
+  ]).then(([, why]) => why);
   say('');
   say(`  Portal         ${proc.url}/   (sign in with any e-mail: the code is printed in this log)`);
   say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
@@ -92,7 +105,8 @@ async function main() {
   if (stack.stripeMock) say(`  Stripe         stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`);
   else if (config.stripe.secretKey) say(`  Stripe         ${config.stripe.apiBase ?? 'api.stripe.com'}`);
   say(`  Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`);
-  say(`  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed")`);
+  if (managedWhyNot === null) say(`  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed", each in its sandbox)`);
+  else say(`  Managed agent  not started: ${managedWhyNot} (jobs with "pool": "managed" wait)`);
   say(`  Workspace      ${workspaceId}`);
   say(`  API key        ${key}`);
   say('');
@@ -106,7 +120,7 @@ async function main() {
   runUntilSignal(log, async () => {
     say('stopping the agent');
     say('stopping the managed agent');
-    await Promise.all([agent.killJobs(), managedAgent.killJobs()]);
+    await Promise.all([agent.killJobs(), managedWhyNot === null && managedAgent.killJobs()]);
     say('stopping the API and the worker');
     await proc.stop();
     if (services.length > 0) say(`stopping ${services.join(', ')}`);

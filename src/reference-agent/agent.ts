@@ -7,6 +7,8 @@ import { ArtifactLeaseLost, uploadArtifacts } from './artifact-uploader';
 import { JobProcess } from './job-process';
 import { LogBatcher } from './log-batcher';
 import { loadIdentity, saveIdentity } from './node-identity';
+import { CgroupsUnavailable, cgroupLayout, JobCgroup, type JobUsage } from './job-cgroup';
+import { assertSandboxWorks, SandboxUnavailable, type SandboxSettings } from './sandbox';
 
 export interface AgentOptions {
   apiUrl: string;
@@ -23,9 +25,28 @@ export interface AgentOptions {
   /** Log lines each job holds while the API is away (default 100000); past it they are counted. */
   maxBufferedLines?: number;
   log: Logger;
+  /**
+   * Runs every job in a sandbox (./sandbox), slot n as user `uidBase + n`. Required with a
+   * managed-pool key: that agent runs strangers' jobs.
+   */
+  sandbox?: SandboxSettings;
+  /**
+   * What this machine has for jobs, registered so the API hands out only jobs that fit what is
+   * free; GPUs are handed out by index (0..gpu-1). Without it, jobs come by count of slots.
+   */
+  capacity?: Resources;
   /** The API refused the node's key (revoked or rotated elsewhere): the agent cannot go on. */
   onFatal?: (err: Error) => void;
 }
+
+export interface Resources {
+  cpu: number;
+  memoryMb: number;
+  gpu: number;
+}
+
+/** CONTRACT §3's defaults, for a job handed out by an API that does not say. */
+const DEFAULT_RESOURCES: Resources = { cpu: 1, memoryMb: 1024, gpu: 0 };
 
 interface AssignedJob {
   job_id: string;
@@ -35,15 +56,47 @@ interface AssignedJob {
   attempt: number;
   artifacts: { paths: string[] };
   artifactUploadUrl: string;
+  resources?: Resources;
 }
 
 interface Running {
   job: AssignedJob;
+  /** Which of the agent's `concurrency` slots it holds (its sandbox user). */
+  slot: number;
+  /** The GPU indices it holds. */
+  gpus: number[];
+  /** Its control group (sandboxed jobs): its limits, and what it used. */
+  cgroup?: JobCgroup;
   proc: JobProcess;
   batcher: LogBatcher;
   /** The API moved the job on (409): no result is reported. */
   forgotten: boolean;
 }
+
+/** The job's GPUs, for CUDA and for the NVIDIA container runtime; none visible when it has none. */
+const gpuEnvironment = (gpus: number[]): Record<string, string> => (gpus.length ? { CUDA_VISIBLE_DEVICES: gpus.join(','), NVIDIA_VISIBLE_DEVICES: gpus.join(',') } : {});
+
+/** The device files a sandboxed job needs for its GPUs: its own, and the driver's shared ones. */
+const gpuDevices = (gpus: number[]) => (gpus.length ? [...gpus.map((i) => `/dev/nvidia${i}`), '/dev/nvidiactl', '/dev/nvidia-uvm', '/dev/nvidia-uvm-tools'] : []);
+
+/**
+ * What the job used, as its result's `usage` (CONTRACT §9): CPU time measured by its control
+ * group, memory as its peak held for its runtime, GPUs as held for its runtime.
+ */
+function usageOf(used: JobUsage, runtimeMs: number, resources: Resources) {
+  const seconds = runtimeMs / 1000;
+  return {
+    cpuSeconds: round(used.cpuSeconds),
+    gbSeconds: round((used.peakMemoryMb / 1024) * seconds),
+    gpuSeconds: round(resources.gpu * seconds),
+    peakMemoryMb: round(used.peakMemoryMb),
+  };
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** Managed-pool keys are minted as `ckm…` (src/auth/api-keys). */
+const isManagedPoolKey = (key: string) => key.startsWith('ckm');
 
 /**
  * The reference agent: registers (or resumes as) a node, heartbeats, long-polls, runs up to
@@ -74,6 +127,17 @@ export class Agent {
   }
 
   async start(): Promise<void> {
+    if (isManagedPoolKey(this.o.key) && !this.o.sandbox) {
+      throw new SandboxUnavailable('a managed-pool agent runs strangers’ jobs and so runs each in a sandbox; this one was started without');
+    }
+    if (this.o.sandbox) {
+      assertSandboxWorks();
+      try {
+        cgroupLayout();
+      } catch (err) {
+        throw new SandboxUnavailable(`the job sandbox needs control groups: ${err instanceof CgroupsUnavailable ? err.message : String(err)}`);
+      }
+    }
     await this.resumeOrRegister();
     // A restarted agent takes work again, whatever drain its previous run left.
     await this.api.call('/compute/nodes/drain', { nodeId: this.nodeId, enable: false });
@@ -84,7 +148,7 @@ export class Agent {
 
   private async resumeOrRegister(): Promise<void> {
     const keyPrefix = this.o.key.split('_')[0];
-    const saved = await loadIdentity(this.o.dir, this.o.apiUrl, keyPrefix, this.o.region);
+    const saved = await loadIdentity(this.o.dir, this.o.apiUrl, keyPrefix, this.o.region, this.o.capacity);
     if (saved) {
       const api = new AgentApi(this.o.apiUrl, saved.nodeKey);
       const alive = await api.call('/compute/nodes/heartbeat', { nodeId: saved.nodeId, runningJobs: [] }).then(
@@ -104,6 +168,7 @@ export class Agent {
       capabilities: { concurrency: this.o.concurrency, os: process.platform, arch: process.arch, cpus: os.cpus().length },
       version: 'compute-agent/0.1.0',
       ...(this.o.region !== undefined && { region: this.o.region }),
+      ...(this.o.capacity && { capacity: this.o.capacity }),
     });
     this.heartbeatMs = reg.heartbeatIntervalSeconds * 1000;
     this.nodeId = reg.nodeId;
@@ -112,6 +177,7 @@ export class Agent {
       apiUrl: this.o.apiUrl,
       keyPrefix,
       ...(this.o.region !== undefined && { region: this.o.region }),
+      ...(this.o.capacity && { capacity: this.o.capacity }),
       nodeId: reg.nodeId,
       nodeKey: reg.apiKey,
       heartbeatIntervalSeconds: reg.heartbeatIntervalSeconds,
@@ -176,11 +242,17 @@ export class Agent {
       onError: (err) => log.warn({ err: String(err) }, 'log push failed; will resend'),
       ...(this.o.maxBufferedLines !== undefined && { maxBuffered: this.o.maxBufferedLines }),
     });
+    const slot = this.freeSlot();
+    const resources = { ...DEFAULT_RESOURCES, ...job.resources };
+    const gpus = this.freeGpus(resources.gpu);
+    const cgroup = this.o.sandbox ? JobCgroup.create(`${job.job_id}-${job.leaseId}`, resources) : undefined;
     const proc = await JobProcess.start({
       command: job.command,
-      env: { ...job.env, COMPUTE_JOB_ID: job.job_id, COMPUTE_ATTEMPT: String(job.attempt) },
+      env: { ...job.env, COMPUTE_JOB_ID: job.job_id, COMPUTE_ATTEMPT: String(job.attempt), ...gpuEnvironment(gpus) },
       workRoot: path.join(this.o.dir, 'work'),
       name: job.job_id,
+      ...(this.o.sandbox && { sandbox: { uid: this.o.sandbox.uidBase + slot, devices: gpuDevices(gpus) } }),
+      ...(cgroup && { cgroupProcs: cgroup.procsFiles() }),
       onLine: (stream, line) => batcher.push(stream, line),
       // Artifacts of a command that ended by itself, before the result; none of a stopped job.
       beforeCleanup: async (workDir, exit) => {
@@ -191,19 +263,28 @@ export class Agent {
         });
       },
     });
-    const entry: Running = { job, proc, batcher, forgotten: false };
+    const entry: Running = { job, slot, gpus, ...(cgroup && { cgroup }), proc, batcher, forgotten: false };
     this.running.set(job.job_id, entry);
     log.info({ pid: proc.pid }, 'job started');
-    void proc.exited.then((exit) => this.finish(entry, exit.exitCode, exit.runtimeMs, exit.signal));
+    void proc.exited.then((exit) => this.finish(entry, exit.exitCode, exit.runtimeMs, exit.signal, resources));
   }
 
-  private async finish(entry: Running, exitCode: number, runtimeMs: number, signal: NodeJS.Signals | null): Promise<void> {
+  private async finish(entry: Running, exitCode: number, runtimeMs: number, signal: NodeJS.Signals | null, resources: Resources): Promise<void> {
     const { job } = entry;
     const log = this.o.log.child({ jobId: job.job_id, attempt: job.attempt });
     try {
+      const used = entry.cgroup?.usage();
+      await entry.cgroup?.remove();
+      if (used?.oomKilled) entry.batcher.push('stderr', `[compute-agent] out of memory: the job passed its memoryMb of ${resources.memoryMb} and was killed`);
       await entry.batcher.close();
       if (!entry.forgotten) {
-        const body = { nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode, runtimeMs, ...(signal && { error: `killed by ${signal}` }) };
+        const error = used?.oomKilled ? `out of memory: passed its memoryMb of ${resources.memoryMb}` : signal ? `killed by ${signal}` : undefined;
+        const body = {
+          nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode, runtimeMs,
+          ...(error && { error }),
+          ...(used?.oomKilled && { outOfMemory: true }),
+          ...(used && { usage: usageOf(used, runtimeMs, resources) }),
+        };
         const out = await this.api.call<{ state: string }>('/compute/nodes/result', body, { budgetMs: Infinity });
         log.info({ exitCode, runtimeMs, state: out.state }, 'job reported');
       }
@@ -214,6 +295,20 @@ export class Agent {
       this.running.delete(job.job_id);
       this.slotFreed();
     }
+  }
+
+  private freeSlot(): number {
+    const taken = new Set([...this.running.values()].map((r) => r.slot));
+    let slot = 0;
+    while (taken.has(slot)) slot++;
+    return slot;
+  }
+
+  /** `count` GPU indices no running job holds (the API hands out only jobs that fit). */
+  private freeGpus(count: number): number[] {
+    if (count === 0 || !this.o.capacity) return [];
+    const taken = new Set([...this.running.values()].flatMap((r) => r.gpus));
+    return Array.from({ length: this.o.capacity.gpu }, (_, i) => i).filter((i) => !taken.has(i)).slice(0, count);
   }
 
   private forget(jobId: string, why: string): void {

@@ -29,12 +29,26 @@ const TYPES: Record<string, string> = {
 };
 const typeOf = (file: string) => TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 
-/** Files under `workDir` matching the globs: regular files only, never a path that leaves it. */
+/**
+ * Files under `workDir` matching the globs: regular files only, never a path that leaves it. A
+ * symbolic link is no artifact: the agent reads as itself, so a job's link to the agent's own
+ * files (its node key) would upload what the job itself may not read.
+ */
 export async function matchArtifacts(workDir: string, patterns: string[]): Promise<string[]> {
   if (patterns.length === 0) return [];
   const found = await glob(patterns, { cwd: workDir, onlyFiles: true, dot: true, followSymbolicLinks: false, expandDirectories: false });
   const root = path.resolve(workDir) + path.sep;
-  return [...new Set(found)].filter((rel) => path.resolve(workDir, rel).startsWith(root)).sort();
+  const inside = [...new Set(found)].filter((rel) => path.resolve(workDir, rel).startsWith(root));
+  // And no folder on its way may be a link out either.
+  const realRoot = (await fs.promises.realpath(workDir)) + path.sep;
+  const regular = await Promise.all(
+    inside.map(async (rel) => {
+      const file = path.join(workDir, rel);
+      const stat = await fs.promises.lstat(file).catch(() => null);
+      return stat?.isFile() === true && (await fs.promises.realpath(file).catch(() => '')).startsWith(realRoot);
+    }),
+  );
+  return inside.filter((_, i) => regular[i]).sort();
 }
 
 const codeOf = (body: string) => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { jobEnvironment } from '../config';
+import { sandboxed, signalJobProcesses } from './sandbox';
 
 export interface Exit {
   exitCode: number;
@@ -15,6 +16,8 @@ export interface Exit {
 /**
  * A job's command: `sh -c` in its own process group and a fresh folder, every output line handed
  * to `onLine`. Stopping signals the whole group, so nothing the command started survives it.
+ * In a sandbox (./sandbox) the group is bubblewrap's: stopping signals the job's own processes
+ * first and kills bubblewrap, and with it the whole sandbox, once the grace is over.
  */
 export class JobProcess {
   private readonly child: ChildProcess;
@@ -26,6 +29,7 @@ export class JobProcess {
     child: ChildProcess,
     onLine: (stream: 'stdout' | 'stderr', line: string) => void,
     private readonly workDir: string,
+    private readonly sandboxUid: number | undefined,
     beforeCleanup?: (workDir: string, exit: { stopped: boolean; signal: NodeJS.Signals | null }) => Promise<void>,
   ) {
     this.child = child;
@@ -52,7 +56,9 @@ export class JobProcess {
       // The folder is still there: the agent collects artifacts before it goes.
       await beforeCleanup?.(this.workDir, { stopped: this.killTimer !== undefined, signal }).catch(() => undefined);
       await fs.rm(this.workDir, { recursive: true, force: true }).catch(() => undefined);
-      return { exitCode: code ?? 128 + signalNumber(signal), signal, runtimeMs };
+      // A sandboxed command's signal reaches us as bubblewrap's exit code 128 + n.
+      const stoppedBy = signal ?? (this.sandboxUid !== undefined && this.killTimer && code !== null && code > 128 ? signalName(code - 128) : null);
+      return { exitCode: code ?? 128 + signalNumber(signal), signal: stoppedBy, runtimeMs };
     });
   }
 
@@ -63,18 +69,29 @@ export class JobProcess {
     workRoot: string;
     name: string;
     onLine: (stream: 'stdout' | 'stderr', line: string) => void;
+    /** Runs the command in a sandbox (./sandbox) as this user, which then owns the work folder. */
+    sandbox?: { uid: number; devices?: string[] };
+    /** The `cgroup.procs` files of the job's control groups (./job-cgroup), joined before it starts. */
+    cgroupProcs?: string[];
     /** Runs after the command and its output are done, before the folder is removed. */
     beforeCleanup?: (workDir: string, exit: { stopped: boolean; signal: NodeJS.Signals | null }) => Promise<void>;
   }): Promise<JobProcess> {
     await fs.mkdir(opts.workRoot, { recursive: true });
     const workDir = await fs.mkdtemp(path.join(opts.workRoot, `${opts.name}-`));
-    const child = spawn('sh', ['-c', opts.command], {
+    const env = jobEnvironment(opts.env);
+    const run = opts.sandbox
+      ? sandboxed({ command: opts.command, workDir, uid: opts.sandbox.uid, env, devices: opts.sandbox.devices })
+      : { file: 'sh', args: ['-c', opts.command], env };
+    if (opts.sandbox) await fs.chown(workDir, opts.sandbox.uid, opts.sandbox.uid);
+    // A shell of ours joins the groups and then becomes the command: nothing of the job runs outside them.
+    const [file, args] = opts.cgroupProcs?.length ? ['sh', ['-c', JOIN_CGROUPS, 'sh', String(opts.cgroupProcs.length), ...opts.cgroupProcs, run.file, ...run.args]] : [run.file, run.args];
+    const child = spawn(file, args, {
       cwd: workDir,
-      env: jobEnvironment(opts.env),
+      env: run.env,
       detached: true, // its own process group
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return new JobProcess(child, opts.onLine, workDir, opts.beforeCleanup);
+    return new JobProcess(child, opts.onLine, workDir, opts.sandbox?.uid, opts.beforeCleanup);
   }
 
   get pid(): number | undefined {
@@ -84,7 +101,8 @@ export class JobProcess {
   /** SIGTERM to the group, SIGKILL after `graceMs` if it is still there. */
   stop(graceMs: number): void {
     if (this.killTimer || this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.signalGroup('SIGTERM');
+    if (this.sandboxUid !== undefined && this.child.pid) signalJobProcesses(this.child.pid, this.sandboxUid, 'SIGTERM');
+    else this.signalGroup('SIGTERM');
     this.killTimer = setTimeout(() => this.signalGroup('SIGKILL'), graceMs);
   }
 
@@ -98,4 +116,8 @@ export class JobProcess {
   }
 }
 
+/** `sh -c` script: `$1` files to write our PID to, then the command to exec. */
+const JOIN_CGROUPS = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
+
 const signalNumber = (signal: NodeJS.Signals | null) => (signal ? os.constants.signals[signal] : 1);
+const signalName = (n: number) => (Object.entries(os.constants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;

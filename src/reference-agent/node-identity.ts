@@ -8,6 +8,8 @@ export interface NodeIdentity {
   keyPrefix: string;
   /** The region it registered for (managed-pool agents); another region means another node. */
   region?: string;
+  /** The capacity it registered; another capacity means another node. */
+  capacity?: { cpu: number; memoryMb: number; gpu: number };
   nodeId: string;
   nodeKey: string;
   heartbeatIntervalSeconds: number;
@@ -15,12 +17,13 @@ export interface NodeIdentity {
 
 const fileIn = (dir: string) => path.join(dir, 'node.json');
 
-export async function loadIdentity(dir: string, apiUrl: string, keyPrefix: string, region?: string): Promise<NodeIdentity | null> {
+export async function loadIdentity(dir: string, apiUrl: string, keyPrefix: string, region?: string, capacity?: NodeIdentity['capacity']): Promise<NodeIdentity | null> {
   const text = await fs.readFile(fileIn(dir), 'utf8').catch(() => null);
   if (!text) return null;
   try {
     const id = JSON.parse(text) as NodeIdentity;
-    return id.apiUrl === apiUrl && id.keyPrefix === keyPrefix && id.region === region ? id : null;
+    const sameCapacity = JSON.stringify(id.capacity ?? null) === JSON.stringify(capacity ?? null);
+    return id.apiUrl === apiUrl && id.keyPrefix === keyPrefix && id.region === region && sameCapacity ? id : null;
   } catch {
     return null;
   }

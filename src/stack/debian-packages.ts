@@ -15,6 +15,8 @@ export const DEBIAN_PACKAGE_VERSIONS = {
   'docker-compose': '1.29.2-3',
   // The browser the portal's tests drive through playwright-core (bookworm-security's build).
   chromium: '156.0.8078.108-1~deb12u1',
+  // The sandbox a managed agent runs each job in (src/reference-agent/sandbox.ts).
+  bubblewrap: '0.8.0-2+deb12u1',
 } as const;
 
 type Log = (msg: string) => void;

@@ -25,15 +25,23 @@ export async function spawnAgent(opts: {
   labels?: Record<string, string>;
   /** `--region`: a managed-pool agent's region (with a managed-pool key). */
   region?: string;
+  /** `--sandbox` (implied by a managed-pool key). */
+  sandbox?: boolean;
+  /** More flags of `compute agent`. */
+  args?: string[];
   dir?: string;
   env?: Record<string, string>;
 }): Promise<AgentProcess> {
   const dir = opts.dir ?? fs.mkdtempSync(path.join(testEnv().dataDir, 'agent-'));
   const logFile = path.join(testEnv().dataDir, 'logs', `agent-${Date.now()}-${counter++}.log`);
-  const args = [path.join(ROOT, 'bin/compute.js'), 'agent', '--key', opts.key, '--api', opts.apiUrl ?? testEnv().url, '--dir', dir, '--concurrency', String(opts.concurrency ?? 1), '--name', `agent-${counter}`];
+  const args = [path.join(ROOT, 'bin/compute.js'), 'agent', '--api', opts.apiUrl ?? testEnv().url, '--dir', dir, '--concurrency', String(opts.concurrency ?? 1), '--name', `agent-${counter}`];
   for (const [k, v] of Object.entries(opts.labels ?? {})) args.push('--label', `${k}=${v}`);
   if (opts.region !== undefined) args.push('--region', opts.region);
-  const child = startChild({ command: process.execPath, args, cwd: ROOT, env: { ...testEnv().vars, LOG_LEVEL: 'info', ...opts.env }, logFile });
+  if (opts.sandbox) args.push('--sandbox');
+  args.push(...(opts.args ?? []));
+  // The key in the environment, as a managed-pool agent must take it (argv is every user's to read).
+  const env = { ...testEnv().vars, LOG_LEVEL: 'info', COMPUTE_AGENT_KEY: opts.key, ...opts.env };
+  const child = startChild({ command: process.execPath, args, cwd: ROOT, env, logFile });
   const log = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
   for (let i = 0; !log().includes('agent ready'); i++) {
     if (i > 600) throw new Error(`agent never became ready; see ${logFile}`);

@@ -1,12 +1,57 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Command } from 'commander';
-import { Agent } from '../../reference-agent/agent';
+import { Agent, type Resources } from '../../reference-agent/agent';
+import { detectCapacity } from '../../reference-agent/capacity';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logging/logger';
 import { RegionSchema } from '../../jobs/schemas';
 import { labelPair } from '../options';
 import { CliError } from '../api-client';
+import { SandboxUnavailable } from '../../reference-agent/sandbox';
 
+
+/** Far above the users and groups a distribution hands out, so no sandbox user is a real one. */
+const DEFAULT_SANDBOX_UID_BASE = 900_000;
+
+interface AgentFlags {
+  api?: string;
+  key?: string;
+  keyFile?: string;
+  label: Record<string, string>;
+  concurrency: number;
+  name: string;
+  dir?: string;
+  region?: string;
+  sandbox?: boolean;
+  sandboxUidBase: number;
+  cpus?: number;
+  memoryMb?: number;
+  gpus?: number;
+}
+
+/** What the agent registers it has: asked for by a flag, or always on a managed-pool agent. */
+function capacityOf(opts: AgentFlags, managed: boolean): Resources | undefined {
+  if (!managed && opts.cpus === undefined && opts.memoryMb === undefined && opts.gpus === undefined) return undefined;
+  const detected = detectCapacity();
+  const capacity = { cpu: opts.cpus ?? detected.cpu, memoryMb: opts.memoryMb ?? detected.memoryMb, gpu: opts.gpus ?? detected.gpu };
+  if (!(capacity.cpu > 0 && capacity.cpu <= 1024)) throw new CliError('--cpus is a number of CPUs above 0, at most 1024');
+  if (!Number.isInteger(capacity.memoryMb) || capacity.memoryMb < 1) throw new CliError('--memory-mb is a whole number of MiB above 0');
+  if (!Number.isInteger(capacity.gpu) || capacity.gpu < 0 || capacity.gpu > 64) throw new CliError('--gpus is a whole number from 0 to 64');
+  return capacity;
+}
+
+function readKeyFile(file: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`--key-file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const key = text.split('\n')[0]!.trim();
+  if (!key) throw new CliError(`--key-file ${file} is empty`);
+  return key;
+}
 
 /** `compute agent`: run jobs on this machine until stopped. */
 export function registerAgentCommand(program: Command): void {
@@ -14,7 +59,8 @@ export function registerAgentCommand(program: Command): void {
     .command('agent')
     .description('Run jobs on this machine: register, heartbeat, long-poll, run, report')
     .option('--api <url>', 'API base URL (default: COMPUTE_API_URL or http://127.0.0.1:3000)')
-    .option('--key <key>', 'agent API key (default: COMPUTE_AGENT_KEY, then COMPUTE_API_KEY)')
+    .option('--key <key>', 'agent API key (default: COMPUTE_AGENT_KEY, then COMPUTE_API_KEY); on the command line every user of the host sees it, so prefer those or --key-file')
+    .option('--key-file <path>', 'read the agent API key from this file (the first line)')
     .option('--label <key=value>', 'a label jobs can select on (repeatable)', labelPair, {})
     .option('--concurrency <n>', 'jobs run at once', (v) => Number(v), 1)
     .option('--name <name>', 'node name', os.hostname())
@@ -24,10 +70,23 @@ export function registerAgentCommand(program: Command): void {
       'with a managed-pool key (`compute admin keys create --kind managed`): the region whose managed jobs of every workspace this agent runs ' +
         '(default local); refused with any other key, whose agents run their workspace’s own jobs',
     )
-    .action(async (opts: { api?: string; key?: string; label: Record<string, string>; concurrency: number; name: string; dir?: string; region?: string }) => {
+    .option('--cpus <n>', 'CPUs for jobs (default: all; with a managed-pool key or any of these three, jobs are handed out only as they fit)', Number)
+    .option('--memory-mb <n>', 'memory for jobs in MiB (default: all of it)', Number)
+    .option('--gpus <n>', 'GPUs for jobs, handed out by index (default: as nvidia-smi lists them)', Number)
+    .option('--sandbox', 'run each job in a sandbox as a user of its own (needs root and bubblewrap); always on with a managed-pool key')
+    .option('--sandbox-uid-base <uid>', 'the sandbox user of job slot n is this user ID + n (give each agent on a host its own range)', (v) => Number(v), DEFAULT_SANDBOX_UID_BASE)
+    .action(async (opts: AgentFlags) => {
       const config = loadConfig();
-      const key = opts.key ?? config.agent.key ?? config.cli.apiKey;
-      if (!key) throw new CliError('an agent key is needed: --key, COMPUTE_AGENT_KEY or COMPUTE_API_KEY');
+      const key = opts.keyFile !== undefined ? readKeyFile(opts.keyFile) : (opts.key ?? config.agent.key ?? config.cli.apiKey);
+      if (!key) throw new CliError('an agent key is needed: COMPUTE_AGENT_KEY, --key-file, --key or COMPUTE_API_KEY');
+      const managed = key.startsWith('ckm');
+      if (managed && opts.key !== undefined) {
+        throw new CliError('a managed-pool key never goes on the command line, where ps shows it to every user of the host: give it in COMPUTE_AGENT_KEY or --key-file');
+      }
+      const capacity = capacityOf(opts, managed);
+      if (!Number.isInteger(opts.sandboxUidBase) || opts.sandboxUidBase < 1000 || opts.sandboxUidBase > 2 ** 31 - 300) {
+        throw new CliError('--sandbox-uid-base is a user ID from 1000 on, with room for every slot');
+      }
       if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1 || opts.concurrency > 256) throw new CliError('--concurrency is 1..256');
       if (opts.region !== undefined && !RegionSchema.safeParse(opts.region).success) throw new CliError('--region is 1 to 32 lower-case letters, digits and -');
       const log = createLogger(config.logLevel, 'agent');
@@ -38,6 +97,8 @@ export function registerAgentCommand(program: Command): void {
         labels: opts.label,
         ...(opts.region !== undefined && { region: opts.region }),
         concurrency: opts.concurrency,
+        ...((managed || opts.sandbox) && { sandbox: { uidBase: opts.sandboxUidBase } }),
+        ...(capacity && { capacity }),
         dir: opts.dir ?? config.agent.dir,
         killGraceMs: config.agent.killGraceMs,
         log,
@@ -46,7 +107,9 @@ export function registerAgentCommand(program: Command): void {
           void agent.killJobs().then(() => process.exit(1));
         },
       });
-      await agent.start();
+      await agent.start().catch((err: unknown) => {
+        throw err instanceof SandboxUnavailable ? new CliError(`${managed ? 'a managed-pool agent runs every job in a sandbox, and ' : ''}${err.message}`) : err;
+      });
       // First SIGTERM/SIGINT: drain (finish running jobs, take no new ones). Second: stop the jobs.
       let signals = 0;
       const stopped = new Promise<void>((resolve) => {

@@ -27,7 +27,10 @@ export function jobsRoutes(services: Services, at: SurfaceAMount): Router {
     summary: 'Fetch one job',
     body: JobRef,
     response: JobA,
-    handle: async (ctx, { job_id }) => jobA(await services.jobs.get(principalOf(ctx), job_id)),
+    handle: async (ctx, { job_id }) => {
+      const job = await services.jobs.get(principalOf(ctx), job_id);
+      return { ...jobA(job), waitingReason: await services.agents.whyWaiting(job) };
+    },
   });
   mount({
     path: '/list',

@@ -1,6 +1,6 @@
 import type { Agent } from '../../agents/record';
 import type { Assignment } from '../../jobs/dispatch';
-import type { Job } from '../../jobs/record';
+import { type Job, resourcesOf } from '../../jobs/record';
 import { jobFields } from '../job-fields';
 import type { JobState } from '../../../workflows/definitions';
 
@@ -24,6 +24,7 @@ export function assignedJobA({ job, leaseId, env }: Assignment & { env: Record<s
     attempt: job.attempt,
     labels: job.labels,
     artifacts: { paths: job.artifactPaths },
+    resources: resourcesOf(job),
     artifactUploadUrl,
   };
 }
@@ -40,6 +41,7 @@ export function nodeA(a: Agent) {
     runningJobs: a.runningJobs,
     version: a.version,
     region: a.region,
+    capacity: a.capacity,
     createdAt: a.createdAt,
   };
 }

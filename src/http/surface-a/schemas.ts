@@ -36,6 +36,17 @@ export const RegisterRequest = z.strictObject({
   name: z.string().min(1).max(200),
   labels: LabelsSchema.default({}),
   capabilities: z.record(z.string(), z.unknown()).optional(),
+  capacity: z
+    .strictObject({
+      cpu: z.number().positive().max(1024),
+      memoryMb: z.number().int().positive().max(16 * 1024 * 1024),
+      gpu: z.number().int().min(0).max(64).default(0),
+    })
+    .optional()
+    .meta({
+      description:
+        'What this agent has for its jobs. A poll is then handed only jobs whose resources fit what its running jobs leave free; without it, jobs whatever they ask for',
+    }),
   version: z.string().max(100).optional(),
   region: RegionSchema.optional().meta({
     description: 'Managed-pool agents only (registered with a managed-pool key): the region whose managed jobs it takes; default `local`. 400 with any other key',
@@ -69,6 +80,7 @@ export const ResultRequest = z.strictObject({
   exitCode: z.number().int().min(-255).max(255),
   runtimeMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   error: z.string().max(4096).optional(),
+  outOfMemory: z.boolean().optional().meta({ description: 'The job passed its resources.memoryMb and was killed for it: it ends with failureReason out_of_memory' }),
   usage: z.record(z.string(), z.number().min(0).max(1e12)).optional(),
 });
 export const DrainRequest = z.strictObject({
@@ -97,6 +109,9 @@ export const AssignedJob = z
     attempt: z.number().int(),
     labels: z.record(z.string(), z.string()),
     artifacts: z.object({ paths: z.array(z.string()) }),
+    resources: z
+      .object({ cpu: z.number(), memoryMb: z.number().int(), gpu: z.number().int() })
+      .meta({ description: 'What the job pays for, defaults filled in: an agent that holds jobs to their resources gives it no more' }),
     artifactUploadUrl: z.string().meta({ description: 'Signed PUT URL template for this job and lease; replace {id} with an artifact id, add &name=' }),
   })
   .meta({ id: 'AssignedJob' });
@@ -112,6 +127,10 @@ export const NodeA = z
     runningJobs: z.array(z.string()),
     version: z.string().nullable(),
     region: z.string().nullable().meta({ description: 'The managed-pool region a managed-pool node serves; null for a workspace’s own node' }),
+    capacity: z
+      .object({ cpu: z.number(), memoryMb: z.number().int(), gpu: z.number().int() })
+      .nullable()
+      .meta({ description: 'What it registered it has for its jobs; null when it gave none (it is then handed jobs whatever they ask for)' }),
     createdAt: z.string(),
   })
   .meta({ id: 'NodeA' });

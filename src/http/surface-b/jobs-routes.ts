@@ -131,7 +131,10 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       authorizes: ({ params }) => ({ type: 'job', id: params.id }),
       params: JobId,
       response: JobB,
-      handle: async (ctx, { params }) => jobB(await jobs.get(principalOf(ctx), params.id)),
+      handle: async (ctx, { params }) => {
+        const job = await jobs.get(principalOf(ctx), params.id);
+        return { ...jobB(job), waitingReason: await services.agents.whyWaiting(job) };
+      },
     }),
     operation({
       method: 'get',

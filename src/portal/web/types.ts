@@ -24,6 +24,8 @@ export interface Job {
   runtimeMs: number | null;
   failureReason: string | null;
   error: string | null;
+  /** On one job's read, while it is queued and no agent could take it: why. */
+  waitingReason?: string | null;
   agentId: string | null;
   artifacts: Artifact[];
 }

@@ -94,6 +94,12 @@ export function JobPage({ jobId }: { jobId: string }) {
             </dd>
             <dt>Exit code</dt>
             <dd>{job.exitCode ?? '–'}</dd>
+            {job.waitingReason && (
+              <>
+                <dt>Waiting</dt>
+                <dd className="waiting-reason">{job.waitingReason}</dd>
+              </>
+            )}
             {(job.failureReason || job.error) && (
               <>
                 <dt>Why</dt>
