@@ -8,6 +8,9 @@ import type { AttemptCheck } from '../../workflows/definitions';
 /** SQL: how long the agent (`agents` under `alias`) has been silent, in ms, as `silent_ms`. */
 export const agentSilence = (alias = 'agents') => `extract(epoch from (now() - ${alias}.last_heartbeat_at)) * 1000 AS silent_ms`;
 
+/** SQL condition, with `lostAfterMs` as its one binding: the agent (`agents` under `alias`) is not lost. */
+export const agentHeardWithin = (alias = 'agents') => `extract(epoch from (now() - ${alias}.last_heartbeat_at)) * 1000 <= ?`;
+
 /** An agent silent for longer than `lostAfterMs` is lost (OFFLINE; its attempts requeued). */
 export const isLost = (silentMs: number, lostAfterMs: number): boolean => silentMs > lostAfterMs;
 

@@ -19,7 +19,7 @@ import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { prepared } from '../db/prepared';
-import { agentSilence } from './liveness';
+import { agentHeardWithin, agentSilence } from './liveness';
 import { createPoll } from './poll';
 import { PollWaiters } from './poll-waiters';
 import { isClaimable } from '../jobs/reservations';
@@ -138,21 +138,21 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     requireNode,
 
     /**
-     * Why a queued job waits, when no agent could take it: none online of its pool (and region)
-     * matches its selector, or none of those has the room its `resources` ask for. Null when one
-     * could (it is then just waiting its turn), and for a job that is not queued.
+     * Why a queued managed job waits, when no agent could take it: none of its region online with
+     * the labels its selector asks for, or none of those with the room its `resources` ask for.
+     * Null when one could (it is then just waiting its turn), and for any other job: a workspace's
+     * own jobs wait for agents it runs itself, and their reads cost no more than the job's row.
      */
     async whyWaiting(job: Job): Promise<string | null> {
-      if (job.state !== 'QUEUED') return null;
+      if (job.state !== 'QUEUED' || job.pool !== 'managed') return null;
       const want = resourcesOf(job);
-      const pool = job.pool === 'managed' ? `the managed pool in region ${job.region}` : 'this workspace';
-      const where = job.pool === 'managed' ? { pool: 'managed', region: job.region } : { pool: 'self', workspace_id: job.workspaceId };
+      const pool = `the managed pool in region ${job.region}`;
       const row = await db('agents')
-        .where(where)
+        .where({ pool: 'managed', region: job.region })
         .whereNull('deregistered_at')
         .where('drain', false)
         .whereRaw('labels @> ?::jsonb', [JSON.stringify(job.selector)])
-        .whereRaw('last_heartbeat_at > now() - make_interval(secs => ?)', [lostAfterMs / 1000])
+        .whereRaw(agentHeardWithin(), [lostAfterMs])
         .first(
           db.raw('count(*)::int AS online'),
           db.raw(

@@ -30,11 +30,10 @@ export const JobFields = z.object({
   error: z.string().nullable(),
   waitingReason: z
     .string()
-    .nullable()
     .optional()
     .meta({
       description:
-        'Only on one job’s read (`jobs/retrieve`, `GET /v0/jobs/{id}`): while it is queued and no agent could take it, why (none online of its pool and region with the labels its selector asks for, or none with the room its `resources` ask for); null when one could',
+        'Only on one job’s read (`jobs/retrieve`, `GET /v0/jobs/{id}`) of a queued managed job that no agent could take: why (none of its region online with the labels its selector asks for, or none with the room its `resources` ask for, and the most any offers). Absent otherwise',
     }),
   artifacts: z.array(z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() })),
   env: z

@@ -58,7 +58,10 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
   });
 
   it('requeues after each agent loss with doubling backoff, then fails with agent_lost', async () => {
-    const handle = await start();
+    // A backoff long enough that the hand-out tried during it arrives while it still runs: seen
+    // through a polled query and sent as an Update, that takes longer than 400 ms on a loaded machine.
+    const timings = { ...UNIT_TIMINGS, agentLossBackoffMs: 2000 };
+    const handle = await startJob(env.client, taskQueue, workflowInput({}, timings));
     const availableAts: string[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
       const leaseId = `lease-l${attempt}`;
@@ -92,7 +95,7 @@ describe('job workflow (TestWorkflowEnvironment)', () => {
         return msOf(byId.get(Number(completed!.workflowTaskCompletedEventAttributes!.startedEventId))!.eventTime);
       });
     const backoffs = availableAts.map((at, i) => Date.parse(at) - requeuedAt[i]);
-    assert.deepEqual(backoffs, [UNIT_TIMINGS.agentLossBackoffMs, 2 * UNIT_TIMINGS.agentLossBackoffMs], `backoffs ${backoffs}`);
+    assert.deepEqual(backoffs, [timings.agentLossBackoffMs, 2 * timings.agentLossBackoffMs], `backoffs ${backoffs}`);
   });
 
   it('writes a backoff that ended while its requeue was being written again, so waiting agents are woken', async () => {

@@ -29,7 +29,8 @@ export function jobsRoutes(services: Services, at: SurfaceAMount): Router {
     response: JobA,
     handle: async (ctx, { job_id }) => {
       const job = await services.jobs.get(principalOf(ctx), job_id);
-      return { ...jobA(job), waitingReason: await services.agents.whyWaiting(job) };
+      const waitingReason = await services.agents.whyWaiting(job);
+      return { ...jobA(job), ...(waitingReason && { waitingReason }) };
     },
   });
   mount({

@@ -133,7 +133,8 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       response: JobB,
       handle: async (ctx, { params }) => {
         const job = await jobs.get(principalOf(ctx), params.id);
-        return { ...jobB(job), waitingReason: await services.agents.whyWaiting(job) };
+        const waitingReason = await services.agents.whyWaiting(job);
+        return { ...jobB(job), ...(waitingReason && { waitingReason }) };
       },
     }),
     operation({

@@ -25,7 +25,7 @@ export interface Job {
   failureReason: string | null;
   error: string | null;
   /** On one job's read, while it is queued and no agent could take it: why. */
-  waitingReason?: string | null;
+  waitingReason?: string;
   agentId: string | null;
   artifacts: Artifact[];
 }
