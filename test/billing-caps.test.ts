@@ -29,6 +29,9 @@ async function billed(plan: 'hobby' | 'payg' | 'team', creditUsd = '0') {
   return { session, token: session.token, workspaceId, key, region };
 }
 
+const jobCount = async (workspaceId: string, pool?: 'managed') =>
+  Number((await db()('jobs').where({ workspace_id: workspaceId, ...(pool && { pool }) }).count<{ n: string }[]>('* as n'))[0].n);
+
 const account = (workspaceId: string) =>
   db()('billing_accounts').where({ workspace_id: workspaceId }).first(db().raw('spent_usd::text AS spent'), db().raw('reserved_usd::text AS reserved'));
 
@@ -73,18 +76,92 @@ describe('the credit gate', () => {
     assert.equal((await post('/compute/jobs/submit', { type: 'COMMAND', ...manifest }, w.key)).status, 200);
   });
 
-  it('never gates hobby, and gates payg at a zero credit', async function () {
+  it('hobby has no managed pool (403 billing.not_available on both surfaces), and payg is gated at a zero credit', async function () {
     this.timeout(30_000);
     const hobby = await billed('hobby');
-    assert.ok((await submit(hobby.key, { pool: 'managed', timeoutSeconds: 86_400 })).job_id);
+    const onA = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed', timeoutSeconds: 86_400 }, hobby.key);
+    assert.deepEqual([onA.status, onA.body.code, onA.body.details], [403, 'billing.not_available', { plan: 'hobby' }], JSON.stringify(onA.body));
+    const onB = await v0('POST', '/jobs', { token: hobby.token, body: { type: 'COMMAND', command: 'true', pool: 'managed' } });
+    assert.deepEqual([onB.status, onB.body.code], [403, 'billing.not_available'], JSON.stringify(onB.body));
+    assert.equal(await jobCount(hobby.workspaceId), 0, 'nothing written');
     assert.equal((await account(hobby.workspaceId)).reserved, '0');
+    assert.ok((await submit(hobby.key, {})).job_id, 'its own agents still run its jobs');
+
     const broke = await billed('payg', '0');
     assert.equal((await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed' }, broke.key)).status, 402);
     assert.ok((await submit(broke.key, {})).job_id, 'self jobs at a zero credit');
   });
+
+  it('a past_due or canceled subscription gets 402 for managed submits until it is paid', async function () {
+    this.timeout(30_000);
+    const w = await billed('team');
+    for (const status of ['past_due', 'canceled']) {
+      await db()('billing_accounts').where({ workspace_id: w.workspaceId }).update({ status });
+      const onA = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed' }, w.key);
+      assert.deepEqual([onA.status, onA.body.code, onA.body.details], [402, 'resource.limit_reached', { plan: 'team', status }], JSON.stringify(onA.body));
+      const onB = await v0('POST', '/jobs', { token: w.token, body: { type: 'COMMAND', command: 'true', pool: 'managed' } });
+      assert.deepEqual([onB.status, onB.body.code], [402, 'resource.limit_reached'], JSON.stringify(onB.body));
+      assert.ok((await submit(w.key, {})).job_id, 'self jobs go on');
+    }
+    assert.equal(await jobCount(w.workspaceId, 'managed'), 0, 'no managed row written');
+    await db()('billing_accounts').where({ workspace_id: w.workspaceId }).update({ status: 'active' });
+    assert.ok((await submit(w.key, { pool: 'managed' })).job_id, 'paid, it is taken again');
+  });
 });
 
 describe('caps', () => {
+  it('start a managed job again only inside its reservation: a requeue the credit no longer covers ends billing.hard_cap, one it covers is topped up', async function () {
+    this.timeout(60_000);
+    const attemptUsd = 0.00265; // 1 CPU and 1024 MB for 100 s on payg: its one attempt's worst case
+    for (const [credit, covered] of [['0.00265', false], ['0.0053', true]] as const) {
+      const w = await billed('payg', credit);
+      const lost = await registerManaged(undefined, w.region, {}, 'lost');
+      const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
+      assert.equal((await pollOne(lost, 5))!.job_id, job.job_id);
+      // It never heartbeats: the agent is lost, and the service starts the job again, not its retry policy.
+      await waitFor('the loss to requeue it', async () => (await db()('jobs').where({ id: job.job_id }).first('attempt')).attempt === 2, 20_000);
+      const other = await registerManaged(undefined, w.region, {}, 'other');
+      const again = await pollOne(other, 3);
+      if (!covered) {
+        assert.equal(again, undefined, 'not started outside its reservation');
+        await waitFor('it to end billing.hard_cap', async () => {
+          const row = await db()('jobs').where({ id: job.job_id }).first('state', 'failure_reason');
+          return row.state === 'CANCELLED' && row.failure_reason === 'billing.hard_cap';
+        }, 20_000);
+        const left = await account(w.workspaceId);
+        assert.ok(Number(left.spent) + Number(left.reserved) <= Number(credit), JSON.stringify(left));
+      } else {
+        assert.deepEqual([again?.job_id, again?.attempt], [job.job_id, 2], 'started again, inside a reservation topped up');
+        const held = await db()('billing_reservations').where({ job_id: job.job_id }).first(db().raw('amount_usd::float8 AS amount'), db().raw('consumed_usd::float8 AS consumed'));
+        assert.ok(held.amount - held.consumed >= attemptUsd - 1e-9, `one attempt's worst case left: ${JSON.stringify(held)}`);
+        await post('/compute/jobs/cancel', { job_id: job.job_id }, w.key);
+      }
+    }
+  });
+
+  it('count every live managed job, reserved or not: spend past the cap stops one the gate never reserved', async function () {
+    this.timeout(60_000);
+    const w = await billed('team');
+    const agent = await registerManaged(undefined, w.region);
+    const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
+    const held = (await pollOne(agent, 5))!;
+    assert.equal(held.job_id, job.job_id);
+    const beats = heartbeatInBackground(agent, [held.job_id]);
+    try {
+      // As a job submitted before its workspace was billed: no reservation holds it.
+      assert.equal(await db()('billing_reservations').where({ job_id: job.job_id }).delete(), 1);
+      // A cap its metered spend passes within a tick or two (team: about 0.000022 USD a second).
+      const patched = await v0('PATCH', '/billing/limits', { token: w.token, body: { hardCapUsd: 0.00001 } });
+      assert.equal(patched.status, 202, JSON.stringify(patched.body));
+      await waitFor('the tick to stop it', async () => {
+        const row = await db()('jobs').where({ id: job.job_id }).first('state', 'failure_reason');
+        return row.failure_reason === 'billing.hard_cap' && ['CANCELLING', 'CANCELLED'].includes(row.state);
+      }, 30_000);
+    } finally {
+      await beats.stop();
+    }
+  });
+
   it('a lowered hard cap stops the newest managed jobs at the next tick (billing.hard_cap, in the job and its webhooks) until the rest fit', async function () {
     this.timeout(60_000);
     // team: postpaid, bounded by its hard cap alone; (0.00002 + 0.000002) × 100 s = 0.0022 per job.

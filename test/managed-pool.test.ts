@@ -5,7 +5,7 @@ import { login } from './support/auth';
 import { compute } from './support/cli';
 import { testEnv } from './support/env';
 import { credentialHeaders, inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, sleep, storedLines, submit, waitForJob } from './support/http';
-import { managedJob, managedKey, newRegion, registerManaged, workspaceIn } from './support/managed-pool';
+import { managedJob, managedKey, newRegion, onManagedPlan, registerManaged, workspaceIn } from './support/managed-pool';
 import { v0, v0ok } from './support/v0';
 
 // The managed pool (CONTRACT §9): agents registered with an operator's managed-pool key take
@@ -212,6 +212,7 @@ describe('the managed pool', () => {
     assert.equal(Number((await db()('jobs').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'))[0].n), 0);
 
     const s = await login();
+    await onManagedPlan(s.user.workspaceId);
     const refused = await v0('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'x', pool: 'self', region: 'eu' } });
     assert.equal(refused.status, 400);
     assert.equal(refused.body.code, 'request.invalid');

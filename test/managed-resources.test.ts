@@ -5,7 +5,7 @@ import { login } from './support/auth';
 import { compute } from './support/cli';
 import { testEnv } from './support/env';
 import { inState, ok, retrieve, storedLines, waitForJob } from './support/http';
-import { managedJob, managedKey, newRegion, registerManaged, workspaceIn } from './support/managed-pool';
+import { managedJob, managedKey, newRegion, onManagedPlan, registerManaged, workspaceIn } from './support/managed-pool';
 import { v0ok } from './support/v0';
 
 // A managed job gets the resources it pays for and no more: its control group holds it to its
@@ -108,7 +108,7 @@ describe('a managed job’s resources', () => {
     this.timeout(60_000);
     const region = newRegion();
     const session = await login();
-    await db()('workspaces').where({ id: session.user.workspaceId }).update({ default_region: region });
+    await onManagedPlan(session.user.workspaceId, region);
     const { key } = await createApiKey(db(), { workspaceId: session.user.workspaceId, name: 'test', kind: 'user' });
     const nobody = await managedJob(key, { command: 'true' });
     await waitFor('its run to start', async () => (await db()('jobs').where({ id: nobody.job_id }).first('workflow_started')).workflow_started);

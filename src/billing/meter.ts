@@ -103,7 +103,7 @@ const noteSoftCaps = (db: Knex) =>
 
 /**
  * Workspaces whose credit no longer covers the period's spend plus what their managed jobs have
- * reserved: their newest live managed jobs, as many as it takes for the rest to fit, each
+ * reserved: their newest live managed jobs (reserved or not), as many as it takes for the rest to fit, each
  * running one stopped still counted at what its cancel grace may cost. A job already cancelling
  * counts only that, so asking again (a retried tick) picks the same jobs.
  */
@@ -115,14 +115,20 @@ async function hardCapStops(db: Knex, graceSeconds: number): Promise<string[]> {
        SELECT b.workspace_id, b.spent_usd, ${CREDIT_SQL} AS credit
        FROM billing_accounts b JOIN workspaces w ON w.id = b.workspace_id JOIN billing_plans p ON p.id = w.plan
        WHERE p.billed AND ${CREDIT_SQL} IS NOT NULL AND b.spent_usd + b.reserved_usd > ${CREDIT_SQL}
+     ), live AS (
+       -- Every live managed job, reserved or not (one submitted before its workspace was billed):
+       -- what it may still cost is what its reservation has left, else its attempt's worst case.
+       SELECT j.workspace_id, j.id AS job_id, j.created_at, j.state,
+              coalesce(greatest(r.amount_usd - r.consumed_usd, 0), j.timeout_seconds * ${perSecond}) AS left_usd, ${perSecond} AS per_second
+       FROM jobs j JOIN over o ON o.workspace_id = j.workspace_id
+       LEFT JOIN billing_reservations r ON r.job_id = j.id
+       JOIN workspaces w ON w.id = j.workspace_id JOIN billing_plans p ON p.id = w.plan
+       WHERE j.pool = 'managed' AND j.state IN ('QUEUED', 'RUNNING', 'CANCELLING')
      ), held AS (
-       SELECT r.workspace_id, r.job_id, j.created_at, j.state = 'CANCELLING' AS stopping,
-              greatest(r.amount_usd - r.consumed_usd, 0) AS left_usd,
+       SELECT l.workspace_id, l.job_id, l.created_at, l.state = 'CANCELLING' AS stopping, l.left_usd,
               -- A queued job stopped costs nothing more; a running one, at most its grace.
-              CASE WHEN j.state = 'QUEUED' THEN 0 ELSE least(greatest(r.amount_usd - r.consumed_usd, 0), ? * ${perSecond}) END AS grace_usd
-       FROM billing_reservations r JOIN over o ON o.workspace_id = r.workspace_id JOIN jobs j ON j.id = r.job_id
-       JOIN workspaces w ON w.id = r.workspace_id JOIN billing_plans p ON p.id = w.plan
-       WHERE j.state IN ('QUEUED', 'RUNNING', 'CANCELLING')
+              CASE WHEN l.state = 'QUEUED' THEN 0 ELSE least(l.left_usd, ? * l.per_second) END AS grace_usd
+       FROM live l
      ), ranked AS (
        -- Those cancelling first, then oldest first: keeping the first k costs what they have left
        -- plus the grace of every one after them.

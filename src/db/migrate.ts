@@ -23,6 +23,7 @@ import * as stripe from './migrations/20261202000000_stripe';
 import * as invoices from './migrations/20261202010000_invoices';
 import * as workspaceDataKeys from './migrations/20261203000000_workspace_data_keys';
 import * as agentCapacity from './migrations/20261204000000_agent_capacity';
+import * as managedSubmitRefusals from './migrations/20261204010000_managed_submit_refusals';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261202010000_invoices': invoices,
   '20261203000000_workspace_data_keys': workspaceDataKeys,
   '20261204000000_agent_capacity': agentCapacity,
+  '20261204010000_managed_submit_refusals': managedSubmitRefusals,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
+import { coverNextAttempt } from '../billing/gate';
 import { snapshotColumns } from './projection';
 import { type ReservingAgent, releaseReservation, reserveNext } from './reservations';
 import type { Transitions } from './transitions';
@@ -50,6 +51,14 @@ export async function claimOne(
   for (;;) {
     const row = await reserve(db, agent, skip, o.reservationSeconds);
     if (!row) return null;
+    // Every managed attempt runs inside its reservation: a later one the credit no longer covers
+    // is not started, and the job ends billing.hard_cap.
+    if (row.pool === 'managed' && Number(row.attempt) >= 2 && !(await coverNextAttempt(db, row.id))) {
+      skip.push(row.id);
+      await releaseReservation(db, row.id, agent.id);
+      await o.workflows.stop(row.id, 'billing.hard_cap').catch((err: unknown) => o.log.warn({ err, jobId: row.id }, 'could not stop a job its credit no longer covers'));
+      continue;
+    }
     const leaseId = newId('lease');
     try {
       // The job's workspace: a managed-pool agent's own is the operator's, not the job's.

@@ -105,7 +105,7 @@ async function main() {
   if (stack.stripeMock) say(`  Stripe         stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`);
   else if (config.stripe.secretKey) say(`  Stripe         ${config.stripe.apiBase ?? 'api.stripe.com'}`);
   say(`  Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`);
-  if (managedWhyNot === null) say(`  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed", each in its sandbox)`);
+  if (managedWhyNot === null) say(`  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed" of billed plans, each in its sandbox)`);
   else say(`  Managed agent  not started: ${managedWhyNot} (jobs with "pool": "managed" wait)`);
   say(`  Workspace      ${workspaceId}`);
   say(`  API key        ${key}`);
@@ -113,6 +113,7 @@ async function main() {
   say(`  try:     echo '{"type":"COMMAND","command":"echo hello; sleep 1; echo done"}' > job.json`);
   say('           npx compute run job.json      (from this folder; elsewhere set COMPUTE_API_KEY)');
   say('  billing: npx compute billing checkout payg, then npx compute billing simulate-event checkout.session.completed');
+  say('           (the managed pool is for billed plans: hobby, where the workspace starts, has none)');
   say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
   say('  Ctrl-C stops everything.');
   const services = [started.temporal && 'Temporal', started.postgres && 'PostgreSQL', started.minio && 'MinIO', started.stripeMock && 'stripe-mock'].filter(Boolean);

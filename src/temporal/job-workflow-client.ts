@@ -18,11 +18,13 @@ import {
   type JobSnapshot,
   type JobWorkflowInput,
   type ResultInput,
+  type StopReason,
   type Transition,
   assignUpdate,
   cancelUpdate,
   recheckAgentSignal,
   resultUpdate,
+  stopSignal,
   stateQuery,
   withdrawLeaseSignal,
 } from '../../workflows/definitions';
@@ -213,6 +215,8 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     cancel: (jobId: string): Promise<Transition> => update(jobId, (h, updateId) => h.executeUpdate(cancelUpdate, { updateId })).then(asTransition),
     recheckAgent: (jobId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(recheckAgentSignal))),
     withdrawLease: (jobId: string, leaseId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(withdrawLeaseSignal, { leaseId }))),
+    /** The service stops the job on its own account (a cancel with `reason` as its failureReason). */
+    stop: (jobId: string, reason: StopReason): Promise<void> => call(() => onRun(jobId, (h) => h.signal(stopSignal, { reason }))),
     /** True when a run of the job's workflow exists, open or closed. */
     async exists(jobId: string): Promise<boolean> {
       try {

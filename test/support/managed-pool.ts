@@ -1,4 +1,5 @@
 import { createApiKey } from '../../src/auth/api-keys';
+import { setBilling } from '../../src/billing/subscription';
 import { ensureOperatorWorkspace } from '../../src/workspaces/rows';
 import { testEnv } from './env';
 import { newWorkspace, ok, submit } from './http';
@@ -21,11 +22,17 @@ export async function registerManaged(key: string | undefined, region: string, l
   return { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
 }
 
-/** A fresh workspace whose default region is `region`. */
+/** A fresh workspace on `payg` (a plan with the managed pool) whose default region is `region`. */
 export async function workspaceIn(region: string) {
   const ws = await newWorkspace();
-  await db()('workspaces').where({ id: ws.workspaceId }).update({ default_region: region });
+  await onManagedPlan(ws.workspaceId, region);
   return ws;
+}
+
+/** The workspace on `payg` (hobby has no managed pool), its default region `region` when given. */
+export async function onManagedPlan(workspaceId: string, region?: string): Promise<void> {
+  if (region !== undefined) await db()('workspaces').where({ id: workspaceId }).update({ default_region: region });
+  await setBilling(db(), { workspaceId, plan: 'payg', creditUsd: '100', actor: { type: 'system', id: 'operator' } });
 }
 
 export const managedJob = (key: string, manifest: Record<string, unknown> = {}) => submit(key, { pool: 'managed', ...manifest });
