@@ -13,7 +13,8 @@ export function jobsRoutes(services: Services, at: SurfaceAMount): Router {
   mount({
     path: '/submit',
     action: 'job.submit',
-    summary: 'Enqueue a new job (not idempotent: a resubmit is a new job); a managed job the credit does not cover is 402 resource.limit_reached',
+    summary:
+      'Enqueue a new job (not idempotent: a resubmit is a new job); a managed job the credit does not cover, or of a past_due or canceled subscription, is 402 resource.limit_reached; a managed job on hobby (no managed pool) is 403 billing.not_available',
     body: ManifestSchema,
     response: SubmitResponse,
     handle: async (ctx, manifest) => {

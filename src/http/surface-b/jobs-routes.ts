@@ -84,7 +84,8 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       status: 201,
       response: SubmittedB,
       problems: {
-        402: "resource.limit_reached: a managed job on a billed plan whose worst case the credit does not cover (`details`: spentUsd, reservedUsd, requiredUsd, creditUsd); `self` jobs are never refused for credit",
+        402: "resource.limit_reached: a managed job on a billed plan whose worst case the credit does not cover (`details`: spentUsd, reservedUsd, requiredUsd, creditUsd), or of a workspace whose subscription is past_due or canceled (`details`: plan, status); `self` jobs are never refused for credit",
+        403: 'auth.forbidden: the role or the kind of credential does not allow it; billing.not_available: a managed job of a workspace on hobby, which has no managed pool (`details.plan`)',
         409: 'resource.conflict: a request with this Idempotency-Key is still in progress (`details.reason: idempotency_key_in_use`)',
         422: 'idempotency.mismatch: this Idempotency-Key was used with another body in the last 24 h',
       },
