@@ -131,6 +131,42 @@ describe('billing: Stripe signed events', () => {
     assert.deepEqual(plans, ['team/active', 'team/past_due', 'hobby/canceled']);
   });
 
+  it('a tie in created never drops a change: a cancel in the same second as the update before it applies, and nothing of that second brings it back', async () => {
+    const { workspaceId } = await checkedOut();
+    const customer = (await account(workspaceId)).stripe_customer_id;
+    const now = Math.floor(Date.now() / 1000);
+    const updated = signedEvent({ type: 'customer.subscription.updated', created: now, object: { id: 'sub_tie', object: 'subscription', customer, status: 'active', metadata: { plan: 'team' }, items: { data: [] } } });
+    const deleted = signedEvent({ type: 'customer.subscription.deleted', created: now, object: { id: 'sub_tie', object: 'subscription', customer, status: 'canceled', metadata: {} } });
+    assert.equal((await sendEvent(updated)).body.outcome, 'applied');
+    assert.equal((await sendEvent(deleted)).body.outcome, 'applied', 'the cancel of the same second is no stale event');
+    assert.deepEqual([await planOf(workspaceId), (await account(workspaceId)).status], ['hobby', 'canceled']);
+    // The update again, as a retry of the same second would bring it (a new event id): canceled stays.
+    const replayed = signedEvent({ type: 'customer.subscription.updated', created: now, object: { id: 'sub_tie', object: 'subscription', customer, status: 'active', metadata: { plan: 'team' }, items: { data: [] } } });
+    assert.equal((await sendEvent(replayed)).body.outcome, 'stale');
+    assert.deepEqual([await planOf(workspaceId), (await account(workspaceId)).status], ['hobby', 'canceled']);
+  });
+
+  it('a stale checkout.session.completed leaves its session open; a signed event without an object id is 400 naming it', async () => {
+    const { workspaceId, session } = await checkedOut();
+    const customer = (await account(workspaceId)).stripe_customer_id;
+    const now = Math.floor(Date.now() / 1000);
+    const newer = signedEvent({ type: 'customer.subscription.updated', created: now, object: { id: 'sub_newer', object: 'subscription', customer, status: 'past_due', metadata: { plan: 'payg' }, items: { data: [] } } });
+    assert.equal((await sendEvent(newer)).body.outcome, 'applied');
+    const older = signedEvent({ type: 'checkout.session.completed', created: now - 60, object: { id: session.sessionId, object: 'checkout.session', customer, subscription: 'sub_newer' } });
+    assert.equal((await sendEvent(older)).body.outcome, 'stale');
+    assert.equal((await db()('stripe_checkout_sessions').where({ id: session.sessionId }).first('status')).status, 'open', 'not marked complete by an event that applied nothing');
+    assert.equal((await account(workspaceId)).status, 'past_due');
+
+    for (const object of [{ object: 'checkout.session' }, { id: '', object: 'subscription' }]) {
+      const nameless = signedEvent({ type: object.object === 'subscription' ? 'customer.subscription.updated' : 'checkout.session.completed', object });
+      const refused = await sendEvent(nameless);
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'request.invalid');
+      assert.deepEqual(refused.body.details.fields.map((f: { path: string }) => f.path), ['data.object.id']);
+      assert.equal(await db()('stripe_events').where({ id: nameless.id }).first(), undefined, 'nothing stored');
+    }
+  });
+
   it('ignores events about objects that are not ours, and expires a checkout back to active', async () => {
     const { workspaceId, session } = await checkedOut();
     const stranger = signedEvent({ type: 'customer.subscription.updated', object: { id: 'sub_x', object: 'subscription', customer: 'cus_not_ours', status: 'active', metadata: { plan: 'team', workspaceId } } });

@@ -10,6 +10,8 @@ import { readSubscription, type SubscriptionStatus } from './subscription';
 // and changes nothing, and a crash between the two leaves neither. Events arrive in any order:
 // a subscription state is applied only if its event is newer (Stripe's `created`) than the
 // newest one applied to the account, so an old `subscription.updated` that arrives last is stale.
+// `created` is in whole seconds: at a tie the state itself decides, and a subscription canceled
+// stays canceled (it never becomes active again; a new one has a new id).
 
 const STRIPE = { type: 'system', id: 'stripe' } as const;
 type Trx = Knex.Transaction;
@@ -39,6 +41,7 @@ export function createStripeEvents(o: { db: Knex; webhookSecret?: string; tolera
   }
 
   async function apply(event: Stripe.Event): Promise<EventOutcome> {
+    assertWellFormed(event);
     return o.db.transaction(async (trx) => {
       const at = new Date(event.created * 1000);
       const { rows } = await trx.raw(
@@ -58,6 +61,25 @@ export function createStripeEvents(o: { db: Knex; webhookSecret?: string; tolera
 
 export type StripeEvents = ReturnType<typeof createStripeEvents>;
 
+/** The types we act on, each about an object with an id. */
+const HANDLED = new Set([
+  'checkout.session.completed', 'checkout.session.expired', 'customer.subscription.created', 'customer.subscription.updated',
+  'customer.subscription.deleted', 'invoice.paid', 'invoice.payment_failed',
+]);
+
+/** A signed event is still input: one we act on needs its id, its time and its object's id (400 naming what is missing). */
+function assertWellFormed(event: Stripe.Event): void {
+  const fields: Array<{ path: string; message: string }> = [];
+  if (typeof event?.id !== 'string' || event.id === '') fields.push({ path: 'id', message: 'an event id is required' });
+  if (typeof event?.type !== 'string') fields.push({ path: 'type', message: 'an event type is required' });
+  if (HANDLED.has(event?.type)) {
+    if (!Number.isInteger(event.created) || event.created < 0) fields.push({ path: 'created', message: 'a time in whole seconds is required' });
+    const object = (event.data as { object?: { id?: unknown } } | undefined)?.object;
+    if (typeof object?.id !== 'string' || object.id === '') fields.push({ path: 'data.object.id', message: `a ${event.type} event names its object` });
+  }
+  if (fields.length) throw new AppError('request.invalid', `The Stripe event is malformed: ${fields.map((f) => f.path).join(', ')}`, { fields });
+}
+
 interface Effect {
   workspaceId: string | null;
   outcome: Exclude<EventOutcome, 'duplicate'>;
@@ -67,10 +89,13 @@ async function effect(trx: Trx, event: Stripe.Event, at: Date): Promise<Effect> 
   switch (event.type) {
     case 'checkout.session.completed': {
       const session = event.data.object;
-      // A session completes once: another event about it (a new id) changes nothing.
-      const [ours] = await trx('stripe_checkout_sessions').where({ id: session.id, status: 'open' }).update({ status: 'complete', completed_at: at }).returning(['workspace_id', 'plan']);
+      // A session completes once: another event about it (a new id) changes nothing. Stale, it
+      // stays open (the state it would set is older than the account's), so nothing claims it done.
+      const ours = await trx('stripe_checkout_sessions').where({ id: session.id, status: 'open' }).forUpdate().first('workspace_id', 'plan');
       if (!ours) return { workspaceId: null, outcome: 'ignored' };
-      return changeSubscription(trx, event, at, ours.workspace_id, { plan: ours.plan, status: 'active', subscriptionId: idOf(session.subscription), customerId: idOf(session.customer) });
+      const changed = await changeSubscription(trx, event, at, ours.workspace_id, { plan: ours.plan, status: 'active', subscriptionId: idOf(session.subscription), customerId: idOf(session.customer) });
+      if (changed.outcome === 'applied') await trx('stripe_checkout_sessions').where({ id: session.id }).update({ status: 'complete', completed_at: at });
+      return changed;
     }
     case 'checkout.session.expired': {
       const ours = await trx('stripe_checkout_sessions').where({ id: event.data.object.id, status: 'open' }).update({ status: 'expired' }).returning('workspace_id');
@@ -142,12 +167,22 @@ interface Change {
   customerId?: string | null;
 }
 
+/**
+ * An event older than the newest applied is stale. One of the same second is not, unless it would
+ * bring back a subscription already canceled: a canceled subscription never becomes active again.
+ */
+function isStale(syncedAt: Date, at: Date, status: SubscriptionStatus, subscriptionId: string | null, c: Change): boolean {
+  if (syncedAt.getTime() !== at.getTime()) return syncedAt > at;
+  const sameSubscription = !c.subscriptionId || c.subscriptionId === subscriptionId;
+  return status === 'canceled' && c.status !== 'canceled' && sameSubscription;
+}
+
 /** Applies a subscription state unless a newer event's state is already applied; a plan change is an audit entry. */
 async function changeSubscription(trx: Trx, event: Stripe.Event, at: Date, workspaceId: string, c: Change): Promise<Effect> {
   const before = await readSubscription(trx, workspaceId, { lock: true });
   if (!before) return { workspaceId: null, outcome: 'ignored' };
-  const account = await trx('billing_accounts').where({ workspace_id: workspaceId }).first('stripe_synced_at');
-  if (account.stripe_synced_at && new Date(account.stripe_synced_at) >= at) return { workspaceId, outcome: 'stale' };
+  const account = await trx('billing_accounts').where({ workspace_id: workspaceId }).first('stripe_synced_at', 'stripe_subscription_id');
+  if (account.stripe_synced_at && isStale(new Date(account.stripe_synced_at), at, before.status, account.stripe_subscription_id, c)) return { workspaceId, outcome: 'stale' };
   if (c.plan && c.plan !== before.plan) await trx('workspaces').where({ id: workspaceId }).update({ plan: c.plan });
   await trx('billing_accounts')
     .where({ workspace_id: workspaceId })
