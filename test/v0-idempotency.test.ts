@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import stableStringify from 'safe-stable-stringify';
 import { suiteClient } from './support/temporal-client';
 import { suiteDataKeys } from './support/data-keys';
 import { Client, Connection, ServiceError } from '@temporalio/client';
@@ -41,6 +43,28 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowIdOf(jobId)}"` })) runs.push(run.status.name);
     return runs;
   };
+
+  it('keeps no plain hash of the body (env values included): the fingerprint is keyed, and a key kept before still replays', async () => {
+    const s = await login();
+    const body = { ...JOB, env: { DEPLOY_TOKEN: 'hunter2' } };
+    const first = await submitWith(s.token, 'keyed-1', body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const stored = (await keyRow(s.user.workspaceId, 'keyed-1')).fingerprint as string;
+    // What a backup's reader could compute from a guess of the body, the env's secret included.
+    const guess = createHash('sha256').update(stableStringify(ManifestSchema.parse(body))).digest('hex');
+    assert.match(stored, /^v1:[A-Za-z0-9_-]{43}$/);
+    assert.ok(!stored.includes(guess), 'a guess of the body cannot be checked against the row');
+    const again = await submitWith(s.token, 'keyed-1', body);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+
+    // A row kept with the plain hash (before keyed fingerprints) still matches its body until it expires.
+    const legacy = await submitWith(s.token, 'legacy-1', body);
+    await db()('idempotency_keys').where({ workspace_id: s.user.workspaceId, key: 'legacy-1' }).update({ fingerprint: guess });
+    const replayed = await submitWith(s.token, 'legacy-1', body);
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(replayed.body, legacy.body);
+    assert.equal((await submitWith(s.token, 'legacy-1', { ...body, command: 'echo other' })).status, 422);
+  });
 
   it('replays the first answer, refuses another body with 422, and keeps keys per workspace', async () => {
     const s = await login();

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import stableStringify from 'safe-stable-stringify';
 import { AppError } from '../shared/errors';
@@ -14,8 +14,28 @@ export type Claim =
   /** Answer what the first request answered. */
   | { kind: 'replay'; status: number; body: unknown };
 
-/** The request's identity for comparison: its parsed body, key order ignored. */
-export const fingerprintOf = (body: unknown): string => createHash('sha256').update(stableStringify(body) ?? '').digest('hex');
+/**
+ * The request's identity for comparison: its parsed body (key order ignored), as an HMAC under the
+ * workspace's data key. The body holds the job's env, so a plain hash kept in the database would
+ * let a backup's reader test guesses of those secrets offline; without the operator key that
+ * unwraps the data key, this one tells nothing. `v1:` tells it from the plain hashes of rows kept
+ * before it, which `legacy` still matches until they expire (24 h).
+ */
+export function fingerprintOf(dataKey: Buffer, body: unknown): Fingerprint {
+  const text = stableStringify(body) ?? '';
+  return {
+    // base64url, so the prefix and the MAC fit the column's 64 characters.
+    current: `v1:${createHmac('sha256', dataKey).update('idempotency-fingerprint\0').update(text).digest('base64url')}`,
+    legacy: createHash('sha256').update(text).digest('hex'),
+  };
+}
+
+export interface Fingerprint {
+  /** What is stored for a key now. */
+  current: string;
+  /** What a row stored before keyed fingerprints holds for the same body. */
+  legacy: string;
+}
 
 /**
  * Idempotency keys of POST /v0/jobs, per workspace. A key names its job when first seen, so every
@@ -27,7 +47,7 @@ export const fingerprintOf = (body: unknown): string => createHash('sha256').upd
 export function createIdempotencyKeys(db: Knex, opts: { holdMs: number }) {
   const hold = db.raw('now() + make_interval(secs => ?)', [opts.holdMs / 1000]);
 
-  async function claim(workspaceId: string, key: string, fingerprint: string): Promise<Claim> {
+  async function claim(workspaceId: string, key: string, fingerprint: Fingerprint): Promise<Claim> {
     const holder = randomToken(12);
     // Swept or replaced between two statements: a few rounds settle it.
     for (let round = 0; round < 4; round++) {
@@ -36,7 +56,7 @@ export function createIdempotencyKeys(db: Knex, opts: { holdMs: number }) {
         .insert({
           workspace_id: workspaceId,
           key,
-          fingerprint,
+          fingerprint: fingerprint.current,
           job_id: newId('job'),
           holder,
           holder_until: hold,
@@ -53,7 +73,7 @@ export function createIdempotencyKeys(db: Knex, opts: { holdMs: number }) {
         .where('expires_at', '>', db.fn.now())
         .first('fingerprint', 'job_id', 'holder', 'response_status', 'response_body', db.raw('holder_until > now() AS held'));
       if (!row) continue;
-      if (row.fingerprint !== fingerprint) {
+      if (row.fingerprint !== fingerprint.current && row.fingerprint !== fingerprint.legacy) {
         throw new AppError('idempotency.mismatch', 'This Idempotency-Key was used with another request body; use a new key for a new request');
       }
       if (row.response_status !== null) return { kind: 'replay', status: row.response_status, body: row.response_body };

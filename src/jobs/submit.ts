@@ -174,7 +174,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
    * so a retry once the hold has passed finishes that same job.
    */
   async function submitWithKey<T>(principal: Principal, manifest: Manifest, key: string, render: (job: Job) => T): Promise<{ body: T; replayed: boolean }> {
-    const claim = await idempotencyKeys.claim(principal.workspaceId, key, fingerprintOf(manifest));
+    const claim = await idempotencyKeys.claim(principal.workspaceId, key, fingerprintOf(await dataKeys.of(principal.workspaceId), manifest));
     if (claim.kind === 'replay') return { body: claim.body as T, replayed: true };
     let job: Job;
     try {
