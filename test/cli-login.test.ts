@@ -45,6 +45,13 @@ describe('the portal flow from the CLI', () => {
     const revoked = await compute(['keys', 'revoke', keys[0].id], { env });
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.equal((await post('/compute/jobs/list', {}, key)).status, 401);
+
+    // logout ends the session on the service: a copy of its token is of no use afterwards.
+    const out = await compute(['logout'], { env });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stderr, /^Logged out\.$/m);
+    assert.ok(!fs.existsSync(sessionFile));
+    assert.equal((await v0('GET', '/workspaces', { token: session.token })).status, 401);
   });
 
   it('refuses a wrong code and needs a login before listing keys', async () => {

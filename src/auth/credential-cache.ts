@@ -63,8 +63,12 @@ export function createCredentialCache(o: CredentialCacheOptions) {
     if (hash) keys.delete(hash);
     hashOfKeyId.delete(keyId);
   };
+  const forgetSession = (sessionId: string) => {
+    for (const [token, claims] of sessions) if (claims.sessionId === sessionId) sessions.delete(token);
+  };
   const clear = () => {
     generation++;
+    sessions.clear();
     keys.clear();
     hashOfKeyId.clear();
     members.clear();
@@ -75,6 +79,7 @@ export function createCredentialCache(o: CredentialCacheOptions) {
     if (payload.startsWith('key:')) forgetKey(payload.slice(4));
     else if (payload.startsWith('member:')) members.delete(payload.slice(7));
     else if (payload.startsWith('workspace:')) workspaces.delete(payload.slice(10));
+    else if (payload.startsWith('session:')) forgetSession(payload.slice(8));
     else clear();
   };
   o.notifier.subscribe(NOTIFY.credentials, (payload) => {
@@ -155,14 +160,18 @@ export function createCredentialCache(o: CredentialCacheOptions) {
       lookup(workspaces, workspaceId, load),
 
     /**
-     * A session token's claims, verified once: `verify` checks the signature and claims. A token
-     * cannot be revoked (its membership is checked apart), so it is kept until it expires.
+     * A session token's claims, verified once: `verify` checks the signature and claims, and
+     * `revoked` whether sign-out ended it. Kept until it expires, or until its revocation is heard
+     * (its membership is checked apart).
      */
-    async session(token: string, verify: () => Promise<TokenClaims | null>): Promise<TokenClaims | null> {
+    async session(token: string, verify: () => Promise<TokenClaims | null>, revoked: (sessionId: string) => Promise<boolean>): Promise<TokenClaims | null> {
       const hit = sessions.get(token);
-      if (hit && Date.now() < hit.expiresAt!) return hit;
+      if (hit && usable() && Date.now() < hit.expiresAt!) return hit;
+      const seen = generation;
       const claims = await verify();
-      if (claims && o.ttlMs > 0) {
+      if (claims?.sessionId && (await revoked(claims.sessionId))) return null;
+      if (claims && usable() && seen === generation) {
+        sessions.delete(token);
         sessions.set(token, claims);
         bound(sessions);
       }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 
 // Session tokens: HS256 only (pinned, so `none` or an RSA/HMAC confusion cannot be presented),
@@ -11,6 +11,8 @@ export interface TokenClaims {
   email: string;
   /** Set by verify: when the token expires, epoch ms. */
   expiresAt?: number;
+  /** Set by verify: the session's id (`jti`), by which sign-out revokes it; absent in tokens issued before. */
+  sessionId?: string;
 }
 
 export interface TokenIssuerOptions {
@@ -41,6 +43,7 @@ export function createTokenIssuer(opts: TokenIssuerOptions) {
         .setAudience(opts.audience)
         .setIssuedAt(now)
         .setExpirationTime(exp)
+        .setJti(randomUUID())
         .sign(keys.get(signingKid)!);
       return { token, expiresAt: new Date(exp * 1000).toISOString() };
     },
@@ -70,7 +73,7 @@ export function createTokenIssuer(opts: TokenIssuerOptions) {
         { algorithms: [ALG], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'iat', 'sub'], currentDate },
       );
       if (typeof payload.ws !== 'string' || typeof payload.email !== 'string') return null;
-      return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email, expiresAt: payload.exp! * 1000 };
+      return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email, expiresAt: payload.exp! * 1000, ...(typeof payload.jti === 'string' && { sessionId: payload.jti }) };
     } catch (err) {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
       throw err;

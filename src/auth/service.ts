@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { NOTIFY } from '../db/channels';
 import { type AuditEntry, appendAudit } from '../audit/log';
 import { TOKEN_PREFIX, authenticateAccessToken } from './access-tokens';
 import { apiKeyStillValid, authenticateApiKey } from './api-keys';
@@ -42,7 +43,11 @@ export function createAuthService({ db, credentials: cache, tokens }: { db: Knex
      * acts.
      */
     async session(token: string): Promise<Resolved> {
-      const claims = await cache.session(token, () => tokens.verify(token));
+      const claims = await cache.session(
+        token,
+        () => tokens.verify(token),
+        async (sessionId) => (await db('revoked_sessions').where({ jti: sessionId }).first('jti')) !== undefined,
+      );
       if (!claims || Date.now() >= claims.expiresAt!) {
         // Only a session we signed is worth an audit entry; a forged one is just refused.
         const expired = await tokens.expired(token);
@@ -60,6 +65,22 @@ export function createAuthService({ db, credentials: cache, tokens }: { db: Knex
         credentialId: `jwt:${claims.userId}:${claims.workspaceId}`,
         expiresAt: claims.expiresAt,
       };
+    },
+
+    /**
+     * Ends the session `token` names on every instance before it answers, however long its token
+     * would still be valid (a token issued before sessions had ids lives until it expires).
+     */
+    async signOut(token: string): Promise<void> {
+      const claims = await tokens.verify(token);
+      if (!claims?.sessionId) return;
+      await db.transaction(async (trx) => {
+        await trx('revoked_sessions').insert({ jti: claims.sessionId, expires_at: new Date(claims.expiresAt!) }).onConflict('jti').ignore();
+        // Revocations of sessions that have expired anyway are needed no more.
+        await trx('revoked_sessions').where('expires_at', '<', trx.fn.now()).delete();
+        await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.credentials, `session:${claims.sessionId}`]);
+      });
+      await cache.settle();
     },
 
     /**

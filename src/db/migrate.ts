@@ -24,6 +24,7 @@ import * as invoices from './migrations/20261202010000_invoices';
 import * as workspaceDataKeys from './migrations/20261203000000_workspace_data_keys';
 import * as agentCapacity from './migrations/20261204000000_agent_capacity';
 import * as managedSubmitRefusals from './migrations/20261204010000_managed_submit_refusals';
+import * as revokedSessions from './migrations/20261204020000_revoked_sessions';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261203000000_workspace_data_keys': workspaceDataKeys,
   '20261204000000_agent_capacity': agentCapacity,
   '20261204010000_managed_submit_refusals': managedSubmitRefusals,
+  '20261204020000_revoked_sessions': revokedSessions,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -1,13 +1,28 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { CliError, callApi } from '../api-client';
-import { clearSession, requireSession, saveSession } from '../session';
+import { clearSession, loadSession, requireSession, saveSession } from '../session';
 import { ask, dim, green, status } from '../terminal';
 
 interface Verified {
   token: string;
   expiresAt: string;
   user: { id: string; email: string; workspaceId: string };
+}
+
+/** Ends the session on the service (`POST /api/auth/sign-out`); false when the service could not say so. */
+async function signOut(apiUrl: string, token: string): Promise<boolean> {
+  try {
+    const res = await fetch(new URL('/api/auth/sign-out', apiUrl), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, 'X-Compute-CSRF': '1' },
+      body: '{}',
+      signal: AbortSignal.timeout(10_000),
+    });
+    return res.ok;
+  } catch {
+    return false;
+  }
 }
 
 /** `compute login` and `compute logout`: the portal's e-mailed-code login, from a terminal. */
@@ -47,9 +62,14 @@ export function registerLoginCommands(program: Command): void {
 
   program
     .command('logout')
-    .description('Forget the saved session')
+    .description('End the saved session on the service and forget it')
     .action(async () => {
-      const removed = await clearSession(loadConfig().cli.configDir);
-      status(removed ? 'Logged out.' : 'No session was saved.');
+      const { configDir } = loadConfig().cli;
+      const session = await loadSession(configDir);
+      // The service refuses the token from now on; a copy of it elsewhere is of no use either.
+      const ended = session ? await signOut(session.apiUrl, session.token) : true;
+      const removed = await clearSession(configDir);
+      if (!removed) return status('No session was saved.');
+      status(ended ? 'Logged out.' : 'Logged out here; the service could not be reached, so the token stays valid until it expires.');
     });
 }

@@ -73,13 +73,16 @@ export function authRoutes(services: Services, at: SurfaceAMount, cookie: Sessio
     tag: 'auth',
     action: 'none',
     auth: 'none',
-    summary: `Clear the session cookie (${CSRF_HEADER}: 1 required, so no other site can sign a person out). The JWT itself lives until it expires (JWT_TTL_SECONDS)`,
+    summary: `End the session: its token (the cookie's, or the Authorization header's) is refused on every instance before this answers, and the cookie is cleared (${CSRF_HEADER}: 1 required, so no other site can sign a person out)`,
     body: z.strictObject({}),
     headers: CsrfHeader,
     response: z.object({ signedOut: z.literal(true) }),
     responseHeaders: SetCookie('The session cookie, expired'),
     handle: async (ctx) => {
       requireCsrfHeader(ctx);
+      const bearer = /^Bearer (.+)$/i.exec(ctx.get('Authorization'))?.[1];
+      const token = cookie.read(ctx) ?? bearer;
+      if (token) await services.auth.signOut(token);
       cookie.clear(ctx);
       return { signedOut: true as const };
     },
