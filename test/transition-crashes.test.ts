@@ -94,6 +94,24 @@ describe('a crash between a transition and its write', () => {
     assert.equal((await db()('job_attempts').where({ lease_id: job.leaseId }).first()).end_reason, 'result');
   });
 
+  it('a result repaired late ends its attempt when the run decided it: the delay is not billed', async () => {
+    const { node, job } = await heldJob();
+    const decidedAt = Date.now();
+    await workflows.result(job.job_id, { leaseId: job.leaseId, agentId: node.nodeId, exitCode: 0, runtimeMs: 4 });
+    // The write comes 5 s later (the reconciler's); the meter ticks every 2 s meanwhile.
+    await new Promise((r) => setTimeout(r, 5000));
+    const repairedAt = Date.now();
+    assert.ok((await sweep()) >= 1);
+    const attempt = await db()('job_attempts').where({ lease_id: job.leaseId }).first('assigned_at', 'ended_at', 'end_reason');
+    assert.equal(attempt.end_reason, 'result');
+    const endedAt = new Date(attempt.ended_at).getTime();
+    assert.ok(Math.abs(endedAt - decidedAt) <= 1000, `ended ${endedAt - decidedAt} ms after the decision, not ${repairedAt - decidedAt} ms after, when the write came`);
+    // What the ticks counted while the row was behind is taken back: the attempt's entries add up to its runtime.
+    const [{ cpu }] = await db()('usage_ledger').where({ job_id: job.job_id }).sum('cpu_seconds as cpu');
+    const runtime = (endedAt - new Date(attempt.assigned_at).getTime()) / 1000;
+    assert.ok(Math.abs(Number(cpu) - runtime) < 0.01, `${cpu} CPU-seconds billed for a ${runtime} s attempt of 1 CPU`);
+  });
+
   it('a cancel of a queued job: the client repeats it and gets 409 with the row repaired; unrepeated, the reconciler finds it', async () => {
     const { key } = await newWorkspace();
     const repeated = await submit(key);

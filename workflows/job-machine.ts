@@ -90,7 +90,7 @@ export class JobMachine {
     const earlier = this.applied.get(result.leaseId);
     if (earlier) return { answer: earlier.answer, move: null };
     const agentId = this.snap.agentId;
-    this.endAttempt('result', false, result);
+    this.endAttempt('result', false, now, result);
     const outcome = { exitCode: result.exitCode, runtimeMs: result.runtimeMs, error: result.error ?? null };
     let move: Move;
     if (this.snap.state === 'CANCELLING') {
@@ -127,7 +127,7 @@ export class JobMachine {
     this.withdrawn.add(leaseId);
     if (this.snap.leaseId !== leaseId || this.applied.has(leaseId)) return null;
     if (this.snap.state === 'RUNNING') {
-      this.endAttempt('undelivered', false);
+      this.endAttempt('undelivered', false, now);
       return this.requeue(0, now);
     }
     if (this.snap.state === 'CANCELLING') return this.finish('CANCELLED', now);
@@ -203,13 +203,13 @@ export class JobMachine {
   checked(check: AttemptCheck, now: number): Step | null {
     if (this.snap.version !== this.checkedAt) return null;
     if (check.deregistered) {
-      this.endAttempt('deregistered', true);
+      this.endAttempt('deregistered', true, now);
       return { kind: 'moved', move: this.requeue(0, now) };
     }
     this.drainDeadlineAt = check.msUntilDrainDeadline === null ? null : now + check.msUntilDrainDeadline;
     this.nextAgentCheckAt = now + Math.max(check.msUntilLost, 0);
     if (check.msUntilLost > 0) return this.watchRunning(now);
-    this.endAttempt('agent_lost', true);
+    this.endAttempt('agent_lost', true, now);
     const move =
       ++this.agentLosses >= this.timings.agentLossMaxAttempts
         ? this.finish('FAILED', now, { failureReason: 'agent_lost' })
@@ -237,12 +237,12 @@ export class JobMachine {
 
   private watchRunning(now: number): Step {
     if (this.drainDeadlineAt !== null && now >= this.drainDeadlineAt) {
-      this.endAttempt('drain_deadline', true);
+      this.endAttempt('drain_deadline', true, now);
       return { kind: 'moved', move: this.requeue(0, now) };
     }
     const timeoutAt = Date.parse(this.snap.startedAt!) + this.spec.timeoutSeconds * 1000;
     if (now >= timeoutAt) {
-      this.endAttempt('timeout', true);
+      this.endAttempt('timeout', true, now);
       return { kind: 'moved', move: this.finish('TIMED_OUT', now, { failureReason: 'timeout' }) };
     }
     const deadlines = [this.nextAgentCheckAt, timeoutAt];
@@ -260,12 +260,12 @@ export class JobMachine {
     if (this.snap.state === 'QUEUED') return this.finish('CANCELLED', now, changes);
     if (this.snap.state !== 'RUNNING') return null;
     this.cancelRequestedAt = now;
-    this.endAttempt('cancelled', true);
+    this.endAttempt('cancelled', true, now);
     return this.move({ state: 'CANCELLING', ...changes });
   }
 
-  private endAttempt(reason: AttemptEnd['reason'], kill: boolean, result?: ResultInput): void {
-    if (this.snap.leaseId) this.ends.push({ leaseId: this.snap.leaseId, reason, kill, ...(result && { result }) });
+  private endAttempt(reason: AttemptEnd['reason'], kill: boolean, now: number, result?: ResultInput): void {
+    if (this.snap.leaseId) this.ends.push({ leaseId: this.snap.leaseId, reason, kill, at: iso(now), ...(result && { result }) });
   }
 
   private finish(state: JobSnapshot['state'], now: number, changes: Partial<JobSnapshot> = {}): Move {

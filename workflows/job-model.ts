@@ -81,6 +81,11 @@ export interface AttemptEnd {
   reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'deregistered' | 'undelivered' | 'reset';
   /** The agent must kill the attempt's process. */
   kill: boolean;
+  /**
+   * When the run decided it (its workflow time): the attempt ends, and is billed, up to here
+   * however late its projection is written. Absent in ends of runs from before it was kept.
+   */
+  at?: string;
   result?: ResultInput;
 }
 

@@ -7,6 +7,13 @@ import { isTerminal } from '../../workflows/job-model';
 import type { JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 
 /**
+ * An attempt's end: the run's moment of decision, not this write's, so a late projection (a crash
+ * between the two, repaired later) bills no delay: what ticks counted past it, the end's entry
+ * takes back. Never before its assignment (another clock stamped that); the write's own time for
+ * an end from a run that kept no moment.
+ */
+const ENDED_AT = `coalesce(ended_at, CASE WHEN ?::timestamptz IS NULL THEN now() ELSE greatest(?::timestamptz, assigned_at) END)`;
+/**
  * Writes a workflow snapshot into the read model. Idempotent and order-safe: a snapshot older
  * than the row's version changes nothing, attempt ends only fill what is still empty. Both the
  * workflow's projection activity and the API's hot path (assignment, result) call it. Returns the
@@ -77,7 +84,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
     await db('job_attempts')
       .where({ lease_id: end.leaseId })
       .update({
-        ended_at: db.raw('coalesce(ended_at, now())'),
+        ended_at: db.raw(ENDED_AT, [end.at ?? null, end.at ?? null]),
         end_reason: db.raw('coalesce(end_reason, ?)', [end.reason]),
         kill_requested: db.raw('kill_requested OR ?', [end.kill]),
         result: db.raw('coalesce(result, ?::jsonb)', [end.result ? JSON.stringify(end.result) : null]),

@@ -52,7 +52,8 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
     last: number;
     private recent: Array<FeedPage & { bytes: number }> = [];
     private recentBytes = 0;
-    private reading = false;
+    /** A read is under way (another may follow it: see `again`). */
+    reading = false;
     private again = false;
     private ended: { state: JobState; exitCode: number | null } | undefined;
     private readonly unlisten: Array<() => void>;
@@ -157,11 +158,15 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
       return () => joined.leave(f);
     },
 
-    /** Jobs followed on this instance, and their followers (for tests and metrics). */
-    stats(): { feeds: number; followers: number } {
+    /** Jobs followed on this instance, their followers, and how many feeds are reading now (for tests and metrics). */
+    stats(): { feeds: number; followers: number; reading: number } {
       let followers = 0;
-      for (const feed of feeds.values()) followers += feed.followers.size;
-      return { feeds: feeds.size, followers };
+      let reading = 0;
+      for (const feed of feeds.values()) {
+        followers += feed.followers.size;
+        if (feed.reading) reading++;
+      }
+      return { feeds: feeds.size, followers, reading };
     },
   };
 }

@@ -47,7 +47,7 @@ describe('job state machine (no server): what callers ask', () => {
       const view = m.view();
       assert.equal(view.state, 'CANCELLING');
       assert.equal(view.spec.jobId, 'job_unit');
-      assert.deepEqual(view.ends, [{ leaseId: 'lease-1', reason: 'cancelled', kill: true }]);
+      assert.deepEqual(view.ends, [{ leaseId: 'lease-1', reason: 'cancelled', kill: true, at: iso(T0 + S) }]);
     });
   });
 
@@ -102,7 +102,7 @@ describe('job state machine (no server): what callers ask', () => {
       assert.equal(answer.snapshot.runtimeMs, 59_500);
       assert.equal(answer.snapshot.finishedAt, iso(T0 + 60 * S));
       assert.equal(answer.snapshot.failureReason, null);
-      assert.deepEqual(answer.ends, [{ leaseId: 'lease-1', reason: 'result', kill: false, result: { leaseId: 'lease-1', exitCode: 0, runtimeMs: 59_500 } }]);
+      assert.deepEqual(answer.ends, [{ leaseId: 'lease-1', reason: 'result', kill: false, at: iso(T0 + 60 * S), result: { leaseId: 'lease-1', exitCode: 0, runtimeMs: 59_500 } }]);
       assert.deepEqual([move?.from.state, move?.to.state], ['RUNNING', 'SUCCEEDED']);
       assert.deepEqual(run(m, T0 + 60 * S), { writes: [], moves: [], step: { kind: 'done' } });
       assert.deepEqual(m.final(), { transition: { snapshot: m.snapshot, ends: answer.ends }, failure: null });
@@ -219,7 +219,7 @@ describe('job state machine (no server): what callers ask', () => {
       assign(m, lease(1), T0);
       const { answer, move } = cancel(m, T0 + 10 * S);
       assert.equal(answer.snapshot.state, 'CANCELLING');
-      assert.deepEqual(answer.ends, [{ leaseId: 'lease-1', reason: 'cancelled', kill: true }]);
+      assert.deepEqual(answer.ends, [{ leaseId: 'lease-1', reason: 'cancelled', kill: true, at: iso(T0 + 10 * S) }]);
       assert.deepEqual([move?.from.state, move?.to.state], ['RUNNING', 'CANCELLING']);
       assert.deepEqual(run(m, T0 + 10 * S), { writes: [], moves: [], step: { kind: 'wait', until: T0 + 40 * S } });
       const { writes, moves, step } = run(m, T0 + 40 * S);

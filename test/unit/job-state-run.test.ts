@@ -18,7 +18,7 @@ describe('job state machine (no server): what the run does on its own', () => {
       assert.deepEqual(moves.map((mv) => mv.to.state), ['TIMED_OUT']);
       const done = writes[0].snapshot;
       assert.deepEqual([done.state, done.failureReason, done.finishedAt, done.runtimeMs], ['TIMED_OUT', 'timeout', iso(T0 + 61 * S), 60 * S]);
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'timeout', kill: true }]);
+      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'timeout', kill: true, at: iso(T0 + 61 * S) }], 'ended when the run decided it');
       assert.deepEqual(step, { kind: 'done' });
       assert.deepEqual(m.final().failure, { type: RUN_FAILURE.timedOut, message: 'job timed out: timeout' });
     });
@@ -48,7 +48,7 @@ describe('job state machine (no server): what the run does on its own', () => {
         const { writes, step } = run(m, now, lost);
         const q = writes[0].snapshot;
         assert.deepEqual([q.state, q.attempt, q.availableAt, q.agentId], ['QUEUED', attempt + 1, iso(now + backoff), null]);
-        assert.deepEqual(writes[0].attemptEnds.at(-1), { leaseId: `lease-${attempt}`, reason: 'agent_lost', kill: true });
+        assert.deepEqual(writes[0].attemptEnds.at(-1), { leaseId: `lease-${attempt}`, reason: 'agent_lost', kill: true, at: iso(now) });
         assert.deepEqual(step, { kind: 'backoff', until: now + backoff });
         now += backoff;
         m.backoffOver();
@@ -113,7 +113,7 @@ describe('job state machine (no server): what the run does on its own', () => {
       const { writes, step } = run(m, T0 + 5 * S, { ...lost, deregistered: true });
       const q = writes[0].snapshot;
       assert.deepEqual([q.state, q.attempt, q.availableAt], ['QUEUED', 2, iso(T0 + 5 * S)], 'claimable at once');
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'deregistered', kill: true }]);
+      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'deregistered', kill: true, at: iso(T0 + 5 * S) }]);
       assert.deepEqual(step, { kind: 'idle' });
       assign(m, lease(2), T0 + 6 * S);
       assert.equal(run(m, T0 + 96 * S, lost).writes[0].snapshot.state, 'QUEUED', 'the first real loss requeues');
@@ -128,7 +128,7 @@ describe('job state machine (no server): what the run does on its own', () => {
       assert.deepEqual(run(m, T0 + S, { ...alive, msUntilDrainDeadline: 20 * S }).step, { kind: 'wait', until: T0 + 21 * S });
       const { writes, step } = run(m, T0 + 21 * S);
       assert.deepEqual([writes[0].snapshot.state, writes[0].snapshot.attempt, writes[0].snapshot.availableAt], ['QUEUED', 2, iso(T0 + 21 * S)]);
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'drain_deadline', kill: true }]);
+      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'drain_deadline', kill: true, at: iso(T0 + 21 * S) }]);
       assert.deepEqual(step, { kind: 'idle' });
       assign(m, lease(2), T0 + 22 * S);
       assert.deepEqual(run(m, T0 + 22 * S).step, { kind: 'wait', until: T0 + 112 * S }, 'the next attempt forgets the old deadline');
@@ -152,7 +152,7 @@ describe('job state machine (no server): what the run does on its own', () => {
       const move = m.withdrawLease('lease-1', T0 + S);
       assert.deepEqual([move?.from.state, move?.to.state, move?.to.attempt, move?.to.availableAt], ['RUNNING', 'QUEUED', 2, iso(T0 + S)]);
       const { writes, step } = run(m, T0 + S);
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'undelivered', kill: false }]);
+      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'undelivered', kill: false, at: iso(T0 + S) }]);
       assert.deepEqual(step, { kind: 'idle' });
       assert.equal(m.refuseAssign(lease(1), T0 + S)?.message, 'the assignment was withdrawn');
       assert.equal(m.refuseResult({ leaseId: 'lease-1', exitCode: 0, runtimeMs: 1 })?.type, REFUSAL.notAssigned);
