@@ -8,6 +8,7 @@ import { presignDownload } from './support/artifacts';
 import { assertAccessible, openPage, screenshots, signIn, unexpectedErrors } from './support/browser';
 import { cliUser, startCompute } from './support/cli';
 import { testEnv } from './support/env';
+import { newRegion, onManagedPlan } from './support/managed-pool';
 import { TEMPORAL_UI, portalStack } from './support/portal';
 import { startTcpProxy } from './support/tcp-proxy';
 import { v0, v0ok } from './support/v0';
@@ -120,6 +121,22 @@ describe("the portal's job page", function () {
     assert.deepEqual(unexpectedErrors(errors).filter((e) => !/ERR_INTERNET_DISCONNECTED|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(e)), []);
     await context.close();
     await relay.close();
+  });
+
+  it('says why a managed job no agent can take waits', async () => {
+    const { cli, context, page, errors } = await person();
+    const region = newRegion();
+    // A region no agent serves.
+    await onManagedPlan(cli.session.workspaceId, region);
+    const made = await v0ok('POST', '/jobs', { token: cli.session.token, body: { type: 'COMMAND', command: 'true', pool: 'managed', resources: { cpu: 64 } } });
+    await page.goto(`${stack().url}/jobs/${made.id}`);
+    await jobState(page).getByText('QUEUED').waitFor({ timeout: 30_000 });
+    const why = page.locator('.waiting-reason');
+    await why.waitFor({ timeout: 30_000 });
+    assert.equal(await why.innerText(), `no agent of the managed pool in region ${region} is online`);
+    assert.deepEqual(unexpectedErrors(errors), []);
+    await v0ok('POST', `/jobs/${made.id}:cancel`, { token: cli.session.token, status: 200 });
+    await context.close();
   });
 
   it('cancels a running job from the page, and retries a failed one', async () => {
