@@ -7,7 +7,8 @@ import { ArtifactLeaseLost, uploadArtifacts } from './artifact-uploader';
 import { JobProcess } from './job-process';
 import { LogBatcher } from './log-batcher';
 import { loadIdentity, saveIdentity } from './node-identity';
-import { CgroupsUnavailable, cgroupLayout, JobCgroup, type JobUsage } from './job-cgroup';
+import { CgroupsUnavailable, cgroupLayout, JobCgroup } from './job-cgroup';
+import { DEFAULT_RESOURCES, gpuDevices, gpuEnvironment, type Resources, usageOf } from './job-resources';
 import { assertSandboxWorks, SandboxUnavailable, type SandboxSettings } from './sandbox';
 
 export interface AgentOptions {
@@ -39,14 +40,7 @@ export interface AgentOptions {
   onFatal?: (err: Error) => void;
 }
 
-export interface Resources {
-  cpu: number;
-  memoryMb: number;
-  gpu: number;
-}
-
-/** CONTRACT §3's defaults, for a job handed out by an API that does not say. */
-const DEFAULT_RESOURCES: Resources = { cpu: 1, memoryMb: 1024, gpu: 0 };
+export type { Resources } from './job-resources';
 
 interface AssignedJob {
   job_id: string;
@@ -72,28 +66,6 @@ interface Running {
   /** The API moved the job on (409): no result is reported. */
   forgotten: boolean;
 }
-
-/** The job's GPUs, for CUDA and for the NVIDIA container runtime; none visible when it has none. */
-const gpuEnvironment = (gpus: number[]): Record<string, string> => (gpus.length ? { CUDA_VISIBLE_DEVICES: gpus.join(','), NVIDIA_VISIBLE_DEVICES: gpus.join(',') } : {});
-
-/** The device files a sandboxed job needs for its GPUs: its own, and the driver's shared ones. */
-const gpuDevices = (gpus: number[]) => (gpus.length ? [...gpus.map((i) => `/dev/nvidia${i}`), '/dev/nvidiactl', '/dev/nvidia-uvm', '/dev/nvidia-uvm-tools'] : []);
-
-/**
- * What the job used, as its result's `usage` (CONTRACT §9): CPU time measured by its control
- * group, memory as its peak held for its runtime, GPUs as held for its runtime.
- */
-function usageOf(used: JobUsage, runtimeMs: number, resources: Resources) {
-  const seconds = runtimeMs / 1000;
-  return {
-    cpuSeconds: round(used.cpuSeconds),
-    gbSeconds: round((used.peakMemoryMb / 1024) * seconds),
-    gpuSeconds: round(resources.gpu * seconds),
-    peakMemoryMb: round(used.peakMemoryMb),
-  };
-}
-
-const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** Managed-pool keys are minted as `ckm…` (src/auth/api-keys). */
 const isManagedPoolKey = (key: string) => key.startsWith('ckm');

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
-import type { Resources } from './agent';
+import type { Resources } from './job-resources';
 
 /** What this machine has, as the agent registers it unless told otherwise. */
 export function detectCapacity(): Resources {
