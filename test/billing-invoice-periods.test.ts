@@ -46,7 +46,7 @@ async function jobWithEntries(w: { workspaceId: string; region: string }, entrie
 
 describe('billing periods', () => {
   it('rounds only at the line, carrying the difference, in a fixed order; the draft shows what it opens with; earlier periods are not swept in', async function () {
-    const w = await billedWorkspace('payg');
+    const w = await billedWorkspace('team');
     const inPeriod = `now() - interval '1 second'`;
     for (const amounts of [['0.004'], ['0.004'], ['0.004'], ['0.0049', '0.0001'], ['-0.0031']]) await jobWithEntries(w, amounts.map((a) => [a, inPeriod]));
     // Usage before the period (the workspace was on another plan then, say): never invoiced.
@@ -123,7 +123,7 @@ describe('billing periods', () => {
       assert.deepEqual(periodScheduleSpec({ seconds: 90 }), { intervals: [{ every: 90_000 }] });
     });
 
-    const w = await billedWorkspace('payg');
+    const w = await billedWorkspace('team');
     const jobId = await finishedJob(w);
     const end = await periodEnded(w.workspaceId);
     // With the meter paused, only the schedule's run can close it.

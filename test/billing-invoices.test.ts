@@ -43,7 +43,7 @@ async function figuresOf(workspaceId: string) {
 describe('invoices', () => {
   it('a period closed while managed jobs run: every entry in exactly one invoice, lines adding up, late entries in the next period', async function () {
     this.timeout(150_000);
-    const w = await billedWorkspace('payg');
+    const w = await billedWorkspace('team');
     const node = await registerNode(w.key);
     await withMeterPaused('invoices: the test drives the meter', async () => {
       // A ends before the close; B and C run across it; a self job runs beside them (never invoiced).
@@ -137,7 +137,7 @@ describe('invoices', () => {
   it('GET /v0/billing/invoices and compute billing invoices: newest first, paged, a draft as it would open; 403 billing.not_available off payg and team', async function () {
     this.timeout(90_000);
     const me = await cliUser();
-    const w = await billedWorkspace('payg', { token: me.session.token, workspaceId: me.session.workspaceId });
+    const w = await billedWorkspace('team', { token: me.session.token, workspaceId: me.session.workspaceId });
     const first = await finishedJob(w);
     await closeNow(w.workspaceId, true);
     const second = await finishedJob(w);
@@ -146,9 +146,9 @@ describe('invoices', () => {
     const { items, nextPageToken } = await v0ok('GET', '/billing/invoices', { token: w.token });
     assert.equal(nextPageToken, null);
     assert.deepEqual(items.map((i: { status: string }) => i.status), ['draft', 'open']);
-    assert.deepEqual(Object.keys(items[0]).sort(), ['id', 'lines', 'periodEnd', 'periodStart', 'roundingUsd', 'status', 'totalUsd']);
+    assert.deepEqual(Object.keys(items[0]).sort(), ['creditUsd', 'id', 'lines', 'periodEnd', 'periodStart', 'roundingUsd', 'status', 'totalUsd']);
     assert.deepEqual(items.map((i: { lines: Array<{ jobId: string }> }) => i.lines.map((l) => l.jobId)), [[second], [first]]);
-    assert.deepEqual(Object.keys(items[1].lines[0]).sort(), ['amountUsd', 'attempt', 'cpuSeconds', 'gbSeconds', 'gpuSeconds', 'jobId', 'late']);
+    assert.deepEqual(Object.keys(items[1].lines[0]).sort(), ['amountUsd', 'attempt', 'cpuSeconds', 'gbSeconds', 'gpuSeconds', 'jobId', 'kind', 'late']);
     assert.equal(items[0].periodStart, items[1].periodEnd, 'one period after the other');
     // The open one as stored, to the digit; the draft's preview is what it holds once it opens.
     const { rows } = await db().raw(
@@ -174,7 +174,7 @@ describe('invoices', () => {
 
     // The CLI: a table for people, the records with --json.
     const table = await me.ok('billing', 'invoices');
-    assert.match(table, new RegExp(`^INVOICE\\s+PERIOD\\s+STATUS\\s+TOTAL USD\\s+LINES\\n${items[0].id}\\s+\\S+ to \\S+\\s+open\\s+\\d+\\.\\d\\d\\s+1\\n${items[1].id}\\s`));
+    assert.match(table, new RegExp(`^INVOICE\\s+PERIOD\\s+STATUS\\s+CREDIT USD\\s+TOTAL USD\\s+LINES\\n${items[0].id}\\s+\\S+ to \\S+\\s+open\\s+0\\s+\\d+\\.\\d\\d\\s+1\\n${items[1].id}\\s`));
     assert.deepEqual(JSON.parse(await me.ok('billing', 'invoices', '--json')), [opened, items[1]]);
 
     for (const plan of ['hobby', 'enterprise'] as const) {

@@ -47,13 +47,14 @@ describe('plans and prices', () => {
     const columns = await testEnv()
       .db('information_schema.columns')
       .where({ table_schema: 'public' })
-      .whereIn('table_name', ['billing_plans', 'billing_accounts', 'usage_ledger', 'billing_reservations'])
+      .whereIn('table_name', ['billing_plans', 'billing_accounts', 'usage_ledger', 'billing_reservations', 'credit_ledger', 'credit_grants', 'invoices', 'invoice_lines'])
       .whereLike('column_name', '%_usd')
       .select('table_name', 'column_name', 'data_type', 'numeric_scale');
     const typed = columns.map((c) => `${c.table_name}.${c.column_name} ${c.data_type}(${c.numeric_scale})`);
-    // Every amount of money is a numeric, never a float; prices and credit with a fixed scale.
+    // Every amount of money is a numeric, never a float; prices with a fixed scale. The credit's
+    // balance is exact at any scale (draws carry the usage's decimals).
     assert.deepEqual(columns.filter((c) => c.data_type !== 'numeric'), []);
-    for (const fixed of ['billing_accounts.credit_usd numeric(6)', 'billing_plans.cpu_second_usd numeric(12)', 'billing_plans.gb_second_usd numeric(12)', 'billing_plans.gpu_second_usd numeric(12)']) {
+    for (const fixed of ['billing_plans.cpu_second_usd numeric(12)', 'billing_plans.gb_second_usd numeric(12)', 'billing_plans.gpu_second_usd numeric(12)']) {
       assert.ok(typed.includes(fixed), `${fixed} in ${typed.join(', ')}`);
     }
     assert.ok(typed.length >= 10, 'the ledger, reservations and caps are read too');

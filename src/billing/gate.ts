@@ -9,10 +9,11 @@ export interface WorstCase {
 }
 
 /**
- * SQL: the credit a billed account `b` on plan `p` may not pass: a prepaid plan's credit (or its
- * hard cap, when lower), another plan's hard cap; null when nothing bounds it.
+ * SQL: the spend a billed account `b` on plan `p` may not pass this period: its hard cap, and on a
+ * prepaid plan what the period has spent plus the credit left (usage draws the credit as it is
+ * metered, so spend + balance is where the balance runs out); null when nothing bounds it.
  */
-export const CREDIT_SQL = `CASE WHEN p.prepaid THEN least(b.credit_usd, b.hard_cap_usd) ELSE b.hard_cap_usd END`;
+export const CREDIT_SQL = `least(b.hard_cap_usd, CASE WHEN p.prepaid THEN b.spent_usd + b.credit_usd END)`;
 
 /** SQL: the workspace's account `acct`, locked, with its plan and this job's worst case as `amount`. */
 const ACCOUNT = `SELECT w.plan, p.billed, b.status, b.spent_usd, b.reserved_usd, ${CREDIT_SQL} AS credit,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { type PageRequest, decodeCursor, encodeCursor } from '../shared/cursor';
 import { AppError } from '../shared/errors';
-import { CLAIMABLE_SQL, linesSql } from './invoices';
+import { CLAIMABLE_SQL, creditDrawnSql, creditLineAmountSql, linesSql } from './invoices';
 import { usdNumber } from './money';
 import { billingOf } from './subscription';
 
@@ -12,8 +12,10 @@ import { billingOf } from './subscription';
 export type InvoiceStatus = 'draft' | 'open' | 'paid';
 
 export interface InvoiceLine {
-  jobId: string;
-  attempt: number;
+  /** `usage`: a job's attempt; `credit`: the prepaid credit the invoice's usage drew (no job, a negative amount). */
+  kind: 'usage' | 'credit';
+  jobId: string | null;
+  attempt: number | null;
   late: boolean;
   /** Exact decimals: seconds rounded to the microsecond, the amount to the cent. */
   cpuSeconds: string;
@@ -30,6 +32,8 @@ export interface Invoice {
   /** When a draft opens. */
   closesAt: string;
   totalUsd: string;
+  /** The prepaid credit the invoice's usage drew (its credit line, as a positive figure). */
+  creditUsd: string;
   /** totalUsd − the exact sum (to 12 decimals; stored exactly). */
   roundingUsd: string;
   lines: InvoiceLine[];
@@ -38,11 +42,12 @@ export interface Invoice {
 type Db = Knex | Knex.Transaction;
 
 /** A line's columns as text, from a row of lines `l` with cpu, gpu, gb and amount. */
-const LINE_COLUMNS = `l.job_id, l.attempt, l.late, round(l.cpu, 6)::text AS cpu, round(l.gpu, 6)::text AS gpu, round(l.gb, 6)::text AS gb, l.amount::text AS amount`;
+const LINE_COLUMNS = `l.kind, l.job_id, l.attempt, l.late, round(l.cpu, 6)::text AS cpu, round(l.gpu, 6)::text AS gpu, round(l.gb, 6)::text AS gb, l.amount::text AS amount`;
 
 const lineOf = (r: Record<string, unknown>): InvoiceLine => ({
-  jobId: r.job_id as string,
-  attempt: r.attempt as number,
+  kind: r.kind as InvoiceLine['kind'],
+  jobId: r.job_id as string | null,
+  attempt: r.attempt as number | null,
   late: r.late as boolean,
   cpuSeconds: r.cpu as string,
   gpuSeconds: r.gpu as string,
@@ -50,17 +55,23 @@ const lineOf = (r: Record<string, unknown>): InvoiceLine => ({
   amountUsd: r.amount as string,
 });
 
-/** A draft as it would open now: its lines and figures, computed, nothing claimed. */
-async function draftPreview(db: Db, id: string): Promise<{ lines: InvoiceLine[]; total: string; rounding: string }> {
-  const lines = `(${linesSql(`${CLAIMABLE_SQL} WHERE i.id = ?`, 'i.period_start')}) l`;
-  const { rows } = await db.raw(`SELECT ${LINE_COLUMNS}, l.exact FROM ${lines} ORDER BY l.position`, [id]);
+/** A draft as it would open now: its lines (the credit's last) and figures, computed, nothing claimed. */
+async function draftPreview(db: Db, id: string): Promise<{ lines: InvoiceLine[]; total: string; rounding: string; credit: string }> {
+  const entries = `${CLAIMABLE_SQL} WHERE i.id = ?`;
+  const lines = `(${linesSql(entries, 'i.period_start')}) l`;
+  const { rows } = await db.raw(`SELECT 'usage' AS kind, ${LINE_COLUMNS.replace('l.kind, ', '')}, l.exact FROM ${lines} ORDER BY l.position`, [id]);
   const { rows: sums } = await db.raw(
-    `SELECT round(t.exact, 2)::text AS total, round(round(t.exact, 2) - t.exact, 12)::text AS rounding
-     FROM (SELECT coalesce(sum(l.exact), 0) AS exact FROM ${lines}) t`,
-    [id],
+    `SELECT round(t.exact - t.credit, 2)::text AS total, round(round(t.exact - t.credit, 2) - (t.exact - t.credit), 12)::text AS rounding,
+            round(t.credit, 6)::text AS credit, (${creditLineAmountSql('t.exact', 't.rounded', 't.credit')})::text AS credit_line
+     FROM (SELECT coalesce(sum(l.exact), 0) AS exact, coalesce(sum(l.amount), 0) AS rounded, ${creditDrawnSql(entries)} AS credit FROM ${lines}) t`,
+    [id, id],
   );
-  return { lines: rows.map(lineOf), total: sums[0].total, rounding: sums[0].rounding };
+  const s = sums[0];
+  const credit = /^0(\.0*)?$/.test(s.credit) ? [] : [creditLine(s.credit_line)];
+  return { lines: [...rows.map(lineOf), ...credit], total: s.total, rounding: s.rounding, credit: s.credit };
 }
+
+const creditLine = (amount: string): InvoiceLine => ({ kind: 'credit', jobId: null, attempt: null, late: false, cpuSeconds: '0', gpuSeconds: '0', gbSeconds: '0', amountUsd: amount });
 
 /**
  * Up to `limit` of the workspace's invoices, newest period first, those before the invoice
@@ -71,7 +82,7 @@ export async function readInvoices(db: Db, workspaceId: string, o: { limit: numb
     .where({ workspace_id: workspaceId })
     .orderBy('period_start', 'desc')
     .limit(o.limit + 1)
-    .select('id', 'period_start', 'period_end', 'status', 'closes_at', db.raw('total_usd::text AS total'), db.raw('round(rounding_usd, 12)::text AS rounding'));
+    .select('id', 'period_start', 'period_end', 'status', 'closes_at', db.raw('total_usd::text AS total'), db.raw('round(rounding_usd, 12)::text AS rounding'), db.raw("round(coalesce(credit_usd, 0), 6)::text AS credit"));
   if (o.before) q.where('period_start', '<', db('invoices').where({ id: o.before, workspace_id: workspaceId }).select('period_start'));
   const found: Array<Record<string, unknown>> = await q;
   const rows = found.slice(0, o.limit);
@@ -93,6 +104,7 @@ export async function readInvoices(db: Db, workspaceId: string, o: { limit: numb
       status: r.status as InvoiceStatus,
       closesAt: (r.closes_at as Date).toISOString(),
       totalUsd: draft?.total ?? (r.total as string),
+      creditUsd: draft?.credit ?? (r.credit as string),
       roundingUsd: draft?.rounding ?? (r.rounding as string),
       lines: draft?.lines ?? lineRows.filter((l: { invoice_id: string }) => l.invoice_id === r.id).map(lineOf),
     });
@@ -108,8 +120,10 @@ export function invoiceRecord(inv: Invoice) {
     periodEnd: inv.periodEnd,
     status: inv.status,
     totalUsd: usdNumber(inv.totalUsd),
+    creditUsd: usdNumber(inv.creditUsd),
     roundingUsd: usdNumber(inv.roundingUsd),
     lines: inv.lines.map((l) => ({
+      kind: l.kind,
       jobId: l.jobId,
       attempt: l.attempt,
       late: l.late,

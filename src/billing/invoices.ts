@@ -43,6 +43,19 @@ export function linesSql(entries: string, periodStart: string): string {
     SELECT position, job_id, attempt, late, cpu, gpu, gb, exact, round(upto, 2) - round(upto - exact, 2) AS amount FROM c`;
 }
 
+/**
+ * SQL, a scalar: the credit the ledger rows of `entries` (as in linesSql, binding its parameters)
+ * drew, net of what corrections among them gave back. The invoice shows it as a line of its own.
+ */
+export const creditDrawnSql = (entries: string) =>
+  `(SELECT coalesce(-sum(c.amount_usd), 0) FROM credit_ledger c WHERE c.ledger_id IN (SELECT u.id FROM ${entries}))`;
+
+/**
+ * SQL: an invoice's credit line from its usage lines' exact sum and rounded sum and the credit
+ * drawn (SQL expressions): it brings the lines to the bill, round(exact − credit, 2).
+ */
+export const creditLineAmountSql = (exact: string, rounded: string, credit: string) => `round(${exact} - ${credit}, 2) - ${rounded}`;
+
 export interface OpenOptions {
   /** Only this workspace's drafts. */
   workspaceId?: string;
@@ -101,12 +114,34 @@ async function openOldestDraft(db: Knex, workspaceId: string, at: Date, skipGrac
        FROM (${linesSql(claimed, 'i.period_start')}) l`,
       [draft.id, draft.id],
     );
+    // The credit its entries drew, as a line that brings the lines to what is billed.
     await trx.raw(
-      `UPDATE invoices SET exact_usd = t.exact, total_usd = round(t.exact, 2), rounding_usd = round(t.exact, 2) - t.exact,
+      `INSERT INTO invoice_lines (invoice_id, position, kind, job_id, attempt, late, cpu_seconds, gpu_seconds, gb_seconds, exact_usd, amount_usd)
+       SELECT :id, t.lines + 1, 'credit', NULL, NULL, false, 0, 0, 0, -t.credit, ${creditLineAmountSql('t.exact', 't.rounded', 't.credit')}
+       FROM (SELECT count(*) AS lines, coalesce(sum(l.exact_usd), 0) AS exact, coalesce(sum(l.amount_usd), 0) AS rounded,
+                    ${creditDrawnSql(claimed.replace('?', ':id'))} AS credit
+             FROM invoice_lines l WHERE l.invoice_id = :id) t
+       WHERE t.credit <> 0`,
+      { id: draft.id },
+    );
+    await trx.raw(
+      `UPDATE invoices SET exact_usd = t.exact, total_usd = round(t.exact, 2), rounding_usd = round(t.exact, 2) - t.exact, credit_usd = t.credit,
          status = 'open', opened_at = now()
-       FROM (SELECT coalesce(sum(exact_usd), 0) AS exact FROM invoice_lines WHERE invoice_id = ?) t
+       FROM (SELECT coalesce(sum(exact_usd), 0) AS exact, coalesce(-sum(exact_usd) FILTER (WHERE kind = 'credit'), 0) AS credit
+             FROM invoice_lines WHERE invoice_id = ?) t
        WHERE id = ?`,
       [draft.id, draft.id],
+    );
+    // Corrections the credit did not absorb were never sent to Stripe's meter (it takes no
+    // negative events): they are settled as one negative invoice item, sent by the relay.
+    await trx.raw(
+      `INSERT INTO stripe_invoice_credits (invoice_id, workspace_id, customer_id, amount_cents)
+       SELECT :id, b.workspace_id, b.stripe_customer_id, t.cents
+       FROM (SELECT round(sum(s.value_microusd) / 10000.0)::bigint AS cents
+             FROM stripe_usage_corrections s JOIN invoice_entries e ON e.ledger_id = s.ledger_id WHERE e.invoice_id = :id) t
+       JOIN billing_accounts b ON b.workspace_id = :ws
+       WHERE t.cents < 0 AND b.stripe_customer_id IS NOT NULL`,
+      { id: draft.id, ws: workspaceId },
     );
     return true;
   });

@@ -7,7 +7,9 @@ import Stripe from 'stripe';
 // statement that wrote the entry). This relay sends what is due, with backoff per event. The
 // event's identifier comes from the ledger's key, so a resend is the same event to Stripe and a
 // duplicate refusal counts as delivered; Stripe keeps identifiers unique for about a day only,
-// so what prevents double counting is the ledger's own key, not Stripe.
+// so what prevents double counting is the ledger's own key, not Stripe. An event carries the part
+// of its entry that prepaid credit did not cover, and is never negative: Stripe's meter takes no
+// negative events, so corrections are settled on the invoice (sendCredits).
 
 const BATCH = 100;
 const AT_ONCE = 8;
@@ -58,10 +60,9 @@ export function createMeterEventRelay(o: { db: Knex; stripe: Stripe; eventName: 
       });
     } catch (err) {
       if (!isDuplicateRefusal(err)) {
-        const backoff = Math.min(first * 2 ** (e.attempts - 1), MAX_BACKOFF_SECONDS);
         await db('stripe_meter_events')
           .where({ ledger_id: e.ledger_id })
-          .update({ next_attempt_at: db.raw('now() + make_interval(secs => ?)', [backoff]), last_error: String((err as Error).message ?? err).slice(0, 500) });
+          .update({ next_attempt_at: db.raw('now() + make_interval(secs => ?)', [backoffOf(e.attempts)]), last_error: String((err as Error).message ?? err).slice(0, 500) });
         return false;
       }
     }
@@ -69,10 +70,44 @@ export function createMeterEventRelay(o: { db: Knex; stripe: Stripe; eventName: 
     return true;
   }
 
+  const backoffOf = (attempts: number) => Math.min(first * 2 ** (attempts - 1), MAX_BACKOFF_SECONDS);
+
+  /**
+   * An invoice's usage corrections (negative entries the credit did not absorb) as one negative
+   * invoice item on the customer's next Stripe invoice; the idempotency key is the invoice's, so a
+   * resend within Stripe's 24 hours is the same item, and a delivered one is never sent again.
+   */
+  async function sendCredits(): Promise<{ delivered: number; failed: number }> {
+    const { rows } = await db.raw(
+      `UPDATE stripe_invoice_credits SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ?)
+       WHERE invoice_id IN (SELECT invoice_id FROM stripe_invoice_credits WHERE delivered_at IS NULL AND next_attempt_at <= now()
+                            ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED)
+       RETURNING invoice_id, customer_id, amount_cents, attempts`,
+      [CLAIM_SECONDS, BATCH],
+    );
+    let delivered = 0;
+    for (const c of rows as Array<{ invoice_id: string; customer_id: string; amount_cents: string; attempts: number }>) {
+      try {
+        const item = await stripe.invoiceItems.create(
+          { customer: c.customer_id, amount: Number(c.amount_cents), currency: 'usd', description: `Usage corrections of invoice ${c.invoice_id}`, metadata: { invoice_id: c.invoice_id } },
+          { idempotencyKey: `invoice-credit:${c.invoice_id}` },
+        );
+        await db('stripe_invoice_credits').where({ invoice_id: c.invoice_id }).update({ delivered_at: db.fn.now(), stripe_invoice_item_id: item.id, last_error: null });
+        delivered++;
+      } catch (err) {
+        await db('stripe_invoice_credits')
+          .where({ invoice_id: c.invoice_id })
+          .update({ next_attempt_at: db.raw('now() + make_interval(secs => ?)', [backoffOf(c.attempts)]), last_error: String((err as Error).message ?? err).slice(0, 500) });
+      }
+    }
+    return { delivered, failed: rows.length - delivered };
+  }
+
   /** Sends everything due now; returns how many were delivered and how many wait for a retry. */
   async function sendDue(): Promise<{ delivered: number; failed: number }> {
-    let delivered = 0;
-    let failed = 0;
+    const credits = await sendCredits();
+    let delivered = credits.delivered;
+    let failed = credits.failed;
     for (;;) {
       const batch = await claim();
       const queue = [...batch];

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { appendAudit } from '../audit/log';
+import { expireCredit } from './credit';
 import { CREDIT_SQL } from './gate';
 import { openDueInvoices } from './invoices';
 import { meterRunning } from './ledger';
@@ -20,6 +21,8 @@ export interface MeterReport {
   periodsRolled: number;
   invoicesOpened: number;
   capsApplied: number;
+  /** Credit grants that expired by the window's end. */
+  creditsExpired: number;
   softCapsReached: number;
   /** Managed jobs to stop for a hard cap that no longer covers what they reserved, newest first. */
   stops: string[];
@@ -49,11 +52,13 @@ export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Pro
     entries += done.entries;
     progress();
   }
+  // After the window's usage has drawn what it may from grants expiring within it.
+  const creditsExpired = await expireCredit(db, windowEnd);
   const softCapsReached = await noteSoftCaps(db);
   const stops = await hardCapStops(db, o.cancelGraceSeconds);
   // After this window's entries: a draft whose grace ended by the window's end has them all.
   const invoicesOpened = await openDueInvoices(db, windowEnd, { progress });
-  return { windowEnd: windowEnd.toISOString(), entries, periodsRolled, invoicesOpened, capsApplied, softCapsReached, stops };
+  return { windowEnd: windowEnd.toISOString(), entries, periodsRolled, invoicesOpened, capsApplied, creditsExpired, softCapsReached, stops };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { type Actor, type Origin, appendAudit } from '../audit/log';
 import { notFound } from '../shared/errors';
+import { grantCredit, setCreditBalance } from './credit';
 import { trimDecimal, usdNumber } from './money';
 import { type Plan, type PlanId, readPlans } from './plans';
 
@@ -18,7 +19,7 @@ export interface Subscription {
   status: SubscriptionStatus;
   currentPeriodStart: string;
   currentPeriodEnd: string;
-  /** Prepaid credit in USD, an exact decimal (`25`, `12.5`). */
+  /** Prepaid credit left in USD, an exact decimal to the micro-dollar (`25`, `12.5`): usage draws it as it is metered. */
   creditUsd: string;
 }
 
@@ -32,7 +33,7 @@ export async function readSubscription(db: Db, workspaceId: string, opts: { lock
   const query = db('workspaces as w')
     .join('billing_accounts as a', 'a.workspace_id', 'w.id')
     .where('w.id', workspaceId)
-    .first('w.id', 'w.plan', 'a.status', 'a.current_period_start', 'a.current_period_end', 'a.credit_usd');
+    .first('w.id', 'w.plan', 'a.status', 'a.current_period_start', 'a.current_period_end', db.raw('round(a.credit_usd, 6)::text AS credit_usd'));
   const row = opts.lock ? await query.forNoKeyUpdate('w', 'a') : await query;
   if (!row) return null;
   return {
@@ -71,8 +72,10 @@ export function subscriptionRecord(s: Subscription) {
 export interface BillingChange {
   workspaceId: string;
   plan?: PlanId;
-  /** An exact decimal, already checked (see parseUsdAmount). */
+  /** The balance wanted, an exact decimal already checked (see parseUsdAmount): a grant or an adjustment of the difference. */
   creditUsd?: string;
+  /** A grant added to the balance, expiring at `expiresAt` when given. */
+  grant?: { amountUsd: string; expiresAt?: Date };
   actor: Actor;
   origin?: Origin;
 }
@@ -87,9 +90,8 @@ export async function setBilling(db: Knex, change: BillingChange): Promise<{ bef
     const before = await readSubscription(trx, change.workspaceId, { lock: true });
     if (!before) throw notFound('Workspace');
     if (change.plan !== undefined && change.plan !== before.plan) await trx('workspaces').where({ id: change.workspaceId }).update({ plan: change.plan });
-    if (change.creditUsd !== undefined) {
-      await trx('billing_accounts').where({ workspace_id: change.workspaceId }).update({ credit_usd: change.creditUsd, updated_at: trx.fn.now() });
-    }
+    if (change.creditUsd !== undefined) await setCreditBalance(trx, change.workspaceId, change.creditUsd, change.actor);
+    if (change.grant) await grantCredit(trx, { workspaceId: change.workspaceId, ...change.grant, actor: change.actor });
     const after = (await readSubscription(trx, change.workspaceId))!;
     await appendAudit(trx, {
       workspaceId: change.workspaceId,
@@ -97,7 +99,11 @@ export async function setBilling(db: Knex, change: BillingChange): Promise<{ bef
       action: 'billing.set',
       target: { type: 'workspace', id: change.workspaceId },
       origin: change.origin,
-      details: { plan: { old: before.plan, new: after.plan }, creditUsd: { old: before.creditUsd, new: after.creditUsd } },
+      details: {
+        plan: { old: before.plan, new: after.plan },
+        creditUsd: { old: before.creditUsd, new: after.creditUsd },
+        ...(change.grant ? { grant: { amountUsd: change.grant.amountUsd, expiresAt: change.grant.expiresAt?.toISOString() ?? null } } : {}),
+      },
     });
     return { before, after };
   });

@@ -25,6 +25,7 @@ import * as workspaceDataKeys from './migrations/20261203000000_workspace_data_k
 import * as agentCapacity from './migrations/20261204000000_agent_capacity';
 import * as managedSubmitRefusals from './migrations/20261204010000_managed_submit_refusals';
 import * as revokedSessions from './migrations/20261204020000_revoked_sessions';
+import * as creditLedger from './migrations/20261205000000_credit_ledger';
 
 // Migrations are imported, not discovered on disk, so they run the same from TS sources and from
 // a compiled build.
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261204000000_agent_capacity': agentCapacity,
   '20261204010000_managed_submit_refusals': managedSubmitRefusals,
   '20261204020000_revoked_sessions': revokedSessions,
+  '20261205000000_credit_ledger': creditLedger,
 };
 
 const source: Knex.MigrationSource<string> = {

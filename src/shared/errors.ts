@@ -112,7 +112,7 @@ export const ERROR_CODES: Record<ErrorCode, { status: number; title: string; mea
     status: 402,
     title: 'The credit does not cover this job',
     meaning:
-      "A managed job on a billed plan is refused when the period's spend, plus what queued and running managed jobs may still cost, plus this job's worst case (its timeoutSeconds × resources at the plan's prices, for each attempt it may make) would pass the credit: the prepaid credit or the hard cap. `details` gives spentUsd, reservedUsd, requiredUsd and creditUsd. Raise the cap or the credit, wait for jobs to end, or run the job on your own agents (pool self).",
+      "A managed job on a billed plan is refused when the period's spend, plus what queued and running managed jobs may still cost, plus this job's worst case (its timeoutSeconds × resources at the plan's prices, for each attempt it may make) would pass the credit: the hard cap, or on a prepaid plan the period's spend plus the prepaid credit left (usage draws the credit as it is metered). `details` gives spentUsd, reservedUsd, requiredUsd and creditUsd (that bound). Raise the cap or the credit, wait for jobs to end, or run the job on your own agents (pool self).",
   },
   'dependency.unavailable': {
     status: 503,

@@ -28,13 +28,14 @@ export const RESOURCES = { cpu: 3.5, gpu: 16, memoryMb: 3000 };
 
 /**
  * A workspace on `plan` (a fresh user's personal one, or `session`'s), in a region of its own
- * served by a managed agent, with a user key.
+ * served by a managed agent, with a user key. Prepaid payg gets 100 USD of credit, team and
+ * enterprise none (their invoices bill all the usage), unless `creditUsd` says otherwise.
  */
-export async function billedWorkspace(plan: PlanId = 'payg', session?: { token: string; workspaceId: string }) {
+export async function billedWorkspace(plan: PlanId = 'payg', session?: { token: string; workspaceId: string }, creditUsd = plan === 'payg' ? '100' : '0') {
   const s: { token: string; workspaceId: string } = session ?? (await login().then((l) => ({ token: l.token, workspaceId: l.user.workspaceId })));
   const region = newRegion();
   await db()('workspaces').where({ id: s.workspaceId }).update({ default_region: region });
-  await setBilling(db(), { workspaceId: s.workspaceId, plan, creditUsd: '100', actor: OPERATOR });
+  await setBilling(db(), { workspaceId: s.workspaceId, plan, creditUsd, actor: OPERATOR });
   const { key } = await createApiKey(db(), { workspaceId: s.workspaceId, name: 'billing', kind: 'user' });
   return { ...s, key, region, agent: await registerManaged(undefined, region) };
 }

@@ -16,6 +16,9 @@ const OWNERS: Record<string, string> = {
   // The usage ledger and credit reservations: billing's, whoever calls it (the seam, the meter).
   usage_ledger: 'src/billing/',
   billing_reservations: 'src/billing/',
+  // Prepaid credit: grants, draws, returns, expiries and adjustments, and each grant's remainder.
+  credit_ledger: 'src/billing/',
+  credit_grants: 'src/billing/',
   // Invoices, their lines and the entries they claimed: closing and opening periods is billing's.
   invoices: 'src/billing/',
   invoice_lines: 'src/billing/',

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { loadConfig } from '../../config';
 import { type Invoice, readInvoices } from '../../billing/invoice-reads';
 import { openDueInvoices } from '../../billing/invoices';
-import { parseUsdAmount, trimDecimal } from '../../billing/money';
+import { compareUsd, parseUsdAmount, trimDecimal } from '../../billing/money';
 import { closePeriods, periodSettingsOf } from '../../billing/periods';
 import { PLAN_IDS, type PlanId, isPlanId } from '../../billing/plans';
 import { readSubscription, setBilling } from '../../billing/subscription';
@@ -20,6 +20,13 @@ const creditOption = (v: string): string => {
   } catch (err) {
     throw new InvalidArgumentError((err as Error).message);
   }
+};
+
+const expiryOption = (v: string): Date => {
+  const at = new Date(v);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(v) || Number.isNaN(at.getTime())) throw new InvalidArgumentError(`${JSON.stringify(v)} is not an ISO 8601 time like 2027-01-01T00:00:00Z`);
+  if (at.getTime() <= Date.now()) throw new InvalidArgumentError(`${v} has passed: a grant expires in the future`);
+  return at;
 };
 
 const planOption = (v: string): PlanId => {
@@ -48,14 +55,19 @@ export function registerAdminBillingCommands(program: Command): void {
     .description(`Set a workspace's plan (${PLAN_IDS.join(', ')}) and/or its prepaid credit in USD; /v0 applies the plan's request budget at once`)
     .requiredOption('--workspace <id>', 'the workspace')
     .option('--plan <plan>', `one of ${PLAN_IDS.join(', ')}`, planOption)
-    .option('--credit-usd <amount>', 'prepaid credit in USD: 0 or more, at most 6 decimals (replaces the current credit)', creditOption)
-    .action(async (opts: { workspace: string; plan?: PlanId; creditUsd?: string }) => {
-      if (opts.plan === undefined && opts.creditUsd === undefined) throw new CliError('nothing to set: give --plan, --credit-usd or both');
+    .option('--credit-usd <amount>', 'the prepaid credit balance in USD: 0 or more, at most 6 decimals (the difference is granted, or taken back)', creditOption)
+    .option('--grant-usd <amount>', 'add a grant of prepaid credit in USD, at most 6 decimals', creditOption)
+    .option('--grant-expires <time>', 'when that grant expires (ISO 8601, e.g. 2027-01-01T00:00:00Z): what is left of it then is gone', expiryOption)
+    .action(async (opts: { workspace: string; plan?: PlanId; creditUsd?: string; grantUsd?: string; grantExpires?: Date }) => {
+      if (opts.plan === undefined && opts.creditUsd === undefined && opts.grantUsd === undefined) throw new CliError('nothing to set: give --plan, --credit-usd or --grant-usd');
+      if (opts.grantExpires && opts.grantUsd === undefined) throw new CliError('--grant-expires is for a grant: give --grant-usd too');
+      if (opts.grantUsd !== undefined && compareUsd(opts.grantUsd, '0') <= 0) throw new CliError('--grant-usd must be more than 0');
       const { after } = await onDatabase((db) =>
         setBilling(db, {
           workspaceId: opts.workspace,
           plan: opts.plan,
           creditUsd: opts.creditUsd,
+          grant: opts.grantUsd === undefined ? undefined : { amountUsd: opts.grantUsd, expiresAt: opts.grantExpires },
           actor: { type: 'system', id: 'operator' },
         }).catch((err: unknown) => {
           if ((err as { code?: string }).code === 'resource.not_found') throw new CliError(`workspace ${opts.workspace} not found`);

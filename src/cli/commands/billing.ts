@@ -66,8 +66,9 @@ interface InvoiceRecord {
   periodEnd: string;
   status: string;
   totalUsd: number;
+  creditUsd: number;
   roundingUsd: number;
-  lines: Array<{ jobId: string; attempt: number; late: boolean; cpuSeconds: number; gpuSeconds: number; gbSeconds: number; amountUsd: number }>;
+  lines: Array<{ kind: 'usage' | 'credit'; jobId: string | null; attempt: number | null; late: boolean; cpuSeconds: number; gpuSeconds: number; gbSeconds: number; amountUsd: number }>;
 }
 
 function registerUsageAndLimits(billing: Command): void {
@@ -116,8 +117,8 @@ function registerInvoices(billing: Command): void {
       const invoices = await listAllV0<InvoiceRecord>(await sessionInActiveWorkspace(), '/billing/invoices');
       if (opts.json) return void printJson(invoices);
       printTable(
-        ['INVOICE', 'PERIOD', 'STATUS', 'TOTAL USD', 'LINES'],
-        invoices.map((i) => [i.id, `${i.periodStart} to ${i.periodEnd}`, i.status, i.totalUsd.toFixed(2), String(i.lines.length)]),
+        ['INVOICE', 'PERIOD', 'STATUS', 'CREDIT USD', 'TOTAL USD', 'LINES'],
+        invoices.map((i) => [i.id, `${i.periodStart} to ${i.periodEnd}`, i.status, String(i.creditUsd), i.totalUsd.toFixed(2), String(i.lines.length)]),
       );
       if (invoices.length === 0) status(dim('no invoices yet: the first comes when the current period closes'));
     });

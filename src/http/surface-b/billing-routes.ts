@@ -31,8 +31,9 @@ const Limits = z
   .meta({ id: 'Limits' });
 const InvoiceLine = z
   .object({
-    jobId: z.string(),
-    attempt: z.number().int(),
+    kind: z.enum(['usage', 'credit']).meta({ description: "`usage`: one job's attempt; `credit`: the prepaid credit this invoice's usage drew, a negative amount with no job (the invoice's last line)" }),
+    jobId: z.string().nullable().meta({ description: 'null on the credit line' }),
+    attempt: z.number().int().nullable().meta({ description: 'null on the credit line' }),
     late: z.boolean().meta({ description: 'Usage of an earlier period recorded after that period’s invoice opened' }),
     cpuSeconds: z.number(),
     gpuSeconds: z.number(),
@@ -46,9 +47,10 @@ const Invoice = z
     periodStart: z.string(),
     periodEnd: z.string(),
     status: z.enum(['draft', 'open', 'paid']).meta({ description: '`draft` while late usage of the period may still land (about a meter tick), then `open`, never changed again; `paid` when Stripe says so' }),
-    totalUsd: z.number().meta({ description: 'The lines’ sum, exactly: the exact usage total rounded to the cent' }),
+    totalUsd: z.number().meta({ description: 'The lines’ sum, exactly: the exact usage total less the credit it drew, rounded to the cent' }),
+    creditUsd: z.number().meta({ description: 'The prepaid credit the usage drew (shown as the credit line); usage is charged once, from credit or here' }),
     roundingUsd: z.number().meta({ description: 'totalUsd − the exact total (to 12 decimals)' }),
-    lines: z.array(InvoiceLine).meta({ description: 'One per job, attempt and lateness, in job and attempt order' }),
+    lines: z.array(InvoiceLine).meta({ description: 'One per job, attempt and lateness, in job and attempt order, then the credit line when credit was drawn' }),
   })
   .meta({ id: 'Invoice', description: 'The managed usage of one billing period. A draft shows what it would hold if it opened now.' });
 const CapInput = z.number().min(0).nullable().meta({ description: 'USD, at most 6 decimals; null removes the cap' });

@@ -175,5 +175,7 @@ export interface Invoice {
   periodEnd: string;
   status: 'draft' | 'open' | 'paid';
   totalUsd: number;
+  /** The prepaid credit the invoice's usage drew (its credit line). */
+  creditUsd: number;
   lines: unknown[];
 }

@@ -122,13 +122,14 @@ export function UsagePage() {
       <ProblemBox problem={invoices.problem} />
       {invoiced && invoices.page && invoices.page.items.length === 0 && <p>No invoices yet.</p>}
       {invoices.page && invoices.page.items.length > 0 && (
-        <DataTable label="Invoices list" columns={['Period', 'Status', 'Total', { name: 'Lines', wide: true }]}>
+        <DataTable label="Invoices list" columns={['Period', 'Status', 'Credit applied', 'Total', { name: 'Lines', wide: true }]}>
           {invoices.page.items.map((i) => (
             <tr key={i.id}>
               <td>
                 {when(i.periodStart)} to {when(i.periodEnd)}
               </td>
               <td>{i.status}</td>
+              <td>{usd(i.creditUsd)}</td>
               <td>{usd(i.totalUsd)}</td>
               <td class="wide">{i.lines.length}</td>
             </tr>
