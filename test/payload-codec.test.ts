@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+import type { Payload } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { keyIdOf } from '../src/crypto/aead';
 import { startServiceProcess } from '../src/runtime/service-process';
 import { ensureTool } from '../src/stack/tools';
-import { META_SCOPE, createPayloadCodec, jobWorkspaces } from '../src/temporal/payload-codec';
+import { createPayloadCodec, jobWorkspaces } from '../src/temporal/payload-codec';
+import { META_SCOPE } from '../src/temporal/payload-format';
 import { agentPool, waitFor } from './support/agents';
 import { login } from './support/auth';
 import { suiteDataKeys } from './support/data-keys';
@@ -14,6 +16,7 @@ import { quietLog, testEnv } from './support/env';
 import { ok } from './support/http';
 import { TEMPORAL_UI } from './support/portal';
 import { suiteClient, suiteDataConverter } from './support/temporal-client';
+import { legacySealed } from './support/sealed-payloads';
 import { v0ok } from './support/v0';
 
 // Temporal holds only ciphertext: a job's command and env appear nowhere in its history as
@@ -60,6 +63,15 @@ function payloadsOf(json: string): Array<JsonPayload & { at: string }> {
 
 const decodedText = (p: JsonPayload) => Buffer.from(p.data ?? '', 'base64').toString('utf8');
 const encodingOf = (p: JsonPayload) => Buffer.from(p.metadata?.encoding ?? '', 'base64').toString('utf8');
+const fromJson = (p: JsonPayload): Payload => ({ metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')])), data: Buffer.from(p.data ?? '', 'base64') });
+const toJson = (p: Payload): JsonPayload => ({ metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])), data: Buffer.from(p.data!).toString('base64') });
+
+/** The payloads as /codec/decode of the suite's API answers them for `token`. */
+async function decodeAt(token: string, payloads: JsonPayload[]): Promise<JsonPayload[]> {
+  const res = await fetch(`${testEnv().url}/codec/decode`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ payloads }) });
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { payloads: JsonPayload[] }).payloads;
+}
 
 describe('the payload codec', function () {
   this.timeout(120_000);
@@ -87,7 +99,7 @@ describe('the payload codec', function () {
 
     // Its sealed history replays with the codec, deterministically.
     const fetched = await (await suiteClient()).workflow.getHandle(job.id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: testEnv().bundle, replayName: job.id, dataConverter: await suiteDataConverter() }, fetched);
+    await Worker.runReplayHistory({ workflowBundle: testEnv().bundle, replayName: job.id, dataConverter: await suiteDataConverter() }, fetched, job.id);
   });
 
   it('opens its own payloads, refuses a payload moved to another workspace, passes clear ones through, and decodes across an operator key rotation', async () => {
@@ -119,6 +131,44 @@ describe('the payload codec', function () {
     const without1 = createPayloadCodec({ dataKeys, operatorKeys: [key2], workspaceOf: jobWorkspaces(db) });
     await assert.rejects(without1.decode([system]), /does not open/);
     for (const j of [[a, jobA], [b, jobB]] as const) await v0ok('POST', `/jobs/${j[1].id}:cancel`, { token: j[0].token, status: 200 });
+  });
+
+  it("refuses a payload relabelled to another run of its workspace, at /codec/decode and in the worker's codec; the audit names the run it was sealed for", async () => {
+    const owner = await login();
+    const ws = owner.user.workspaceId;
+    const [jobA, jobB] = await Promise.all([1, 2].map(() => v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'echo relabel', selector: { nobody: 'here' } } })));
+    const [{ at: _at, ...input }] = payloadsOf(await rawHistory(jobA.id)).filter((p) => encodingOf(p) === 'binary/encrypted');
+    const forged = { ...input, metadata: { ...input.metadata, 'compute-workflow': Buffer.from(jobB.id).toString('base64') } };
+
+    const [forgedBack, inputBack] = await decodeAt(owner.token, [forged, input]);
+    assert.deepEqual(forgedBack, forged, 'relabelled, it comes back still encoded');
+    assert.equal(encodingOf(inputBack), 'json/plain', 'the same payload unchanged opens');
+    const entries = await testEnv().db('audit_log').where({ workspace_id: ws, action: 'codec.decode' }).select('target_type', 'target_id', 'details');
+    assert.deepEqual(entries.map((e) => [e.target_type, e.target_id, e.details.workflows, e.details.withoutRun]), [['workflow', jobA.id, [jobA.id], 0]]);
+
+    const codec = createPayloadCodec({ dataKeys: await suiteDataKeys(), operatorKeys: testEnv().config.temporal.codecKeys!, workspaceOf: jobWorkspaces(testEnv().db) });
+    const inB = { type: 'workflow', namespace: 'default', workflowId: jobB.id } as const;
+    await assert.rejects(codec.decode([fromJson(forged)], inB), /does not open/, "B's worker refuses the relabelled payload");
+    await assert.rejects(codec.decode([fromJson(input)], inB), new RegExp(`sealed for run ${jobA.id} reached run ${jobB.id}`), 'and the one moved unchanged');
+    for (const job of [jobA, jobB]) await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, status: 200 });
+  });
+
+  it('opens a payload sealed before the run was bound (workspace only), in the worker and at /codec/decode, audited as naming no run', async () => {
+    const owner = await login();
+    const ws = owner.user.workspaceId;
+    const job = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'true', selector: { nobody: 'here' } } });
+    const dataKeys = await suiteDataKeys();
+    const clear = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"from before"') };
+    const old = legacySealed(await dataKeys.of(ws), ws, job.id, clear);
+
+    const codec = createPayloadCodec({ dataKeys, operatorKeys: testEnv().config.temporal.codecKeys!, workspaceOf: jobWorkspaces(testEnv().db) });
+    const [opened] = await codec.decode([old], { type: 'workflow', namespace: 'default', workflowId: job.id });
+    assert.equal(Buffer.from(opened.data!).toString(), '"from before"');
+    const [back] = await decodeAt(owner.token, [toJson(old)]);
+    assert.equal(decodedText(back), '"from before"');
+    const entries = await testEnv().db('audit_log').where({ workspace_id: ws, action: 'codec.decode' }).select('target_type', 'target_id', 'details');
+    assert.deepEqual(entries.map((e) => [e.target_type, e.target_id, e.details.workflows, e.details.withoutRun]), [['workspace', ws, [], 1]], 'its run label was never authenticated: the entry names none');
+    await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, status: 200 });
   });
 
   it('decodes through /codec/decode for an admin of the workspace only, audited; CORS for the UI origin alone', async () => {

@@ -77,8 +77,9 @@ describe('the Temporal UI with the codec endpoint', function () {
     await signed.page.goto(runPage);
     await signed.page.getByText(marker).first().waitFor({ timeout: 30_000 });
     await signed.page.screenshot({ path: path.join(SCREENSHOTS, 'temporal-ui-decoded.png'), fullPage: false });
-    const audited = await testEnv().db('audit_log').where({ workspace_id: owner.user.workspaceId, action: 'codec.decode' }).first('actor_id');
-    assert.equal(audited?.actor_id, owner.user.id, 'the read is in the audit log');
+    const audited = await testEnv().db('audit_log').where({ workspace_id: owner.user.workspaceId, action: 'codec.decode' }).select('actor_id', 'target_id', 'details');
+    assert.ok(audited.length > 0, 'the read is in the audit log');
+    assert.deepEqual(new Set(audited.map((e) => JSON.stringify([e.actor_id, e.target_id, e.details.workflows]))), new Set([JSON.stringify([owner.user.id, job.id, [job.id]])]), 'by the owner, of the run its payloads were sealed for');
 
     const anonymous = await uiContext();
     const decodes = anonymous.page.waitForResponse((r) => r.url().startsWith(`${api.url}/codec/decode`), { timeout: 30_000 });

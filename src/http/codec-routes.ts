@@ -7,7 +7,8 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { AppError } from '../shared/errors';
-import { type ComputeCodec, sealingOf } from '../temporal/payload-codec';
+import type { ComputeCodec } from '../temporal/payload-codec';
+import { sealingOf } from '../temporal/payload-format';
 import { REQUIRED_ROLE, atLeast } from '../auth/roles';
 import { originOf, sessionAuthenticator } from './authenticate';
 import { accessTokenAuthenticator } from './surface-b/identity';
@@ -21,9 +22,10 @@ import { parse } from './validate';
 // /codec/{namespace}/…). It decodes only for a person who may read the payload's workspace as an
 // admin or owner, by the portal's session cookie (the UI's "include credentials") or a Bearer
 // token; every other payload comes back as it was sent, so the UI shows it encoded rather than
-// failing its page. Each decode that opened something is an audit entry per workspace. Nothing
-// here changes state, so no CSRF header is asked for: SameSite=Strict keeps the cookie off other
-// sites, and CORS lets only the UI's origin read an answer.
+// failing its page. Each decode that opened something is an audit entry per workspace, naming the
+// runs the payloads authenticated as theirs, never a label that was not authenticated. Nothing here
+// changes state, so no CSRF header is asked for: SameSite=Strict keeps the cookie off other sites,
+// and CORS lets only the UI's origin read an answer.
 
 const PAYLOADS_MAX = 1000;
 const Body = z.strictObject({
@@ -89,7 +91,7 @@ export function codecRoutes(o: { services: Services; db: Knex; config: Config; l
     const { payloads } = parse(Body, ctx.request.body);
     const who = await caller(ctx);
     const allowed = new Map<string, Promise<boolean>>();
-    const read: Map<string, Set<string>> = new Map();
+    const read = new Map<string, { runs: Set<string>; withoutRun: number }>();
     const answered = await Promise.all(
       payloads.map(async (json) => {
         const payload = toPayload(json);
@@ -99,22 +101,25 @@ export function codecRoutes(o: { services: Services; db: Knex; config: Config; l
         if (!(await allowed.get(sealing.scope))) return json;
         const opened = await codec.tryOpen(payload);
         if (!opened) return json;
-        const runs = read.get(sealing.scope) ?? new Set<string>();
-        runs.add(sealing.workflowId ?? 'unknown');
-        read.set(sealing.scope, runs);
-        return toJson(opened);
+        const { scope, workflowId } = opened.sealedFor;
+        const seen = read.get(scope) ?? { runs: new Set<string>(), withoutRun: 0 };
+        if (workflowId) seen.runs.add(workflowId);
+        else seen.withoutRun++;
+        read.set(scope, seen);
+        return toJson(opened.payload);
       }),
     );
-    // Reading a secret leaves a trace: who, in which workspace, which runs.
-    for (const [workspaceId, runs] of read) {
+    // Reading a secret leaves a trace: who, in which workspace, which runs (those the payloads
+    // authenticated; `withoutRun` counts the ones bound to no run).
+    for (const [workspaceId, { runs, withoutRun }] of read) {
       const workflows = [...runs].sort();
       await appendAudit(o.db, {
         workspaceId,
         actor: who!.actor,
         action: 'codec.decode',
-        target: { type: 'workflow', id: workflows[0] },
+        target: workflows.length ? { type: 'workflow', id: workflows[0] } : { type: 'workspace', id: workspaceId },
         origin: originOf(ctx),
-        details: { workflows, namespace: ctx.params.namespace ?? ctx.get('X-Namespace') ?? null },
+        details: { workflows, withoutRun, namespace: ctx.params.namespace ?? ctx.get('X-Namespace') ?? null },
       });
     }
     ctx.body = { payloads: answered };
