@@ -44,7 +44,17 @@ describe('the credit gate', () => {
     // payg: (1 CPU × 0.000024 + 1 GB × 0.0000025) × 100 s = 0.00265 per job; credit for 10.
     const w = await billed('payg', '0.0265');
     const manifest = { pool: 'managed', timeoutSeconds: 100, command: 'true' };
-    const replies = await Promise.all(Array.from({ length: 200 }, () => post('/compute/jobs/submit', { type: 'COMMAND', ...manifest }, w.key)));
+    // The API's statements that write this workspace's jobs or reservations, as the driver sends them.
+    const writes: string[] = [];
+    const api = testEnv().service.db;
+    const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
+      if (/insert into "?(jobs|billing_reservations)"?/i.test(q.sql) && q.bindings?.includes(w.workspaceId)) writes.push(q.sql);
+    };
+    api.on('query', onQuery);
+    const replies = await Promise.all(Array.from({ length: 200 }, () => post('/compute/jobs/submit', { type: 'COMMAND', ...manifest }, w.key))).finally(() => api.off('query', onQuery));
+    // One statement per submit inserts the job and reserves its worst case together (or refuses both).
+    assert.equal(writes.length, 200, `statements: ${writes.length}`);
+    assert.ok(writes.every((sql) => /insert into "?jobs"?/i.test(sql) && /insert into "?billing_reservations"?/i.test(sql)), writes.find((sql) => !/billing_reservations/i.test(sql)));
     const accepted = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status === 402);
     assert.equal(accepted.length, 10, JSON.stringify(replies.find((r) => r.status !== 200 && r.status !== 402)?.body));

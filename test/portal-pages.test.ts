@@ -6,6 +6,7 @@ import { assertAccessible, openPage, screenshots, signIn, unexpectedErrors } fro
 import { post } from './support/http';
 import { portalStack } from './support/portal';
 import { v0, v0ok } from './support/v0';
+import { team } from './support/team';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 // The portal's webhooks (create with the secret shown once, deliveries with their status,
@@ -103,10 +104,11 @@ describe("the portal's webhooks, audit and usage pages", function () {
 
   it('shows usage and limits, and an admin changes the hard cap', async () => {
     const { url, browser } = stack();
-    const owner = await login();
+    // An admin, not the owner, of a team workspace: the role the change needs, and no more.
+    const { ws, admin } = await team();
     const { context, page, errors } = await openPage(browser);
-    await signIn(page, url, owner.user.email);
-    await page.getByRole('link', { name: 'Usage' }).click();
+    await signIn(page, url, admin.user.email);
+    await page.goto(`${url}/usage?workspace=${ws.id}`);
     await page.getByText('Managed pool, estimate').waitFor();
     await page.getByText('The hobby plan has no invoices.').waitFor();
     await page.getByRole('button', { name: 'Change limits' }).click();
@@ -115,7 +117,7 @@ describe("the portal's webhooks, audit and usage pages", function () {
     const saved = page.waitForResponse((r) => r.url().endsWith('/v0/billing/limits') && r.request().method() === 'PATCH');
     await page.getByRole('button', { name: 'Save limits' }).click();
     assert.equal((await saved).status(), 202);
-    const limits = await v0ok('GET', '/billing/limits', { token: owner.token, status: 200 });
+    const limits = await v0ok('GET', '/billing/limits', { token: admin.token, headers: { 'X-Compute-Workspace': ws.id }, status: 200 });
     assert.equal(limits.pending?.hardCapUsd ?? limits.hardCapUsd, 12.5, 'the cap the page sent');
     await page.getByText(/hard \$12\.50|Hard cap: \$12\.50/).first().waitFor();
 

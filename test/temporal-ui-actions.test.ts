@@ -25,6 +25,19 @@ async function temporalCli(...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(bin, ['workflow', ...args, '--address', address!, '--namespace', namespace]);
   return stdout;
 }
+/**
+ * A job kept off agents by `selector: {nobody: 'here'}` and ended is never handed out: an agent
+ * whose labels match polls and gets nothing, yet takes a job of that selector submitted after.
+ */
+async function neverHandedOut(key: string, idle: { nodeId: string; nodeKey: string }) {
+  const matching = await registerNode(key, { nobody: 'here' }, 'matching');
+  assert.equal(await pollOne(idle, 0), undefined, 'never handed out');
+  assert.equal(await pollOne(matching, 0), undefined, 'never handed out, even to an agent it matches');
+  const control = await submit(key, { selector: { nobody: 'here' } });
+  assert.equal((await pollOne(matching, 5))?.job_id, control.job_id, 'that agent takes a job of the same selector');
+  await ok('/compute/jobs/cancel', { job_id: control.job_id }, key);
+}
+
 const terminate = (workflowId: string, reason: string) => temporalCli('terminate', '--workflow-id', workflowId, '--reason', reason);
 
 describe('a job whose run is terminated in Temporal', function () {
@@ -59,7 +72,7 @@ describe('a job whose run is terminated in Temporal', function () {
     await receiver.stop();
     const retrieved = await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key);
     assert.deepEqual([retrieved.state, retrieved.failureReason], ['cancelled', 'terminated in Temporal: stuck in review']);
-    assert.equal(await pollOne(node, 0), undefined, 'never handed out');
+    await neverHandedOut(key, node);
     assert.equal((await sweep()) >= 0 && (await rowOf(job.job_id)).version, row.version, 'a second sweep changes nothing');
   });
 
@@ -116,8 +129,7 @@ describe('a job whose run is cancelled in Temporal', function () {
     const [entry] = await auditOf(job.job_id);
     assert.deepEqual([entry.actor_type, entry.actor_id, entry.details.reason], ['system', 'temporal', 'cancelled in Temporal']);
     assert.equal((await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key)).failureReason, 'cancelled in Temporal');
-    const node = await registerNode(key, {}, 'late');
-    assert.equal(await pollOne(node, 0), undefined, 'never handed out');
+    await neverHandedOut(key, await registerNode(key, {}, 'late'));
   });
 
   it('cancels a running job: its agent is told, and its result ends it CANCELLED', async () => {

@@ -11,6 +11,7 @@ import { ensureTool } from '../src/stack/tools';
 import { login } from './support/auth';
 import { SCREENSHOTS, launchChromium, openPage, signIn } from './support/browser';
 import { quietLog, testEnv } from './support/env';
+import { team } from './support/team';
 import { v0ok } from './support/v0';
 
 // The Temporal UI, as `npm run dev` starts it (--ui-codec-endpoint at the API's /codec), in a
@@ -67,29 +68,35 @@ describe('the Temporal UI with the codec endpoint', function () {
     return opened;
   }
 
-  it("shows a signed-in admin the job's input decoded, and a browser without the session only ciphertext", async () => {
-    const owner = await login();
+  it("shows a signed-in admin the job's input decoded, and a member or a browser without the session only ciphertext", async () => {
+    // An admin, not the owner, of a team workspace: decoding needs that role, and a member's is short of it.
+    const { ws, owner, admin, member } = await team();
     const marker = `uisecret${randomBytes(5).toString('hex')}`;
-    const job = await v0ok('POST', '/jobs', { token: owner.token, baseUrl: api.url, body: { type: 'COMMAND', command: `echo ${marker}`, selector: { nobody: 'here' } } });
+    const job = await v0ok('POST', '/jobs', { token: owner.token, headers: { 'X-Compute-Workspace': ws.id }, baseUrl: api.url, body: { type: 'COMMAND', command: `echo ${marker}`, selector: { nobody: 'here' } } });
     const runPage = `${uiUrl}/namespaces/default/workflows/${job.id}`;
 
-    const signed = await uiContext(owner.user.email);
+    const signed = await uiContext(admin.user.email);
     await signed.page.goto(runPage);
     await signed.page.getByText(marker).first().waitFor({ timeout: 30_000 });
     await signed.page.screenshot({ path: path.join(SCREENSHOTS, 'temporal-ui-decoded.png'), fullPage: false });
-    const audited = await testEnv().db('audit_log').where({ workspace_id: owner.user.workspaceId, action: 'codec.decode' }).select('actor_id', 'target_id', 'details');
+    const audited = await testEnv().db('audit_log').where({ workspace_id: ws.id, action: 'codec.decode' }).select('actor_id', 'target_id', 'details');
     assert.ok(audited.length > 0, 'the read is in the audit log');
-    assert.deepEqual(new Set(audited.map((e) => JSON.stringify([e.actor_id, e.target_id, e.details.workflows]))), new Set([JSON.stringify([owner.user.id, job.id, [job.id]])]), 'by the owner, of the run its payloads were sealed for');
+    assert.deepEqual(new Set(audited.map((e) => JSON.stringify([e.actor_id, e.target_id, e.details.workflows]))), new Set([JSON.stringify([admin.user.id, job.id, [job.id]])]), 'by the admin, of the run its payloads were sealed for');
 
-    const anonymous = await uiContext();
-    const decodes = anonymous.page.waitForResponse((r) => r.url().startsWith(`${api.url}/codec/decode`), { timeout: 30_000 });
-    await anonymous.page.goto(runPage);
-    await (await decodes).finished();
-    await anonymous.page.waitForTimeout(1500);
-    assert.equal(await anonymous.page.getByText(marker).count(), 0, 'without the session the input stays sealed');
-    await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, baseUrl: api.url, status: 200 });
+    for (const [who, email] of [['a member', member.user.email], ['a browser without the session', undefined]] as const) {
+      const other = await uiContext(email);
+      const decodes = other.page.waitForResponse((r) => r.url().startsWith(`${api.url}/codec/decode`), { timeout: 30_000 });
+      await other.page.goto(runPage);
+      const answer = (await (await decodes).json()) as { payloads: Array<{ metadata?: Record<string, string> }> };
+      // The run's page itself, not a blank one: its ID shows; the codec answered with every payload still sealed.
+      await other.page.getByText(job.id).first().waitFor({ timeout: 30_000 });
+      assert.ok(answer.payloads.length > 0 && answer.payloads.every((p) => Buffer.from(p.metadata?.encoding ?? '', 'base64').toString() === 'binary/encrypted'), `${who}: ${JSON.stringify(answer).slice(0, 300)}`);
+      await other.page.waitForTimeout(1500);
+      assert.equal(await other.page.getByText(marker).count(), 0, `${who}: the input stays sealed`);
+      await other.context.close();
+    }
+    await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, headers: { 'X-Compute-Workspace': ws.id }, baseUrl: api.url, status: 200 });
     await signed.context.close();
-    await anonymous.context.close();
   });
 
   it('shows a job terminated in the UI as Terminated there, and CANCELLED with the reason in the portal', async () => {

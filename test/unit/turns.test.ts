@@ -89,7 +89,9 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await waitUntil(() => floods[1].started);
     await sleep(200);
     floods[1].finish();
-    await tick();
+    const rested = Date.now();
+    // The rest is a lower bound, which no load can shorten: still resting well into it, and not started before it ends.
+    await sleep(150);
     assert.equal(floods[2].started, false, 'the flood rests as long as its last batch took (200 ms)');
     const small = Array.from({ length: 50 }, held);
     const smallRuns = small.map((c, i) => turns.push(`job_small${i}`, 20, c.run));
@@ -98,6 +100,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     small.forEach((c) => c.finish());
     await Promise.all(smallRuns);
     await waitUntil(() => floods[2].started);
+    assert.ok(Date.now() - rested >= 195, `rested ${Date.now() - rested} ms of the 200 its last batch took`);
     floods[2].finish();
     await Promise.all(floodRuns);
 
@@ -126,10 +129,13 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await sleep(200);
     bulk[0].finish();
     own[0].finish();
+    const rested = Date.now();
     await tick();
     assert.equal(own[1].started, true, 'the fleet\'s next change does not wait for the rest');
+    await sleep(150);
     assert.equal(bulk[1].started, false, 'the other workspace rests as long as its change took (200 ms)');
     await waitUntil(() => bulk[1].started);
+    assert.ok(Date.now() - rested >= 195, `rested ${Date.now() - rested} ms of the 200 its change took`);
     assert.equal(bulk[2].started, false, 'then its next change goes in, alone');
     own[1].finish();
     bulk[1].finish();
