@@ -1,68 +1,54 @@
 import type { Knex } from 'knex';
-import * as createCoreTables from './migrations/20261122000000_create_core_tables';
-import * as accounts from './migrations/20261122010000_accounts';
-import * as artifacts from './migrations/20261122020000_artifacts';
-import * as loginLimits from './migrations/20261122030000_login_limits';
-import * as logBudget from './migrations/20261122040000_log_budget';
-import * as claimsAndAgentOwners from './migrations/20261122050000_add_claims_and_agent_owners';
-import * as liveJobsIndex from './migrations/20261122060000_live_jobs_index';
-import * as credentialNotifyAndRateLeases from './migrations/20261123000000_credential_notify_and_rate_leases';
-import * as surfaceBIdentity from './migrations/20261124000000_surface_b_identity';
-import * as auditedSubmits from './migrations/20261125000000_audited_submits';
-import * as idempotencyKeys from './migrations/20261126000000_idempotency_keys';
-import * as agentDeregistration from './migrations/20261126010000_agent_deregistration';
-import * as webhooks from './migrations/20261127000000_webhooks';
-import * as openJobsIndex from './migrations/20261128000000_open_jobs_index';
-import * as workspaceCreators from './migrations/20261129010000_add_workspace_creators';
-import * as jobLogState from './migrations/20261130000000_create_job_log_state';
-import * as dropJobArtifactsCopy from './migrations/20261130010000_drop_job_artifacts_copy';
-import * as managedPool from './migrations/20261201000000_managed_pool';
-import * as billingPlans from './migrations/20261201010000_billing_plans';
-import * as usageLedger from './migrations/20261201020000_usage_ledger';
-import * as stripe from './migrations/20261202000000_stripe';
-import * as invoices from './migrations/20261202010000_invoices';
-import * as workspaceDataKeys from './migrations/20261203000000_workspace_data_keys';
-import * as agentCapacity from './migrations/20261204000000_agent_capacity';
-import * as managedSubmitRefusals from './migrations/20261204010000_managed_submit_refusals';
-import * as revokedSessions from './migrations/20261204020000_revoked_sessions';
-import * as creditLedger from './migrations/20261205000000_credit_ledger';
 
-// Migrations are imported, not discovered on disk, so they run the same from TS sources and from
-// a compiled build.
-const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
-  '20261122000000_create_core_tables': createCoreTables,
-  '20261122010000_accounts': accounts,
-  '20261122020000_artifacts': artifacts,
-  '20261122030000_login_limits': loginLimits,
-  '20261122040000_log_budget': logBudget,
-  '20261122050000_add_claims_and_agent_owners': claimsAndAgentOwners,
-  '20261122060000_live_jobs_index': liveJobsIndex,
-  '20261123000000_credential_notify_and_rate_leases': credentialNotifyAndRateLeases,
-  '20261124000000_surface_b_identity': surfaceBIdentity,
-  '20261125000000_audited_submits': auditedSubmits,
-  '20261126000000_idempotency_keys': idempotencyKeys,
-  '20261126010000_agent_deregistration': agentDeregistration,
-  '20261127000000_webhooks': webhooks,
-  '20261128000000_open_jobs_index': openJobsIndex,
-  '20261129010000_add_workspace_creators': workspaceCreators,
-  '20261130000000_create_job_log_state': jobLogState,
-  '20261130010000_drop_job_artifacts_copy': dropJobArtifactsCopy,
-  '20261201000000_managed_pool': managedPool,
-  '20261201010000_billing_plans': billingPlans,
-  '20261201020000_usage_ledger': usageLedger,
-  '20261202000000_stripe': stripe,
-  '20261202010000_invoices': invoices,
-  '20261203000000_workspace_data_keys': workspaceDataKeys,
-  '20261204000000_agent_capacity': agentCapacity,
-  '20261204010000_managed_submit_refusals': managedSubmitRefusals,
-  '20261204020000_revoked_sessions': revokedSessions,
-  '20261205000000_credit_ledger': creditLedger,
-};
+interface Migration {
+  up(k: Knex): Promise<void>;
+  down(k: Knex): Promise<void>;
+}
+
+/**
+ * Every migration, by its file name in ./migrations, in the order it runs: listed once here, not
+ * discovered on disk, so they run the same from TS sources and from a compiled build. A new one
+ * goes last, named after the newest (`npm run migration:new <name>` names it): one that sorted
+ * before a migration already applied would run last on existing databases but in the middle on
+ * fresh ones (test/unit/migrations.test.ts refuses it).
+ */
+export const MIGRATION_NAMES: readonly string[] = [
+  '20261122000000_create_core_tables',
+  '20261122010000_accounts',
+  '20261122020000_artifacts',
+  '20261122030000_login_limits',
+  '20261122040000_log_budget',
+  '20261122050000_add_claims_and_agent_owners',
+  '20261122060000_live_jobs_index',
+  '20261123000000_credential_notify_and_rate_leases',
+  '20261124000000_surface_b_identity',
+  '20261125000000_audited_submits',
+  '20261126000000_idempotency_keys',
+  '20261126010000_agent_deregistration',
+  '20261127000000_webhooks',
+  '20261128000000_open_jobs_index',
+  '20261129010000_add_workspace_creators',
+  '20261130000000_create_job_log_state',
+  '20261130010000_drop_job_artifacts_copy',
+  '20261201000000_managed_pool',
+  '20261201010000_billing_plans',
+  '20261201020000_usage_ledger',
+  '20261202000000_stripe',
+  '20261202010000_invoices',
+  '20261203000000_workspace_data_keys',
+  '20261204000000_agent_capacity',
+  '20261204010000_managed_submit_refusals',
+  '20261204020000_revoked_sessions',
+  '20261205000000_credit_ledger',
+];
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const load = (name: string): Migration => require(`./migrations/${name}`) as Migration;
 
 const source: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(MIGRATIONS).sort(),
+  getMigrations: async () => [...MIGRATION_NAMES],
   getMigrationName: (name) => name,
-  getMigration: async (name) => MIGRATIONS[name],
+  getMigration: async (name) => load(name),
 };
 
 export async function migrateLatest(db: Knex): Promise<void> {
