@@ -236,6 +236,11 @@ describe('deployment files', function () {
       return path.join(outDir, file.slice('dist/'.length));
     };
 
+    it('leaves out what only development and the tests run: the local stack, its tool installers and npm run dev', () => {
+      assert.ok(fs.existsSync(path.join(outDir, 'src/main/api.js')), 'the build is there');
+      assert.deepEqual(['src/stack', 'src/main/dev.js'].filter((p) => fs.existsSync(path.join(outDir, p))), []);
+    });
+
     it("each service's command names a file of the build, reaching production dependencies only", () => {
       const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
       for (const name of OURS) {
