@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { ensureTool } from '../src/stack/tools';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
 import { login } from './support/auth';
@@ -9,6 +6,7 @@ import { heartbeatInBackground, newWorkspace, ok, pollOne, post, registerNode, r
 import { v0ok } from './support/v0';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { suiteClient } from './support/temporal-client';
+import { temporalCli } from './support/temporal-cli';
 import { stateQuery } from '../workflows/definitions';
 
 // What an operator does to a job's run in Temporal reaches the job, driven here with the Temporal
@@ -18,13 +16,6 @@ import { stateQuery } from '../workflows/definitions';
 // to stop, its late result is 409, the webhook events and the audit entry are written, and a
 // queued job is never handed out.
 
-/** `temporal workflow …` against the suite's server. */
-async function temporalCli(...args: string[]): Promise<string> {
-  const bin = await ensureTool('temporal', testEnv().config.toolsDir);
-  const { address, namespace } = testEnv().config.temporal;
-  const { stdout } = await promisify(execFile)(bin, ['workflow', ...args, '--address', address!, '--namespace', namespace]);
-  return stdout;
-}
 const terminate = (workflowId: string, reason: string) => temporalCli('terminate', '--workflow-id', workflowId, '--reason', reason);
 
 describe('a job whose run is terminated in Temporal', function () {
