@@ -23,7 +23,7 @@ describe('a job whose run is terminated in Temporal', function () {
   const db = () => testEnv().db;
   const transitions = () => testEnv().service.services!.transitions;
   const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
-  const sweep = () => transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) });
+  const sweep = async () => (await transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) })).repaired;
 
   /** The job's webhook events in the outbox, by type. */
   const eventsOf = async (jobId: string) => (await db()('webhook_events').where({ job_id: jobId }).orderBy('seq').pluck('type')) as string[];

@@ -70,6 +70,8 @@ const UPDATE_RETRY_MS = 50;
 const UPDATE_RETRY_MAX_MS = 1_000;
 /** An Update sent again is sent with at least this much of the call's budget left. */
 const UPDATE_LAST_TRY_MS = 1_000;
+/** Runs per page of a visibility list (the server's default maximum is 1000). */
+const LIST_PAGE_SIZE = 500;
 
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
@@ -118,17 +120,21 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       }
     }
   };
-  /** The workflow IDs of the runs a visibility `query` finds, at most `limit`. */
-  const idsOf = async (query: string, limit: number): Promise<string[]> => {
-    const ids: string[] = [];
-    await call(async () => {
-      for await (const run of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-        ids.push(run.workflowId);
-        if (ids.length >= limit) break;
-      }
-    });
-    return ids;
-  };
+  /**
+   * Every workflow ID a visibility `query` finds, a page at a time through the list's cursor (its
+   * next-page token), however many there are. Each page is a call of its own, with its own budget.
+   */
+  async function* pagesOf(query: string): AsyncGenerator<string[]> {
+    let nextPageToken: Uint8Array | null | undefined;
+    do {
+      const page = await call(() =>
+        client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize: LIST_PAGE_SIZE, nextPageToken }),
+      );
+      const ids = page.executions.flatMap((run) => run.execution?.workflowId ?? []);
+      if (ids.length) yield ids;
+      nextPageToken = page.nextPageToken;
+    } while (nextPageToken?.length);
+  }
   // "Not found", as opposed to a run that exists and has completed (also WorkflowNotFoundError).
   const isNotFound = (err: unknown) =>
     (err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /not found/i.test(err.message))) && !/completed/i.test((err as Error).message);
@@ -227,12 +233,12 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
         throw err;
       }
     },
-    /** IDs of jobs whose run was terminated since `since`, from visibility. */
-    terminatedSince: (since: Date, limit = 1000): Promise<string[]> =>
-      idsOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`, limit),
-    /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility. */
-    closedSince: (since: Date, state: JobSnapshot['state'], limit = 1000): Promise<string[]> =>
-      idsOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`, limit),
+    /** IDs of jobs whose run was terminated since `since`, from visibility, a page at a time. */
+    terminatedSince: (since: Date): AsyncGenerator<string[]> =>
+      pagesOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`),
+    /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility, a page at a time. */
+    closedSince: (since: Date, state: JobSnapshot['state']): AsyncGenerator<string[]> =>
+      pagesOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`),
     /**
      * The job as its run knows it, for repairing a read model that fell behind: an open run is
      * asked (a query adds nothing to its history), a closed one gives its result. Undefined when
