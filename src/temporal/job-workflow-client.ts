@@ -7,7 +7,8 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import { ApplicationFailure, TerminatedFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../shared/errors';
@@ -135,6 +136,15 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       nextPageToken = page.nextPageToken;
     } while (nextPageToken?.length);
   }
+  /** The reason an operator gave for terminating a run, on its close event: one event read, not the whole history. */
+  const terminationReason = async (workflowId: string, runId: string): Promise<string> => {
+    const { history } = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId, runId },
+      historyEventFilterType: temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
+    });
+    return history?.events?.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason || 'no reason given';
+  };
   // "Not found", as opposed to a run that exists and has completed (also WorkflowNotFoundError).
   const isNotFound = (err: unknown) =>
     (err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /not found/i.test(err.message))) && !/completed/i.test((err as Error).message);
@@ -247,19 +257,15 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     async truth(jobId: string): Promise<Transition | undefined> {
       return call(() =>
         onRun(jobId, async (h) => {
-          const { status } = await h.describe();
+          const { status, runId } = await h.describe();
           if (status.name === 'RUNNING') {
             const { spec, ends, ...snapshot } = await h.query(stateQuery);
             return { snapshot, ends: ends ?? [] };
           }
+          if (status.name === 'TERMINATED') throw new RunTerminatedError(await terminationReason(h.workflowId, runId));
           try {
             return asTransition(await h.result());
           } catch (err) {
-            if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
-              // The reason an operator gave is on the history's last event.
-              const { events } = await h.fetchHistory();
-              throw new RunTerminatedError(events?.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason || 'no reason given');
-            }
             // A failed or timed-out job closes its run as Failed, the transition in its details.
             const details = err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure ? err.cause.details : undefined;
             if (details?.[0]) return asTransition(details[0] as Transition);
