@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { ensureTool } from '../src/stack/tools';
 import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
 import { login } from './support/auth';
@@ -9,6 +6,7 @@ import { heartbeatInBackground, newWorkspace, ok, pollOne, post, registerNode, r
 import { v0ok } from './support/v0';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { suiteClient } from './support/temporal-client';
+import { temporalCli } from './support/temporal-cli';
 import { stateQuery } from '../workflows/definitions';
 
 // What an operator does to a job's run in Temporal reaches the job, driven here with the Temporal
@@ -18,13 +16,6 @@ import { stateQuery } from '../workflows/definitions';
 // to stop, its late result is 409, the webhook events and the audit entry are written, and a
 // queued job is never handed out.
 
-/** `temporal workflow …` against the suite's server. */
-async function temporalCli(...args: string[]): Promise<string> {
-  const bin = await ensureTool('temporal', testEnv().config.toolsDir);
-  const { address, namespace } = testEnv().config.temporal;
-  const { stdout } = await promisify(execFile)(bin, ['workflow', ...args, '--address', address!, '--namespace', namespace]);
-  return stdout;
-}
 /**
  * A job kept off agents by `selector: {nobody: 'here'}` and ended is never handed out: an agent
  * whose labels match polls and gets nothing, yet takes a job of that selector submitted after.
@@ -45,7 +36,7 @@ describe('a job whose run is terminated in Temporal', function () {
   const db = () => testEnv().db;
   const transitions = () => testEnv().service.services!.transitions;
   const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
-  const sweep = () => transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) });
+  const sweep = async () => (await transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) })).repaired;
 
   /** The job's webhook events in the outbox, by type. */
   const eventsOf = async (jobId: string) => (await db()('webhook_events').where({ job_id: jobId }).orderBy('seq').pluck('type')) as string[];

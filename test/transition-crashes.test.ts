@@ -28,7 +28,7 @@ describe('a crash between a transition and its write', () => {
   const transitions = () => testEnv().service.services!.transitions;
   const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
   /** The reconciler's sweep, as its periodic timer runs it, on rows of any age. */
-  const sweep = (closedSince = new Date(Date.now() - 60_000)) => transitions().repairBehind({ silentForMs: 0, closedSince });
+  const sweep = async (closedSince = new Date(Date.now() - 60_000)) => (await transitions().repairBehind({ silentForMs: 0, closedSince })).repaired;
 
   /** A queued job reserved by `agentId` and assigned by its workflow, with no write after. */
   async function assignedBehind(key: string, agentId: string) {

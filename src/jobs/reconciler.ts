@@ -12,7 +12,10 @@ const FIRST_LOOKBACK_MS = 10 * 60_000;
  * Periodically settles what a crash of some API instance left half-done: submits interrupted
  * between their steps, and rows left behind their workflow by a transition whose write was lost;
  * and removes expired idempotency keys.
- * Each sweep looks back over the interval since the one before, with an interval's overlap.
+ * Each sweep reads every run closed since its watermark, the start of the sweep before less an
+ * interval (visibility lists a closed run a little late), and moves it only once every row behind
+ * those runs is repaired: a sweep that fails midway, or leaves a row, reads from the same
+ * watermark again. A sweep runs to the end of the list, however long; the next waits for it.
  */
 export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Config; log: Logger }): () => void {
   const intervalMs = o.config.durations.reconcileIntervalMs;
@@ -26,8 +29,9 @@ export function startReconciler(o: { jobs: JobsService; transitions: Transitions
       try {
         await o.jobs.reconcile();
         await o.jobs.sweepIdempotencyKeys();
-        await o.transitions.repairBehind({ silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS, closedSince: since });
-        since = new Date(startedAt.getTime() - intervalMs);
+        const { caughtUp } = await o.transitions.repairBehind({ silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS, closedSince: since });
+        if (caughtUp) since = new Date(startedAt.getTime() - intervalMs);
+        else o.log.warn({ since }, 'some rows behind their closed runs are not repaired; the next sweep reads from the same watermark');
       } catch (err) {
         o.log.warn({ err: String(err) }, 'reconcile failed');
       } finally {

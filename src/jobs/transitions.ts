@@ -8,6 +8,8 @@ import { type JobWorkflowClient, RunTerminatedError, WorkflowClosedError } from 
 import { isTerminal } from '../../workflows/job-model';
 import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
 import { LIVE_STATES } from './lease';
+import { type RowRef, rowsBehindClosedRuns } from './closed-runs';
+import { eachConcurrently } from '../shared/concurrently';
 import { applyProjection } from './projection';
 import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
@@ -15,6 +17,8 @@ import type { Config } from '../config';
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
 const CREATED_EVENT = createdEventInsert('started');
+/** Rows a sweep repairs at once: a batch of a thousand ends in seconds, and the pool keeps room for requests. */
+const REPAIRS_AT_ONCE = 8;
 
 /** Who asked for a change: its audit entry's actor and origin. */
 export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
@@ -213,37 +217,43 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      *   not been heard of for longer than any live agent stays silent;
      * - a cancel of a queued job whose caller gave up: a run closed as CANCELLED, from visibility.
      * A cancel of a running job needs no look: its grace ends it, and the run writes that itself.
+     * Jobs whose run was terminated in Temporal are ended here too, found in visibility the same way.
+     * Runs closed since `closedSince` are read through every page of the list, however many a batch
+     * closed; `caughtUp` says each of their rows was repaired, so the caller may move past them.
      */
-    async repairBehind(o: { silentForMs: number; closedSince: Date; limit?: number }): Promise<number> {
+    async repairBehind(o: { silentForMs: number; closedSince: Date; limit?: number }): Promise<{ repaired: number; caughtUp: boolean }> {
       const limit = o.limit ?? 100;
+      let repaired = 0;
+      /** Repairs `rows`, a few at once; false when some could not be. */
+      const repairAll = async (rows: RowRef[]): Promise<boolean> => {
+        let all = true;
+        await eachConcurrently(rows, REPAIRS_AT_ONCE, async (row) => {
+          // One run that cannot answer now (no worker on its queue, an outage) holds up no other.
+          const outcome = await repair(row.id, row.workspace_id).catch((err) => {
+            log.warn({ err: String(err), jobId: row.id }, 'could not repair a row from its run; trying again next pass');
+            all = false;
+            return { written: false };
+          });
+          if (outcome.written) repaired++;
+          // A reservation whose claim never wrote: nobody else will clear it.
+          await db('jobs').where({ id: row.id }).where('claimed_until', '<', db.fn.now()).update({ claimed_by: null, claimed_until: null });
+        });
+        return all;
+      };
       const reserved = await db('jobs')
         .whereNotNull('claimed_by')
         .where('claimed_until', '<', db.raw("now() - interval '5 seconds'"))
         .limit(limit)
         .select('id', 'workspace_id');
       const silent = await silentAttempts(db, { liveStates: LIVE_STATES, silentForMs: o.silentForMs, limit });
-      const cancelled = await workflows.closedSince(o.closedSince, 'CANCELLED', limit);
-      const unseen = cancelled.length
-        ? await db('jobs').whereIn('id', cancelled).whereNot('state', 'CANCELLED').select('id', 'workspace_id')
-        : [];
-      // Runs terminated in Temporal (the UI, the CLI, a batch) whose jobs have not ended.
-      const terminated = await workflows.terminatedSince(o.closedSince, limit);
-      const orphaned = terminated.length
-        ? await db('jobs').whereIn('id', terminated).whereNotIn('state', ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED']).select('id', 'workspace_id')
-        : [];
-      let repaired = 0;
-      for (const row of [...reserved, ...silent, ...unseen, ...orphaned]) {
-        // One run that cannot answer now (no worker on its queue, an outage) holds up no other.
-        const outcome = await repair(row.id, row.workspace_id).catch((err) => {
-          log.warn({ err: String(err), jobId: row.id }, 'could not repair a row from its run; trying again next pass');
-          return { written: false };
-        });
-        if (outcome.written) repaired++;
-        // A reservation whose claim never wrote: nobody else will clear it.
-        await db('jobs').where({ id: row.id }).where('claimed_until', '<', db.fn.now()).update({ claimed_by: null, claimed_until: null });
+      // These marks stay on their rows until repaired: a later pass finds what this one left.
+      await repairAll([...reserved, ...silent]);
+      let caughtUp = true;
+      for await (const rows of rowsBehindClosedRuns(db, workflows, o.closedSince)) {
+        if (!(await repairAll(rows))) caughtUp = false;
       }
       if (repaired > 0) log.info({ repaired }, 'repaired rows left behind their workflow');
-      return repaired;
+      return { repaired, caughtUp };
     },
 
     /** Starts the next run of a failed or timed-out job, queued at `input.attempt`. */

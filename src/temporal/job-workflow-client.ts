@@ -7,7 +7,8 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import { ApplicationFailure, TerminatedFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../shared/errors';
@@ -70,6 +71,8 @@ const UPDATE_RETRY_MS = 50;
 const UPDATE_RETRY_MAX_MS = 1_000;
 /** An Update sent again is sent with at least this much of the call's budget left. */
 const UPDATE_LAST_TRY_MS = 1_000;
+/** Runs per page of a visibility list (the server's default maximum is 1000). */
+const LIST_PAGE_SIZE = 500;
 
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
@@ -118,16 +121,29 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       }
     }
   };
-  /** The workflow IDs of the runs a visibility `query` finds, at most `limit`. */
-  const idsOf = async (query: string, limit: number): Promise<string[]> => {
-    const ids: string[] = [];
-    await call(async () => {
-      for await (const run of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-        ids.push(run.workflowId);
-        if (ids.length >= limit) break;
-      }
+  /**
+   * Every workflow ID a visibility `query` finds, a page at a time through the list's cursor (its
+   * next-page token), however many there are. Each page is a call of its own, with its own budget.
+   */
+  async function* pagesOf(query: string): AsyncGenerator<string[]> {
+    let nextPageToken: Uint8Array | null | undefined;
+    do {
+      const page = await call(() =>
+        client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize: LIST_PAGE_SIZE, nextPageToken }),
+      );
+      const ids = page.executions.flatMap((run) => run.execution?.workflowId ?? []);
+      if (ids.length) yield ids;
+      nextPageToken = page.nextPageToken;
+    } while (nextPageToken?.length);
+  }
+  /** The reason an operator gave for terminating a run, on its close event: one event read, not the whole history. */
+  const terminationReason = async (workflowId: string, runId: string): Promise<string> => {
+    const { history } = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId, runId },
+      historyEventFilterType: temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
     });
-    return ids;
+    return history?.events?.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason || 'no reason given';
   };
   // "Not found", as opposed to a run that exists and has completed (also WorkflowNotFoundError).
   const isNotFound = (err: unknown) =>
@@ -227,12 +243,12 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
         throw err;
       }
     },
-    /** IDs of jobs whose run was terminated since `since`, from visibility. */
-    terminatedSince: (since: Date, limit = 1000): Promise<string[]> =>
-      idsOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`, limit),
-    /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility. */
-    closedSince: (since: Date, state: JobSnapshot['state'], limit = 1000): Promise<string[]> =>
-      idsOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`, limit),
+    /** IDs of jobs whose run was terminated since `since`, from visibility, a page at a time. */
+    terminatedSince: (since: Date): AsyncGenerator<string[]> =>
+      pagesOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`),
+    /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility, a page at a time. */
+    closedSince: (since: Date, state: JobSnapshot['state']): AsyncGenerator<string[]> =>
+      pagesOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`),
     /**
      * The job as its run knows it, for repairing a read model that fell behind: an open run is
      * asked (a query adds nothing to its history), a closed one gives its result. Undefined when
@@ -241,19 +257,15 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     async truth(jobId: string): Promise<Transition | undefined> {
       return call(() =>
         onRun(jobId, async (h) => {
-          const { status } = await h.describe();
+          const { status, runId } = await h.describe();
           if (status.name === 'RUNNING') {
             const { spec, ends, ...snapshot } = await h.query(stateQuery);
             return { snapshot, ends: ends ?? [] };
           }
+          if (status.name === 'TERMINATED') throw new RunTerminatedError(await terminationReason(h.workflowId, runId));
           try {
             return asTransition(await h.result());
           } catch (err) {
-            if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
-              // The reason an operator gave is on the history's last event.
-              const { events } = await h.fetchHistory();
-              throw new RunTerminatedError(events?.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason || 'no reason given');
-            }
             // A failed or timed-out job closes its run as Failed, the transition in its details.
             const details = err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure ? err.cause.details : undefined;
             if (details?.[0]) return asTransition(details[0] as Transition);

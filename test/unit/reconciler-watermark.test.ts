@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import type { Logger } from 'pino';
+import type { Config } from '../../src/config';
+import { startReconciler } from '../../src/jobs/reconciler';
+import type { JobsService } from '../../src/jobs/service';
+import type { Transitions } from '../../src/jobs/transitions';
+
+const INTERVAL_MS = 20;
+const noop = () => undefined;
+
+/**
+ * A reconciler over stand-ins: each sweep's repair answers the next of `outcomes` (a thrown
+ * error is a sweep that failed midway). Resolves to the watermark each sweep read from, and
+ * when each sweep started.
+ */
+async function sweepsOver(outcomes: Array<boolean | Error>) {
+  const seen: Array<{ since: number; at: number }> = [];
+  const transitions = {
+    async repairBehind(o: { closedSince: Date }) {
+      seen.push({ since: o.closedSince.getTime(), at: Date.now() });
+      const outcome = outcomes[seen.length - 1];
+      if (outcome instanceof Error) throw outcome;
+      return { repaired: 0, caughtUp: outcome ?? true };
+    },
+  } as unknown as Transitions;
+  const jobs = { reconcile: async () => ({}), sweepIdempotencyKeys: async () => 0 } as unknown as JobsService;
+  const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as Config;
+  const log = { warn: noop, info: noop } as unknown as Logger;
+  const stop = startReconciler({ jobs, transitions, config, log });
+  while (seen.length < outcomes.length + 1) await new Promise((r) => setTimeout(r, 5));
+  stop();
+  return seen;
+}
+
+describe('the reconciler moves its watermark only past what it repaired', () => {
+  it('reads again from the same watermark after a sweep that failed midway or left a row, and moves on once one catches up', async () => {
+    const seen = await sweepsOver([new Error('visibility went away on page 3'), false, true]);
+    const first = seen[0]!.since;
+    assert.deepEqual(seen.slice(0, 3).map((s) => s.since), [first, first, first], 'the failed sweep and the one that left a row move nothing');
+    // The sweep that caught up moves the watermark to its own start less an interval.
+    assert.ok(Math.abs(seen[3]!.since - (seen[2]!.at - INTERVAL_MS)) <= 5, `${seen[3]!.since - seen[2]!.at} ms from the third sweep's start`);
+  });
+});
