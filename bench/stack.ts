@@ -145,7 +145,7 @@ export async function spawnService(
   const port = what === 'api' ? await freePort() : 0;
   const child = startChild({
     command: process.execPath,
-    // With the young generation `npm run api` and `npm run worker` give it (see the README).
+    // With the young generation `npm run api` and `npm run worker` give it (see docs/reference/configuration.md).
     args: ['--max-semi-space-size=64', ...nodeArgs, `dist/src/main/${what}.js`],
     cwd: ROOT,
     env: { ...stack.vars, PORT: String(port), ...env },

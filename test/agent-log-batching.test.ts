@@ -10,7 +10,7 @@ import { spawnApi } from './support/api-process';
 import { quietLog, testEnv } from './support/env';
 import { inState, newWorkspace, ok, storedLines, waitForJob } from './support/http';
 
-// The README's claims about how the agent sends logs ("The CLI and the agent"), tested on the real
+// The claims of docs/guides/agents-and-cli.md about how the agent sends logs, tested on the real
 // stack: the agent is `compute agent` (or, where a test needs a smaller buffer, the same Agent
 // class in this process), and whatever it sends goes to a real API. A proxy in front of that API
 // records the pushes and, where a claim is about the API being away, cuts connections itself.
@@ -31,7 +31,7 @@ const pushesOf = (proxy: ApiProxy, jobId: string): Push[] =>
  */
 const waits = (pushes: Push[]) => pushes.map((p, i) => p.at - Math.max(Date.parse(p.lines.at(-1)!.ts), i > 0 ? pushes[i - 1].answeredAt : 0));
 
-describe('the agent\'s logs, as the README says', () => {
+describe('the agent\'s logs, as the agents guide says', () => {
   const start = agentPool();
   const { scratch, until, proxy, releaseFile, pidsOf } = agentScratch();
   // An API of its own: a log budget wide enough to keep megabytes, and a long loss window for the

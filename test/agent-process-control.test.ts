@@ -6,13 +6,13 @@ import { storedKeys } from './support/artifacts';
 import { testEnv } from './support/env';
 import { inState, newWorkspace, ok, retrieve, storedLines, waitForJob } from './support/http';
 
-// The README's claims about the agent's processes and uploads ("The CLI and the agent",
-// "Artifacts"), tested on the real stack with `compute agent`. Where a claim is about failures, a
+// The claims of docs/guides/agents-and-cli.md and artifacts.md about the agent's processes and
+// uploads, tested on the real stack with `compute agent`. Where a claim is about failures, a
 // proxy in front of the real API cuts a connection or answers 503/429 itself.
 //
 // The first SIGTERM's drain is proven by "the agent / drains on SIGTERM" (test/agent.test.ts);
 // here the second SIGTERM, and the DRAINING state between the two.
-describe('the agent\'s processes and uploads, as the README says', () => {
+describe('the agent\'s processes and uploads, as the agents guide says', () => {
   const start = agentPool();
   const { scratch, proxy, pidsOf } = agentScratch();
 

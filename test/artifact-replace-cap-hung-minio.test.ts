@@ -9,7 +9,7 @@ import { testEnv } from './support/env';
 import { heartbeatInBackground, pollOne, registerNode, retrieve, submit } from './support/http';
 import { startTcpProxy } from './support/tcp-proxy';
 
-// The README's promises about artifacts, each on the real stack: replacing an id, the per-job
+// The promises of docs/guides/artifacts.md, each on the real stack: replacing an id, the per-job
 // cap, and a MinIO that stops answering.
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -32,7 +32,7 @@ function assertRefused(reply: RawReply, status: number, code: string, what: stri
   assert.equal(typeof body.message, 'string', what);
 }
 
-describe('artifact claims of the README', () => {
+describe('artifact claims of the artifacts guide', () => {
   it('replaces an artifact uploaded again under the same id: one listed with the new size and sha256, the new bytes served, the old object removed', async () => {
     const { token, jobId, workspaceId } = await sessionWithJob();
     const { id, url } = await presignUpload(token, jobId);

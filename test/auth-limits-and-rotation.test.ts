@@ -8,7 +8,8 @@ import { type Session, login, newEmail } from './support/auth';
 import { TEST_ENV, quietLog, testEnv } from './support/env';
 import { post, postFrom } from './support/http';
 
-// The README's promises about login, tokens, start-up and request budgets, each on the real stack.
+// The docs' promises about login, tokens, start-up and request budgets (docs/guides/accounts-and-access.md,
+// using-the-api.md, production-and-upgrades.md), each on the real stack.
 
 const ROOT = path.resolve(__dirname, '..');
 

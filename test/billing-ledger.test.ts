@@ -50,7 +50,8 @@ describe('the usage ledger', () => {
       const beats = heartbeatInBackground(held.node, [held.job.job_id]);
       await sleep(ms);
       await beats.stop();
-      // A refusal says where the job's run stood (a 503 here has been seen under load; see the README's Tests).
+      // A refusal says where the job's run stood (a 503 here may be an Update the server kept aborting:
+      // WorkflowNotReady in docs/reference/behaviour.md).
       await ok('/compute/nodes/result', resultOf(held.node, held.job, exitCode), held.node.nodeKey).catch(async (err) => {
         throw new Error(`${err.message}\n${await jobRunStory(held.job.job_id)}`);
       });

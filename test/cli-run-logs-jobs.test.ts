@@ -7,7 +7,7 @@ import { type RunningCli, cliConfigDir, compute, startCompute, startComputeInTer
 import { testEnv } from './support/env';
 import { heartbeatInBackground, newWorkspace, ok, pollOne, registerNode, retrieve, submit } from './support/http';
 
-// The README's promises about `npx compute` (section "The CLI and the agent"), each on the real
+// The promises of docs/guides/agents-and-cli.md about `npx compute`, each on the real
 // stack. Already proven elsewhere: a job's own exit code (3) comes back from `compute run`
 // (agent.test.ts, "runs `compute run` end to end").
 

@@ -5,8 +5,8 @@ import { waitFor } from './support/agents';
 import { testEnv } from './support/env';
 import { heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, submit, heartbeatInBackground } from './support/http';
 
-// What the README promises of lists, node states, heartbeats and push limits, each on the real stack.
-describe('lists, node states and push limits, as the README says', () => {
+// What docs/reference/behaviour.md promises of lists, node states, heartbeats and push limits, each on the real stack.
+describe('lists, node states and push limits, as the docs say', () => {
   it('jobs/list: newest first, paged by cursor with limit, filtered by state and labels', async () => {
     const { key } = await newWorkspace();
     const ids: string[] = [];

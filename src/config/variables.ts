@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 // Every environment variable the service reads, validated and defaulted; ./index shapes them into
-// a Config. The README's configuration table documents each one.
+// a Config. docs/reference/configuration.md is generated from this schema (`npm run docs`).
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 

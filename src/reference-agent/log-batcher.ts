@@ -23,7 +23,7 @@ export interface BatcherOptions {
 
 const MAX_LINE_CHARS = 60_000; // under the API's 64 KiB per line
 
-/** The README's numbers: 100 lines, 512 KiB or 200 ms, whichever comes first; 100000 lines held. */
+/** The documented numbers (docs/guides/agents-and-cli.md): 100 lines, 512 KiB or 200 ms, whichever comes first; 100000 lines held. */
 const LOG_BATCH_DEFAULTS = { maxLines: 100, maxBytes: 512 * 1024, intervalMs: 200, maxBuffered: 100_000 };
 
 /** What a line counts against `maxBytes`: its text plus about what its seq, stream and ts add. */

@@ -14,7 +14,7 @@ import { testEnv } from './env';
 const ROOT = path.resolve(__dirname, '../..');
 /**
  * Where the test run saves the pages' pictures: out of the tree, so a run leaves it clean;
- * `npm run screenshots` saves them to docs/screenshots, which the README links.
+ * `npm run screenshots` saves them to docs/screenshots, which docs/guides/portal.md links.
  */
 export const SCREENSHOTS = path.resolve(ROOT, process.env.SCREENSHOTS_DIR ?? path.join('.data', 'screenshots'));
 export const DESKTOP = { width: 1280, height: 800 };
