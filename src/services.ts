@@ -24,6 +24,7 @@ import { mailerFor } from './auth/mailer';
 import type { Config } from './config';
 import type { Notifier } from './db/notifier';
 import { createJobsService } from './jobs/service';
+import { type AuditEntry, appendAudit } from './audit/log';
 import { createAuditQuery } from './audit/query';
 import { createTokenService } from './auth/token-service';
 import { createWorkspacesService } from './workspaces/service';
@@ -97,6 +98,8 @@ export function createServices(deps: ServiceDeps) {
     credentials,
     auth,
     audit: createAuditQuery({ db, authorize: auth.authorize }),
+    /** Appends an entry of its own to the audit log (a read of secrets through the codec). */
+    auditLog: { append: (entry: AuditEntry) => appendAudit(db, entry) },
     plans: createPlans({ db }),
     subscriptions: createSubscriptions({ db }),
     usage: createUsage({ db }),

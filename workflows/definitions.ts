@@ -11,14 +11,14 @@ export const resultUpdate = defineUpdate<Transition, [ResultInput]>('result');
 export const cancelUpdate = defineUpdate<Transition, []>('cancel');
 /** The agent's drain deadline changed: re-read it now rather than at the next liveness check. */
 export const recheckAgentSignal = defineSignal('recheckAgent');
+/** An operator's cancel sent from the Temporal UI (input `{}`, or `{"reason": "…"}` kept in the run's history). */
+export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
+/** The service stops the job on its own account (`billing.hard_cap`): a cancel with that failureReason. */
+export const stopSignal = defineSignal<[{ reason: StopReason }]>('stop');
 /**
  * An assignment whose Update failed on the caller's side (a timeout, an outage) may still apply
  * later, to an agent that never heard of it: the caller withdraws the lease, which requeues the
  * job without counting an agent loss, or refuses the assignment should it arrive afterwards.
  */
-/** The service stops the job on its own account (`billing.hard_cap`): a cancel with that failureReason. */
-/** An operator's cancel sent from the Temporal UI (input `{}`, or `{"reason": "…"}` kept in the run's history). */
-export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
-export const stopSignal = defineSignal<[{ reason: StopReason }]>('stop');
 export const withdrawLeaseSignal = defineSignal<[{ leaseId: string }]>('withdrawLease');
 export const stateQuery = defineQuery<JobSnapshot & { spec: JobSpec; ends?: AttemptEnd[] }>('state');

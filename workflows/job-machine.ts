@@ -5,7 +5,7 @@ import type { Answered, Move, Refusal, RunEnd, Step } from './job-steps';
 // The job's state machine (CONTRACT §2) as a plain class: no Temporal, no clock. Each method takes
 // the time as `now` (epoch ms) and says what the run must do rather than doing it, so the workflow
 // (job.ts) is left with the timers, the activities and the search attributes, and every
-// transition and refusal is testable in milliseconds (test/unit/job-state.test.ts).
+// transition and refusal is testable in milliseconds (test/unit/job-state-*.test.ts).
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -12,7 +12,7 @@ import { resourcesOf } from '../jobs/record';
 import type { Capacity } from './record';
 import type { Transitions } from '../jobs/transitions';
 import { claimsRun, dispatchLatency, longPollsWaiting } from '../metrics/registry';
-import { createGate } from '../shared/gate';
+import { createSemaphore } from '../shared/semaphore';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 
 /** The node's row as requireNode answers it (agents/service.ts): in the caller's workspace, not removed. */
@@ -26,7 +26,7 @@ type RequireNode = (principal: Principal, nodeId: string) => Promise<PollingNode
  */
 export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Transitions; waiters: PollWaiters; config: Config; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
   const { db, transitions, waiters, requireNode } = o;
-  const claims = createGate(o.config.limits.claimsInFlightMax);
+  const claims = createSemaphore(o.config.limits.claimsInFlightMax);
   const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };
   // Once a poll holds a job, it starts further claims only for a while, and waits for one already
   // under way only up to a third of the loss clock: the held job's clock runs from its assignment.

@@ -3,7 +3,6 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
-import type { Knex } from 'knex';
 import type { ComputeCodec } from '../temporal/payload-codec';
 import { codecRoutes } from './codec-routes';
 import { docsRoutes } from './docs';
@@ -21,7 +20,7 @@ import { surfaceB } from './surface-b';
  * Mounts each surface's app at its prefix, and the routes outside them (health, the one OpenAPI
  * document of both, the docs page, the portal at `/`).
  */
-export function createApp({ services, config, log, health, codec }: { services: Services; config: Config; log: Logger; health: HealthDeps; codec: { codec: ComputeCodec; db: Knex } }): {
+export function createApp({ services, config, log, health, codec }: { services: Services; config: Config; log: Logger; health: HealthDeps; codec: ComputeCodec }): {
   app: Koa;
   routes: RouteInfo[];
 } {
@@ -67,7 +66,7 @@ export function createApp({ services, config, log, health, codec }: { services: 
   app.use(healthRoutes(health).routes());
   app.use(docsRoutes().routes());
   app.use(portalRoutes({ config, log }).routes());
-  app.use(codecRoutes({ services, config, log, json, ...codec }).routes());
+  app.use(codecRoutes({ services, config, log, json, codec }).routes());
   // Whatever the case of its prefix, a request under /api or /v0 is its surface's to answer: a
   // path in the wrong case is that surface's 404, in its format (mountSurface).
   app.use(mountSurface('/api', a.app));

@@ -1,8 +1,6 @@
-import type { Knex } from 'knex';
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { appendAudit } from '../audit/log';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { Services } from '../services';
@@ -44,7 +42,7 @@ const toJson = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8A
 });
 
 
-export function codecRoutes(o: { services: Services; db: Knex; config: Config; log: Logger; codec: ComputeCodec; json: Middleware }) {
+export function codecRoutes(o: { services: Services; config: Config; log: Logger; codec: ComputeCodec; json: Middleware }) {
   const { services, config, codec } = o;
   const router = newRouter();
   const { auth } = services;
@@ -113,7 +111,7 @@ export function codecRoutes(o: { services: Services; db: Knex; config: Config; l
     // authenticated; `withoutRun` counts the ones bound to no run).
     for (const [workspaceId, { runs, withoutRun }] of read) {
       const workflows = [...runs].sort();
-      await appendAudit(o.db, {
+      await o.services.auditLog.append({
         workspaceId,
         actor: who!.actor,
         action: 'codec.decode',

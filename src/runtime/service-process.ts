@@ -211,7 +211,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
     services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, dataKeys, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
     const readiness = createReadiness({ db, temporal: temporalCheck(connection), store, ...(native && { extra: { workers: workersRunning } }) });
-    const { app, routes: mounted } = createApp({ services, config, log, health: { readiness, moreMetrics }, codec: { codec, db } });
+    const { app, routes: mounted } = createApp({ services, config, log, health: { readiness, moreMetrics }, codec });
     const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());
     stops.push(async () => {
       removeQueueDepth();

@@ -5,7 +5,7 @@ import type { Principal } from '../../auth/principal';
 import type { Config } from '../../config';
 import type { Services } from '../../services';
 import { AppError } from '../../shared/errors';
-import { createGate } from '../../shared/gate';
+import { createSemaphore } from '../../shared/semaphore';
 import { credentialSlots } from '../credential-slots';
 
 /** What a refused export is told to wait, in seconds: exports free their slots as they finish. */
@@ -21,7 +21,7 @@ const RETRY_AFTER_SECONDS = 5;
 export function auditExporter(o: { services: Services; config: Config; log: Logger }) {
   const { auditExportsPerCredential, auditExportsPerInstance } = o.config.limits;
   const perCredential = credentialSlots('audit exports', auditExportsPerCredential);
-  const perInstance = createGate(auditExportsPerInstance);
+  const perInstance = createSemaphore(auditExportsPerInstance);
   return async (ctx: Context, principal: Principal, filter: AuditFilter): Promise<void> => {
     const leaveCredential = perCredential.acquire(principal.credentialId);
     // A deadline of now: past the bound the request is refused, not queued.

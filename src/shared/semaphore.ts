@@ -3,7 +3,7 @@ import type { Hangup } from './hangup';
 /**
  * At most `size` holders at once; others wait their turn in order, until their deadline or abort.
  */
-export function createGate(size: number) {
+export function createSemaphore(size: number) {
   let inside = 0;
   const waiting: Array<() => void> = [];
   const leave = () => {
