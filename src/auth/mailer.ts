@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 
 export interface Mailer {
   /** Never rejects: a relay that fails is logged, so request-otp answers alike whatever happened. */
@@ -8,7 +8,7 @@ export interface Mailer {
 }
 
 /** The mailer of a service process: codes are logged outside production only. */
-export function mailerFor(config: Config, log: Logger): Mailer {
+export function mailerFor(config: Pick<ApiConfig, 'env' | 'mail'>, log: Logger): Mailer {
   return createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logCodes: config.env !== 'production', log });
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import type { JobsService } from './service';
 import type { Transitions } from './transitions';
 
@@ -14,7 +14,7 @@ const FIRST_LOOKBACK_MS = 10 * 60_000;
  * and removes expired idempotency keys.
  * Each sweep looks back over the interval since the one before, with an interval's overlap.
  */
-export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Config; log: Logger }): () => void {
+export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Pick<ApiConfig, 'durations'>; log: Logger }): () => void {
   const intervalMs = o.config.durations.reconcileIntervalMs;
   let since = new Date(Date.now() - FIRST_LOOKBACK_MS);
   let running = false;

@@ -11,7 +11,7 @@ import { LIVE_STATES } from './lease';
 import { applyProjection } from './projection';
 import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
 const CREATED_EVENT = createdEventInsert('started');
@@ -25,7 +25,7 @@ export type SilentAttempts = (db: Knex, o: { liveStates: readonly string[]; sile
 export interface TransitionsDeps {
   db: Knex;
   workflows: JobWorkflowClient;
-  config: Config;
+  config: Pick<ApiConfig, 'limits' | 'dependencyRetryAfterSeconds'>;
   log: Logger;
   silentAttempts: SilentAttempts;
 }
