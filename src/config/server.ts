@@ -32,9 +32,9 @@ export const DEV_STRIPE_WEBHOOK_SECRET = 'whsec_compute_dev_only_not_a_secret';
 const dataDirOf = (dir: string | undefined) => path.resolve(dir ?? '.data');
 
 /** Parsed, then refused when production forbids what it says. */
-function parseService<S extends z.ZodType<SharedVars>>(schema: S, env: Env): z.output<S> {
+function parseService<S extends z.ZodType<SharedVars>>(schema: S, env: Env, api: boolean): z.output<S> {
   const e = parseVariables(schema, env);
-  const problems = productionProblems(e);
+  const problems = productionProblems(e, api ? (e as SharedVars & ApiVars) : undefined);
   if (problems.length) throw invalidConfiguration(problems);
   return e;
 }
@@ -179,19 +179,19 @@ function workerOf(e: SharedVars & WorkerVars): { worker: WorkerSettings; billing
 
 /** The API's settings (`npm run api`, the image's api). */
 export function loadApiConfig(env: Env = process.env): ApiConfig {
-  const e = parseService(ApiProcessVariables, env);
+  const e = parseService(ApiProcessVariables, env, true);
   return { ...sharedOf(e), ...apiOf(e) };
 }
 
 /** The worker's settings (`npm run worker`, the image's worker). */
 export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
-  const e = parseService(WorkerProcessVariables, env);
+  const e = parseService(WorkerProcessVariables, env, false);
   return { ...sharedOf(e), ...workerOf(e) };
 }
 
 /** The API and the worker in one process: the tests' and the benches' service. */
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {
-  const e = parseService(ServiceProcessVariables, env);
+  const e = parseService(ServiceProcessVariables, env, true);
   return { ...sharedOf(e), ...apiOf(e), ...workerOf(e) };
 }
 
@@ -199,7 +199,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
 export function loadDevConfig(given: Env = process.env): DevConfig {
   // A developer points webhooks at a receiver on this machine (`compute webhooks listen`).
   const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...given, NODE_ENV: given.NODE_ENV ?? 'development' };
-  const e = parseService(DevProcessVariables, env);
+  const e = parseService(DevProcessVariables, env, true);
   return {
     ...sharedOf(e),
     ...apiOf(e),

@@ -81,5 +81,5 @@ export function createDataKeys(db: Knex, operatorKeys: Buffer[]): DataKeys {
 }
 
 /** The operator keys that wrap data keys: TEMPORAL_CODEC_KEYS (required in production). */
-export const resolveCodecKeys = (config: Pick<SharedSettings, 'env' | 'temporal' | 'dataDir'>): Promise<Buffer[]> =>
+export const resolveCodecKeys = (config: Pick<SharedSettings, 'temporal' | 'dataDir'>): Promise<Buffer[]> =>
   resolveOperatorKeys(config, { configured: config.temporal.codecKeys, variable: 'TEMPORAL_CODEC_KEYS', file: 'codec-key' });

@@ -6,7 +6,8 @@ import { retryDelayMs, retrySchedule } from '../../src/webhooks/backoff';
 // retry within 10 s, exponential with jitter, for at least 24 h). The real-stack tests run the
 // same code with shortened durations.
 describe('the webhook retry schedule', () => {
-  const settings = loadWorkerConfig({}).webhooks;
+  // Outside production, where no secret keys are needed: the schedule is the defaults' alone.
+  const settings = loadWorkerConfig({ NODE_ENV: 'test' }).webhooks;
 
   it('retries first within 10 s, even at the top of the jitter', () => {
     assert.ok(retryDelayMs(1, settings, () => 1) <= 10_000);
