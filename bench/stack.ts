@@ -6,7 +6,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createApiKey } from '../src/auth/api-keys';
 import { createWorkspace } from '../src/workspaces/rows';
-import { type Config, loadConfig } from '../src/config';
+import { type ServiceConfig, loadServiceConfig, loadToolsDir } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrate';
 import { createLogger } from '../src/logging/logger';
@@ -33,7 +33,7 @@ const BENCH_ENV = {
 
 export interface BareStack {
   /** The service's settings for this stack (BENCH_ENV with its addresses). */
-  config: Config;
+  config: ServiceConfig;
   /** The environment those settings come from, for service processes the bench spawns. */
   vars: Record<string, string>;
   db: Knex;
@@ -74,14 +74,14 @@ export async function startBareStack(say: (msg: string) => void): Promise<BareSt
   try {
     stack = await startLocalStack({
       dataDir,
-      toolsDir: loadConfig().toolsDir,
+      toolsDir: loadToolsDir(),
       ports: { postgres: await freePort(), temporal: await freePort() },
       ephemeralTemporal: true,
       start: { postgres: true, temporal: true, minio: false },
       log: (msg) => say(`  [stack] ${msg}`),
     });
     const vars = { ...BENCH_ENV, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir };
-    const config = loadConfig(vars);
+    const config = loadServiceConfig(vars);
     db = createDb(config.databaseUrl!);
     await migrateLatest(db);
     const workspaceId = await createWorkspace(db, 'bench');

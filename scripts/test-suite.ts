@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Mocha from 'mocha';
 import { mochaHooks } from '../test/hooks';
-import { loadConfig } from '../src/config';
+import { loadToolsDir } from '../src/config';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../src/stack/debian-packages';
 import { ensurePythonTool } from '../src/stack/python-venv';
 import { ISOLATED_FILES, ISOLATED_FOLDERS, ISOLATED_LANE, SHARED_LANE } from '../test/lanes';
@@ -41,7 +41,7 @@ function testFiles(): string[] {
  */
 async function ensureTestTools(): Promise<void> {
   const log = (msg: string) => process.stderr.write(`  [tools] ${msg}\n`);
-  const { toolsDir } = loadConfig();
+  const toolsDir = loadToolsDir();
   for (const name of ['chromium', 'docker-compose', 'bubblewrap'] as const) await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
   for (const tool of ['standardwebhooks', 'schemathesis'] as const) await ensurePythonTool(tool, toolsDir, log);
 }

@@ -21,7 +21,7 @@ import { createKeyService } from './auth/key-service';
 import { createLoginService } from './auth/login';
 import { createAuthService } from './auth/service';
 import { mailerFor } from './auth/mailer';
-import type { Config } from './config';
+import type { ApiConfig } from './config';
 import type { Notifier } from './db/notifier';
 import { createJobsService } from './jobs/service';
 import { type AuditEntry, appendAudit } from './audit/log';
@@ -50,7 +50,7 @@ export interface ServiceDeps {
   /** Each workspace's data key, which seals its job env at rest (src/crypto/data-keys.ts). */
   dataKeys: DataKeys;
   notifier: Notifier;
-  config: Config;
+  config: ApiConfig;
   log: Logger;
   /** Resolved by the caller: it may come from the data folder (see resolveJwtSecret). */
   jwtSecret: string;

@@ -5,7 +5,7 @@ import { SignJWT, decodeProtectedHeader } from 'jose';
 import { createTokenIssuer } from '../src/auth/jwt';
 import { createLoginService } from '../src/auth/login';
 import { createMailer } from '../src/auth/mailer';
-import type { Config } from '../src/config';
+import type { ServiceConfig } from '../src/config';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { freePort } from '../src/stack/ports';
 import { TEST_ENV, quietLog, testEnv } from './support/env';
@@ -134,7 +134,7 @@ describe('login by e-mailed code', () => {
 
 /** A login service over the suite's database with its own settings, mailing to `smtpUrl`. */
 function loginServiceWith(overrides: Record<string, string>, opts: { smtpUrl?: string; log?: ReturnType<typeof captureLog>['log'] } = {}) {
-  const config: Config = testEnv().configWith(overrides);
+  const config: ServiceConfig = testEnv().configWith(overrides);
   const log = opts.log ?? quietLog;
   const mailer = createMailer({ smtpUrl: opts.smtpUrl ?? testEnv().mailbox.url, from: config.mail.from, logCodes: false, log });
   const tokens = createTokenIssuer({

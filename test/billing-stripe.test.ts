@@ -5,7 +5,8 @@ import { ok, post } from './support/http';
 import { sendEvent, signedEvent } from './support/stripe';
 import { team } from './support/team';
 import { cliUser } from './support/cli';
-import { DEV_STRIPE_WEBHOOK_SECRET, loadConfig } from '../src/config';
+import { DEV_STRIPE_WEBHOOK_SECRET, loadApiConfig, loadWorkerConfig } from '../src/config';
+import { PRODUCTION_SECRETS } from './support/settings';
 
 // Checkout and Stripe's signed events (CONTRACT §9) against stripe-mock, which checks the shape of
 // every request the SDK sends. Events are built here as Stripe builds them and signed with the
@@ -182,11 +183,15 @@ describe('billing: Stripe signed events', () => {
 
 describe('billing: Stripe settings', () => {
   it('production with a Stripe key requires the signing secret; development has a fixed one; none means every event is refused', async () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production', STRIPE_SECRET_KEY: 'sk_live_x' }), /STRIPE_WEBHOOK_SECRET is required in production/);
-    assert.equal(loadConfig({ NODE_ENV: 'production', STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe.webhookSecret, 'whsec_x');
-    assert.equal(loadConfig({ NODE_ENV: 'development' }).stripe.webhookSecret, DEV_STRIPE_WEBHOOK_SECRET);
-    assert.equal(loadConfig({ NODE_ENV: 'production' }).stripe.webhookSecret, undefined);
-    assert.equal(loadConfig({ NODE_ENV: 'test' }).stripe.webhookSecret, undefined);
+    const production = { ...PRODUCTION_SECRETS, NODE_ENV: 'production' };
+    // The API checks Stripe's events; the worker sends the meter's: both refuse alike.
+    for (const load of [loadApiConfig, loadWorkerConfig]) {
+      assert.throws(() => load({ ...production, STRIPE_SECRET_KEY: 'sk_live_x' }), /STRIPE_WEBHOOK_SECRET is required in production/);
+      assert.equal(load({ ...production, STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe.webhookSecret, 'whsec_x');
+      assert.equal(load({ NODE_ENV: 'development' }).stripe.webhookSecret, DEV_STRIPE_WEBHOOK_SECRET);
+      assert.equal(load(production).stripe.webhookSecret, undefined);
+      assert.equal(load({ NODE_ENV: 'test' }).stripe.webhookSecret, undefined);
+    }
   });
 });
 

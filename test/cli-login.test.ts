@@ -5,6 +5,7 @@ import { newEmail } from './support/auth';
 import { cliConfigDir, compute, typeLoginCode } from './support/cli';
 import { testEnv } from './support/env';
 import { newWorkspace, post } from './support/http';
+import { garbageForTheService } from './support/settings';
 import { v0 } from './support/v0';
 
 describe('the portal flow from the CLI', () => {
@@ -87,5 +88,19 @@ describe('the portal flow from the CLI', () => {
     const none = await compute(['jobs', 'list'], { env: { ...env, COMPUTE_DATA_DIR: cliConfigDir() } });
     assert.equal(none.code, 1);
     assert.match(none.stderr, /no credentials: pass --key, set COMPUTE_API_KEY, or run `compute login`/);
+  });
+
+  it("logs in and acts with garbage in every variable of the service's, none of which it reads", async () => {
+    const email = newEmail();
+    const env = { ...garbageForTheService(), COMPUTE_CONFIG_DIR: cliConfigDir() };
+    const help = await compute(['--help'], { env });
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: compute /);
+    const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
+    assert.equal(login.code, 0, login.stderr);
+    assert.match(login.stderr, /Logged in as .* \(workspace ws_/);
+    const listed = await compute(['keys', 'list', '--json'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout), []);
   });
 });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config';
+import { loadToolsDir } from '../src/config';
 import { ensurePythonTool } from '../src/stack/python-venv';
 import { apisPerTest } from './support/api-process';
 import { login } from './support/auth';
@@ -33,7 +33,7 @@ interface FuzzRun {
 }
 
 async function schemathesis(args: string[], logFile: string): Promise<FuzzRun> {
-  const python = await ensurePythonTool('schemathesis', loadConfig().toolsDir, (msg) => process.stderr.write(`      [python] ${msg}\n`));
+  const python = await ensurePythonTool('schemathesis', loadToolsDir(), (msg) => process.stderr.write(`      [python] ${msg}\n`));
   const bin = path.join(path.dirname(python), 'schemathesis');
   return new Promise((resolve, reject) => {
     // Its cache folder goes to the temporary folder, not the checkout.
@@ -57,7 +57,7 @@ describe('the OpenAPI document, fuzzed against the running API (schemathesis)', 
 
   before(async function () {
     this.timeout(600_000);
-    await ensurePythonTool('schemathesis', loadConfig().toolsDir, (msg) => process.stderr.write(`      [python] ${msg}\n`));
+    await ensurePythonTool('schemathesis', loadToolsDir(), (msg) => process.stderr.write(`      [python] ${msg}\n`));
   });
 
   const run = async (surface: 'a' | 'b', header: string) => {

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import pino from 'pino';
-import { loadConfig } from '../../src/config';
+import { loadApiConfig } from '../../src/config';
 import { buildDocument, newRegistry } from '../../src/http/openapi';
 import { surfaceA } from '../../src/http/surface-a';
 import { surfaceB } from '../../src/http/surface-b';
@@ -24,11 +24,20 @@ export function inertServices(): Services {
   return inert as Services;
 }
 
+/** The API's settings as production has them, its secrets placeholders: the document depends on none of them. */
+export const documentedConfig = () =>
+  loadApiConfig({
+    JWT_SECRET: 'placeholder-placeholder-placeholder-32',
+    SMTP_URL: 'smtp://127.0.0.1:25',
+    WEBHOOK_SECRET_KEYS: Buffer.alloc(32, 1).toString('base64'),
+    TEMPORAL_CODEC_KEYS: Buffer.alloc(32, 2).toString('base64'),
+  });
+
 /** The served OpenAPI document, built in this process from the route definitions. */
 export function openApiDocument(): OpenApiDocument {
   const registry = newRegistry();
   const json: Middleware = (_ctx, next) => next();
-  const deps = { services: inertServices(), config: loadConfig({}), log: pino({ level: 'silent' }), json, registry };
+  const deps = { services: inertServices(), config: documentedConfig(), log: pino({ level: 'silent' }), json, registry };
   surfaceA(deps);
   surfaceB(deps);
   return buildDocument(registry);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import type { DataKeys } from '../crypto/data-keys';
 import { queuedChannelOf } from '../db/channels';
 import type { Hangup } from '../shared/hangup';
@@ -24,7 +24,7 @@ type RequireNode = (principal: Principal, nodeId: string) => Promise<PollingNode
  * matching poll per job), its node is drained, or its deadline. Claims in flight are bounded per
  * instance.
  */
-export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Transitions; waiters: PollWaiters; config: Config; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
+export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Transitions; waiters: PollWaiters; config: Pick<ApiConfig, 'durations' | 'limits'>; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
   const { db, transitions, waiters, requireNode } = o;
   const claims = createSemaphore(o.config.limits.claimsInFlightMax);
   const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };

@@ -2,7 +2,7 @@ import { reportedUsage } from '../billing/reported-usage';
 import type { DataKeys } from '../crypto/data-keys';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { queuedChannelOf } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
@@ -34,7 +34,7 @@ export interface AgentsDeps {
   credentials: CredentialCache;
   /** Opens each assignment's env (sealed in its row). */
   dataKeys: DataKeys;
-  config: Config;
+  config: Pick<ApiConfig, 'durations' | 'limits'>;
   log: Logger;
 }
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import * as Minio from 'minio';
-import type { Config } from '../config';
+import type { SharedSettings } from '../config';
 import { AppError, notFound } from '../shared/errors';
 
 /** What a finished upload stored. */
@@ -56,7 +56,7 @@ function unavailable(retryAfterSeconds: number) {
   return new AppError('dependency.unavailable', 'Object storage is unavailable; retry shortly', undefined, retryAfterSeconds);
 }
 
-export function createObjectStore(config: Config): ObjectStore | undefined {
+export function createObjectStore(config: Pick<SharedSettings, 's3' | 'dependencyRetryAfterSeconds'>): ObjectStore | undefined {
   const { endpoint, accessKey, secretKey, bucket, region, timeoutMs, partSizeBytes } = config.s3;
   if (!endpoint || !accessKey || !secretKey) return undefined;
   const url = new URL(endpoint);

@@ -1,7 +1,7 @@
 import { artifactBytes } from '../metrics/registry';
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type ObjectStore, ObjectTooLarge } from './object-store';
@@ -39,7 +39,7 @@ export interface ArtifactsDeps {
   db: Knex;
   store?: ObjectStore;
   signer: UrlSigner;
-  config: Config;
+  config: Pick<ApiConfig, 'artifacts' | 'dependencyRetryAfterSeconds' | 'http'>;
 }
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);

@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 
 /**
- * The JWT signing secret: JWT_SECRET when set. Production refuses to start without it (every API
- * instance must share it). Elsewhere one is made once and kept in the data folder, so sessions
- * survive a restart of `npm run dev`.
+ * The JWT signing secret: JWT_SECRET when set (production requires it, src/config/production.ts:
+ * every API instance must share it). Otherwise one is made once and kept in the data folder, so
+ * sessions survive a restart of `npm run dev`.
  */
-export async function resolveJwtSecret(config: Config): Promise<string> {
+export async function resolveJwtSecret(config: Pick<ApiConfig, 'auth' | 'dataDir'>): Promise<string> {
   if (config.auth.jwtSecret) return config.auth.jwtSecret;
-  if (config.env === 'production') throw new Error('JWT_SECRET is required in production (at least 32 characters, the same on every API instance)');
   const file = path.join(config.dataDir, 'jwt-secret');
   const saved = await fs.readFile(file, 'utf8').then((s) => s.trim(), () => '');
   if (saved.length >= 32) return saved;

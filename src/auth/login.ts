@@ -1,7 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { TokenIssuer } from './jwt';
@@ -15,7 +15,7 @@ export interface LoginDeps {
   tokens: TokenIssuer;
   /** Keys the code hashes, so a leaked table cannot be brute-forced offline. */
   hashKey: string;
-  auth: Config['auth'];
+  auth: ApiConfig['auth'];
   log: Logger;
 }
 
@@ -32,7 +32,7 @@ const lock = (trx: Knex.Transaction, lockClass: number, key: string) =>
   trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [lockClass, key]);
 
 /** Which hourly limit, if any, a new code for `email` asked from `ip` would pass. */
-async function spentLimit(trx: Knex.Transaction, email: string, ip: string, auth: Config['auth']): Promise<string | null> {
+async function spentLimit(trx: Knex.Transaction, email: string, ip: string, auth: ApiConfig['auth']): Promise<string | null> {
   const { rows } = await trx.raw<{ rows: Array<{ pair: number; ip: number; email: number }> }>(
     `select count(*) filter (where email = :email and client_ip = :ip)::int as pair,
             count(*) filter (where client_ip = :ip)::int as ip,

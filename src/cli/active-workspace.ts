@@ -1,4 +1,4 @@
-import { loadConfig } from '../config';
+import { loadCliConfig } from '../config';
 import { readJson, removeFile, writePrivateJson } from './config-files';
 import { type Session, requireSession } from './session';
 import type { V0Session } from './v0-client';
@@ -14,7 +14,7 @@ interface Chosen {
 }
 
 const FILE = 'workspace.json';
-const configDir = () => loadConfig().cli.configDir;
+const configDir = () => loadCliConfig().configDir;
 
 /** The workspace this session chose to act in, if any. */
 export async function activeWorkspaceOf(session: Session): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../config';
+import { loadCliConfig } from '../config';
 import { CliError, type Target } from './api-client';
 import { activeWorkspaceOf } from './active-workspace';
 import { loadSession } from './session';
@@ -16,13 +16,13 @@ export interface TargetFlags {
  * folder, so `npx compute run job.json` just works there.
  */
 export async function resolveTarget(flags: TargetFlags): Promise<Target> {
-  const config = loadConfig();
-  const apiKey = flags.key ?? config.cli.apiKey;
-  if (apiKey) return { apiUrl: flags.api ?? config.cli.apiUrl, apiKey };
-  const session = await loadSession(config.cli.configDir);
+  const config = loadCliConfig();
+  const apiKey = flags.key ?? config.apiKey;
+  if (apiKey) return { apiUrl: flags.api ?? config.apiUrl, apiKey };
+  const session = await loadSession(config.configDir);
   if (session) return { apiUrl: flags.api ?? session.apiUrl, token: session.token, workspace: await activeWorkspaceOf(session) };
   const devKey = (await fs.readFile(path.join(config.dataDir, 'dev-api-key'), 'utf8').catch(() => '')).trim();
-  if (devKey) return { apiUrl: flags.api ?? config.cli.apiUrl, apiKey: devKey };
+  if (devKey) return { apiUrl: flags.api ?? config.apiUrl, apiKey: devKey };
   throw new CliError('no credentials: pass --key, set COMPUTE_API_KEY, or run `compute login`');
 }
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { databaseUrlOf, loadConfig } from '../config';
+import { loadDatabaseUrl } from '../config';
 import { createDb } from '../db/knex';
 import { isDatabaseUnavailable } from '../shared/dependency-errors';
 import { CliError } from './api-client';
@@ -10,7 +10,7 @@ import { CliError } from './api-client';
  * one plain message for an outage.
  */
 export async function onDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
-  const url = databaseUrlOf(loadConfig());
+  const url = loadDatabaseUrl();
   // Silent: stdout carries the answer alone, and an outage gets one plain message below.
   const db = createDb(url, { max: 1, log: pino({ level: 'silent' }) });
   try {

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config';
+import { loadCliConfig } from '../config';
 import { CliError } from './api-client';
 import { readJson, removeFile, writePrivateJson } from './config-files';
 
@@ -24,7 +24,7 @@ export async function loadSession(configDir: string): Promise<Session | null> {
 export const clearSession = (configDir: string): Promise<boolean> => removeFile(configDir, FILE);
 
 /** The live session, or the one-line advice to log in. */
-export async function requireSession(configDir = loadConfig().cli.configDir): Promise<Session> {
+export async function requireSession(configDir = loadCliConfig().configDir): Promise<Session> {
   const session = await loadSession(configDir);
   if (!session) throw new CliError('no live session: run `compute login` first (not logged in, or the session expired)');
   return session;

@@ -1,8 +1,8 @@
 import type { WebhookSettings } from './webhooks';
 
-// The shape of the settings, one section per process that reads it: what every process shares,
-// then the API's, the worker's, the CLI's, the reference agent's and `npm run dev`'s own.
-// ./index reads them all from the environment; each process receives the whole Config.
+// The shape of the settings, one type per process: what the API and the worker share, then the
+// API's, the worker's, the CLI's, the reference agent's and `npm run dev`'s own. ./processes
+// reads each from the environment; a process receives its own, and a function the part it uses.
 
 export interface Durations {
   /** A running job whose agent has not named it in a heartbeat for this long is lost. */
@@ -17,7 +17,7 @@ export interface Durations {
   idempotencyHoldMs: number;
 }
 
-/** Read by every process: where the shared parts are, and the job rules both the API and the worker apply. */
+/** Read by the API and the worker alike: where the shared parts are, and the rules both apply. */
 export interface SharedSettings {
   env: 'development' | 'production' | 'test';
   logLevel: string;
@@ -30,13 +30,10 @@ export interface SharedSettings {
     taskQueue: string;
     /** Where webhook deliveries run, apart from the jobs. */
     webhookTaskQueue: string;
-    uiPort: number;
     /** TEMPORAL_CODEC_KEYS: the operator keys wrapping workspace data keys, first current. */
     codecKeys?: Buffer[];
     /** False only for a bench's comparison run: payloads then reach Temporal in clear. */
     payloadCodec: boolean;
-    /** TEMPORAL_WORKFLOW_BUNDLE: a prebuilt bundle's path; unset, the worker bundles at start. */
-    workflowBundlePath?: string;
   };
   s3: {
     endpoint?: string;
@@ -50,44 +47,9 @@ export interface SharedSettings {
     partSizeBytes: number;
   };
   dataDir: string;
-  toolsDir: string;
-  durations: Durations;
-  limits: {
-    agentLossMaxAttempts: number;
-    heartbeatIntervalSeconds: number;
-    /**
-     * A job's log budget: each line costs its UTF-8 bytes plus `logLineOverheadBytes` (about what
-     * a row costs PostgreSQL besides its text), and a job keeps at most `logLinesPerJob` lines.
-     * The head takes half of each, the rolling tail the other half.
-     */
-    logBytesPerJob: number;
-    logLinesPerJob: number;
-    logLineOverheadBytes: number;
-    bodyBytes: number;
-    /** Open log streams and long polls one credential may hold on one instance (429 past it). */
-    sseStreamsPerCredential: number;
-    /** What a live log stream may have waiting for a slow client before it is cut (the client resumes). */
-    sseBufferBytes: number;
-    pollsPerCredential: number;
-    /** JSONL audit exports one credential may have open on one instance, and the instance in all (429 past either). */
-    auditExportsPerCredential: number;
-    auditExportsPerInstance: number;
-    /** Assignments one instance asks workflows for at once; further polls wait their turn. */
-    claimsInFlightMax: number;
-    /** Submits, cancels and retries one instance sends Temporal at once; further ones wait their turn (up to 10 s, then 503). */
-    changesInFlightMax: number;
-    /** Log lines stored at once per instance, a quarter while progress is under way (pushes take turns). */
-    logLinesInFlightMax: number;
-    /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
-    claimReservationSeconds: number;
-    /** How long a poll that holds a job goes on claiming more before it answers. */
-    pollHandOverMs: number;
-  };
   dependencyRetryAfterSeconds: number;
   webhooks: WebhookSettings;
   stripe: StripeSettings;
-  /** The usage meter: how often its schedule ticks (the worker makes sure the schedule exists); how long a billing period lasts. */
-  billing: { meterTickSeconds: number; period: BillingPeriod };
 }
 
 /** Calendar months in UTC, or a fixed number of seconds. */
@@ -167,24 +129,98 @@ export interface ApiSettings {
    * `leaseMs` of a caller's traffic; refused credentials per client address, per instance.
    */
   rateLimits: { perMinute: number; perHour: number; leaseMs: number; authFailuresPerMinute: number };
+  durations: Durations;
+  limits: {
+    agentLossMaxAttempts: number;
+    heartbeatIntervalSeconds: number;
+    /**
+     * A job's log budget: each line costs its UTF-8 bytes plus `logLineOverheadBytes` (about what
+     * a row costs PostgreSQL besides its text), and a job keeps at most `logLinesPerJob` lines.
+     * The head takes half of each, the rolling tail the other half.
+     */
+    logBytesPerJob: number;
+    logLinesPerJob: number;
+    logLineOverheadBytes: number;
+    bodyBytes: number;
+    /** Open log streams and long polls one credential may hold on one instance (429 past it). */
+    sseStreamsPerCredential: number;
+    /** What a live log stream may have waiting for a slow client before it is cut (the client resumes). */
+    sseBufferBytes: number;
+    pollsPerCredential: number;
+    /** JSONL audit exports one credential may have open on one instance, and the instance in all (429 past either). */
+    auditExportsPerCredential: number;
+    auditExportsPerInstance: number;
+    /** Assignments one instance asks workflows for at once; further polls wait their turn. */
+    claimsInFlightMax: number;
+    /** Submits, cancels and retries one instance sends Temporal at once; further ones wait their turn (up to 10 s, then 503). */
+    changesInFlightMax: number;
+    /** Log lines stored at once per instance, a quarter while progress is under way (pushes take turns). */
+    logLinesInFlightMax: number;
+    /** How long a claim reserves a queued job while its workflow decides; outlives the call's budget. */
+    claimReservationSeconds: number;
+    /** How long a poll that holds a job goes on claiming more before it answers. */
+    pollHandOverMs: number;
+  };
 }
 
-/** The worker process: its health and metrics server and the runs it keeps in memory. */
+/** The worker process: its health and metrics server, the runs it keeps in memory, the usage meter. */
 export interface WorkerSettings {
+  /** HOST, where a worker alone serves /healthz, /readyz and /metrics (the API's own address too). */
+  host: string;
   /** Port of the worker's /healthz, /readyz and /metrics. */
   port: number;
   /** Runs the worker keeps in memory; the least recently used beyond it are replayed when they next get work. */
   workflowCacheSize: number;
   /** Loopback port of the SDK's Prometheus exporter (0: off). */
   sdkMetricsPort: number;
+  /** TEMPORAL_WORKFLOW_BUNDLE: a prebuilt bundle's path; unset, the worker bundles at start. */
+  workflowBundlePath?: string;
+  /** CANCEL_GRACE_MS: the meter prices a cancelling job's grace (the API times the job with it). */
+  cancelGraceMs: number;
 }
 
-export interface Config extends SharedSettings, ApiSettings {
-  worker: WorkerSettings;
-  /** Where the CLI finds the API and keeps its login session; the key it sends when given one. */
-  cli: { apiUrl: string; configDir: string; apiKey?: string; desktop: boolean };
-  /** The reference agent: its key, where it keeps its node key and job folders, the kill grace. */
-  agent: { key?: string; dir: string; killGraceMs: number };
-  /** Ports of the services `npm run dev` starts itself when no external one is configured. */
-  dev: { postgresPort: number; temporalPort: number; minioPort: number; minioConsolePort: number; stripeMockPort: number };
+/** The usage meter: how often its schedule ticks (the worker makes sure the schedule exists); how long a billing period lasts. */
+export interface BillingSettings {
+  meterTickSeconds: number;
+  period: BillingPeriod;
 }
+
+/** What an API process reads. */
+export type ApiConfig = SharedSettings & ApiSettings;
+
+/** What a worker process reads. */
+export type WorkerConfig = SharedSettings & { worker: WorkerSettings; billing: BillingSettings };
+
+/** The API and the worker in one process (`npm run dev`, the tests, the benches). */
+export type ServiceConfig = ApiConfig & WorkerConfig;
+
+/** The CLI: where it finds the API and keeps its login session; the key it sends when given one. */
+export interface CliConfig {
+  apiUrl: string;
+  configDir: string;
+  apiKey?: string;
+  /** A graphical session, where a URL the CLI prints is also opened. */
+  desktop: boolean;
+  /** Where `npm run dev` keeps its API key, which the CLI uses when given no other credential. */
+  dataDir: string;
+}
+
+/** The reference agent (`compute agent`): the API it serves, its key, its folder, the kill grace. */
+export interface AgentConfig {
+  logLevel: string;
+  apiUrl: string;
+  /** COMPUTE_AGENT_KEY; without it the agent runs on COMPUTE_API_KEY. */
+  key?: string;
+  apiKey?: string;
+  dir: string;
+  killGraceMs: number;
+}
+
+/** `npm run dev`: the API and the worker, the services it starts itself, and its agents. */
+export type DevConfig = ServiceConfig & {
+  /** Ports of the services `npm run dev` starts itself when no external one is configured. */
+  dev: { postgresPort: number; temporalPort: number; temporalUiPort: number; minioPort: number; minioConsolePort: number; stripeMockPort: number };
+  toolsDir: string;
+  /** Its agents' grace for a job they stop. */
+  agent: { killGraceMs: number };
+};

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Config } from '../config';
+import type { SharedSettings } from '../config';
 import { KEY_BYTES, keyIdOf, open, seal } from './aead';
 import { resolveOperatorKeys } from './operator-keys';
 
@@ -81,5 +81,5 @@ export function createDataKeys(db: Knex, operatorKeys: Buffer[]): DataKeys {
 }
 
 /** The operator keys that wrap data keys: TEMPORAL_CODEC_KEYS (required in production). */
-export const resolveCodecKeys = (config: Config): Promise<Buffer[]> =>
+export const resolveCodecKeys = (config: Pick<SharedSettings, 'temporal' | 'dataDir'>): Promise<Buffer[]> =>
   resolveOperatorKeys(config, { configured: config.temporal.codecKeys, variable: 'TEMPORAL_CODEC_KEYS', file: 'codec-key' });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../config';
+import type { SharedSettings } from '../config';
 import { KEY_BYTES } from './aead';
 
 interface KeyList {
@@ -14,15 +14,13 @@ interface KeyList {
 }
 
 /**
- * An operator's key list: the variable's keys when set. Production refuses to start without them
- * (every API and worker must share them). Elsewhere one key is made once and kept in the data
- * folder, so `npm run dev` and the tests need no setup and what was sealed survives a restart.
+ * An operator's key list: the variable's keys when set (production requires them,
+ * src/config/production.ts: every API and worker must share them). Otherwise one key is made once
+ * and kept in the data folder, so `npm run dev` and the tests need no setup and what was sealed
+ * survives a restart.
  */
-export async function resolveOperatorKeys(config: Config, list: KeyList): Promise<Buffer[]> {
+export async function resolveOperatorKeys(config: Pick<SharedSettings, 'dataDir'>, list: KeyList): Promise<Buffer[]> {
   if (list.configured?.length) return list.configured;
-  if (config.env === 'production') {
-    throw new Error(`${list.variable} is required in production (base64 of 32 random bytes, e.g. \`openssl rand -base64 32\`, the same on every API and worker)`);
-  }
   const file = path.join(config.dataDir, list.file);
   const saved = Buffer.from(await fs.readFile(file, 'utf8').then((s) => s.trim(), () => ''), 'base64');
   if (saved.length === KEY_BYTES) return [saved];

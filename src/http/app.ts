@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import type { Services } from '../services';
 import type { ComputeCodec } from '../temporal/payload-codec';
 import { codecRoutes } from './codec-routes';
@@ -20,7 +20,7 @@ import { surfaceB } from './surface-b';
  * Mounts each surface's app at its prefix, and the routes outside them (health, the one OpenAPI
  * document of both, the docs page, the portal at `/`).
  */
-export function createApp({ services, config, log, health, codec }: { services: Services; config: Config; log: Logger; health: HealthDeps; codec: ComputeCodec }): {
+export function createApp({ services, config, log, health, codec }: { services: Services; config: ApiConfig; log: Logger; health: HealthDeps; codec: ComputeCodec }): {
   app: Koa;
   routes: RouteInfo[];
 } {

@@ -2,7 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import type { Services } from '../services';
 import { AppError } from '../shared/errors';
 import type { ComputeCodec } from '../temporal/payload-codec';
@@ -42,7 +42,7 @@ const toJson = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8A
 });
 
 
-export function codecRoutes(o: { services: Services; config: Config; log: Logger; codec: ComputeCodec; json: Middleware }) {
+export function codecRoutes(o: { services: Services; config: Pick<ApiConfig, 'dependencyRetryAfterSeconds' | 'portal' | 'http'>; log: Logger; codec: ComputeCodec; json: Middleware }) {
   const { services, config, codec } = o;
   const router = newRouter();
   const { auth } = services;

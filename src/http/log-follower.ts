@@ -2,7 +2,7 @@ import { sseStreamsOpen } from '../metrics/registry';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import type { Services } from '../services';
 import type { JobState } from '../../workflows/definitions';
 import { credentialSlots } from './credential-slots';
@@ -13,7 +13,7 @@ import { lastEventIdOf, streamJobLogs } from './log-stream';
  * streams per credential at once, each closed when its credential is revoked or expires. The
  * caller has checked the job is the principal's.
  */
-export function logFollower(o: { services: Services; config: Config; log: Logger; renderState: (s: JobState) => string }) {
+export function logFollower(o: { services: Services; config: Pick<ApiConfig, 'durations' | 'limits'>; log: Logger; renderState: (s: JobState) => string }) {
   const streams = credentialSlots('log streams', o.config.limits.sseStreamsPerCredential);
   return (ctx: Context, principal: Principal, jobId: string, follow: boolean): void => {
     const afterSeq = lastEventIdOf(ctx);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { newRouter } from './router';
 import { type Asset, asset, sendAsset } from './static-asset';
 
@@ -39,17 +39,20 @@ interface Built {
   assets: Map<string, Asset>;
 }
 
+/** What the page is told: where the Temporal UI is, and the namespace of the jobs' runs there. */
+type PortalConfig = Pick<ApiConfig, 'portal' | 'temporal'>;
+
 const attribute = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The settings the page reads from its <meta> tags (no inline script may carry them). */
-function settingsOf(config: Config): string {
+function settingsOf(config: PortalConfig): string {
   const meta = { 'compute-temporal-ui': config.portal.temporalUiUrl ?? '', 'compute-temporal-namespace': config.temporal.namespace };
   return Object.entries(meta)
     .map(([name, content]) => `<meta name="${name}" content="${attribute(content)}">`)
     .join('\n');
 }
 
-function load(dir: string | undefined, config: Config): Built | undefined {
+function load(dir: string | undefined, config: PortalConfig): Built | undefined {
   if (!dir || !fs.existsSync(path.join(dir, 'index.html'))) return undefined;
   const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8').replace('</head>', `${settingsOf(config)}\n</head>`);
   const assets = new Map<string, Asset>();
@@ -71,7 +74,7 @@ function notBuilt(ctx: Context): void {
  * and `/assets/<name>` (the name holds the content's hash: cached for good). Read into memory once;
  * an API started before the build answers 503 until the build is there.
  */
-export function portalRoutes({ config, log, dir = portalDir() }: { config: Config; log: Logger; dir?: string }): Router {
+export function portalRoutes({ config, log, dir = portalDir() }: { config: PortalConfig; log: Logger; dir?: string }): Router {
   let built = load(dir, config);
   if (!built) log.warn({ dir }, 'the portal is not built (npm run build:portal): its pages answer 503 until it is');
   const current = () => (built ??= load(dir, config));

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { AppError } from '../shared/errors';
 
 // The portal's session: the session JWT in an HttpOnly cookie, so no script of the page (nor one
@@ -25,7 +25,7 @@ export interface SessionCookie {
  * (the browser then takes it only from this host over TLS, with Path=/ and no Domain, so a sibling
  * subdomain can neither set nor shadow it). SameSite=Strict keeps it off every cross-site request.
  */
-export function sessionCookie(config: Pick<Config, 'http'>): SessionCookie {
+export function sessionCookie(config: Pick<ApiConfig, 'http'>): SessionCookie {
   const secure = config.http.publicUrl?.startsWith('https:') ?? false;
   const name = secure ? '__Host-compute_session' : 'compute_session';
   const write = (ctx: Context, value: string, maxAgeSeconds: number) =>

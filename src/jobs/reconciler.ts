@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import type { JobsService } from './service';
 import type { Transitions } from './transitions';
 
@@ -17,7 +17,7 @@ const FIRST_LOOKBACK_MS = 10 * 60_000;
  * those runs is repaired: a sweep that fails midway, or leaves a row, reads from the same
  * watermark again. A sweep runs to the end of the list, however long; the next waits for it.
  */
-export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Config; log: Logger }): () => void {
+export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Pick<ApiConfig, 'durations'>; log: Logger }): () => void {
   const intervalMs = o.config.durations.reconcileIntervalMs;
   let since = new Date(Date.now() - FIRST_LOOKBACK_MS);
   let running = false;

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { pendingEntry } from '../audit/log';
 import type { Principal } from '../auth/principal';
 import { enforceSubmitQuota } from '../auth/quotas';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
@@ -21,7 +21,7 @@ export interface SubmitDeps {
   dataKeys: DataKeys;
   workflows: JobWorkflowClient;
   transitions: Transitions;
-  config: Config;
+  config: Pick<ApiConfig, 'durations' | 'limits' | 'dependencyRetryAfterSeconds'>;
   log: Logger;
 }
 
@@ -36,7 +36,7 @@ interface NewRow {
 const RECONCILE_AFTER_MS = 30_000;
 
 /** The durations a job's run is started with. */
-export const timingsOf = (config: Config): JobTimings => ({
+export const timingsOf = (config: Pick<ApiConfig, 'durations' | 'limits'>): JobTimings => ({
   agentLostAfterMs: config.durations.agentLostAfterMs,
   cancelGraceMs: config.durations.cancelGraceMs,
   agentLossBackoffMs: config.durations.agentLossBackoffMs,

@@ -13,7 +13,7 @@ import { eachConcurrently } from '../shared/concurrently';
 import { applyProjection } from './projection';
 import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
 const CREATED_EVENT = createdEventInsert('started');
@@ -29,7 +29,7 @@ export type SilentAttempts = (db: Knex, o: { liveStates: readonly string[]; sile
 export interface TransitionsDeps {
   db: Knex;
   workflows: JobWorkflowClient;
-  config: Config;
+  config: Pick<ApiConfig, 'limits' | 'dependencyRetryAfterSeconds'>;
   log: Logger;
   silentAttempts: SilentAttempts;
 }

@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 
 /**
  * A job log's budget. A line costs its UTF-8 bytes plus a fixed overhead (what a row costs
@@ -10,7 +10,7 @@ export interface LogBudget {
   half: { cost: number; lines: number };
 }
 
-export function logBudgetOf(limits: Config['limits']): LogBudget {
+export function logBudgetOf(limits: ApiConfig['limits']): LogBudget {
   return {
     overhead: limits.logLineOverheadBytes,
     half: { cost: Math.floor(limits.logBytesPerJob / 2), lines: Math.floor(limits.logLinesPerJob / 2) },

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { NOTIFY } from '../db/channels';
 import { type AskingNode, askableBy, holdsLease } from '../jobs/lease';
 import type { Turns } from '../jobs/turns';
@@ -70,7 +70,7 @@ async function lockedWithLogState(trx: Knex.Transaction, node: AskingNode, q: { 
  * seqs [1, marker) and the tail [tail_start_seq, next_seq) of job_log_state: trimming deletes
  * by primary-key range from the tail's start, as many rows as the push's own excess needs.
  */
-export function createLogPush({ db, config, turns }: { db: Knex; config: Config; turns: Pick<Turns, 'push'> }) {
+export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<ApiConfig, 'limits'>; turns: Pick<Turns, 'push'> }) {
   const budget = logBudgetOf(config.limits);
   const storedListeners = new Set<(s: StoredLines) => void>();
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import type { Turns } from '../jobs/turns';
 import { createLogPush } from './push';
 import { LOG_PAGE, readLog } from './read';
@@ -9,7 +9,7 @@ export type { LogEvent, LogPage } from './read';
 export { LOG_PAGE } from './read';
 
 /** A job's log: pushed by its agent (push.ts), read back by clients and followers (read.ts). */
-export function createLogsService({ db, config, turns }: { db: Knex; config: Config; turns: Pick<Turns, 'push'> }) {
+export function createLogsService({ db, config, turns }: { db: Knex; config: Pick<ApiConfig, 'limits'>; turns: Pick<Turns, 'push'> }) {
   const { push, onStored } = createLogPush({ db, config, turns });
   return {
     push,

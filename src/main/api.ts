@@ -1,4 +1,4 @@
-import { loadConfig } from '../config';
+import { loadApiConfig } from '../config';
 import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrate';
 import { createLogger } from '../logging/logger';
@@ -7,7 +7,7 @@ import { runUntilSignal } from './run-until-signal';
 
 // The API alone (scale it out beside workers): DATABASE_URL and TEMPORAL_ADDRESS are required.
 async function main() {
-  const config = loadConfig();
+  const config = loadApiConfig();
   const log = createLogger(config.logLevel, 'api');
   const db = createDb(config.databaseUrl ?? '');
   await migrateLatest(db).finally(() => db.destroy());

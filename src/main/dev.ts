@@ -4,7 +4,7 @@ import { Agent } from '../reference-agent/agent';
 import { detectCapacity } from '../reference-agent/capacity';
 import { SandboxUnavailable } from '../reference-agent/sandbox';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../stack/debian-packages';
-import { type Config, loadDevConfig } from '../config';
+import { type DevConfig, loadDevConfig } from '../config';
 import { ensureDevApiKey } from '../auth/dev-key';
 import { ensureDefaultWorkspace, ensureOperatorWorkspace } from '../workspaces/rows';
 import { createDb } from '../db/knex';
@@ -32,7 +32,7 @@ async function main() {
     ports: {
       postgres: base.dev.postgresPort,
       temporal: base.dev.temporalPort,
-      temporalUi: base.temporal.uiPort,
+      temporalUi: base.dev.temporalUiPort,
       minio: base.dev.minioPort,
       minioConsole: base.dev.minioConsolePort,
       stripeMock: base.dev.stripeMockPort,
@@ -42,7 +42,7 @@ async function main() {
     uiCodecEndpoint: `${base.http.publicUrl ?? `http://127.0.0.1:${base.http.port}`}/codec`,
     log: (msg) => say(`  ${msg}`),
   });
-  const config: Config = {
+  const config: DevConfig = {
     ...base,
     databaseUrl: base.databaseUrl ?? stack.databaseUrl,
     temporal: { ...base.temporal, address: base.temporal.address ?? stack.temporalAddress },

@@ -1,10 +1,10 @@
-import { databaseUrlOf, loadConfig } from '../config';
+import { loadDatabaseUrl } from '../config';
 import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrate';
 
 // `npm run migrate`: apply pending migrations to DATABASE_URL (or the dev database).
 async function main() {
-  const db = createDb(databaseUrlOf(loadConfig()));
+  const db = createDb(loadDatabaseUrl());
   try {
     await migrateLatest(db);
     console.log('migrations applied');

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config';
+import { loadWorkerConfig } from '../config';
 import { createLogger } from '../logging/logger';
 import { startServiceProcess } from '../runtime/service-process';
 import { installSdkRuntime } from '../runtime/sdk-runtime';
@@ -6,7 +6,7 @@ import { runUntilSignal } from './run-until-signal';
 
 // The Temporal worker alone: runs job workflows and their activities.
 async function main() {
-  const config = loadConfig();
+  const config = loadWorkerConfig();
   const log = createLogger(config.logLevel, 'worker');
   installSdkRuntime(log, config.worker.sdkMetricsPort);
   const proc = await startServiceProcess({ config, log, api: false, worker: true, sdkMetricsPort: config.worker.sdkMetricsPort });

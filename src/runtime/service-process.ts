@@ -16,7 +16,7 @@ import { resetRunsOf } from '../temporal/reset-runs';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { createObjectStore } from '../artifacts/object-store';
 import { resolveJwtSecret } from '../auth/jwt-secret';
-import type { Config } from '../config';
+import type { ApiConfig, ServiceConfig, SharedSettings, WorkerConfig } from '../config';
 import { createDb } from '../db/knex';
 import { observePoolWaits } from '../db/pool-metrics';
 import { Notifier } from '../db/notifier';
@@ -55,11 +55,12 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
   });
 }
 
-export interface ServiceProcessOptions {
-  config: Config;
+/** The process runs the API, the worker or both, and is given the settings of what it runs. */
+export type ServiceProcessOptions = CommonOptions &
+  ({ api: true; worker: false; config: ApiConfig } | { api: false; worker: true; config: WorkerConfig } | { api: true; worker: true; config: ServiceConfig });
+
+interface CommonOptions {
   log: Logger;
-  api: boolean;
-  worker: boolean;
   /** A prebuilt workflow bundle; without one the worker bundles `workflows/` at start. */
   workflowBundle?: WorkflowBundle;
   /**
@@ -94,7 +95,8 @@ export interface ServiceProcess {
  * worker's NativeConnection so job starts are eager: the first workflow task runs here at once.
  */
 export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
-  const { config, log } = opts;
+  const { log } = opts;
+  const config: SharedSettings = opts.config;
   if (!config.databaseUrl || !config.temporal.address) throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
   const db = createDb(config.databaseUrl, { log, max: config.dbPoolMax });
   observePoolWaits(db);
@@ -126,12 +128,13 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   };
   const temporalCheck = (c: { workflowService: { describeNamespace(r: { namespace: string }): Promise<unknown> } }) => () =>
     c.workflowService.describeNamespace({ namespace: config.temporal.namespace });
-  if (native) {
+  if (native && opts.worker) {
+    const { worker: settings, billing } = opts.config;
     // One bundle for both workers: the jobs' and the webhook deliveries'.
     const workflowBundle =
       opts.workflowBundle ??
-      (config.temporal.workflowBundlePath
-        ? { codePath: config.temporal.workflowBundlePath }
+      (settings.workflowBundlePath
+        ? { codePath: settings.workflowBundlePath }
         : await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietSdkLogger }));
     const common = {
       connection: native,
@@ -150,11 +153,11 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       taskQueue: config.temporal.taskQueue,
       activities: createActivities({
         db,
-        cancelGraceMs: config.durations.cancelGraceMs,
-        periods: periodSettingsOf(config.billing),
+        cancelGraceMs: settings.cancelGraceMs,
+        periods: periodSettingsOf(billing),
         resetRunOf: resetRunsOf(workerClient),
       }),
-      maxCachedWorkflows: config.worker.workflowCacheSize,
+      maxCachedWorkflows: settings.workflowCacheSize,
     });
     // Lanes are short-lived and replay in a few events: a small cache serves them.
     const webhookWorker = await Worker.create({
@@ -175,11 +178,11 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     // The stack's singletons; a process started with `background: false` leaves them to another.
     if (opts.background ?? true) {
       // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
-      if (config.billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: config.billing.meterTickSeconds, log }).catch((err) =>
+      if (billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: billing.meterTickSeconds, log }).catch((err) =>
         log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
       );
       // Its drafts wait a meter tick: a worker that leaves the meter alone leaves this one alone too.
-      if (config.billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: config.billing.period, log }).catch((err) =>
+      if (billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: billing.period, log }).catch((err) =>
         log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'),
       );
       relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(workerClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
@@ -196,6 +199,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   let services: Services | undefined;
   let routes: RouteInfo[] | undefined;
   if (opts.api) {
+    const api = opts.config;
     const connection = native ?? (await Connection.connect({ address: config.temporal.address }));
     const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
     const workflows = createJobWorkflowClient(client, {
@@ -203,15 +207,15 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       retryAfterSeconds: config.dependencyRetryAfterSeconds,
       eager: Boolean(native),
     });
-    const notifier = new Notifier(config.databaseUrl, log, config.auth.notifyPingMs);
+    const notifier = new Notifier(config.databaseUrl, log, api.auth.notifyPingMs);
     await notifier.start();
     const store = createObjectStore(config);
     if (!store) log.warn('no S3_ENDPOINT configured: artifact uploads and downloads answer 503');
     // Made at start when missing; if storage is down now, the first upload reports it as a 503.
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
-    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, dataKeys, notifier, config, log, jwtSecret: await resolveJwtSecret(config), store });
+    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, dataKeys, notifier, config: api, log, jwtSecret: await resolveJwtSecret(api), store });
     const readiness = createReadiness({ db, temporal: temporalCheck(connection), store, ...(native && { extra: { workers: workersRunning } }) });
-    const { app, routes: mounted } = createApp({ services, config, log, health: { readiness, moreMetrics }, codec });
+    const { app, routes: mounted } = createApp({ services, config: api, log, health: { readiness, moreMetrics }, codec });
     const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());
     stops.push(async () => {
       removeQueueDepth();
@@ -225,14 +229,14 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     // Long polls last up to 30 s; keep sockets open longer than that.
     server.keepAliveTimeout = 65_000;
     applyRequestDeadlines(server, {
-      headersTimeoutMs: config.http.headersTimeoutMs,
-      requestTimeoutMs: config.http.requestTimeoutMs,
+      headersTimeoutMs: api.http.headersTimeoutMs,
+      requestTimeoutMs: api.http.requestTimeoutMs,
       exempt: (req) => req.method === 'PUT' && (req.url ?? '').startsWith(ARTIFACT_UPLOAD_PREFIX),
     });
-    await listen(server, config.http.port, config.http.host);
+    await listen(server, api.http.port, api.http.host);
     const { port } = server.address() as AddressInfo;
-    url = `http://${config.http.host}:${port}`;
-    const stopReconciler = startReconciler({ jobs: services.jobs, transitions: services.transitions, config, log });
+    url = `http://${api.http.host}:${port}`;
+    const stopReconciler = startReconciler({ jobs: services.jobs, transitions: services.transitions, config: api, log });
     stops.unshift(async () => {
       stopReconciler();
       await new Promise<void>((resolve) => {
@@ -246,14 +250,15 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
 
   let workerUrl: string | undefined;
   if (native && !opts.api) {
+    const { worker: settings } = opts.config;
     // A worker alone answers health probes and scrapes on a small port of its own.
     const readiness = createReadiness({ db, temporal: temporalCheck(native), store: createObjectStore(config), extra: { workers: workersRunning } });
     const app = new Koa();
     app.use(requestContext());
     app.use(healthRoutes({ readiness, moreMetrics }).routes());
     const server = http.createServer(app.callback());
-    await listen(server, config.worker.port, config.http.host);
-    workerUrl = `http://${config.http.host}:${(server.address() as AddressInfo).port}`;
+    await listen(server, settings.port, settings.host);
+    workerUrl = `http://${settings.host}:${(server.address() as AddressInfo).port}`;
     stops.unshift(async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

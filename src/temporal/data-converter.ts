@@ -1,6 +1,6 @@
 import type { DataConverter } from '@temporalio/common';
 import type { Knex } from 'knex';
-import type { Config } from '../config';
+import type { SharedSettings } from '../config';
 import { type DataKeys, resolveCodecKeys } from '../crypto/data-keys';
 import { type ComputeCodec, createPayloadCodec, jobWorkspaces } from './payload-codec';
 
@@ -11,7 +11,7 @@ export interface Codec {
 }
 
 /** The encrypting codec on TEMPORAL_CODEC_KEYS and the workspaces' data keys. */
-export async function computeCodec(db: Knex, config: Config, dataKeys: DataKeys): Promise<Codec> {
+export async function computeCodec(db: Knex, config: Pick<SharedSettings, 'temporal' | 'dataDir'>, dataKeys: DataKeys): Promise<Codec> {
   const codec = createPayloadCodec({ dataKeys, operatorKeys: await resolveCodecKeys(config), workspaceOf: jobWorkspaces(db) });
   return { codec, dataConverter: { payloadCodecs: [codec] } };
 }

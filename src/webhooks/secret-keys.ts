@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import type { Config } from '../config';
+import type { SharedSettings } from '../config';
 import { resolveOperatorKeys } from '../crypto/operator-keys';
 import type { SecretBox } from './secret-box';
 
 /** The keys that seal webhook secrets at rest: WEBHOOK_SECRET_KEYS (required in production). */
-export const resolveWebhookSecretKeys = (config: Config): Promise<Buffer[]> =>
+export const resolveWebhookSecretKeys = (config: Pick<SharedSettings, 'webhooks' | 'dataDir'>): Promise<Buffer[]> =>
   resolveOperatorKeys(config, { configured: config.webhooks.secretKeys, variable: 'WEBHOOK_SECRET_KEYS', file: 'webhook-secret-key' });
 
 /**

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { appendAudit } from '../audit/log';
 import { auditBy, authorize } from '../auth/authorize';
 import type { Principal } from '../auth/principal';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { lockOwner, refuseAtBound } from '../shared/count-bound';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notFound } from '../shared/errors';
@@ -75,7 +75,7 @@ const deliveryOf = (r: Record<string, unknown>): DeliveryRecord => ({
 
 export interface WebhooksDeps {
   db: Knex;
-  config: Config;
+  config: Pick<ApiConfig, 'counts' | 'webhooks' | 'dependencyRetryAfterSeconds'>;
   /** Absent where no Temporal client runs: redelivery then answers 503. */
   workflows?: WebhookWorkflows;
   /** How target hostnames are resolved (tests inject one). */

@@ -7,7 +7,7 @@ import { type Role, atLeast, forbidden, lowerOf, requiredForMemberChange } from 
 import { userByEmail } from '../auth/users';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import type { AgentsService } from '../agents/service';
-import type { Config } from '../config';
+import type { ApiConfig } from '../config';
 import { lockOwner, refuseAtBound } from '../shared/count-bound';
 import { AppError, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
@@ -63,7 +63,7 @@ export interface RemovedMember {
 export interface WorkspacesDeps {
   db: Knex;
   credentials: CredentialCache;
-  counts: Config['counts'];
+  counts: ApiConfig['counts'];
   agents: Pick<AgentsService, 'removeRegisteredBy' | 'wakeRemoved'>;
 }
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Readable } from 'node:stream';
 import { createObjectStore } from '../../src/artifacts/object-store';
-import type { Config } from '../../src/config';
+import type { SharedSettings } from '../../src/config';
 import { login } from './auth';
 import { testEnv } from './env';
 import { ok } from './http';
@@ -62,7 +62,7 @@ export async function storedArtifact(token: string, jobId: string, bytes: Buffer
 }
 
 /** What object storage holds under a job, read straight from MinIO. */
-export async function storedKeys(workspaceId: string, jobId: string, config: Config = testEnv().config) {
+export async function storedKeys(workspaceId: string, jobId: string, config: Pick<SharedSettings, 's3' | 'dependencyRetryAfterSeconds'> = testEnv().config) {
   return createObjectStore(config)!.keys(`${workspaceId}/${jobId}/`);
 }
 

@@ -8,7 +8,7 @@ import { testEnv } from './env';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** What `npx compute` runs: package.json's bin. */
-const COMPUTE_BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: { compute: string } }).bin.compute);
+export const COMPUTE_BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: { compute: string } }).bin.compute);
 
 export interface CliRun {
   code: number | null;

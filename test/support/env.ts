@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Runtime, type WorkflowBundle, bundleWorkflowCode } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import { type Config, loadConfig } from '../../src/config';
+import { type ServiceConfig, loadServiceConfig, loadToolsDir } from '../../src/config';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
 import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
@@ -63,7 +63,8 @@ export interface TestEnv {
   stack?: LocalStack;
   /** This process's folder: its logs, agents' and CLIs' scratch. */
   dataDir: string;
-  config: Config;
+  /** The service's settings, and where the local tools are (for a test that runs one itself). */
+  config: ServiceConfig & { toolsDir: string };
   db: Knex;
   bundle: WorkflowBundle;
   service: ServiceProcess;
@@ -73,7 +74,7 @@ export interface TestEnv {
   /** The environment the suite's config is read from, for child processes on the same stack. */
   vars: Record<string, string>;
   /** A config for extra processes (a second API, a worker child) against the same stack. */
-  configWith(overrides: Record<string, string>): Config;
+  configWith(overrides: Record<string, string>): ServiceConfig;
 }
 
 /** What a process needs to attach to a running stack: its services' environment and the bundle. */
@@ -134,7 +135,7 @@ export async function startSuiteStack(): Promise<SuiteStack> {
   fs.chmodSync(dataDir, 0o755);
   const stack = await startLocalStack({
     dataDir,
-    toolsDir: loadConfig().toolsDir,
+    toolsDir: loadToolsDir(),
     ports: { postgres: await freePort(), temporal: await freePort(), minio: await freePort(), minioConsole: await freePort(), stripeMock: await freePort() },
     ephemeralTemporal: true,
     start: { postgres: true, temporal: true, minio: true, stripeMock: true },
@@ -187,8 +188,8 @@ export async function attachTestEnv(suite: Omit<SuiteStack, 'stack'> & { stack?:
     COMPUTE_DATA_DIR: dataDir,
     TEMPORAL_TASK_QUEUE: lane.taskQueue,
   };
-  const configWith = (overrides: Record<string, string>) => loadConfig({ ...envVars, ...overrides });
-  const config = configWith({});
+  const configWith = (overrides: Record<string, string>) => loadServiceConfig({ ...envVars, ...overrides });
+  const config = { ...configWith({}), toolsDir: loadToolsDir() };
   const db = createDb(config.databaseUrl!);
   const bundle = { code: fs.readFileSync(suite.bundlePath, 'utf8') };
   const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle, background: lane.background });

@@ -7,7 +7,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { ProjectJobInput } from '../../workflows/definitions';
-import { loadConfig } from '../../src/config';
+import { loadToolsDir } from '../../src/config';
 import { startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
 import { type WebhookWorkflows, createWebhookWorkflows } from '../../src/temporal/webhook-workflow-client';
@@ -249,7 +249,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-record-'));
   const stack = await startLocalStack({
     dataDir,
-    toolsDir: loadConfig().toolsDir,
+    toolsDir: loadToolsDir(),
     ports: { postgres: 0, temporal: await freePort() },
     ephemeralTemporal: true,
     start: { postgres: false, temporal: true, minio: false },

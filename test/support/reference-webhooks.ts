@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
+import { loadToolsDir } from '../../src/config';
 import { ensurePythonTool } from '../../src/stack/python-venv';
 
 // Our signing checked by code we did not write: the reference Python `standardwebhooks` library,
@@ -10,7 +10,7 @@ const SCRIPT = path.join(__dirname, 'standardwebhooks-reference.py');
 
 let python: Promise<string> | undefined;
 const referencePython = () =>
-  (python ??= ensurePythonTool('standardwebhooks', loadConfig().toolsDir, (msg) => process.stderr.write(`      [python] ${msg}\n`)).catch((err: unknown) => {
+  (python ??= ensurePythonTool('standardwebhooks', loadToolsDir(), (msg) => process.stderr.write(`      [python] ${msg}\n`)).catch((err: unknown) => {
     python = undefined; // let a later call try again
     throw err;
   }));

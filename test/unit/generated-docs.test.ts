@@ -4,9 +4,8 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
-import { inertServices, openApiDocument } from '../../scripts/docs/openapi-markdown';
+import { documentedConfig, inertServices, openApiDocument } from '../../scripts/docs/openapi-markdown';
 import { generatedPages } from '../../scripts/docs/pages';
-import { loadConfig } from '../../src/config';
 import { createApp } from '../../src/http/app';
 
 // The reference pages generated from a source of truth (the config schema, the served OpenAPI
@@ -88,7 +87,7 @@ describe('generated reference pages', () => {
   it('the API reference renders the very document the API serves', async () => {
     const { app } = createApp({
       services: inertServices(),
-      config: loadConfig({}),
+      config: documentedConfig(),
       log: pino({ level: 'silent' }),
       health: inertServices() as never,
       codec: inertServices() as never,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Logger } from 'pino';
-import type { Config } from '../../src/config';
+import type { ApiConfig } from '../../src/config';
 import { startReconciler } from '../../src/jobs/reconciler';
 import type { JobsService } from '../../src/jobs/service';
 import type { Transitions } from '../../src/jobs/transitions';
@@ -24,7 +24,7 @@ async function sweepsOver(outcomes: Array<boolean | Error>) {
     },
   } as unknown as Transitions;
   const jobs = { reconcile: async () => ({}), sweepIdempotencyKeys: async () => 0 } as unknown as JobsService;
-  const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as Config;
+  const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as ApiConfig;
   const log = { warn: noop, info: noop } as unknown as Logger;
   const stop = startReconciler({ jobs, transitions, config, log });
   while (seen.length < outcomes.length + 1) await new Promise((r) => setTimeout(r, 5));

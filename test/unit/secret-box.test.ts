@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
+import { loadApiConfig, loadWorkerConfig } from '../../src/config';
+import { PRODUCTION_SECRETS } from '../support/settings';
 import { createSecretBox, keyIdOf } from '../../src/webhooks/secret-box';
 import { resolveWebhookSecretKeys } from '../../src/webhooks/secret-keys';
 import { newWebhookSecret } from '../../src/webhooks/signing';
@@ -88,27 +89,33 @@ describe('webhook secret box', () => {
 
     it('takes WEBHOOK_SECRET_KEYS in order, and refuses a key that is not base64 of 32 bytes', async () => {
       const list = [newKey, oldKey].map((k) => k.toString('base64')).join(', ');
-      const keys = await resolveWebhookSecretKeys(loadConfig({ WEBHOOK_SECRET_KEYS: list, COMPUTE_DATA_DIR: dataDir() }));
+      const keys = await resolveWebhookSecretKeys(loadWorkerConfig({ ...PRODUCTION_SECRETS, WEBHOOK_SECRET_KEYS: list, COMPUTE_DATA_DIR: dataDir() }));
       assert.deepEqual(keys.map(keyIdOf), [keyIdOf(newKey), keyIdOf(oldKey)]);
-      assert.throws(() => loadConfig({ WEBHOOK_SECRET_KEYS: randomBytes(16).toString('base64') }), /WEBHOOK_SECRET_KEYS: each key must be base64 of 32 bytes/);
-      assert.throws(() => loadConfig({ WEBHOOK_SECRET_KEYS: `${newKey.toString('base64')},not-a-key` }), /WEBHOOK_SECRET_KEYS/);
+      for (const load of [loadApiConfig, loadWorkerConfig]) {
+        assert.throws(() => load({ WEBHOOK_SECRET_KEYS: randomBytes(16).toString('base64') }), /WEBHOOK_SECRET_KEYS: each key must be base64 of 32 bytes/);
+        assert.throws(() => load({ WEBHOOK_SECRET_KEYS: `${newKey.toString('base64')},not-a-key` }), /WEBHOOK_SECRET_KEYS/);
+      }
     });
 
     it('is required in production, and writes nothing there; so is TEMPORAL_CODEC_KEYS, in the same form', async () => {
       const dir = dataDir();
-      await assert.rejects(resolveWebhookSecretKeys(loadConfig({ COMPUTE_DATA_DIR: dir })), /WEBHOOK_SECRET_KEYS is required in production/);
-      await assert.rejects(resolveCodecKeys(loadConfig({ COMPUTE_DATA_DIR: dir })), /TEMPORAL_CODEC_KEYS is required in production/);
+      // Every API and worker refuses to start without them: nothing is resolved, nothing written.
+      for (const load of [loadApiConfig, loadWorkerConfig]) {
+        const { WEBHOOK_SECRET_KEYS, TEMPORAL_CODEC_KEYS, ...rest } = PRODUCTION_SECRETS;
+        assert.throws(() => load({ ...rest, TEMPORAL_CODEC_KEYS, COMPUTE_DATA_DIR: dir }), /WEBHOOK_SECRET_KEYS is required in production/);
+        assert.throws(() => load({ ...rest, WEBHOOK_SECRET_KEYS, COMPUTE_DATA_DIR: dir }), /TEMPORAL_CODEC_KEYS is required in production/);
+      }
       assert.deepEqual(fs.readdirSync(dir), []);
       const list = [newKey, oldKey].map((k) => k.toString('base64')).join(',');
-      assert.deepEqual((await resolveCodecKeys(loadConfig({ TEMPORAL_CODEC_KEYS: list, COMPUTE_DATA_DIR: dir }))).map(keyIdOf), [keyIdOf(newKey), keyIdOf(oldKey)]);
-      assert.throws(() => loadConfig({ TEMPORAL_CODEC_KEYS: randomBytes(16).toString('base64') }), /TEMPORAL_CODEC_KEYS: each key must be base64 of 32 bytes/);
-      assert.throws(() => loadConfig({ NODE_ENV: 'production', PAYLOAD_CODEC: 'off' }), /PAYLOAD_CODEC=off is for benchmarks only/);
-      assert.equal(loadConfig({ NODE_ENV: 'production' }).temporal.payloadCodec, true);
+      assert.deepEqual((await resolveCodecKeys(loadWorkerConfig({ ...PRODUCTION_SECRETS, TEMPORAL_CODEC_KEYS: list, COMPUTE_DATA_DIR: dir }))).map(keyIdOf), [keyIdOf(newKey), keyIdOf(oldKey)]);
+      assert.throws(() => loadWorkerConfig({ TEMPORAL_CODEC_KEYS: randomBytes(16).toString('base64') }), /TEMPORAL_CODEC_KEYS: each key must be base64 of 32 bytes/);
+      assert.throws(() => loadWorkerConfig({ ...PRODUCTION_SECRETS, NODE_ENV: 'production', PAYLOAD_CODEC: 'off' }), /PAYLOAD_CODEC=off is for benchmarks only/);
+      assert.equal(loadWorkerConfig({ ...PRODUCTION_SECRETS, NODE_ENV: 'production' }).temporal.payloadCodec, true);
     });
 
     it('elsewhere keeps one in the data folder, the same on every start', async () => {
       const dir = dataDir();
-      const config = loadConfig({ NODE_ENV: 'development', COMPUTE_DATA_DIR: path.join(dir, 'data') });
+      const config = loadWorkerConfig({ NODE_ENV: 'development', COMPUTE_DATA_DIR: path.join(dir, 'data') });
       const [first] = await resolveWebhookSecretKeys(config);
       assert.equal(first.length, 32);
       const [again] = await resolveWebhookSecretKeys(config);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
+import { loadToolsDir } from '../../src/config';
 import { ensurePythonTool, PYTHON_TOOL_VERSIONS } from '../../src/stack/python-venv';
 import { newWebhookSecret, signedHeaders } from '../../src/webhooks/signing';
 import { verifyWithReference } from '../support/reference-webhooks';
@@ -16,7 +16,7 @@ describe('webhook signing', () => {
 
   before(async function () {
     this.timeout(300_000); // the first run installs the reference library
-    await ensurePythonTool('standardwebhooks', loadConfig().toolsDir, (msg) => console.error(`      [python] ${msg}`));
+    await ensurePythonTool('standardwebhooks', loadToolsDir(), (msg) => console.error(`      [python] ${msg}`));
   });
 
   it('makes secrets of whsec_ and 24 random bytes in base64', () => {
@@ -75,10 +75,10 @@ describe('pinned Python tools', () => {
   it('reuses a finished venv without installing again', async () => {
     const lines: string[] = [];
     const started = Date.now();
-    const python = await ensurePythonTool('standardwebhooks', loadConfig().toolsDir, (msg) => lines.push(msg));
+    const python = await ensurePythonTool('standardwebhooks', loadToolsDir(), (msg) => lines.push(msg));
     assert.deepEqual(lines, []);
     assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
-    assert.equal(python, path.join(path.resolve(loadConfig().toolsDir), `py-standardwebhooks-${version}`, 'bin', 'python'));
+    assert.equal(python, path.join(path.resolve(loadToolsDir()), `py-standardwebhooks-${version}`, 'bin', 'python'));
   });
 
   it('rebuilds a venv folder that has no completion marker', async function () {

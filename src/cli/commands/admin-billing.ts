@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Knex } from 'knex';
-import { loadConfig } from '../../config';
+import { loadBillingSettings } from '../../config';
 import { type Invoice, readInvoices } from '../../billing/invoice-reads';
 import { openDueInvoices } from '../../billing/invoices';
 import { compareUsd, parseUsdAmount, trimDecimal } from '../../billing/money';
@@ -39,7 +39,7 @@ async function closeNow(db: Knex, workspaceId: string, open: boolean): Promise<{
   const subscription = await readSubscription(db, workspaceId);
   if (!subscription) throw new CliError(`workspace ${workspaceId} not found`);
   const at = new Date();
-  const { periods } = await closePeriods(db, { ...periodSettingsOf(loadConfig().billing), at, workspaceId, force: true });
+  const { periods } = await closePeriods(db, { ...periodSettingsOf(loadBillingSettings()), at, workspaceId, force: true });
   if (open) await openDueInvoices(db, at, { workspaceId, skipGrace: true });
   const [latest] = (await readInvoices(db, workspaceId, { limit: 1 })).invoices;
   return { closed: periods, plan: subscription.plan, invoice: latest?.periodEnd === at.toISOString() ? latest : undefined };

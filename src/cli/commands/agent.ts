@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Command } from 'commander';
 import { Agent, type Resources } from '../../reference-agent/agent';
 import { detectCapacity } from '../../reference-agent/capacity';
-import { loadConfig } from '../../config';
+import { loadAgentConfig } from '../../config';
 import { createLogger } from '../../logging/logger';
 import { RegionSchema } from '../../jobs/schemas';
 import { labelPair } from '../options';
@@ -76,8 +76,8 @@ export function registerAgentCommand(program: Command): void {
     .option('--sandbox', 'run each job in a sandbox as a user of its own (needs root and bubblewrap); always on with a managed-pool key')
     .option('--sandbox-uid-base <uid>', 'the sandbox user of job slot n is this user ID + n (give each agent on a host its own range)', (v) => Number(v), DEFAULT_SANDBOX_UID_BASE)
     .action(async (opts: AgentFlags) => {
-      const config = loadConfig();
-      const key = opts.keyFile !== undefined ? readKeyFile(opts.keyFile) : (opts.key ?? config.agent.key ?? config.cli.apiKey);
+      const config = loadAgentConfig();
+      const key = opts.keyFile !== undefined ? readKeyFile(opts.keyFile) : (opts.key ?? config.key ?? config.apiKey);
       if (!key) throw new CliError('an agent key is needed: COMPUTE_AGENT_KEY, --key-file, --key or COMPUTE_API_KEY');
       const managed = key.startsWith('ckm');
       if (managed && opts.key !== undefined) {
@@ -91,7 +91,7 @@ export function registerAgentCommand(program: Command): void {
       if (opts.region !== undefined && !RegionSchema.safeParse(opts.region).success) throw new CliError('--region is 1 to 32 lower-case letters, digits and -');
       const log = createLogger(config.logLevel, 'agent');
       const agent = new Agent({
-        apiUrl: opts.api ?? config.cli.apiUrl,
+        apiUrl: opts.api ?? config.apiUrl,
         key,
         name: opts.name,
         labels: opts.label,
@@ -99,8 +99,8 @@ export function registerAgentCommand(program: Command): void {
         concurrency: opts.concurrency,
         ...((managed || opts.sandbox) && { sandbox: { uidBase: opts.sandboxUidBase } }),
         ...(capacity && { capacity }),
-        dir: opts.dir ?? config.agent.dir,
-        killGraceMs: config.agent.killGraceMs,
+        dir: opts.dir ?? config.dir,
+        killGraceMs: config.killGraceMs,
         log,
         onFatal: () => {
           process.exitCode = 1;

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
 import Stripe from 'stripe';
-import { DEV_STRIPE_WEBHOOK_SECRET, loadConfig } from '../../config';
+import { DEV_STRIPE_WEBHOOK_SECRET, loadCliConfig, loadStripeWebhookSecret } from '../../config';
 import { STRIPE_EVENTS_PATH } from '../../http/surface-a/stripe-events-route';
 import { CliError, callApi, reach } from '../api-client';
 import { readJson, writePrivateJson } from '../config-files';
@@ -18,7 +18,7 @@ const SIMULATED = ['checkout.session.completed', 'checkout.session.expired'] as 
 
 /** Opens the URL on a desktop that has xdg-open; elsewhere printing it is all. */
 function openInBrowser(url: string): boolean {
-  if (!loadConfig().cli.desktop) return false;
+  if (!loadCliConfig().desktop) return false;
   if (spawnSync('sh', ['-c', 'command -v xdg-open'], { stdio: 'ignore' }).status !== 0) return false;
   spawn('xdg-open', [url], { detached: true, stdio: 'ignore' }).unref();
   return true;
@@ -33,7 +33,7 @@ export function registerStripeCommands(billing: Command): void {
     .action(async (plan: string, opts: { api?: string; key?: string; successUrl: string; cancelUrl: string; json?: boolean }) => {
       const target = await resolveTarget(opts);
       const out = await callApi<{ checkoutUrl: string; sessionId: string }>(target, '/compute/billing/checkout/create', { plan, successUrl: opts.successUrl, cancelUrl: opts.cancelUrl });
-      await writePrivateJson(loadConfig().cli.configDir, LAST_CHECKOUT, { ...out, plan, apiUrl: target.apiUrl });
+      await writePrivateJson(loadCliConfig().configDir, LAST_CHECKOUT, { ...out, plan, apiUrl: target.apiUrl });
       if (opts.json) return void printJson(out);
       process.stdout.write(`${out.checkoutUrl}\n`);
       status(dim(`session ${out.sessionId}; the subscription is pending until Stripe says the checkout completed`));
@@ -46,11 +46,10 @@ export function registerStripeCommands(billing: Command): void {
     .option('--secret <whsec>', 'signing secret (default: STRIPE_WEBHOOK_SECRET, else the `npm run dev` one)')
     .action(async (type: string, opts: { api?: string; key?: string; session?: string; secret?: string }) => {
       if (!(SIMULATED as readonly string[]).includes(type)) throw new CliError(`type: one of ${SIMULATED.join(', ')}`);
-      const config = loadConfig();
-      const last = await readJson<{ sessionId: string; apiUrl: string }>(config.cli.configDir, LAST_CHECKOUT);
+      const last = await readJson<{ sessionId: string; apiUrl: string }>(loadCliConfig().configDir, LAST_CHECKOUT);
       const sessionId = opts.session ?? last?.sessionId;
       if (!sessionId) throw new CliError('no checkout to complete: run `compute billing checkout <plan>` first, or pass --session');
-      const secret = opts.secret ?? config.stripe.webhookSecret ?? DEV_STRIPE_WEBHOOK_SECRET;
+      const secret = opts.secret ?? loadStripeWebhookSecret() ?? DEV_STRIPE_WEBHOOK_SECRET;
       const id = `evt_simulated_${Date.now().toString(36)}`;
       const payload = JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { id: sessionId, object: 'checkout.session' } } });
       const header = Stripe.webhooks.generateTestHeaderString({ payload, secret });

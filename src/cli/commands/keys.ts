@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Quotas } from '../../auth/api-keys';
-import { loadConfig } from '../../config';
+import { loadCliConfig } from '../../config';
 import { CliError, callApi } from '../api-client';
 import { positiveInt } from '../options';
 import { loadSession, requireSession } from '../session';
@@ -58,7 +58,7 @@ export function registerKeysCommands(program: Command): void {
       .requiredOption('--name <name>', 'a name to recognize the key by'),
   ).action(async (opts: KeyOptions) => {
     const body = keyBody(opts);
-    const session = await loadSession(loadConfig().cli.configDir);
+    const session = await loadSession(loadCliConfig().configDir);
     if (!session) throw new CliError('not logged in: run `compute login` first (an operator with database access mints with `compute admin keys create`)');
     const made = await callApi<KeyRecord & { key: string }>(session, '/compute/api-keys/create', body);
     status(dim(`created ${made.id} for ${session.email} in ${session.workspaceId}`));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config';
+import { loadCliConfig } from '../../config';
 import { CliError, callApi } from '../api-client';
 import { clearSession, loadSession, requireSession, saveSession } from '../session';
 import { ask, dim, green, status } from '../terminal';
@@ -33,8 +33,8 @@ export function registerLoginCommands(program: Command): void {
     .option('--email <address>', 'your e-mail address (asked for when omitted)')
     .option('--api <url>', 'API base URL (default: COMPUTE_API_URL or http://127.0.0.1:3000)')
     .action(async (opts: { email?: string; api?: string }) => {
-      const config = loadConfig();
-      const apiUrl = opts.api ?? config.cli.apiUrl;
+      const config = loadCliConfig();
+      const apiUrl = opts.api ?? config.apiUrl;
       const email = opts.email ?? (await ask('E-mail: '));
       if (!email) throw new CliError('an e-mail address is needed');
       status(dim(`Sending a login code to ${email}…`));
@@ -42,7 +42,7 @@ export function registerLoginCommands(program: Command): void {
       const code = await ask(`Code sent to ${email} (valid 10 minutes). Enter the 6 digits: `);
       if (!/^\d{6}$/.test(code)) throw new CliError('the code is six digits');
       const out = await callApi<Verified>({ apiUrl }, '/auth/verify-otp', { email, code });
-      const file = await saveSession(config.cli.configDir, {
+      const file = await saveSession(config.configDir, {
         apiUrl,
         token: out.token,
         expiresAt: out.expiresAt,
@@ -64,7 +64,7 @@ export function registerLoginCommands(program: Command): void {
     .command('logout')
     .description('End the saved session on the service and forget it')
     .action(async () => {
-      const { configDir } = loadConfig().cli;
+      const { configDir } = loadCliConfig();
       const session = await loadSession(configDir);
       // The service refuses the token from now on; a copy of it elsewhere is of no use either.
       const ended = session ? await signOut(session.apiUrl, session.token) : true;

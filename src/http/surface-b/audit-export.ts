@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { AuditFilter } from '../../audit/query';
 import type { Principal } from '../../auth/principal';
-import type { Config } from '../../config';
+import type { ApiConfig } from '../../config';
 import type { Services } from '../../services';
 import { AppError } from '../../shared/errors';
 import { createSemaphore } from '../../shared/semaphore';
@@ -18,7 +18,7 @@ const RETRY_AFTER_SECONDS = 5;
  * the last one, so a client that stops reading holds a slot and its socket, never a database
  * connection; a credential revoked or expired meanwhile cuts the response at the next page.
  */
-export function auditExporter(o: { services: Services; config: Config; log: Logger }) {
+export function auditExporter(o: { services: Services; config: Pick<ApiConfig, 'limits'>; log: Logger }) {
   const { auditExportsPerCredential, auditExportsPerInstance } = o.config.limits;
   const perCredential = credentialSlots('audit exports', auditExportsPerCredential);
   const perInstance = createSemaphore(auditExportsPerInstance);
