@@ -6,7 +6,7 @@ set -eu
 
 NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
 RETENTION="${TEMPORAL_NAMESPACE_RETENTION:-72h}"
-# Name:Type pairs, as workflows/search-attributes.ts defines them (test/deployment.test.ts checks).
+# Name:Type pairs, as workflows/search-attributes.ts defines them (test/e2e/deployment.test.ts checks).
 SEARCH_ATTRIBUTES="JobState:Keyword WorkspaceId:Keyword AgentId:Keyword JobType:Keyword WebhookId:Keyword Labels:KeywordList"
 
 # Dial the server's IPv4 address: the CLI may otherwise try an address the server does not bind

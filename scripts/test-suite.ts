@@ -1,8 +1,8 @@
-// `npm test`: the whole suite on one stack, in two lanes at once (test/lanes.ts says which file
-// runs where and why). The shared lane runs in this process, its output live; the isolated lane
-// runs in a mocha process of its own, and its output follows once both are done. The last line is
-// the plain summary CI reads: "N passed, N failed, N skipped". Files given as arguments narrow the
-// run to them, each in its lane.
+// `npm test`: the unit tests, with no service, and the rest of the suite on one stack in two lanes
+// at once (test/lanes.ts says which file runs where and why). The shared lane runs in this process,
+// its output live; the unit and isolated lanes run in mocha processes of their own, and their
+// output follows once all are done. The last line is the plain summary CI reads: "N passed, N
+// failed, N skipped". Files given as arguments narrow the run to them, each in its lane.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { mochaHooks } from '../test/hooks';
 import { loadToolsDir } from '../src/config';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../src/stack/debian-packages';
 import { ensurePythonTool } from '../src/stack/python-venv';
-import { ISOLATED_FILES, ISOLATED_FOLDERS, ISOLATED_LANE, SHARED_LANE } from '../test/lanes';
+import { ISOLATED_LANE, SHARED_LANE, laneOf } from '../test/lanes';
 import { attachTestEnv, detachTestEnv, installQuietSdkRuntime, startSuiteStack } from '../test/support/env';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -28,9 +28,6 @@ function testFiles(): string[] {
     .filter((f) => f.endsWith('.test.ts'))
     .map((f) => path.join('test', f))
     .sort();
-  // A file listed for the isolated lane that is not there is a typo that would move it unseen.
-  const missing = ISOLATED_FILES.filter((f) => !all.includes(f));
-  if (missing.length) throw new Error(`test/lanes.ts lists files that do not exist: ${missing.join(', ')}`);
   const asked = process.argv.slice(2).map((f) => path.relative(ROOT, path.resolve(f)));
   return asked.length ? all.filter((f) => asked.includes(f)) : all;
 }
@@ -46,15 +43,16 @@ async function ensureTestTools(): Promise<void> {
   for (const tool of ['standardwebhooks', 'schemathesis'] as const) await ensurePythonTool(tool, toolsDir, log);
 }
 
-const isolated = (file: string) => ISOLATED_FILES.includes(file) || ISOLATED_FOLDERS.some((d) => file.startsWith(d));
-
-/** The isolated lane: mocha with the project's settings, attached to the stack `stackFile` names. */
-function startIsolatedLane(files: string[], stackFile: string): { done: Promise<{ output: string; tally?: Tally }>; kill(): void } {
+/**
+ * A lane in a mocha process of its own: the unit lane with `.mocharc.unit.json` (no stack), the
+ * isolated lane with the project's settings, attached to the stack `stackFile` names.
+ */
+function startLane(name: string, files: string[], o: { config?: string; stackFile?: string }): { done: Promise<{ output: string; tally?: Tally }>; kill(): void } {
   const chunks: Buffer[] = [];
   const color = process.stdout.isTTY ? '--color' : '--no-color';
-  const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), color, ...files], {
+  const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), color, ...(o.config ? ['--config', o.config] : []), ...files], {
     cwd: ROOT,
-    env: { ...process.env, COMPUTE_TEST_STACK: stackFile, COMPUTE_TEST_LANE: ISOLATED_LANE.name },
+    env: { ...process.env, ...(o.stackFile && { COMPUTE_TEST_STACK: o.stackFile }), COMPUTE_TEST_LANE: name },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
@@ -62,7 +60,7 @@ function startIsolatedLane(files: string[], stackFile: string): { done: Promise<
   const done = new Promise<{ output: string; tally?: Tally }>((resolve) => {
     child.on('close', () => {
       const output = Buffer.concat(chunks).toString();
-      const line = new RegExp(`lane ${ISOLATED_LANE.name}: (\\d+) passed, (\\d+) failed, (\\d+) skipped`).exec(output);
+      const line = new RegExp(`lane ${name}: (\\d+) passed, (\\d+) failed, (\\d+) skipped`).exec(output);
       resolve({ output, tally: line ? { passed: Number(line[1]), failed: Number(line[2]), skipped: Number(line[3]) } : undefined });
     });
   });
@@ -79,38 +77,49 @@ async function runSharedLane(files: string[]): Promise<Tally> {
   });
 }
 
+/** A lane's output, and its tally; one that died before its summary counts as a failure. */
+async function finish(name: string, lane: ReturnType<typeof startLane> | undefined): Promise<Tally> {
+  if (!lane) return { passed: 0, failed: 0, skipped: 0 };
+  const { output, tally } = await lane.done;
+  process.stdout.write(`\n── ${name} lane ──\n${output}`);
+  if (!tally) process.stdout.write(`\nthe ${name} lane ended without its summary: see its output above\n`);
+  return tally ?? { passed: 0, failed: 1, skipped: 0 };
+}
+
 async function main(): Promise<number> {
   const files = testFiles();
-  const laneFiles = { isolated: files.filter(isolated), shared: files.filter((f) => !isolated(f)) };
+  const laneFiles = { unit: files.filter((f) => laneOf(f) === 'unit'), isolated: files.filter((f) => laneOf(f) === 'isolated'), shared: files.filter((f) => laneOf(f) === 'shared') };
   installQuietSdkRuntime();
   const started = Date.now();
-  const suite = await startSuiteStack();
-  let lane: ReturnType<typeof startIsolatedLane> | undefined;
+  // The unit lane needs no stack: it runs while the stack starts.
+  const unit = laneFiles.unit.length ? startLane('unit', laneFiles.unit, { config: path.join(ROOT, '.mocharc.unit.json') }) : undefined;
+  let lane: ReturnType<typeof startLane> | undefined;
+  let suite: Awaited<ReturnType<typeof startSuiteStack>> | undefined;
   // Whatever ends the run (the end, a file that will not load, Ctrl-C): no lane or server is left.
   const cleanUp = async () => {
+    unit?.kill();
     lane?.kill();
-    await detachTestEnv(suite).catch(() => undefined);
+    if (suite) await detachTestEnv(suite).catch(() => undefined);
   };
   process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
   try {
-    if (process.argv.length <= 2) await ensureTestTools();
-    process.stderr.write(`  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.shared.length} files shared, ${laneFiles.isolated.length} isolated\n`);
-    const stackFile = path.join(suite.dataDir, 'suite-stack.json');
-    const { stack: _stack, ...attachable } = suite;
-    fs.writeFileSync(stackFile, JSON.stringify({ suite: attachable, lane: ISOLATED_LANE }));
-    if (laneFiles.isolated.length) lane = startIsolatedLane(laneFiles.isolated, stackFile);
     let shared: Tally = { passed: 0, failed: 0, skipped: 0 };
-    if (laneFiles.shared.length) {
-      await attachTestEnv(suite, SHARED_LANE);
-      shared = await runSharedLane(laneFiles.shared);
+    if (laneFiles.isolated.length + laneFiles.shared.length) {
+      suite = await startSuiteStack();
+      if (process.argv.length <= 2) await ensureTestTools();
+      process.stderr.write(`  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.unit.length} files unit, ${laneFiles.shared.length} shared, ${laneFiles.isolated.length} isolated\n`);
+      const stackFile = path.join(suite.dataDir, 'suite-stack.json');
+      const { stack: _stack, ...attachable } = suite;
+      fs.writeFileSync(stackFile, JSON.stringify({ suite: attachable, lane: ISOLATED_LANE }));
+      if (laneFiles.isolated.length) lane = startLane(ISOLATED_LANE.name, laneFiles.isolated, { stackFile });
+      if (laneFiles.shared.length) {
+        await attachTestEnv(suite, SHARED_LANE);
+        shared = await runSharedLane(laneFiles.shared);
+      }
     }
-    const other = lane ? await lane.done : { output: '', tally: { passed: 0, failed: 0, skipped: 0 } };
-    if (lane) process.stdout.write(`\n── isolated lane ──\n${other.output}`);
-    // A lane that died before its summary counts as a failure, whatever it had passed.
-    const tally = other.tally ?? { passed: 0, failed: 1, skipped: 0 };
-    if (!other.tally) process.stdout.write('\nthe isolated lane ended without its summary: see its output above\n');
-    const all = { passed: shared.passed + tally.passed, failed: shared.failed + tally.failed, skipped: shared.skipped + tally.skipped };
-    process.stdout.write(`\nsuite: ${((Date.now() - started) / 60_000).toFixed(1)} minutes, both lanes\n${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`);
+    const tallies = [shared, await finish('unit', unit), await finish(ISOLATED_LANE.name, lane)];
+    const all = tallies.reduce((a, t) => ({ passed: a.passed + t.passed, failed: a.failed + t.failed, skipped: a.skipped + t.skipped }));
+    process.stdout.write(`\nsuite: ${((Date.now() - started) / 60_000).toFixed(1)} minutes, all lanes\n${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`);
     return all.failed > 0 ? 1 : 0;
   } finally {
     await cleanUp();

@@ -1,0 +1,130 @@
+// lane: isolated (test/lanes.ts)
+import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
+import { apisPerTest } from '../support/api-process';
+import { testEnv } from '../support/env';
+import { newWorkspace, post, submit } from '../support/http';
+import { startTcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/agents';
+import { login } from '../support/auth';
+
+/** Every statement an API instance sends while `fn` runs, by the table it names. */
+async function statementsDuring(db: Knex, fn: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  const onQuery = (q: { sql: string }) => seen.push(q.sql.replace(/\s+/g, ' '));
+  db.on('query', onQuery);
+  try {
+    await fn();
+  } finally {
+    db.off('query', onQuery);
+  }
+  return seen;
+}
+const touching = (statements: string[], table: string) => statements.filter((s) => new RegExp(`\\b${table}\\b`).test(s));
+
+describe('what a request costs: cached credentials and leased budgets', () => {
+  const apiWith = apisPerTest();
+
+  it('serves a known key from memory: 100 retrieves send 100 job reads, no key lookup and a few leases', async () => {
+    const api = await apiWith();
+    const { key } = await newWorkspace();
+    const job = await submit(key);
+    assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key, api.url)).status, 200, 'the first request looks the key up');
+    const statements = await statementsDuring(api.db, async () => {
+      for (let i = 0; i < 100; i++) assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key, api.url)).status, 200);
+    });
+    assert.equal(touching(statements, 'jobs').length, 100, statements.join('\n'));
+    assert.deepEqual(touching(statements, 'api_keys'), [], 'no key lookup');
+    const leases = touching(statements, 'rate_limits').length;
+    assert.ok(leases <= 20, `${leases} leases for 100 requests`);
+    assert.equal(statements.length, 100 + leases, `nothing else: ${statements.join('\n')}`);
+  });
+
+  it('refuses a revoked key on another instance at once, and on an instance whose listener hung once it is found out', async function () {
+    this.timeout(30_000);
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(testEnv().config.databaseUrl!).port) });
+    try {
+      const direct = await apiWith();
+      const cut = await apiWith({ DATABASE_URL: testEnv().config.databaseUrl!.replace(/@[^/]+\//, `@${proxy.address}/`), NOTIFY_PING_MS: '200' });
+      const { key } = await newWorkspace();
+      const { token } = await login();
+      const made = (await post('/compute/api-keys/create', { name: 'cached' }, token)).body.payload;
+      for (const api of [direct, cut]) assert.equal((await post('/compute/jobs/list', {}, made.key, api.url)).status, 200);
+
+      // Revoked through one instance: it refuses the next request at once. PostgreSQL handed the
+      // change to the other's listener before the revoke was answered; once that listener has read
+      // it (its own marker back, as notifications arrive in commit order) the other refuses too,
+      // though it had the key in memory. A request that reaches it before its listener has read
+      // the bytes already on the socket is the one window left (an event-loop turn).
+      assert.equal((await post('/compute/api-keys/revoke', { id: made.id }, token, direct.url)).status, 200);
+      assert.equal((await post('/compute/jobs/list', {}, made.key, direct.url)).status, 401);
+      await cut.services!.credentials.settle();
+      assert.equal((await post('/compute/jobs/list', {}, made.key, cut.url)).status, 401);
+
+      // A connection to PostgreSQL that hangs without closing delivers no notification: once
+      // its ping goes unanswered, the instance stops trusting what it holds in memory.
+      assert.equal((await post('/compute/jobs/list', {}, key, cut.url)).status, 200);
+      proxy.blackhole();
+      await testEnv().db('api_keys').where({ workspace_id: (await keyRow(key)).workspace_id }).update({ revoked_at: testEnv().db.fn.now() });
+      await waitFor('the hung listener to be found out', async () => !cut.services!.notifier.live, 5_000);
+      // Its database is unreachable too, so the honest answer is none (or a 503), never a 200.
+      const during = await fetch(`${cut.url}/api/compute/jobs/list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+        body: '{}',
+        signal: AbortSignal.timeout(1500),
+      }).then(
+        (r) => r.status,
+        () => 'no answer',
+      );
+      assert.notEqual(during, 200, 'a key revoked while the listener hung is not served from memory');
+      proxy.resume();
+      await waitFor('the listener to be back', async () => cut.services!.notifier.live, 15_000);
+      // Connections that lost bytes in the hang are replaced first (a 503 meanwhile); a 200 never comes.
+      await waitFor('the revoked key to be refused', async () => {
+        const status = (await post('/compute/jobs/list', {}, key, cut.url)).status;
+        assert.notEqual(status, 200, 'the revoked key was let through after the listener came back');
+        return status === 401;
+      }, 15_000);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('lets at most the limit through across two instances under a concurrent burst, short of it by at most one lease', async () => {
+    const LIMIT = 200;
+    const pair = [await apiWith({ RATE_LIMIT_PER_MINUTE: String(LIMIT) }), await apiWith({ RATE_LIMIT_PER_MINUTE: String(LIMIT) })];
+    const { key } = await newWorkspace();
+    const statuses: number[] = [];
+    // 20 clients on each instance, 20 requests each: 800 requests for a budget of 200.
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, lane) => {
+        for (let i = 0; i < 20; i++) statuses.push((await post('/compute/jobs/list', {}, key, pair[lane % 2].url)).status);
+      }),
+    );
+    const admitted = statuses.filter((s) => s === 200).length;
+    assert.equal(admitted + statuses.filter((s) => s === 429).length, statuses.length, 'only 200 and 429');
+    const lease = LIMIT / 20; // the largest lease: 1/20 of the limit
+    assert.ok(admitted <= LIMIT, `${admitted} let through, the limit is ${LIMIT}`);
+    assert.ok(admitted >= LIMIT - lease, `${admitted} let through: at most one lease (${lease}) may sit unspent on the other instance`);
+  });
+
+  it('refuses from memory: once an instance knows the window is spent, a 429 costs no statement', async () => {
+    const api = await apiWith({ RATE_LIMIT_PER_MINUTE: '10' });
+    const { key } = await newWorkspace();
+    for (let i = 0; i < 10; i++) assert.equal((await post('/compute/jobs/list', {}, key, api.url)).status, 200);
+    assert.equal((await post('/compute/jobs/list', {}, key, api.url)).status, 429);
+    const statements = await statementsDuring(api.db, async () => {
+      for (let i = 0; i < 50; i++) {
+        const reply = await post('/compute/jobs/list', {}, key, api.url);
+        assert.equal(reply.status, 429);
+        assert.ok(Number(reply.headers.get('retry-after')) >= 1);
+      }
+    });
+    assert.deepEqual(statements, [], 'no statement for 50 refusals');
+  });
+});
+
+async function keyRow(key: string) {
+  return testEnv().db('api_keys').where({ prefix: key.slice(0, key.lastIndexOf('_')) }).first();
+}

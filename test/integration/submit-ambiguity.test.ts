@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { suiteClient } from '../support/temporal-client';
+import type { DataKeys } from '../../src/crypto/data-keys';
+import { suiteDataKeys } from '../support/data-keys';
+import { Client, Connection, ServiceError } from '@temporalio/client';
+import type { Principal } from '../../src/auth/principal';
+import { silentAttempts } from '../../src/agents/liveness';
+import { createTransitions } from '../../src/jobs/transitions';
+import { createJobsService } from '../../src/jobs/service';
+import { ManifestSchema } from '../../src/jobs/schemas';
+import { createJobWorkflowClient, workflowIdOf } from '../../src/temporal/job-workflow-client';
+import { AppError } from '../../src/shared/errors';
+import { quietLog, reconcileWorkspace, testEnv } from '../support/env';
+import { newWorkspace, pollOne, registerNode, resultOf, ok, retrieve } from '../support/http';
+
+/** A gRPC failure as the Temporal client reports it. */
+const grpcError = (code: number, what: string) => new ServiceError(what, { cause: Object.assign(new Error(what), { code }) });
+const DEADLINE_EXCEEDED = 4;
+const UNAVAILABLE = 14;
+const INVALID_ARGUMENT = 3;
+
+type Fault = { when: 'before' | 'after'; error: () => Error; meanwhile?: (workflowId: string) => Promise<void> };
+
+describe('submit across an ambiguous Temporal error', () => {
+  let connection: Connection;
+  let real: Client;
+  let dataKeys: DataKeys;
+  before(async () => {
+    dataKeys = await suiteDataKeys();
+    connection = await Connection.connect({ address: testEnv().config.temporal.address! });
+    real = await suiteClient(connection);
+  });
+  after(() => connection.close());
+
+  /**
+   * The jobs service over the real Temporal client, with one fault injected into the start call:
+   * thrown before the start reaches the server, or after it was applied there.
+   */
+  function jobsWith(fault: Fault) {
+    const workflow = Object.create(real.workflow, {
+      start: {
+        value: async (...args: Parameters<Client['workflow']['start']>) => {
+          if (fault.when === 'after') {
+            await real.workflow.start(...args);
+            await fault.meanwhile?.(args[1].workflowId);
+          }
+          throw fault.error();
+        },
+      },
+    });
+    const client = Object.create(real, { workflow: { value: workflow } }) as Client;
+    const { config } = testEnv();
+    const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
+    return createJobsService({ db: testEnv().db, dataKeys, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
+  }
+
+  const principalOf = (workspaceId: string): Principal => ({ workspaceId, kind: 'user', credential: 'api_key', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'test' });
+  const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo ambiguous' });
+  const rowsOf = (workspaceId: string) => testEnv().db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
+  const workflowStatus = async (jobId: string) =>
+    real.workflow.getHandle(workflowIdOf(jobId)).describe().then((d) => d.status.name, () => 'NONE');
+
+  it('a deadline after the start applied keeps the row for the reconciler, which makes it visible; it runs once', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const jobs = jobsWith({ when: 'after', error: () => grpcError(DEADLINE_EXCEEDED, 'deadline exceeded') });
+    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
+    const [row] = await rowsOf(workspaceId);
+    assert.ok(row, 'the row is kept: the workflow may exist');
+    assert.equal(row.workflow_started, false, 'not yet visible');
+    assert.equal(await workflowStatus(row.id), 'RUNNING');
+    assert.deepEqual(await reconcileWorkspace(workspaceId).then((r) => r.started >= 1), true);
+    const node = await registerNode(key);
+    const held = (await pollOne(node, 2))!;
+    assert.equal(held.job_id, row.id);
+    await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey);
+    assert.equal((await retrieve(key, row.id)).state, 'succeeded');
+    assert.equal(await pollOne(node, 0), undefined, 'no second copy');
+  });
+
+  it('unavailable before the start reached the server: the reconciler finds no workflow and removes the row', async () => {
+    const { workspaceId } = await newWorkspace();
+    const jobs = jobsWith({ when: 'before', error: () => grpcError(UNAVAILABLE, 'unavailable') });
+    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
+    const [row] = await rowsOf(workspaceId);
+    assert.ok(row && !row.workflow_started, 'an unconfirmed start leaves its row to the reconciler');
+    await reconcileWorkspace(workspaceId);
+    assert.deepEqual(await rowsOf(workspaceId), []);
+    assert.equal(await workflowStatus(row.id), 'NONE');
+  });
+
+  it('a definite refusal takes the row back at once', async () => {
+    const { workspaceId } = await newWorkspace();
+    const jobs = jobsWith({ when: 'before', error: () => grpcError(INVALID_ARGUMENT, 'invalid argument') });
+    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest));
+    assert.deepEqual(await rowsOf(workspaceId), []);
+  });
+
+  it('a row removed by the reconciler while the start was slow: the new run is terminated and the submit fails', async () => {
+    const { workspaceId } = await newWorkspace();
+    let jobId = '';
+    const workflow = Object.create(real.workflow, {
+      start: {
+        value: async (...args: Parameters<Client['workflow']['start']>) => {
+          jobId = args[1].workflowId.replace(/^job-/, '');
+          // The reconciler's view while the start is in flight: no workflow yet, so the row goes.
+          await testEnv().db('jobs').where({ id: jobId, workflow_started: false }).delete();
+          return real.workflow.start(...args);
+        },
+      },
+    });
+    const client = Object.create(real, { workflow: { value: workflow } }) as Client;
+    const { config } = testEnv();
+    const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
+    const jobs = createJobsService({ db: testEnv().db, dataKeys, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
+    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
+    assert.deepEqual(await rowsOf(workspaceId), []);
+    assert.equal(await workflowStatus(jobId), 'TERMINATED', 'no run is left that nobody can see');
+  });
+
+  it('the reconciler measures ages on the database clock', async () => {
+    const { workspaceId } = await newWorkspace();
+    const jobs = jobsWith({ when: 'before', error: () => grpcError(UNAVAILABLE, 'unavailable') });
+    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest));
+    const [row] = await rowsOf(workspaceId);
+    // Stamped by the database: a row is young to the database however the API's clock is set.
+    const { rows } = await testEnv().db.raw('SELECT extract(epoch from now() - created_at) AS age FROM jobs WHERE id = ?', [row.id]);
+    assert.ok(Number(rows[0].age) >= 0 && Number(rows[0].age) < 5);
+    await testEnv().service.services!.jobs.reconcile(60_000);
+    assert.equal((await rowsOf(workspaceId)).length, 1, 'too young to settle');
+    await testEnv().db('jobs').where({ id: row.id }).update({ created_at: testEnv().db.raw("now() - interval '2 minutes'") });
+    await testEnv().service.services!.jobs.reconcile(60_000);
+    assert.deepEqual(await rowsOf(workspaceId), []);
+  });
+});
