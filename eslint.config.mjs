@@ -5,11 +5,29 @@ import { builtinModules } from 'node:module';
 const banned = [
   ...builtinModules,
   ...builtinModules.map((m) => `node:${m}`),
-  'pg', 'knex', 'minio', 'koa', '@koa/router', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity',
+  'pg',
+  'knex',
+  'minio',
+  'koa',
+  '@koa/router',
+  'pino',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'bin/**', 'scripts/**', 'eslint.config.mjs', 'test/support/reporter.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.data/**',
+      'bin/**',
+      'scripts/**',
+      'eslint.config.mjs',
+      'test/support/reporter.js',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -25,8 +43,16 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: banned.map((name) => ({ name, message: 'Workflows are deterministic: reach the world through activities.' })),
-          patterns: [{ group: ['../src/**', '../src', '../../src/**', '../../src'], message: 'Workflows may not import src/ modules (they do I/O).' }],
+          paths: banned.map((name) => ({
+            name,
+            message: 'Workflows are deterministic: reach the world through activities.',
+          })),
+          patterns: [
+            {
+              group: ['../src/**', '../src', '../../src/**', '../../src'],
+              message: 'Workflows may not import src/ modules (they do I/O).',
+            },
+          ],
         },
       ],
     },

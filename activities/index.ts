@@ -21,7 +21,12 @@ export interface ActivityDeps {
 }
 
 /** Activities are built from injected dependencies; they read no environment and are idempotent. */
-export function createActivities({ db, cancelGraceMs = 30_000, periods = DEFAULT_PERIODS, resetRunOf }: ActivityDeps): JobActivities & MeterActivities & BillingPeriodActivities {
+export function createActivities({
+  db,
+  cancelGraceMs = 30_000,
+  periods = DEFAULT_PERIODS,
+  resetRunOf,
+}: ActivityDeps): JobActivities & MeterActivities & BillingPeriodActivities {
   const heartbeat = () => Context.current().heartbeat();
   return {
     async projectJob(input: ProjectJobInput): Promise<Rebase | void> {
@@ -43,7 +48,8 @@ export function createActivities({ db, cancelGraceMs = 30_000, periods = DEFAULT
 
     checkAttempt: ({ leaseId, lostAfterMs }): Promise<AttemptCheck> => attemptLiveness(db, leaseId, lostAfterMs),
 
-    meterWindow: ({ windowEnd }) => meterTick(db, new Date(windowEnd), { cancelGraceSeconds: cancelGraceMs / 1000, periods, progress: heartbeat }),
+    meterWindow: ({ windowEnd }) =>
+      meterTick(db, new Date(windowEnd), { cancelGraceSeconds: cancelGraceMs / 1000, periods, progress: heartbeat }),
 
     async closeBillingPeriods({ at }) {
       const closed = await closePeriods(db, { ...periods, at: new Date(at), progress: heartbeat });

@@ -20,12 +20,27 @@ export interface WebhookActivityDeps {
   resolve?: Resolver;
 }
 
-type Hook = { id: string; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null };
-type EventRow = { seq: string | number; id: string; type: string; job_id: string; created_at: Date; data: Parameters<typeof eventBody>[0]['data'] };
+type Hook = {
+  id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+};
+type EventRow = {
+  seq: string | number;
+  id: string;
+  type: string;
+  job_id: string;
+  created_at: Date;
+  data: Parameters<typeof eventBody>[0]['data'];
+};
 
 /** The stored secrets that sign now: the current one, and the previous one until its overlap ends. */
 const signingSecrets = (hook: Hook, now: Date) =>
-  hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at > now ? [hook.secret, hook.previous_secret] : [hook.secret];
+  hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at > now
+    ? [hook.secret, hook.previous_secret]
+    : [hook.secret];
 
 const EVENT_COLUMNS = ['seq', 'id', 'type', 'job_id', 'created_at', 'data'];
 
@@ -34,12 +49,22 @@ export function createWebhookActivities({ db, settings, secrets, resolve }: Webh
    * One attempt at one event, logged. A failure that will be retried is logged `pending` with its
    * `nextAttemptAt` and thrown with that delay, so Temporal's retry comes then.
    */
-  async function attempt(hook: Hook, event: EventRow, firstAttemptAt: number, redelivery: boolean): Promise<'succeeded' | 'failed' | 'disabled'> {
+  async function attempt(
+    hook: Hook,
+    event: EventRow,
+    firstAttemptAt: number,
+    redelivery: boolean,
+  ): Promise<'succeeded' | 'failed' | 'disabled'> {
     const body = JSON.stringify(eventBody(event));
     const at = new Date();
     const sent = await postWebhook({
       url: hook.url,
-      headers: signedHeaders(signingSecrets(hook, at).map((stored) => secrets.open(stored, hook.id)), event.id, at, body),
+      headers: signedHeaders(
+        signingSecrets(hook, at).map((stored) => secrets.open(stored, hook.id)),
+        event.id,
+        at,
+        body,
+      ),
       body,
       timeoutMs: settings.timeoutMs,
       bodyLimitBytes: settings.responseBodyBytes,
@@ -51,7 +76,9 @@ export function createWebhookActivities({ db, settings, secrets, resolve }: Webh
     const status = sent.ok ? 'succeeded' : final ? 'failed' : 'pending';
     const error = sent.error ?? (sent.ok ? null : `receiver answered ${sent.status}`);
     const delay = await db.transaction(async (trx) => {
-      const [{ n }] = await trx('webhook_deliveries').where({ webhook_id: hook.id, event_id: event.id }).count({ n: '*' });
+      const [{ n }] = await trx('webhook_deliveries')
+        .where({ webhook_id: hook.id, event_id: event.id })
+        .count({ n: '*' });
       const number = Number(n) + 1;
       const wait = status === 'pending' ? retryDelayMs(number, settings) : null;
       await trx('webhook_deliveries').insert({
@@ -70,10 +97,14 @@ export function createWebhookActivities({ db, settings, secrets, resolve }: Webh
         redelivery,
         next_attempt_at: wait === null ? null : new Date(Date.now() + wait),
       });
-      if (gone) await trx('webhooks').where({ id: hook.id }).update({ enabled: false, disabled_reason: 'the receiver answered 410 Gone' });
+      if (gone)
+        await trx('webhooks')
+          .where({ id: hook.id })
+          .update({ enabled: false, disabled_reason: 'the receiver answered 410 Gone' });
       return wait;
     });
-    if (delay !== null) throw ApplicationFailure.create({ type: ATTEMPT_FAILED, message: error ?? 'failed', nextRetryDelay: delay });
+    if (delay !== null)
+      throw ApplicationFailure.create({ type: ATTEMPT_FAILED, message: error ?? 'failed', nextRetryDelay: delay });
     return gone ? 'disabled' : status === 'succeeded' ? 'succeeded' : 'failed';
   }
 
@@ -87,11 +118,13 @@ export function createWebhookActivities({ db, settings, secrets, resolve }: Webh
       const cursor =
         afterSeq ??
         Number(
-          (await db('webhook_deliveries')
-            .where({ webhook_id: webhookId, job_id: jobId, redelivery: false })
-            .whereIn('status', ['succeeded', 'failed'])
-            .max('event_seq as done')
-            .first())?.done ?? 0,
+          (
+            await db('webhook_deliveries')
+              .where({ webhook_id: webhookId, job_id: jobId, redelivery: false })
+              .whereIn('status', ['succeeded', 'failed'])
+              .max('event_seq as done')
+              .first()
+          )?.done ?? 0,
         );
       // A retry of this activity reads the same event: the lane's cursor moves only once it returns.
       const event: EventRow | undefined = await db('webhook_events')

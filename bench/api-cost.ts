@@ -60,7 +60,13 @@ async function seed(stack: BareStack) {
   }));
   for (let i = 0; i < rows.length; i += 200) await db('jobs').insert(rows.slice(i, i + 200));
   const agentId = newId('agent');
-  await db('agents').insert({ id: agentId, workspace_id: stack.workspaceId, name: 'bench', labels: '{}', capabilities: '{}' });
+  await db('agents').insert({
+    id: agentId,
+    workspace_id: stack.workspaceId,
+    name: 'bench',
+    labels: '{}',
+    capabilities: '{}',
+  });
   const node = await createApiKey(db, { workspaceId: stack.workspaceId, name: 'node bench', kind: 'node', agentId });
   return { jobId: rows[JOBS / 2].id, agentId, nodeKey: node.key };
 }
@@ -75,12 +81,18 @@ async function measure(side: Side, db: Knex, run: () => Promise<LoadResult>) {
   const cpu0 = cpuMsOf(side.pid);
   const pg0 = await postgresCounters(db);
   const result = await run();
-  if (result.errors > 0) throw new Error(`${side.name} ${side.target.path}: ${result.errors} failed requests, first: ${result.firstError}`);
+  if (result.errors > 0)
+    throw new Error(`${side.name} ${side.target.path}: ${result.errors} failed requests, first: ${result.firstError}`);
   const cpu = cpuMsOf(side.pid) - cpu0;
   await new Promise((r) => setTimeout(r, 1100)); // idle backends flush their counts within a second
   const pg1 = await postgresCounters(db);
   // The two counter reads are transactions of their own.
-  return { result, cpuPerRequest: cpu / result.requests, xacts: (pg1.xacts - pg0.xacts - 2) / result.requests, writes: (pg1.writes - pg0.writes) / result.requests };
+  return {
+    result,
+    cpuPerRequest: cpu / result.requests,
+    xacts: (pg1.xacts - pg0.xacts - 2) / result.requests,
+    writes: (pg1.writes - pg0.writes) / result.requests,
+  };
 }
 
 async function run(stack: BareStack, o: { seconds: number; rounds: number }): Promise<string> {
@@ -94,39 +106,87 @@ async function run(stack: BareStack, o: { seconds: number; rounds: number }): Pr
   const barePort = await freePort();
   const bare = startChild({
     command: process.execPath,
-    args: [...(process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}/bare`] : []), '--import', 'tsx', 'bench/bare-api-server.ts'],
+    args: [
+      ...(process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}/bare`] : []),
+      '--import',
+      'tsx',
+      'bench/bare-api-server.ts',
+    ],
     cwd: process.cwd(),
-    env: { DATABASE_URL: stack.databaseUrl, PORT: String(barePort), POOL_MAX: String(stack.config.dbPoolMax), WORKSPACE_ID: stack.workspaceId },
+    env: {
+      DATABASE_URL: stack.databaseUrl,
+      PORT: String(barePort),
+      POOL_MAX: String(stack.config.dbPoolMax),
+      WORKSPACE_ID: stack.workspaceId,
+    },
     logFile: `${stack.dataDir}/logs/bare-api.log`,
   });
   const bareUrl = `http://127.0.0.1:${barePort}`;
   try {
-    for (const started = Date.now(); !(await fetch(`${bareUrl}/list`, { method: 'POST', body: '{}' }).then((r) => r.ok, () => false)); ) {
+    for (
+      const started = Date.now();
+      !(await fetch(`${bareUrl}/list`, { method: 'POST', body: '{}' }).then(
+        (r) => r.ok,
+        () => false,
+      ));
+    ) {
       if (Date.now() - started > 30_000) throw new Error('the bare server did not start');
       await new Promise((r) => setTimeout(r, 100));
     }
     const operations = [
-      { name: 'jobs/retrieve', ours: '/api/compute/jobs/retrieve', bare: '/retrieve', body: { job_id: jobId }, key: stack.userKey },
+      {
+        name: 'jobs/retrieve',
+        ours: '/api/compute/jobs/retrieve',
+        bare: '/retrieve',
+        body: { job_id: jobId },
+        key: stack.userKey,
+      },
       { name: 'jobs/list', ours: '/api/compute/jobs/list', bare: '/list', body: {}, key: stack.userKey },
-      { name: 'nodes/heartbeat', ours: '/api/compute/nodes/heartbeat', bare: '/heartbeat', body: { nodeId: agentId }, key: nodeKey },
+      {
+        name: 'nodes/heartbeat',
+        ours: '/api/compute/nodes/heartbeat',
+        bare: '/heartbeat',
+        body: { nodeId: agentId },
+        key: nodeKey,
+      },
     ];
-    const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+    const only = process.argv
+      .find((a) => a.startsWith('--only='))
+      ?.slice('--only='.length)
+      .split(',');
     const figures: Array<{ name: string; ratioThroughput: number; ratioP99: number }> = [];
     for (const op of operations.filter((x) => !only || only.includes(x.name))) {
       const sides: Side[] = [
         { name: 'bare', pid: bare.pid, target: { url: bareUrl, path: op.bare, body: op.body, headers: {} } },
-        { name: 'ours', pid: api.pid, target: { url: api.url!, path: op.ours, body: op.body, headers: { 'X-API-Key': op.key } } },
+        {
+          name: 'ours',
+          pid: api.pid,
+          target: { url: api.url!, path: op.ours, body: op.body, headers: { 'X-API-Key': op.key } },
+        },
       ];
       note(`${op.name}: warm-up, then ${o.rounds} closed-loop rounds of ${o.seconds} s each side …`);
       for (const side of sides) await closedLoop(side.target, { connections: CONNECTIONS, durationMs: 2000 });
-      const closed = { bare: [] as Awaited<ReturnType<typeof measure>>[], ours: [] as Awaited<ReturnType<typeof measure>>[] };
+      const closed = {
+        bare: [] as Awaited<ReturnType<typeof measure>>[],
+        ours: [] as Awaited<ReturnType<typeof measure>>[],
+      };
       for (let r = 0; r < o.rounds; r++) {
-        for (const side of sides) closed[side.name].push(await measure(side, stack.db, () => closedLoop(side.target, { connections: CONNECTIONS, durationMs: o.seconds * 1000 })));
+        for (const side of sides)
+          closed[side.name].push(
+            await measure(side, stack.db, () =>
+              closedLoop(side.target, { connections: CONNECTIONS, durationMs: o.seconds * 1000 }),
+            ),
+          );
       }
-      const max = (name: 'bare' | 'ours') => closed[name].reduce((s, m) => s + m.result.requests, 0) / (closed[name].reduce((s, m) => s + m.result.elapsedMs, 0) / 1000);
+      const max = (name: 'bare' | 'ours') =>
+        closed[name].reduce((s, m) => s + m.result.requests, 0) /
+        (closed[name].reduce((s, m) => s + m.result.elapsedMs, 0) / 1000);
       const rate = Math.round(max('bare') / 2);
       note(`${op.name}: ${o.rounds} open-loop rounds at ${rate} requests/s …`);
-      const open = { bare: [] as Awaited<ReturnType<typeof measure>>[], ours: [] as Awaited<ReturnType<typeof measure>>[] };
+      const open = {
+        bare: [] as Awaited<ReturnType<typeof measure>>[],
+        ours: [] as Awaited<ReturnType<typeof measure>>[],
+      };
       const tails = { bare: [] as TailFigures[], ours: [] as TailFigures[] };
       for (let r = 0; r < o.rounds; r++) {
         for (const side of sides) {
@@ -154,7 +214,9 @@ async function run(stack: BareStack, o: { seconds: number; rounds: number }): Pr
             `(rounds ${all.map((m) => m.result.perSecond.toFixed(0)).join(' / ')}), p50 ${ms(closedLat.p50)} p99 ${ms(closedLat.p99)} ms; ` +
             `CPU ${mean((m) => m.cpuPerRequest).toFixed(3)} ms/request; PostgreSQL ${mean((m) => m.xacts).toFixed(2)} transactions and ${mean((m) => m.writes).toFixed(2)} row writes per request`,
         );
-        say(`${name.padEnd(5)} open loop at ${rate}/s: p50 ${ms(openLat.p50)} p90 ${ms(openLat.p90)} p99 ${ms(openLat.p99)} max ${ms(openLat.max)} ms (n=${openLat.n})`);
+        say(
+          `${name.padEnd(5)} open loop at ${rate}/s: p50 ${ms(openLat.p50)} p90 ${ms(openLat.p90)} p99 ${ms(openLat.p99)} max ${ms(openLat.max)} ms (n=${openLat.n})`,
+        );
       }
       say(`where the open loop's tail goes (each server's own figures over its rounds):`);
       for (const name of ['bare', 'ours'] as const) say(`  ${describeTail(name, tails[name])}`);
@@ -164,14 +226,22 @@ async function run(stack: BareStack, o: { seconds: number; rounds: number }): Pr
       if (carried < rate) {
         const p99At = { bare: [] as number[], ours: [] as number[] };
         for (let r = 0; r < o.rounds; r++) {
-          for (const side of sides) p99At[side.name].push(...(await openLoop(side.target, { rate: carried, durationMs: o.seconds * 1000, maxConnections: 256 })).latencies);
+          for (const side of sides)
+            p99At[side.name].push(
+              ...(await openLoop(side.target, { rate: carried, durationMs: o.seconds * 1000, maxConnections: 256 }))
+                .latencies,
+            );
         }
         const at = { bare: summarize(p99At.bare), ours: summarize(p99At.ours) };
-        say(`context: both at ${carried}/s (half our maximum): p99 bare ${ms(at.bare.p99)} ours ${ms(at.ours.p99)} ms (ratio ${(at.ours.p99 / at.bare.p99).toFixed(2)}), p50 ${ms(at.bare.p50)} / ${ms(at.ours.p50)} ms`);
+        say(
+          `context: both at ${carried}/s (half our maximum): p99 bare ${ms(at.bare.p99)} ours ${ms(at.ours.p99)} ms (ratio ${(at.ours.p99 / at.bare.p99).toFixed(2)}), p50 ${ms(at.bare.p50)} / ${ms(at.ours.p50)} ms`,
+        );
       }
       const ratioThroughput = rows.ours.throughput / rows.bare.throughput;
       const ratioP99 = rows.ours.p99 / rows.bare.p99;
-      say(`ratio: throughput ${ratioThroughput.toFixed(2)}, p99 at ${rate}/s ${ratioP99.toFixed(2)} (p50 ${(rows.ours.p50 / rows.bare.p50).toFixed(2)})`);
+      say(
+        `ratio: throughput ${ratioThroughput.toFixed(2)}, p99 at ${rate}/s ${ratioP99.toFixed(2)} (p50 ${(rows.ours.p50 / rows.bare.p50).toFixed(2)})`,
+      );
       say();
       figures.push({ name: op.name, ratioThroughput, ratioP99 });
     }

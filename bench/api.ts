@@ -12,7 +12,12 @@ export interface Assigned {
 }
 
 export function apiClient(baseUrl: string) {
-  async function call<T = Record<string, unknown>>(path: string, body: unknown, key: string, signal?: AbortSignal): Promise<T> {
+  async function call<T = Record<string, unknown>>(
+    path: string,
+    body: unknown,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const res = await fetch(`${baseUrl}/api${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
@@ -34,15 +39,28 @@ export function apiClient(baseUrl: string) {
     },
     /** A `true` job; with a selector no node matches (`{ queue: 'nobody' }`), one that stays queued. */
     async submit(userKey: string, selector?: Record<string, string>): Promise<string> {
-      const out = await call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true', ...(selector && { selector }) }, userKey);
+      const out = await call<{ job_id: string }>(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: 'true', ...(selector && { selector }) },
+        userKey,
+      );
       return out.job_id;
     },
     async poll(node: Node, maxJobs: number, waitSeconds: number, signal?: AbortSignal): Promise<Assigned[]> {
-      const out = await call<{ jobs: Assigned[] }>('/compute/nodes/poll', { nodeId: node.nodeId, maxJobs, waitSeconds }, node.nodeKey, signal);
+      const out = await call<{ jobs: Assigned[] }>(
+        '/compute/nodes/poll',
+        { nodeId: node.nodeId, maxJobs, waitSeconds },
+        node.nodeKey,
+        signal,
+      );
       return out.jobs;
     },
     async result(node: Node, job: Assigned): Promise<void> {
-      await call('/compute/nodes/result', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+      await call(
+        '/compute/nodes/result',
+        { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 },
+        node.nodeKey,
+      );
     },
   };
 }

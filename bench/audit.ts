@@ -20,8 +20,12 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 
 async function dropAuditFor(db: Knex, workspaceId: string, on: boolean): Promise<void> {
   if (on) {
-    await db.raw(`CREATE OR REPLACE FUNCTION bench_drop_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`);
-    await db.raw(`CREATE TRIGGER bench_drop_audit BEFORE INSERT ON audit_log FOR EACH ROW WHEN (NEW.workspace_id = '${workspaceId}') EXECUTE FUNCTION bench_drop_audit()`);
+    await db.raw(
+      `CREATE OR REPLACE FUNCTION bench_drop_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`,
+    );
+    await db.raw(
+      `CREATE TRIGGER bench_drop_audit BEFORE INSERT ON audit_log FOR EACH ROW WHEN (NEW.workspace_id = '${workspaceId}') EXECUTE FUNCTION bench_drop_audit()`,
+    );
   } else {
     await db.raw('DROP TRIGGER IF EXISTS bench_drop_audit ON audit_log');
   }
@@ -39,7 +43,11 @@ runBench(async (stack: BenchStack) => {
   const rounds = option('rounds', 3);
   const api = apiClient(stack.url);
   const db = stack.db;
-  const audited = () => db('audit_log').where({ workspace_id: stack.workspaceId, action: 'job.submit' }).count<{ n: string }[]>('* as n').then((r) => Number(r[0].n));
+  const audited = () =>
+    db('audit_log')
+      .where({ workspace_id: stack.workspaceId, action: 'job.submit' })
+      .count<{ n: string }[]>('* as n')
+      .then((r) => Number(r[0].n));
 
   async function round(withAudit: boolean): Promise<Round> {
     await dropAuditFor(db, stack.workspaceId, !withAudit);
@@ -56,7 +64,8 @@ runBench(async (stack: BenchStack) => {
     await dropAuditFor(db, stack.workspaceId, false);
     const written = (await audited()) - entriesBefore;
     // The switch must have done what it says, or the comparison means nothing.
-    if (written !== (withAudit ? jobs : 0)) throw new Error(`expected ${withAudit ? jobs : 0} submit entries, found ${written}`);
+    if (written !== (withAudit ? jobs : 0))
+      throw new Error(`expected ${withAudit ? jobs : 0} submit entries, found ${written}`);
     return { rate: (jobs / wall) * 1000, p50: summarize(latencies).p50, writes: (after.writes - before.writes) / jobs };
   }
 
@@ -69,12 +78,16 @@ runBench(async (stack: BenchStack) => {
     for (const withAudit of r % 2 === 0 ? [true, false] : [false, true]) {
       const got = await round(withAudit);
       (withAudit ? withRounds : withoutRounds).push(got);
-      say(`  round ${r + 1} ${withAudit ? 'with audit   ' : 'without audit'}: ${got.rate.toFixed(0)} submits/s, p50 ${ms(got.p50)} ms, ${got.writes.toFixed(1)} row writes per submit`);
+      say(
+        `  round ${r + 1} ${withAudit ? 'with audit   ' : 'without audit'}: ${got.rate.toFixed(0)} submits/s, p50 ${ms(got.p50)} ms, ${got.writes.toFixed(1)} row writes per submit`,
+      );
     }
   }
   const mean = (rs: Round[], k: keyof Round) => rs.reduce((s, x) => s + x[k], 0) / rs.length;
   const rateRatio = mean(withRounds, 'rate') / mean(withoutRounds, 'rate');
   const p50Ratio = mean(withRounds, 'p50') / mean(withoutRounds, 'p50');
-  say(`submit with the audit entry: ${mean(withRounds, 'rate').toFixed(0)}/s, p50 ${ms(mean(withRounds, 'p50'))} ms; without: ${mean(withoutRounds, 'rate').toFixed(0)}/s, p50 ${ms(mean(withoutRounds, 'p50'))} ms`);
+  say(
+    `submit with the audit entry: ${mean(withRounds, 'rate').toFixed(0)}/s, p50 ${ms(mean(withRounds, 'p50'))} ms; without: ${mean(withoutRounds, 'rate').toFixed(0)}/s, p50 ${ms(mean(withoutRounds, 'p50'))} ms`,
+  );
   return `audit ratio_submit_rate=${rateRatio.toFixed(2)} ratio_submit_p50=${p50Ratio.toFixed(2)} writes_per_submit=${mean(withRounds, 'writes').toFixed(1)}/${mean(withoutRounds, 'writes').toFixed(1)}`;
 });

@@ -14,7 +14,11 @@ const workspaceId = process.env.WORKSPACE_ID!;
 
 const operations: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
   '/retrieve': async (b) => {
-    const { rows } = await pool.query({ name: 'get', text: 'SELECT * FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started', values: [b.job_id, workspaceId] });
+    const { rows } = await pool.query({
+      name: 'get',
+      text: 'SELECT * FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started',
+      values: [b.job_id, workspaceId],
+    });
     return rows[0];
   },
   '/list': async (b) => {
@@ -47,7 +51,10 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 const stats = () => {
-  const out = { loop: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 }, gc: { ...gc } };
+  const out = {
+    loop: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+    gc: { ...gc },
+  };
   loop.reset();
   Object.assign(gc, { ms: 0, count: 0, over10ms: 0 });
   return JSON.stringify(out);

@@ -44,9 +44,18 @@ export interface BareThroughput {
 export async function startBareTemporal(opts: { address: string; namespace: string }) {
   const taskQueue = 'bench-bare';
   const tag = Date.now().toString(36);
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./bare-workflow'), logger: silentSdkLogger });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./bare-workflow'),
+    logger: silentSdkLogger,
+  });
   const native = await NativeConnection.connect({ address: opts.address });
-  const worker = await Worker.create({ connection: native, namespace: opts.namespace, taskQueue, workflowBundle, stickyQueueScheduleToStartTimeout: '2s' });
+  const worker = await Worker.create({
+    connection: native,
+    namespace: opts.namespace,
+    taskQueue,
+    workflowBundle,
+    stickyQueueScheduleToStartTimeout: '2s',
+  });
   const running = worker.run();
   const client = new Client({ connection: native, namespace: opts.namespace });
   let counter = 0;
@@ -124,7 +133,9 @@ export async function startBareNotify(databaseUrl: string) {
   await listener.connect();
   await writer.connect();
   await listener.query(`LISTEN ${channel}`);
-  await writer.query('CREATE TABLE IF NOT EXISTS bench_notify_scratch (id text PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())');
+  await writer.query(
+    'CREATE TABLE IF NOT EXISTS bench_notify_scratch (id text PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())',
+  );
   let counter = 0;
   const once = async (id: string) => {
     const arrived = new Promise<number>((resolve) => waiters.set(id, resolve));

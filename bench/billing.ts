@@ -47,14 +47,34 @@ async function runningAttempts(db: Knex, n: number, workspaces: number): Promise
   const rows = Array.from({ length: n }, (_, i) => {
     const managed = i % 2 === 0;
     return {
-      id: newId('job'), workspace_id: ids[i % workspaces], type: 'COMMAND', command: 'true', env: '{}', labels: '{}', selector: '{}',
-      resources: JSON.stringify({ cpu: 2, memoryMb: 4096, gpu: i % 10 === 0 ? 1 : 0 }), retry: JSON.stringify({ maxAttempts: 1, backoffSeconds: 10 }),
-      timeout_seconds: 86_400, state: 'RUNNING', workflow_started: true, attempt: 1, agent_id: agentId, pool: managed ? 'managed' : 'self', region: managed ? region : null,
-      created_at: new Date(), available_at: new Date(),
+      id: newId('job'),
+      workspace_id: ids[i % workspaces],
+      type: 'COMMAND',
+      command: 'true',
+      env: '{}',
+      labels: '{}',
+      selector: '{}',
+      resources: JSON.stringify({ cpu: 2, memoryMb: 4096, gpu: i % 10 === 0 ? 1 : 0 }),
+      retry: JSON.stringify({ maxAttempts: 1, backoffSeconds: 10 }),
+      timeout_seconds: 86_400,
+      state: 'RUNNING',
+      workflow_started: true,
+      attempt: 1,
+      agent_id: agentId,
+      pool: managed ? 'managed' : 'self',
+      region: managed ? region : null,
+      created_at: new Date(),
+      available_at: new Date(),
     };
   });
   for (let i = 0; i < n; i += 500) await db('jobs').insert(rows.slice(i, i + 500));
-  const attempts = rows.map((j) => ({ lease_id: newId('lease'), job_id: j.id, attempt: 1, agent_id: agentId, assigned_at: db.raw("now() - interval '1 minute'") }));
+  const attempts = rows.map((j) => ({
+    lease_id: newId('lease'),
+    job_id: j.id,
+    attempt: 1,
+    agent_id: agentId,
+    assigned_at: db.raw("now() - interval '1 minute'"),
+  }));
   for (let i = 0; i < n; i += 500) await db('job_attempts').insert(attempts.slice(i, i + 500));
 }
 
@@ -69,7 +89,11 @@ runBench(async (stack: BenchStack) => {
   const { key, workspaceId } = await billedWorkspace(db, 'payg', 'bench-nobody');
   const managed = { type: 'COMMAND', command: 'true', pool: 'managed', timeoutSeconds: 600 };
   const self = { type: 'COMMAND', command: 'true', timeoutSeconds: 600, selector: { nobody: 'takes this' } };
-  const reservations = () => db('billing_reservations').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n').then((r) => Number(r[0].n));
+  const reservations = () =>
+    db('billing_reservations')
+      .where({ workspace_id: workspaceId })
+      .count<{ n: string }[]>('* as n')
+      .then((r) => Number(r[0].n));
 
   async function round(withGate: boolean) {
     const before = await reservations();
@@ -81,7 +105,8 @@ runBench(async (stack: BenchStack) => {
     });
     // The switch must be what it says: every gated submit reserved, no other did.
     const made = (await reservations()) - before;
-    if (made !== (withGate ? jobs : 0)) throw new Error(`${made} reservations in a ${withGate ? 'gated' : 'self'} round`);
+    if (made !== (withGate ? jobs : 0))
+      throw new Error(`${made} reservations in a ${withGate ? 'gated' : 'self'} round`);
     return { rate: (jobs / wall) * 1000, p50: summarize(latencies).p50 };
   }
 
@@ -95,12 +120,16 @@ runBench(async (stack: BenchStack) => {
       const got = await round(withGate);
       (withGate ? rates.with : rates.without).push(got.rate);
       (withGate ? p50s.with : p50s.without).push(got.p50);
-      say(`  round ${r + 1} ${withGate ? 'managed (gated)' : 'self (no gate) '}: ${got.rate.toFixed(0)} submits/s, p50 ${ms(got.p50)} ms`);
+      say(
+        `  round ${r + 1} ${withGate ? 'managed (gated)' : 'self (no gate) '}: ${got.rate.toFixed(0)} submits/s, p50 ${ms(got.p50)} ms`,
+      );
     }
   }
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const rateRatio = mean(rates.with) / mean(rates.without);
-  say(`  gated ${mean(rates.with).toFixed(0)}/s p50 ${ms(mean(p50s.with))} ms; no gate ${mean(rates.without).toFixed(0)}/s p50 ${ms(mean(p50s.without))} ms: ratio ${rateRatio.toFixed(2)} (target ≥ 0.9)`);
+  say(
+    `  gated ${mean(rates.with).toFixed(0)}/s p50 ${ms(mean(p50s.with))} ms; no gate ${mean(rates.without).toFixed(0)}/s p50 ${ms(mean(p50s.without))} ms: ratio ${rateRatio.toFixed(2)} (target ≥ 0.9)`,
+  );
 
   say(`a meter tick with ${attempts} attempts running (100 workspaces, half managed):`);
   // The in-process worker's schedule ticks too; it meters the same rows, and each window once.

@@ -13,11 +13,24 @@ import { runPool, sleep } from './stats';
 const noop = () => undefined;
 const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
-async function weigh(o: { address: string; namespace: string; runs: number; workflowsPath: string; type: string; args: (id: string) => unknown[] }): Promise<number> {
+async function weigh(o: {
+  address: string;
+  namespace: string;
+  runs: number;
+  workflowsPath: string;
+  type: string;
+  args: (id: string) => unknown[];
+}): Promise<number> {
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: o.workflowsPath, logger });
   const native = await NativeConnection.connect({ address: o.address });
   const taskQueue = `cache-weight-${o.type}-${Date.now()}`;
-  const worker = await Worker.create({ connection: native, namespace: o.namespace, taskQueue, workflowBundle, maxCachedWorkflows: o.runs });
+  const worker = await Worker.create({
+    connection: native,
+    namespace: o.namespace,
+    taskQueue,
+    workflowBundle,
+    maxCachedWorkflows: o.runs,
+  });
   const running = worker.run();
   const client = new Client({ connection: native, namespace: o.namespace });
   try {
@@ -34,7 +47,8 @@ async function weigh(o: { address: string; namespace: string; runs: number; work
     return ((rssMiB() - before) * 1024) / cached;
   } finally {
     // The runs stay open on the server, on a task queue nobody serves any more: terminated, they cost nothing.
-    for (let i = 0; i < o.runs; i += 1) await client.workflow.getHandle(`${taskQueue}-${i}`).terminate('bench done').catch(noop);
+    for (let i = 0; i < o.runs; i += 1)
+      await client.workflow.getHandle(`${taskQueue}-${i}`).terminate('bench done').catch(noop);
     worker.shutdown();
     await running;
     await native.close();
@@ -45,12 +59,31 @@ async function weigh(o: { address: string; namespace: string; runs: number; work
 export async function cacheWeight(o: { address: string; namespace: string; runs: number }) {
   const now = new Date().toISOString();
   const input = (id: string): JobWorkflowInput => ({
-    spec: { jobId: id, workspaceId: 'ws_bench', type: 'COMMAND', command: 'true', labels: { bench: 'cache' }, timeoutSeconds: 3600, retry: { maxAttempts: 1, backoffSeconds: 10 }, createdAt: now },
+    spec: {
+      jobId: id,
+      workspaceId: 'ws_bench',
+      type: 'COMMAND',
+      command: 'true',
+      labels: { bench: 'cache' },
+      timeoutSeconds: 3600,
+      retry: { maxAttempts: 1, backoffSeconds: 10 },
+      createdAt: now,
+    },
     timings: { agentLostAfterMs: 90_000, cancelGraceMs: 30_000, agentLossBackoffMs: 10_000, agentLossMaxAttempts: 3 },
     attempt: 1,
     version: 0,
   });
-  const job = await weigh({ ...o, workflowsPath: require.resolve('../workflows'), type: 'job', args: (id) => [input(id)] });
-  const bare = await weigh({ ...o, workflowsPath: require.resolve('./bare-workflow'), type: 'bareProtocolJob', args: () => [] });
+  const job = await weigh({
+    ...o,
+    workflowsPath: require.resolve('../workflows'),
+    type: 'job',
+    args: (id) => [input(id)],
+  });
+  const bare = await weigh({
+    ...o,
+    workflowsPath: require.resolve('./bare-workflow'),
+    type: 'bareProtocolJob',
+    args: () => [],
+  });
   return { job, bare };
 }

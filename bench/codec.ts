@@ -27,7 +27,12 @@ export async function codecCost(o: { stack: BenchStack; jobs: number; inFlight: 
       ...base,
       http: { ...base.http, port: 0 },
       worker: { ...base.worker, port: 0 },
-      temporal: { ...base.temporal, taskQueue: 'bench-plain', webhookTaskQueue: 'bench-plain-webhooks', payloadCodec: false },
+      temporal: {
+        ...base.temporal,
+        taskQueue: 'bench-plain',
+        webhookTaskQueue: 'bench-plain-webhooks',
+        payloadCodec: false,
+      },
       // The meter's schedule stays with the bench's own service.
       billing: { ...base.billing, meterTickSeconds: 0 },
     },
@@ -41,11 +46,26 @@ export async function codecCost(o: { stack: BenchStack; jobs: number; inFlight: 
       { name: 'plain', api: apiClient(plain.url!), rates: [] as number[] },
     ];
     const nodes = await Promise.all(
-      sides.map((s) => Promise.all([1, 2, 3, 4].map((i) => s.api.register(stack.userKey, `bench-codec-${s.name}-${i}`, { role: `codec-${s.name}` })))),
+      sides.map((s) =>
+        Promise.all(
+          [1, 2, 3, 4].map((i) =>
+            s.api.register(stack.userKey, `bench-codec-${s.name}-${i}`, { role: `codec-${s.name}` }),
+          ),
+        ),
+      ),
     );
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, side] of sides.entries()) {
-        const tp = await serviceThroughput({ api: side.api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes: nodes[i], jobs: o.jobs, inFlight: o.inFlight, maxJobs: 50, timeoutMs: 150_000 });
+        const tp = await serviceThroughput({
+          api: side.api,
+          databaseUrl: stack.databaseUrl,
+          userKey: stack.userKey,
+          nodes: nodes[i],
+          jobs: o.jobs,
+          inFlight: o.inFlight,
+          maxJobs: 50,
+          timeoutMs: 150_000,
+        });
         side.rates.push(tp.perSecond);
       }
     }

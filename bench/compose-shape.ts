@@ -8,7 +8,9 @@ import { type BareStack, spawnService } from './stack';
  * through Temporal's matching to the worker process, as in production. PROFILE_DIR=dir writes a
  * V8 CPU profile of each process on stop (dir/api, dir/worker; open them in Chrome's DevTools).
  */
-export async function startComposeShape(stack: BareStack): Promise<{ api: ApiClient; url: string; pids: Record<number, string>; stop(): Promise<void> }> {
+export async function startComposeShape(
+  stack: BareStack,
+): Promise<{ api: ApiClient; url: string; pids: Record<number, string>; stop(): Promise<void> }> {
   const env = {
     TEMPORAL_TASK_QUEUE: `bench-compose-${Date.now()}`,
     WORKER_PORT: '0',
@@ -16,7 +18,8 @@ export async function startComposeShape(stack: BareStack): Promise<{ api: ApiCli
     // The in-process service meters; this worker leaves the schedules alone.
     METER_TICK_SECONDS: '0',
   };
-  const profile = (what: string) => (process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}/${what}`] : []);
+  const profile = (what: string) =>
+    process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}/${what}`] : [];
   const worker = await spawnService(stack, 'worker', env, profile('worker'));
   const api = await spawnService(stack, 'api', env, profile('api')).catch(async (err) => {
     await worker.stop();

@@ -75,12 +75,22 @@ const IN_FLIGHT = 200;
 /** Latency rounds per kind, interleaved. */
 const ROUNDS = 6;
 
-
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
 const rate = (v: number) => v.toFixed(1);
 
-async function run(stack: BenchStack, counts: { warmup: number; latency: number; throughput: number; fleet: number; burst: number; queue: number; codec: number }) {
+async function run(
+  stack: BenchStack,
+  counts: {
+    warmup: number;
+    latency: number;
+    throughput: number;
+    fleet: number;
+    burst: number;
+    queue: number;
+    codec: number;
+  },
+) {
   const { config } = stack;
   const temporal = { address: stack.temporalAddress, namespace: config.temporal.namespace };
   const api = apiClient(stack.url);
@@ -105,8 +115,18 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     stopCompose = compose.stop;
     const composeNode = await compose.api.register(stack.userKey, 'bench-compose-latency', { role: 'compose-latency' });
     const composeRound = (iterations: number, warmup = 0) =>
-      serviceLatency({ api: compose.api, userKey: stack.userKey, node: composeNode, warmup, iterations, settleMs: 40, probe });
-    note(`latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL, the service in one process and as compose runs it …`);
+      serviceLatency({
+        api: compose.api,
+        userKey: stack.userKey,
+        node: composeNode,
+        warmup,
+        iterations,
+        settleMs: 40,
+        probe,
+      });
+    note(
+      `latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL, the service in one process and as compose runs it …`,
+    );
     await bareTemporal.latency(counts.warmup);
     await bareNotify.latency(counts.warmup);
     await serviceRound(0, counts.warmup);
@@ -148,17 +168,45 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const bareThroughput = await bareTemporal.throughput(counts.throughput, IN_FLIGHT, 'protocol');
     const bareTpLoadLines = bareTpLoad.stop(counts.throughput);
     note('throughput: service …');
-    const nodes = await Promise.all([1, 2, 3, 4].map((i) => api.register(stack.userKey, `bench-tp-${i}`, { role: 'throughput' })));
+    const nodes = await Promise.all(
+      [1, 2, 3, 4].map((i) => api.register(stack.userKey, `bench-tp-${i}`, { role: 'throughput' })),
+    );
     const tpLoad = watchLoad(stack.service.db);
     const tpPostgres = await watchPostgres(stack.db);
     const tpQueries = watchQueries(stack.service.db);
-    const tp = await serviceThroughput({ api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
-    const tpLoadLines = [...tpLoad.stop(counts.throughput), tpQueries.stop(counts.throughput), await tpPostgres.stop(counts.throughput)];
+    const tp = await serviceThroughput({
+      api,
+      databaseUrl: stack.databaseUrl,
+      userKey: stack.userKey,
+      nodes,
+      jobs: counts.throughput,
+      inFlight: IN_FLIGHT,
+      maxJobs: 50,
+      timeoutMs: 150_000,
+    });
+    const tpLoadLines = [
+      ...tpLoad.stop(counts.throughput),
+      tpQueries.stop(counts.throughput),
+      await tpPostgres.stop(counts.throughput),
+    ];
     note('throughput: the API and the worker as compose runs them …');
-    const composeNodes = await Promise.all([1, 2, 3, 4].map((i) => compose.api.register(stack.userKey, `bench-compose-tp-${i}`, { role: 'compose-throughput' })));
+    const composeNodes = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        compose.api.register(stack.userKey, `bench-compose-tp-${i}`, { role: 'compose-throughput' }),
+      ),
+    );
     const composeLoad = watchLoad(undefined, compose.pids);
     const composePostgres = await watchPostgres(stack.db);
-    const composeTp = await serviceThroughput({ api: compose.api, databaseUrl: stack.databaseUrl, userKey: stack.userKey, nodes: composeNodes, jobs: counts.throughput, inFlight: IN_FLIGHT, maxJobs: 50, timeoutMs: 150_000 });
+    const composeTp = await serviceThroughput({
+      api: compose.api,
+      databaseUrl: stack.databaseUrl,
+      userKey: stack.userKey,
+      nodes: composeNodes,
+      jobs: counts.throughput,
+      inFlight: IN_FLIGHT,
+      maxJobs: 50,
+      timeoutMs: 150_000,
+    });
     const composeLoadLines = [...composeLoad.stop(counts.throughput), await composePostgres.stop(counts.throughput)];
     const composeCpu = composeLoad.perJob(counts.throughput);
     await compose.stop();
@@ -171,11 +219,20 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const fleetLoadLines = fleetLoad.stop(counts.fleet);
     note(`end to end again, with a burst of ${counts.burst} submits no agent takes …`);
     const fleetArgs = { stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT };
-    const burstRun = await fleetThroughput({ ...fleetArgs, disturbance: submitBurst(api, await anotherWorkspaceKey(stack.db, 'bench-burst'), counts.burst, 100) });
+    const burstRun = await fleetThroughput({
+      ...fleetArgs,
+      disturbance: submitBurst(api, await anotherWorkspaceKey(stack.db, 'bench-burst'), counts.burst, 100),
+    });
     note('end to end again, with four jobs flooding their logs …');
     const floodRun = await fleetThroughput({ ...fleetArgs, disturbance: logFlood(api, stack.userKey, 4) });
     note('profile: reading workflow histories …');
-    const profile = await profileDispatch({ ...temporal, db: stack.db, samples: latency.samples, bareWorkflowIds: bare.latencyWorkflowIds, dumpOne: true });
+    const profile = await profileDispatch({
+      ...temporal,
+      db: stack.db,
+      samples: latency.samples,
+      bareWorkflowIds: bare.latencyWorkflowIds,
+      dumpOne: true,
+    });
 
     const baselineP50 = bare.latency.p50 + notify.p50;
     const baselineP99 = bare.latency.p99 + notify.p99;
@@ -192,20 +249,30 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     say(`  bare starts that ran eagerly: ${(bare.eagerShare * 100).toFixed(0)}%`);
     say(describe('bare PostgreSQL: INSERT + NOTIFY → LISTEN', notify));
     for (const line of latencyLoadLines) say(`  latency rounds (bare and service): ${line}`);
-    say(`baseline p50 = ${ms(bare.latency.p50)} + ${ms(notify.p50)} = ${ms(baselineP50)} ms; ratio ${ratioP50.toFixed(2)}`);
-    say(`baseline p99 = ${ms(bare.latency.p99)} + ${ms(notify.p99)} = ${ms(baselineP99)} ms; ratio ${ratioP99.toFixed(2)}`);
+    say(
+      `baseline p50 = ${ms(bare.latency.p50)} + ${ms(notify.p50)} = ${ms(baselineP50)} ms; ratio ${ratioP50.toFixed(2)}`,
+    );
+    say(
+      `baseline p99 = ${ms(bare.latency.p99)} + ${ms(notify.p99)} = ${ms(baselineP99)} ms; ratio ${ratioP99.toFixed(2)}`,
+    );
     say();
     say(`== throughput (${IN_FLIGHT} in flight) ==`);
-    say(`service: ${tp.jobs} jobs in ${(tp.elapsedMs / 1000).toFixed(2)} s = ${rate(tp.perSecond)} jobs/s (middle 80%: ${rate(tp.steadyPerSecond)} jobs/s); ${tp.polls} polls, ${tp.jobsPerPoll.toFixed(1)} jobs per poll`);
+    say(
+      `service: ${tp.jobs} jobs in ${(tp.elapsedMs / 1000).toFixed(2)} s = ${rate(tp.perSecond)} jobs/s (middle 80%: ${rate(tp.steadyPerSecond)} jobs/s); ${tp.polls} polls, ${tp.jobsPerPoll.toFixed(1)} jobs per poll`,
+    );
     for (const [message, count] of tp.pollErrors) say(`  ${count} polls failed (retried): ${message}`);
     say(describe('  submit round trip under load', tp.submit));
     say(describe('  submit → SUCCEEDED in the read model', tp.endToEnd));
     for (const line of tpLoadLines) say(`  ${line}`);
     const b = bareThroughput;
-    say(`bare Temporal, protocol loop: ${b.jobs} start+assign+result in ${(b.elapsedMs / 1000).toFixed(2)} s = ${rate(b.perSecond)} /s (middle 80%: ${rate(b.steadyPerSecond)} /s)`);
+    say(
+      `bare Temporal, protocol loop: ${b.jobs} start+assign+result in ${(b.elapsedMs / 1000).toFixed(2)} s = ${rate(b.perSecond)} /s (middle 80%: ${rate(b.steadyPerSecond)} /s)`,
+    );
     for (const line of bareTpLoadLines) say(`  ${line}`);
     const m = minimalThroughput;
-    say(`bare Temporal, minimal loop (context): ${m.jobs} start+Update+result in ${(m.elapsedMs / 1000).toFixed(2)} s = ${rate(m.perSecond)} /s (middle 80%: ${rate(m.steadyPerSecond)} /s)`);
+    say(
+      `bare Temporal, minimal loop (context): ${m.jobs} start+Update+result in ${(m.elapsedMs / 1000).toFixed(2)} s = ${rate(m.perSecond)} /s (middle 80%: ${rate(m.steadyPerSecond)} /s)`,
+    );
     for (const line of minimalTpLoadLines) say(`  ${line}`);
     say(`ratio ${ratioThroughput.toFixed(2)} (against the minimal loop ${(tp.perSecond / m.perSecond).toFixed(2)})`);
     say();
@@ -215,25 +282,35 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
     const cpu = (group: string) => (composeCpu[group] ?? 0).toFixed(1);
     say('== production shape: the API and the worker as processes of their own, as compose runs them ==');
     say(describe('compose shape: submit → poll answer', composeLatency));
-    say(`ratio to the baseline: p50 ${composeRatioP50.toFixed(2)}, p99 ${composeRatioP99.toFixed(2)} (one process, starts eager: ${ratioP50.toFixed(2)}, ${ratioP99.toFixed(2)})`);
+    say(
+      `ratio to the baseline: p50 ${composeRatioP50.toFixed(2)}, p99 ${composeRatioP99.toFixed(2)} (one process, starts eager: ${ratioP50.toFixed(2)}, ${ratioP99.toFixed(2)})`,
+    );
     say(
       `throughput: ${composeTp.jobs} jobs in ${(composeTp.elapsedMs / 1000).toFixed(2)} s = ${rate(composeTp.perSecond)} jobs/s (middle 80%: ${rate(composeTp.steadyPerSecond)}); ` +
         `ratio ${composeRatioTp.toFixed(2)} to the protocol loop (one process: ${ratioThroughput.toFixed(2)})`,
     );
     for (const line of composeLoadLines) say(`  ${line}`);
-    say(`  CPU per job by process (ms): API ${cpu('API process')}, worker ${cpu('worker process')}, Temporal ${cpu('temporal dev server')}, PostgreSQL ${cpu('postgres')}, the bench's own client ${cpu('this process (API + worker + bench)')}`);
+    say(
+      `  CPU per job by process (ms): API ${cpu('API process')}, worker ${cpu('worker process')}, Temporal ${cpu('temporal dev server')}, PostgreSQL ${cpu('postgres')}, the bench's own client ${cpu('this process (API + worker + bench)')}`,
+    );
     say();
-    say(`payload codec: ${rate(codec.sealed)} jobs/s with every payload sealed, ${rate(codec.plain)} jobs/s without the codec (PAYLOAD_CODEC=off): ratio ${codec.ratio.toFixed(2)} (target ≥ 0.95)`);
+    say(
+      `payload codec: ${rate(codec.sealed)} jobs/s with every payload sealed, ${rate(codec.plain)} jobs/s without the codec (PAYLOAD_CODEC=off): ratio ${codec.ratio.toFixed(2)} (target ≥ 0.95)`,
+    );
     say();
     const ratioFleet = fleet.perSecond / tp.perSecond;
     say(`== end to end: 2 reference agents x 8 slots, ${fleet.jobs} jobs, ${IN_FLIGHT} in flight ==`);
-    say(`agents: ${rate(fleet.perSecond)} jobs/s (middle 80%: ${rate(fleet.steadyPerSecond)} jobs/s) against the service loop's ${rate(tp.perSecond)}: ratio ${ratioFleet.toFixed(2)}`);
+    say(
+      `agents: ${rate(fleet.perSecond)} jobs/s (middle 80%: ${rate(fleet.steadyPerSecond)} jobs/s) against the service loop's ${rate(tp.perSecond)}: ratio ${ratioFleet.toFixed(2)}`,
+    );
     say(describe('  submit → SUCCEEDED in the read model', fleet.endToEnd));
     for (const line of fleetLoadLines) say(`  ${line}`);
     const disturbed = (run: typeof burstRun) => {
       const d = run.disturbed!;
       const ratio = d.completionsDuring / d.completionsOutside;
-      say(`  again with ${d.description} over ${d.seconds.toFixed(1)} s while they work: ${rate(d.completionsDuring)} completions/s during it, ${rate(d.completionsOutside)}/s outside it (ratio ${ratio.toFixed(2)})`);
+      say(
+        `  again with ${d.description} over ${d.seconds.toFixed(1)} s while they work: ${rate(d.completionsDuring)} completions/s during it, ${rate(d.completionsOutside)}/s outside it (ratio ${ratio.toFixed(2)})`,
+      );
       return ratio;
     };
     const ratioBurst = disturbed(burstRun);
@@ -254,7 +331,9 @@ async function run(stack: BenchStack, counts: { warmup: number; latency: number;
       `a cached run weighs at most ${weight.job.toFixed(0)} KiB (the bare protocol workflow on the same SDK: ${weight.bare.toFixed(0)} KiB): ` +
         `the worker's cache holds at most ${((weight.job * queue.cacheSize) / 1024).toFixed(0)} MiB of runs whatever the queue's depth`,
     );
-    say(`memory, Temporal server: ${tBefore.toFixed(0)} → ${tFull.toFixed(0)} MiB (${(((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} KiB per queued job) → ${tAfter.toFixed(0)} MiB`);
+    say(
+      `memory, Temporal server: ${tBefore.toFixed(0)} → ${tFull.toFixed(0)} MiB (${(((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} KiB per queued job) → ${tAfter.toFixed(0)} MiB`,
+    );
     say();
     say('== profile of the measured dispatches ==');
     for (const line of profile.lines) say(line);

@@ -29,168 +29,192 @@ interface Agent extends Node {
   slot: number;
 }
 
-runBench(async (stack: BareStack) => {
-  const note = (s: string) => process.stderr.write(`${s}\n`);
-  const snapshots = process.env.FLEET_HEAP_SNAPSHOTS ?? fs.mkdtempSync(path.join(stack.dataDir, 'heap-'));
-  const api = await spawnService(stack, 'api', {}, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`]);
-  const worker = await spawnService(stack, 'worker');
-  const client = apiClient(api.url!);
-  const metric = async (name: string, labels = ''): Promise<number> => {
-    const text = await (await fetch(`${api.url}/metrics`)).text();
-    const re = new RegExp(`^${name}${labels ? `\\{[^}]*${labels}[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'gm');
-    return [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
-  };
-  /**
-   * The API's live heap, in bytes: the sum over a heap snapshot (which collects all garbage first),
-   * read from the file; kept only when asked (FLEET_HEAP_SNAPSHOTS).
-   */
-  const liveHeap = async () => {
-    const before = new Set(fs.readdirSync(snapshots));
-    process.kill(api.pid, 'SIGUSR2');
-    let file: string | undefined;
-    for (let size = -1, t = 0; ; t++, await sleep(1000)) {
-      file ??= fs.readdirSync(snapshots).find((f) => !before.has(f));
-      const now = file ? fs.statSync(path.join(snapshots, file)).size : -1;
-      if (now > 0 && now === size) break;
-      if (t > 300) throw new Error('the heap snapshot never finished');
-      size = now;
-    }
-    const full = path.join(snapshots, file!);
-    const { snapshot, nodes } = JSON.parse(fs.readFileSync(full, 'utf8')) as { snapshot: { meta: { node_fields: string[] } }; nodes: number[] };
-    const width = snapshot.meta.node_fields.length;
-    const at = snapshot.meta.node_fields.indexOf('self_size');
-    let bytes = 0;
-    for (let i = at; i < nodes.length; i += width) bytes += nodes[i];
-    if (!process.env.FLEET_HEAP_SNAPSHOTS) fs.rmSync(full);
-    return bytes;
-  };
+runBench(
+  async (stack: BareStack) => {
+    const note = (s: string) => process.stderr.write(`${s}\n`);
+    const snapshots = process.env.FLEET_HEAP_SNAPSHOTS ?? fs.mkdtempSync(path.join(stack.dataDir, 'heap-'));
+    const api = await spawnService(stack, 'api', {}, [
+      '--heapsnapshot-signal=SIGUSR2',
+      `--diagnostic-dir=${snapshots}`,
+    ]);
+    const worker = await spawnService(stack, 'worker');
+    const client = apiClient(api.url!);
+    const metric = async (name: string, labels = ''): Promise<number> => {
+      const text = await (await fetch(`${api.url}/metrics`)).text();
+      const re = new RegExp(`^${name}${labels ? `\\{[^}]*${labels}[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'gm');
+      return [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
+    };
+    /**
+     * The API's live heap, in bytes: the sum over a heap snapshot (which collects all garbage first),
+     * read from the file; kept only when asked (FLEET_HEAP_SNAPSHOTS).
+     */
+    const liveHeap = async () => {
+      const before = new Set(fs.readdirSync(snapshots));
+      process.kill(api.pid, 'SIGUSR2');
+      let file: string | undefined;
+      for (let size = -1, t = 0; ; t++, await sleep(1000)) {
+        file ??= fs.readdirSync(snapshots).find((f) => !before.has(f));
+        const now = file ? fs.statSync(path.join(snapshots, file)).size : -1;
+        if (now > 0 && now === size) break;
+        if (t > 300) throw new Error('the heap snapshot never finished');
+        size = now;
+      }
+      const full = path.join(snapshots, file!);
+      const { snapshot, nodes } = JSON.parse(fs.readFileSync(full, 'utf8')) as {
+        snapshot: { meta: { node_fields: string[] } };
+        nodes: number[];
+      };
+      const width = snapshot.meta.node_fields.length;
+      const at = snapshot.meta.node_fields.indexOf('self_size');
+      let bytes = 0;
+      for (let i = at; i < nodes.length; i += width) bytes += nodes[i];
+      if (!process.env.FLEET_HEAP_SNAPSHOTS) fs.rmSync(full);
+      return bytes;
+    };
 
-  note(`registering ${AGENTS} agents …`);
-  const agents: Agent[] = new Array(AGENTS);
-  await runPool(AGENTS, 64, async (i) => {
-    const node = await client.register(stack.userKey, `fleet-${i}`, { slot: String(i), zone: `z${i % ZONES}` });
-    agents[i] = { ...node, slot: i };
-  });
+    note(`registering ${AGENTS} agents …`);
+    const agents: Agent[] = new Array(AGENTS);
+    await runPool(AGENTS, 64, async (i) => {
+      const node = await client.register(stack.userKey, `fleet-${i}`, { slot: String(i), zone: `z${i % ZONES}` });
+      agents[i] = { ...node, slot: i };
+    });
 
-  // Each agent's loop: a poll always waiting; a job it gets is reported at once, its arrival noted.
-  const arrived = new Map<string, number>();
-  let running = true;
-  let refused = 0;
-  const loops: Promise<void>[] = [];
-  const start = (a: Agent) =>
-    loops.push(
-      (async () => {
-        // The first poll's wait is spread over 30 s, so the fleet's renewals are spread as a real one's are.
-        for (let wait = 1 + Math.floor(Math.random() * 30); running; wait = 30) {
-          const jobs: Assigned[] = await client.poll(a, 1, wait).catch(async () => (await sleep(1000), []));
-          for (const job of jobs) {
-            arrived.set(job.job_id, nowMs());
-            // A result the API is too loaded to take (408 past its request deadline) is counted, not fatal.
-            await client.result(a, job).catch(() => refused++);
+    // Each agent's loop: a poll always waiting; a job it gets is reported at once, its arrival noted.
+    const arrived = new Map<string, number>();
+    let running = true;
+    let refused = 0;
+    const loops: Promise<void>[] = [];
+    const start = (a: Agent) =>
+      loops.push(
+        (async () => {
+          // The first poll's wait is spread over 30 s, so the fleet's renewals are spread as a real one's are.
+          for (let wait = 1 + Math.floor(Math.random() * 30); running; wait = 30) {
+            const jobs: Assigned[] = await client.poll(a, 1, wait).catch(async () => (await sleep(1000), []));
+            for (const job of jobs) {
+              arrived.set(job.job_id, nowMs());
+              // A result the API is too loaded to take (408 past its request deadline) is counted, not fatal.
+              await client.result(a, job).catch(() => refused++);
+            }
           }
+        })(),
+      );
+    let beating = 0;
+    const beat = (a: Agent) =>
+      void (async () => {
+        await sleep(Math.random() * 30_000);
+        while (running) {
+          await client.call('/compute/nodes/heartbeat', { nodeId: a.nodeId, runningJobs: [] }, a.nodeKey).then(
+            () => beating++,
+            () => undefined,
+          );
+          await sleep(30_000);
         }
-      })(),
+      })();
+
+    /** Submits `JOBS` jobs one after another, each for one agent of `among` (half by slot, half by zone), and times each to its arrival. */
+    const dispatch = async (among: Agent[]) => {
+      const latencies: number[] = [];
+      const claimsBefore = await metric('compute_claims_total', 'after="wake"');
+      for (let i = 0; i < JOBS; i++) {
+        const target = among[Math.floor(Math.random() * among.length)];
+        const selector = i % 2 === 0 ? { slot: String(target.slot) } : { zone: `z${target.slot % ZONES}` };
+        const t0 = nowMs();
+        const jobId = await client
+          .call<{ job_id: string }>(
+            '/compute/jobs/submit',
+            { type: 'COMMAND', command: 'true', selector },
+            stack.userKey,
+          )
+          .then((j) => j.job_id);
+        for (let t = 0; !arrived.has(jobId); t++) {
+          if (t > 30_000) throw new Error(`job ${jobId} never reached an agent`);
+          await sleep(1);
+        }
+        latencies.push(arrived.get(jobId)! - t0);
+        await sleep(20);
+      }
+      const claims = (await metric('compute_claims_total', 'after="wake"')) - claimsBefore;
+      return { latencies: summarize(latencies), claimsPerJob: claims / JOBS };
+    };
+
+    note('10 agents waiting: dispatch baseline …');
+    const few = agents.slice(0, 10);
+    few.forEach(start);
+    await sleep(2000);
+    const heapBefore = await liveHeap();
+    const waitingBefore = await metric('compute_long_polls_waiting');
+    const baseline = await dispatch(few);
+    note(line('dispatch to the named agent, 10 agents', baseline.latencies));
+
+    // What a waiting poll holds, at a depth whose heap snapshots stay quick to write and to read.
+    // While thousands of agents connect at once the API's accept queue is full, and a scrape may
+    // fail to connect: that is a "not yet", not a failure of the bench.
+    const waitingFor = async (n: number) => {
+      for (let t = 0; (await metric('compute_long_polls_waiting').catch(() => 0)) < n * 0.98; t++) {
+        if (t > 600) throw new Error(`only ${await metric('compute_long_polls_waiting')} of ${n} polls waiting`);
+        await sleep(500);
+      }
+      return metric('compute_long_polls_waiting');
+    };
+    // Weighed at half the depth and at the depth: the difference is what the second half of the
+    // polls holds, without what the first ones warmed up once (compiled code, caches).
+    const depth = Math.min(MEMORY_DEPTH, AGENTS);
+    const half = Math.floor(depth / 2);
+    agents.slice(10, half).forEach(start);
+    const atHalf = await waitingFor(half);
+    const heapAtHalf = await liveHeap();
+    agents.slice(half, depth).forEach(start);
+    const atDepth = await waitingFor(depth);
+    const heapAtDepth = await liveHeap();
+    const kibPerPoll = (heapAtDepth - heapAtHalf) / (atDepth - atHalf) / 1024;
+    const kibFirstHalf = (heapAtHalf - heapBefore) / (atHalf - waitingBefore) / 1024;
+    note(
+      `${atHalf} → ${atDepth} polls waiting: live API heap ${mib(heapAtHalf)} → ${mib(heapAtDepth)} MiB, ${kibPerPoll.toFixed(1)} KiB per waiting poll ` +
+        `(heap snapshots; ${kibFirstHalf.toFixed(1)} KiB per poll over the first ${atHalf}, with what they warmed up)`,
     );
-  let beating = 0;
-  const beat = (a: Agent) =>
-    void (async () => {
-      await sleep(Math.random() * 30_000);
-      while (running) {
-        await client.call('/compute/nodes/heartbeat', { nodeId: a.nodeId, runningJobs: [] }, a.nodeKey).then(() => beating++, () => undefined);
-        await sleep(30_000);
-      }
-    })();
 
-  /** Submits `JOBS` jobs one after another, each for one agent of `among` (half by slot, half by zone), and times each to its arrival. */
-  const dispatch = async (among: Agent[]) => {
-    const latencies: number[] = [];
-    const claimsBefore = await metric('compute_claims_total', 'after="wake"');
-    for (let i = 0; i < JOBS; i++) {
-      const target = among[Math.floor(Math.random() * among.length)];
-      const selector = i % 2 === 0 ? { slot: String(target.slot) } : { zone: `z${target.slot % ZONES}` };
-      const t0 = nowMs();
-      const jobId = await client.call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector }, stack.userKey).then((j) => j.job_id);
-      for (let t = 0; !arrived.has(jobId); t++) {
-        if (t > 30_000) throw new Error(`job ${jobId} never reached an agent`);
-        await sleep(1);
-      }
-      latencies.push(arrived.get(jobId)! - t0);
-      await sleep(20);
-    }
-    const claims = (await metric('compute_claims_total', 'after="wake"')) - claimsBefore;
-    return { latencies: summarize(latencies), claimsPerJob: claims / JOBS };
-  };
+    note(`${AGENTS} agents waiting …`);
+    agents.slice(depth).forEach(start);
+    agents.forEach(beat);
+    const waiting = await waitingFor(AGENTS);
+    note(
+      `${waiting} polls waiting; API resident memory ${mib(await metric('compute_process_resident_memory_bytes'))} MiB`,
+    );
+    // The snapshots held the API still: let the polls they delayed renew before the idle figures.
+    await sleep(30_000);
 
-  note('10 agents waiting: dispatch baseline …');
-  const few = agents.slice(0, 10);
-  few.forEach(start);
-  await sleep(2000);
-  const heapBefore = await liveHeap();
-  const waitingBefore = await metric('compute_long_polls_waiting');
-  const baseline = await dispatch(few);
-  note(line('dispatch to the named agent, 10 agents', baseline.latencies));
+    note(`idle for ${IDLE_S} s: heartbeats every 30 s and polls renewed every 30 s …`);
+    const named = { [api.pid]: 'api', [worker.pid]: 'worker', [process.pid]: 'the agents (this process)' };
+    const pgBefore = await postgresCounters(stack.db);
+    const startsBefore = await metric('compute_claims_total', 'after="start"');
+    const load = watchLoad(undefined, named);
+    const cpuBefore = cpuMsOf(api.pid);
+    const beatsBefore = beating;
+    const from = nowMs();
+    await sleep(IDLE_S * 1000);
+    const seconds = (nowMs() - from) / 1000;
+    const idleCpuPct = ((cpuMsOf(api.pid) - cpuBefore) / (seconds * 1000)) * 100;
+    const beats = (beating - beatsBefore) / seconds;
+    for (const l of load.stop()) note(l);
+    const pgAfter = await postgresCounters(stack.db);
+    const starts = ((await metric('compute_claims_total', 'after="start"')) - startsBefore) / seconds;
+    note(
+      `idle: API ${idleCpuPct.toFixed(1)}% of one core; PostgreSQL ${((pgAfter.xacts - pgBefore.xacts) / seconds).toFixed(0)} transactions/s, ${((pgAfter.writes - pgBefore.writes) / seconds).toFixed(0)} row writes/s; ${starts.toFixed(0)} polls arriving/s (each one empty claim), ${beats.toFixed(0)} heartbeats/s`,
+    );
 
-  // What a waiting poll holds, at a depth whose heap snapshots stay quick to write and to read.
-  // While thousands of agents connect at once the API's accept queue is full, and a scrape may
-  // fail to connect: that is a "not yet", not a failure of the bench.
-  const waitingFor = async (n: number) => {
-    for (let t = 0; (await metric('compute_long_polls_waiting').catch(() => 0)) < n * 0.98; t++) {
-      if (t > 600) throw new Error(`only ${await metric('compute_long_polls_waiting')} of ${n} polls waiting`);
-      await sleep(500);
-    }
-    return metric('compute_long_polls_waiting');
-  };
-  // Weighed at half the depth and at the depth: the difference is what the second half of the
-  // polls holds, without what the first ones warmed up once (compiled code, caches).
-  const depth = Math.min(MEMORY_DEPTH, AGENTS);
-  const half = Math.floor(depth / 2);
-  agents.slice(10, half).forEach(start);
-  const atHalf = await waitingFor(half);
-  const heapAtHalf = await liveHeap();
-  agents.slice(half, depth).forEach(start);
-  const atDepth = await waitingFor(depth);
-  const heapAtDepth = await liveHeap();
-  const kibPerPoll = (heapAtDepth - heapAtHalf) / (atDepth - atHalf) / 1024;
-  const kibFirstHalf = (heapAtHalf - heapBefore) / (atHalf - waitingBefore) / 1024;
-  note(
-    `${atHalf} → ${atDepth} polls waiting: live API heap ${mib(heapAtHalf)} → ${mib(heapAtDepth)} MiB, ${kibPerPoll.toFixed(1)} KiB per waiting poll ` +
-      `(heap snapshots; ${kibFirstHalf.toFixed(1)} KiB per poll over the first ${atHalf}, with what they warmed up)`,
-  );
+    note(`${AGENTS} agents waiting: dispatch …`);
+    const deep = await dispatch(agents);
+    note(line(`dispatch to the named agent, ${AGENTS} agents`, deep.latencies));
+    note(
+      `claims run after wakes per job: ${deep.claimsPerJob.toFixed(2)} (with 10 agents: ${baseline.claimsPerJob.toFixed(2)}); results the API refused: ${refused}`,
+    );
 
-  note(`${AGENTS} agents waiting …`);
-  agents.slice(depth).forEach(start);
-  agents.forEach(beat);
-  const waiting = await waitingFor(AGENTS);
-  note(`${waiting} polls waiting; API resident memory ${mib(await metric('compute_process_resident_memory_bytes'))} MiB`);
-  // The snapshots held the API still: let the polls they delayed renew before the idle figures.
-  await sleep(30_000);
-
-  note(`idle for ${IDLE_S} s: heartbeats every 30 s and polls renewed every 30 s …`);
-  const named = { [api.pid]: 'api', [worker.pid]: 'worker', [process.pid]: 'the agents (this process)' };
-  const pgBefore = await postgresCounters(stack.db);
-  const startsBefore = await metric('compute_claims_total', 'after="start"');
-  const load = watchLoad(undefined, named);
-  const cpuBefore = cpuMsOf(api.pid);
-  const beatsBefore = beating;
-  const from = nowMs();
-  await sleep(IDLE_S * 1000);
-  const seconds = (nowMs() - from) / 1000;
-  const idleCpuPct = ((cpuMsOf(api.pid) - cpuBefore) / (seconds * 1000)) * 100;
-  const beats = (beating - beatsBefore) / seconds;
-  for (const l of load.stop()) note(l);
-  const pgAfter = await postgresCounters(stack.db);
-  const starts = ((await metric('compute_claims_total', 'after="start"')) - startsBefore) / seconds;
-  note(`idle: API ${idleCpuPct.toFixed(1)}% of one core; PostgreSQL ${((pgAfter.xacts - pgBefore.xacts) / seconds).toFixed(0)} transactions/s, ${((pgAfter.writes - pgBefore.writes) / seconds).toFixed(0)} row writes/s; ${starts.toFixed(0)} polls arriving/s (each one empty claim), ${beats.toFixed(0)} heartbeats/s`);
-
-  note(`${AGENTS} agents waiting: dispatch …`);
-  const deep = await dispatch(agents);
-  note(line(`dispatch to the named agent, ${AGENTS} agents`, deep.latencies));
-  note(`claims run after wakes per job: ${deep.claimsPerJob.toFixed(2)} (with 10 agents: ${baseline.claimsPerJob.toFixed(2)}); results the API refused: ${refused}`);
-
-  running = false;
-  await Promise.race([Promise.all(loops), sleep(35_000)]);
-  await api.stop();
-  await worker.stop();
-  const ratio = deep.latencies.p50 / baseline.latencies.p50;
-  return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)}`;
-}, { inProcess: false });
+    running = false;
+    await Promise.race([Promise.all(loops), sleep(35_000)]);
+    await api.stop();
+    await worker.stop();
+    const ratio = deep.latencies.p50 / baseline.latencies.p50;
+    return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)}`;
+  },
+  { inProcess: false },
+);

@@ -15,7 +15,9 @@ const ROOT = path.resolve(__dirname, '..');
 /** Load put on the same API while the agents work, from a third of their jobs done until it ends. */
 export interface Disturbance {
   /** Runs until `enough()` (checked as it goes) or its own end; says what it did and when its load ran (epoch ms, setup excluded). */
-  run(enough: () => boolean): Promise<{ description: string; from: number; to: number; afterwards?: () => Promise<void> }>;
+  run(
+    enough: () => boolean,
+  ): Promise<{ description: string; from: number; to: number; afterwards?: () => Promise<void> }>;
 }
 
 export interface FleetResult extends ThroughputResult {
@@ -37,7 +39,11 @@ export function submitBurst(api: ApiClient, key: string, jobs: number, concurren
         to,
         afterwards: async () => {
           let next = 0;
-          await runPool(ids.length, 50, async () => void (await api.call('/compute/jobs/cancel', { job_id: ids[next++] }, key)));
+          await runPool(
+            ids.length,
+            50,
+            async () => void (await api.call('/compute/jobs/cancel', { job_id: ids[next++] }, key)),
+          );
         },
       };
     },
@@ -51,14 +57,19 @@ export function logFlood(api: ApiClient, key: string, pushers: number): Disturba
       const tag = `flood-${Date.now()}`;
       // One node holding them all: a node's jobs are what the flood is about, not its count.
       const node = await api.register(key, tag, { flood: tag });
-      for (let i = 0; i < pushers; i++) await api.call('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { flood: tag } }, key);
+      for (let i = 0; i < pushers; i++)
+        await api.call('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { flood: tag } }, key);
       const held: Assigned[] = [];
       while (held.length < pushers) held.push(...(await api.poll(node, pushers - held.length, 10)));
       // Heartbeats naming the held jobs, as an agent sends them: else they count as lost.
       let pushing = true;
       const beating = (async () => {
         while (pushing) {
-          await api.call('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: held.map((j) => j.job_id) }, node.nodeKey);
+          await api.call(
+            '/compute/nodes/heartbeat',
+            { nodeId: node.nodeId, runningJobs: held.map((j) => j.job_id) },
+            node.nodeKey,
+          );
           await sleep(5000);
         }
       })();
@@ -67,8 +78,16 @@ export function logFlood(api: ApiClient, key: string, pushers: number): Disturba
       await Promise.all(
         held.map(async (job) => {
           for (let seq = 1; !enough(); seq += 1000) {
-            const batch = Array.from({ length: 1000 }, (_, i) => ({ seq: seq + i, stream: 'stdout', line: `flood line ${seq + i} of a job that prints a lot` }));
-            await api.call('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines: batch }, node.nodeKey);
+            const batch = Array.from({ length: 1000 }, (_, i) => ({
+              seq: seq + i,
+              stream: 'stdout',
+              line: `flood line ${seq + i} of a job that prints a lot`,
+            }));
+            await api.call(
+              '/compute/nodes/logs',
+              { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines: batch },
+              node.nodeKey,
+            );
             lines += 1000;
           }
         }),
@@ -77,7 +96,11 @@ export function logFlood(api: ApiClient, key: string, pushers: number): Disturba
       for (const job of held) await api.result(node, job);
       pushing = false;
       await beating;
-      return { description: `${pushers} jobs pushing 1000-line batches back to back (${Math.round((lines / (to - from)) * 1000)} lines/s)`, from, to };
+      return {
+        description: `${pushers} jobs pushing 1000-line batches back to back (${Math.round((lines / (to - from)) * 1000)} lines/s)`,
+        from,
+        to,
+      };
     },
   };
 }
@@ -100,7 +123,20 @@ export async function fleetThroughput(o: {
       children.push(
         startChild({
           command: process.execPath,
-          args: [path.join(ROOT, 'bin/compute.js'), 'agent', '--key', o.stack.userKey, '--api', o.stack.url, '--dir', path.join(dir, `agent-${i}`), '--concurrency', String(o.slots), '--name', `fleet-${i}`],
+          args: [
+            path.join(ROOT, 'bin/compute.js'),
+            'agent',
+            '--key',
+            o.stack.userKey,
+            '--api',
+            o.stack.url,
+            '--dir',
+            path.join(dir, `agent-${i}`),
+            '--concurrency',
+            String(o.slots),
+            '--name',
+            `fleet-${i}`,
+          ],
           cwd: ROOT,
           env: { ...o.stack.vars, LOG_LEVEL: 'info', COMPUTE_CONFIG_DIR: dir },
           logFile,
@@ -124,7 +160,8 @@ export async function fleetThroughput(o: {
       timeoutMs: 600_000,
       onDone: (count) => {
         done = count;
-        if (o.disturbance && !disturbed && done >= o.jobs / 3) disturbed = o.disturbance.run(() => done >= (2 * o.jobs) / 3);
+        if (o.disturbance && !disturbed && done >= o.jobs / 3)
+          disturbed = o.disturbance.run(() => done >= (2 * o.jobs) / 3);
       },
     });
     if (!disturbed) return result;
@@ -139,7 +176,12 @@ export async function fleetThroughput(o: {
     const seconds = (to - from) / 1000;
     return {
       ...result,
-      disturbed: { description: d.description, seconds, completionsDuring: during / seconds, completionsOutside: ((sorted.length - during) / outsideMs) * 1000 },
+      disturbed: {
+        description: d.description,
+        seconds,
+        completionsDuring: during / seconds,
+        completionsOutside: ((sorted.length - during) / outsideMs) * 1000,
+      },
     };
   } finally {
     // The first SIGTERM drains an agent: it has nothing left to run by now.

@@ -32,12 +32,15 @@ function requester(target: Target, maxSockets: number) {
   const headers = { ...target.headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) };
   const send = () =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -72,10 +75,20 @@ export async function closedLoop(target: Target, o: { connections: number; durat
   await Promise.all(Array.from({ length: o.connections }, lane));
   const elapsedMs = nowMs() - started;
   close();
-  return { requests: latencies.length, errors, firstError, elapsedMs, perSecond: (latencies.length / elapsedMs) * 1000, latencies };
+  return {
+    requests: latencies.length,
+    errors,
+    firstError,
+    elapsedMs,
+    perSecond: (latencies.length / elapsedMs) * 1000,
+    latencies,
+  };
 }
 
-export async function openLoop(target: Target, o: { rate: number; durationMs: number; maxConnections: number }): Promise<LoadResult> {
+export async function openLoop(
+  target: Target,
+  o: { rate: number; durationMs: number; maxConnections: number },
+): Promise<LoadResult> {
   const { send, close } = requester(target, o.maxConnections);
   const latencies: number[] = [];
   let errors = 0;
@@ -108,5 +121,12 @@ export async function openLoop(target: Target, o: { rate: number; durationMs: nu
   await Promise.all(pending);
   const elapsedMs = nowMs() - started;
   close();
-  return { requests: latencies.length, errors, firstError, elapsedMs, perSecond: (latencies.length / elapsedMs) * 1000, latencies };
+  return {
+    requests: latencies.length,
+    errors,
+    firstError,
+    elapsedMs,
+    perSecond: (latencies.length / elapsedMs) * 1000,
+    latencies,
+  };
 }

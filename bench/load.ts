@@ -30,7 +30,10 @@ function procStat(pid: number | string): { comm: string; cpuMs: number } | undef
   const close = stat.lastIndexOf(')');
   const fields = stat.slice(close + 2).split(' ');
   // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
-  return { comm: stat.slice(stat.indexOf('(') + 1, close), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK };
+  return {
+    comm: stat.slice(stat.indexOf('(') + 1, close),
+    cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK,
+  };
 }
 
 /** CPU time (user + system) a process has used so far, in ms. */
@@ -136,7 +139,9 @@ export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
       const lines = [`CPU (of ${100 * os.cpus().length}%): ${parts.join(', ')}`];
       if (jobs) {
         const total = spent.reduce((s, [, ms]) => s + ms, 0);
-        lines.push(`CPU per job: ${(total / jobs).toFixed(1)} ms (${spent.map(([group, ms]) => `${group.split(' ')[0]} ${(ms / jobs).toFixed(1)}`).join(', ')})`);
+        lines.push(
+          `CPU per job: ${(total / jobs).toFixed(1)} ms (${spent.map(([group, ms]) => `${group.split(' ')[0]} ${(ms / jobs).toFixed(1)}`).join(', ')})`,
+        );
       }
       if (used.length > 0) {
         const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;

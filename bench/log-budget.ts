@@ -40,7 +40,6 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-
 interface Push {
   at: number;
   ms: number;
@@ -63,7 +62,8 @@ function timePushes(stack: BenchStack) {
   return (jobId: string) => pushes.get(jobId) ?? [];
 }
 
-const relationSize = async (stack: BenchStack) => Number((await stack.db.raw(`SELECT pg_total_relation_size('job_logs') AS size`)).rows[0].size);
+const relationSize = async (stack: BenchStack) =>
+  Number((await stack.db.raw(`SELECT pg_total_relation_size('job_logs') AS size`)).rows[0].size);
 
 /** The size before a job, once what earlier jobs freed has been vacuumed (and trailing pages cut). */
 async function sizeBeforeJob(stack: BenchStack): Promise<number> {
@@ -89,19 +89,23 @@ async function waitForFirstPush(pushesOf: (jobId: string) => Push[], jobId: stri
   return pushesOf(jobId)[0].at;
 }
 
-async function measure(stack: BenchStack, pushes: Push[], o: { jobId: string; started: number; stoppedAt: number; sizeBefore: number }) {
+async function measure(
+  stack: BenchStack,
+  pushes: Push[],
+  o: { jobId: string; started: number; stoppedAt: number; sizeBefore: number },
+) {
   const db = stack.db;
   const job = await db('jobs').where({ id: o.jobId }).first('state');
-  const stored = await db('job_logs')
-    .where({ job_id: o.jobId })
-    .first(
-      db.raw('count(*)::int AS rows'),
-      db.raw(`count(*) FILTER (WHERE kind = 'line')::int AS lines`),
-      db.raw('coalesce(sum(bytes), 0)::bigint AS bytes'),
-      db.raw('coalesce(sum(pg_column_size(job_logs.*)), 0)::bigint AS tuple_bytes'),
-      // The agent's own notes of lines it could not hold while its pushes were in flight.
-      db.raw(`coalesce(sum((substring(line FROM '^\\[compute-agent\\] (\\d+) lines dropped'))::bigint), 0)::bigint AS agent_dropped`),
-    );
+  const stored = await db('job_logs').where({ job_id: o.jobId }).first(
+    db.raw('count(*)::int AS rows'),
+    db.raw(`count(*) FILTER (WHERE kind = 'line')::int AS lines`),
+    db.raw('coalesce(sum(bytes), 0)::bigint AS bytes'),
+    db.raw('coalesce(sum(pg_column_size(job_logs.*)), 0)::bigint AS tuple_bytes'),
+    // The agent's own notes of lines it could not hold while its pushes were in flight.
+    db.raw(
+      `coalesce(sum((substring(line FROM '^\\[compute-agent\\] (\\d+) lines dropped'))::bigint), 0)::bigint AS agent_dropped`,
+    ),
+  );
   const marker = await db('job_logs').where({ job_id: o.jobId, kind: 'truncated' }).first('data');
   const inRun = pushes.filter((p) => p.at < o.stoppedAt);
   return {
@@ -127,10 +131,25 @@ async function onAgent(stack: BenchStack, pushesOf: (jobId: string) => Push[], c
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-bench-agent-'));
   const logFile = path.join(dir, 'agent.log');
   const sizeBefore = await sizeBeforeJob(stack);
-  const { job_id: jobId } = await api.call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command }, stack.userKey);
+  const { job_id: jobId } = await api.call<{ job_id: string }>(
+    '/compute/jobs/submit',
+    { type: 'COMMAND', command },
+    stack.userKey,
+  );
   const agent = startChild({
     command: process.execPath,
-    args: [path.join(ROOT, 'bin/compute.js'), 'agent', '--key', stack.userKey, '--api', stack.url, '--dir', dir, '--name', 'bench-log-budget'],
+    args: [
+      path.join(ROOT, 'bin/compute.js'),
+      'agent',
+      '--key',
+      stack.userKey,
+      '--api',
+      stack.url,
+      '--dir',
+      dir,
+      '--name',
+      'bench-log-budget',
+    ],
     env: { NODE_ENV: 'test', LOG_LEVEL: 'warn' },
     cwd: ROOT,
     logFile,
@@ -156,11 +175,20 @@ async function onAgent(stack: BenchStack, pushesOf: (jobId: string) => Push[], c
   }
 }
 
-async function onProtocol(stack: BenchStack, pushesOf: (jobId: string) => Push[], what: { command: string; line: string }, seconds: number) {
+async function onProtocol(
+  stack: BenchStack,
+  pushesOf: (jobId: string) => Push[],
+  what: { command: string; line: string },
+  seconds: number,
+) {
   const api = apiClient(stack.url);
   const sizeBefore = await sizeBeforeJob(stack);
   const node = await api.register(stack.userKey, 'bench-log-flood');
-  const { job_id: jobId } = await api.call<{ job_id: string }>('/compute/jobs/submit', { type: 'COMMAND', command: what.command }, stack.userKey);
+  const { job_id: jobId } = await api.call<{ job_id: string }>(
+    '/compute/jobs/submit',
+    { type: 'COMMAND', command: what.command },
+    stack.userKey,
+  );
   const [job] = await api.poll(node, 1, 10);
   if (job?.job_id !== jobId) throw new Error(`the flood node was handed ${JSON.stringify(job)}, expected ${jobId}`);
   note(`${what.command} pushed at the protocol's pace: ${seconds} s …`);
@@ -168,7 +196,11 @@ async function onProtocol(stack: BenchStack, pushesOf: (jobId: string) => Push[]
   let seq = 0;
   while (nowMs() < until) {
     const lines = Array.from({ length: BATCH }, () => ({ seq: ++seq, stream: 'stdout', line: what.line }));
-    await api.call('/compute/nodes/logs', { nodeId: node.nodeId, job_id: jobId, leaseId: job.leaseId, lines }, node.nodeKey);
+    await api.call(
+      '/compute/nodes/logs',
+      { nodeId: node.nodeId, job_id: jobId, leaseId: job.leaseId, lines },
+      node.nodeKey,
+    );
   }
   const stoppedAt = nowMs();
   await api.result(node, job);
@@ -178,12 +210,23 @@ async function onProtocol(stack: BenchStack, pushesOf: (jobId: string) => Push[]
 
 function report(title: string, r: Measured, maxRows: number, seconds: number) {
   say(title);
-  say(`  lines pushed   ${r.pushed} in ${r.pushes} pushes (${r.pushedInRun} in the ${seconds} s: ${(r.pushedInRun / seconds).toFixed(0)} lines/s)`);
-  say(`  rows stored    ${r.rows} (${r.lines} lines + ${r.rows - r.lines} marker): ${r.rows <= maxRows ? 'within' : 'OVER'} the ${maxRows} the budget allows`);
-  say(`  bytes stored   ${r.bytes} B of line text in ${mib(r.tupleBytes)} of rows; job_logs grew ${mib(r.sizeDelta)} on disk with its indexes (dead rows not yet vacuumed included)`);
-  say(`  lines dropped  ${r.dropped.lines} (${r.dropped.bytes} B); stored + dropped = ${r.lines + r.dropped.lines} of ${r.pushed}`);
-  if (r.agentDropped > 0) say(`  agent dropped  ${r.agentDropped} lines before pushing them (its buffer was full; its own notes in the log)`);
-  say(`  push latency   p50 first 10 s ${r.first.p50.toFixed(2)} ms (n=${r.first.n}), last 10 s ${r.last.p50.toFixed(2)} ms (n=${r.last.n}); p99 ${r.first.p99.toFixed(1)} → ${r.last.p99.toFixed(1)} ms`);
+  say(
+    `  lines pushed   ${r.pushed} in ${r.pushes} pushes (${r.pushedInRun} in the ${seconds} s: ${(r.pushedInRun / seconds).toFixed(0)} lines/s)`,
+  );
+  say(
+    `  rows stored    ${r.rows} (${r.lines} lines + ${r.rows - r.lines} marker): ${r.rows <= maxRows ? 'within' : 'OVER'} the ${maxRows} the budget allows`,
+  );
+  say(
+    `  bytes stored   ${r.bytes} B of line text in ${mib(r.tupleBytes)} of rows; job_logs grew ${mib(r.sizeDelta)} on disk with its indexes (dead rows not yet vacuumed included)`,
+  );
+  say(
+    `  lines dropped  ${r.dropped.lines} (${r.dropped.bytes} B); stored + dropped = ${r.lines + r.dropped.lines} of ${r.pushed}`,
+  );
+  if (r.agentDropped > 0)
+    say(`  agent dropped  ${r.agentDropped} lines before pushing them (its buffer was full; its own notes in the log)`);
+  say(
+    `  push latency   p50 first 10 s ${r.first.p50.toFixed(2)} ms (n=${r.first.n}), last 10 s ${r.last.p50.toFixed(2)} ms (n=${r.last.n}); p99 ${r.first.p99.toFixed(1)} → ${r.last.p99.toFixed(1)} ms`,
+  );
 }
 
 async function run(stack: BenchStack, seconds: number): Promise<string> {
@@ -198,10 +241,22 @@ async function run(stack: BenchStack, seconds: number): Promise<string> {
   }
 
   say();
-  say(`== job log budget: ${mib(limits.logBytesPerJob)} (line bytes + ${limits.logLineOverheadBytes} B a line), ${limits.logLinesPerJob} lines: at most ${maxRows} rows a job ==`);
+  say(
+    `== job log budget: ${mib(limits.logBytesPerJob)} (line bytes + ${limits.logLineOverheadBytes} B a line), ${limits.logLinesPerJob} lines: at most ${maxRows} rows a job ==`,
+  );
   for (const r of results) {
-    report(`${r.command}, ${seconds} s on a real agent, then cancelled (${r.agent.state}); the agent used ${(r.agent.agentCpu * 100).toFixed(0)}% of a CPU:`, r.agent, maxRows, seconds);
-    report(`${r.command} lines, ${seconds} s pushed at the protocol's pace (${BATCH} a push) (${r.protocol.state}):`, r.protocol, maxRows, seconds);
+    report(
+      `${r.command}, ${seconds} s on a real agent, then cancelled (${r.agent.state}); the agent used ${(r.agent.agentCpu * 100).toFixed(0)}% of a CPU:`,
+      r.agent,
+      maxRows,
+      seconds,
+    );
+    report(
+      `${r.command} lines, ${seconds} s pushed at the protocol's pace (${BATCH} a push) (${r.protocol.state}):`,
+      r.protocol,
+      maxRows,
+      seconds,
+    );
   }
   say();
   const brief = (r: Measured) =>

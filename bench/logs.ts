@@ -67,7 +67,8 @@ function follow(url: string, key: string, jobId: string, total: number): Followe
             const dataEnd = buf.indexOf(10, eol + 1);
             if (dataEnd < 0) break;
             const data = JSON.parse(buf.toString('utf8', eol + 1 + 'data: '.length, dataEnd));
-            if (data.line !== lineText(seq - markers)) return reject(new Error(`event ${seq} has the wrong text: ${data.line}`));
+            if (data.line !== lineText(seq - markers))
+              return reject(new Error(`event ${seq} has the wrong text: ${data.line}`));
           }
           expect++;
           pos = eol;
@@ -91,7 +92,9 @@ function follow(url: string, key: string, jobId: string, total: number): Followe
 
 async function jobLogScans(db: Knex): Promise<number> {
   await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined);
-  const { rows } = await db.raw(`SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) AS scans FROM pg_stat_user_tables WHERE relname = 'job_logs'`);
+  const { rows } = await db.raw(
+    `SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) AS scans FROM pg_stat_user_tables WHERE relname = 'job_logs'`,
+  );
   return Number(rows[0].scans);
 }
 
@@ -99,13 +102,22 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
   note('starting the API and the worker (npm run api, npm run worker) …');
   const worker = await spawnService(stack, 'worker');
   // PROFILE_DIR=/some/dir writes a V8 CPU profile of the API there.
-  const api = await spawnService(stack, 'api', {}, process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : []);
+  const api = await spawnService(
+    stack,
+    'api',
+    {},
+    process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [],
+  );
   try {
     const client = apiClient(api.url!);
     const node = await client.register(stack.userKey, 'bench-logs');
     // Followers are separate readers, each with a key of its own (a credential may hold 16 streams).
     const readerKeys = await Promise.all(
-      Array.from({ length: o.followers }, async (_, i) => (await createApiKey(stack.db, { workspaceId: stack.workspaceId, name: `reader ${i}`, kind: 'user' })).key),
+      Array.from(
+        { length: o.followers },
+        async (_, i) =>
+          (await createApiKey(stack.db, { workspaceId: stack.workspaceId, name: `reader ${i}`, kind: 'user' })).key,
+      ),
     );
     const batches = Math.ceil(o.lines / BATCH);
 
@@ -117,7 +129,11 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
       // Every follower is live (past its first read) before the first push.
       await new Promise((r) => setTimeout(r, followers ? 500 : 0));
       const scans0 = await jobLogScans(stack.db);
-      const load = watchLoad(undefined, { [api.pid]: 'API', [worker.pid]: 'worker', [process.pid]: 'bench (pushes and followers)' });
+      const load = watchLoad(undefined, {
+        [api.pid]: 'API',
+        [worker.pid]: 'worker',
+        [process.pid]: 'bench (pushes and followers)',
+      });
       const pushMs: number[] = [];
       const started = nowMs();
       for (let b = 0; b < batches; b++) {
@@ -127,7 +143,11 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
           lines.push({ seq, stream: 'stdout', line: lineText(seq) });
         }
         const t0 = nowMs();
-        await client.call('/compute/nodes/logs', { nodeId: node.nodeId, job_id: jobId, leaseId: assigned.leaseId, lines }, node.nodeKey);
+        await client.call(
+          '/compute/nodes/logs',
+          { nodeId: node.nodeId, job_id: jobId, leaseId: assigned.leaseId, lines },
+          node.nodeKey,
+        );
         pushMs.push(nowMs() - t0);
       }
       const pushedAt = nowMs();
@@ -157,11 +177,19 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
     const ingest = mean(without.map((r) => r.perSecond));
     const ingest50 = mean(withFollowers.map((r) => r.perSecond));
     say(`== log ingest: ${o.lines} lines in batches of ${BATCH}, one batch in flight ==`);
-    for (const [label, runs] of [['no followers', without], [`${o.followers} followers`, withFollowers]] as const) {
-      say(`${label}: ${runs.map((r) => r.perSecond.toFixed(0)).join(' / ')} lines/s; job_logs reads per push ${runs.map((r) => r.scansPerPush.toFixed(2)).join(' / ')}`);
+    for (const [label, runs] of [
+      ['no followers', without],
+      [`${o.followers} followers`, withFollowers],
+    ] as const) {
+      say(
+        `${label}: ${runs.map((r) => r.perSecond.toFixed(0)).join(' / ')} lines/s; job_logs reads per push ${runs.map((r) => r.scansPerPush.toFixed(2)).join(' / ')}`,
+      );
       say(`  push p50 / p99: ${runs.map((r) => `${r.push.p50.toFixed(1)} / ${r.push.p99.toFixed(1)} ms`).join(', ')}`);
       for (const r of runs) say(`  ${r.cpu}`);
-      if (runs[0].lagMs) say(`  the slowest follower had every line ${runs.map((r) => r.lagMs.toFixed(0)).join(' / ')} ms after the last push was answered`);
+      if (runs[0].lagMs)
+        say(
+          `  the slowest follower had every line ${runs.map((r) => r.lagMs.toFixed(0)).join(' / ')} ms after the last push was answered`,
+        );
     }
     return `logs ingest=${ingest.toFixed(0)} lines/s ingest_50=${ingest50.toFixed(0)} ratio_fanout=${(ingest50 / ingest).toFixed(2)}`;
   } finally {
@@ -170,4 +198,8 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
   }
 }
 
-runBench((stack) => run(stack, { lines: option('lines', 200_000), followers: option('followers', 50), rounds: option('rounds', 2) }), { inProcess: false });
+runBench(
+  (stack) =>
+    run(stack, { lines: option('lines', 200_000), followers: option('followers', 50), rounds: option('rounds', 2) }),
+  { inProcess: false },
+);

@@ -16,7 +16,10 @@ interface HistoryEvent {
 
 const eventMs = (e: HistoryEvent | undefined) =>
   e?.eventTime ? Number(String(e.eventTime.seconds ?? 0)) * 1000 + (e.eventTime.nanos ?? 0) / 1e6 : NaN;
-const kindOf = (e: HistoryEvent) => Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace(/EventAttributes$/, '') ?? '?';
+const kindOf = (e: HistoryEvent) =>
+  Object.keys(e)
+    .find((k) => k.endsWith('EventAttributes'))
+    ?.replace(/EventAttributes$/, '') ?? '?';
 
 /** How long the worker spent on the first workflow task and on the one that accepted the Update. */
 function taskTimes(events: HistoryEvent[]): { first: number; update: number } {
@@ -67,8 +70,12 @@ export async function profileDispatch(opts: {
   const connection = await Connection.connect({ address: opts.address });
   try {
     const client = new Client({ connection, namespace: opts.namespace });
-    const rows: Array<{ id: string; created_at: Date | string }> = await opts.db('jobs')
-      .whereIn('id', opts.samples.map((s) => s.jobId))
+    const rows: Array<{ id: string; created_at: Date | string }> = await opts
+      .db('jobs')
+      .whereIn(
+        'id',
+        opts.samples.map((s) => s.jobId),
+      )
       .select('id', 'created_at');
     const createdAt = new Map(rows.map((r) => [r.id, new Date(r.created_at).getTime()]));
     const shapes: Array<Record<string, number>> = [];
@@ -110,14 +117,19 @@ export async function profileDispatch(opts: {
       marks.forEach((m, i) => offsets[i].push(m));
       marks.forEach((m, i) => steps[i].push(m - (i === 0 ? 0 : marks[i - 1])));
     }
-    lines.push(`timeline of ${complete}/${opts.samples.length} dispatches, ms after the submit was sent (created_at has 1 ms resolution):`);
+    lines.push(
+      `timeline of ${complete}/${opts.samples.length} dispatches, ms after the submit was sent (created_at has 1 ms resolution):`,
+    );
     lines.push(`  ${'mark'.padEnd(44)}   p50 at   mean at   p50 step   p90 step`);
     MARKS.forEach((name, i) => {
       const at = summarize(offsets[i]);
       const step = summarize(steps[i]);
-      lines.push(`  ${name.padEnd(44)} ${ms(at.p50).padStart(8)}  ${ms(at.mean).padStart(8)}  ${ms(step.p50).padStart(9)}  ${ms(step.p90).padStart(9)}`);
+      lines.push(
+        `  ${name.padEnd(44)} ${ms(at.p50).padStart(8)}  ${ms(at.mean).padStart(8)}  ${ms(step.p50).padStart(9)}  ${ms(step.p90).padStart(9)}`,
+      );
     });
-    const mean = (key: string, of: Array<Record<string, number>>) => (of.reduce((s, x) => s + x[key], 0) / of.length).toFixed(1);
+    const mean = (key: string, of: Array<Record<string, number>>) =>
+      (of.reduce((s, x) => s + x[key], 0) / of.length).toFixed(1);
     const describeShape = (of: Array<Record<string, number>>) =>
       `${mean('events', of)} events, ${mean('workflowTasks', of)} workflow tasks, ${mean('activities', of)} activities, ${mean('updates', of)} updates, ${mean('searchAttributeUpserts', of)} search-attribute upserts`;
     lines.push(`Temporal work per job (whole life, from the histories): service job ${describeShape(shapes)}`);
@@ -135,7 +147,12 @@ export async function profileDispatch(opts: {
         `Update task: job ${p50(times.map((t) => t.update))} ms, bare ${p50(bareTimes.map((t) => t.update))} ms`,
     );
     const avg = (key: string) => shapes.reduce((sum, x) => sum + x[key], 0) / shapes.length;
-    return { lines, eventsPerJob: avg('events'), workflowTasksPerJob: avg('workflowTasks'), activitiesPerJob: avg('activities') };
+    return {
+      lines,
+      eventsPerJob: avg('events'),
+      workflowTasksPerJob: avg('workflowTasks'),
+      activitiesPerJob: avg('activities'),
+    };
   } finally {
     await connection.close();
   }

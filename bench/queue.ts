@@ -19,7 +19,12 @@ export interface QueueResult {
   cacheSize: number;
 }
 
-export async function deepQueue(o: { stack: BenchStack; api: ApiClient; jobs: number; concurrency: number }): Promise<QueueResult> {
+export async function deepQueue(o: {
+  stack: BenchStack;
+  api: ApiClient;
+  jobs: number;
+  concurrency: number;
+}): Promise<QueueResult> {
   const { stack, api } = o;
   const temporal = pidOf('temporal');
   const memory = () => ({ process: rssMiB(process.pid), temporal: temporal ? rssMiB(temporal) : NaN });
@@ -27,7 +32,11 @@ export async function deepQueue(o: { stack: BenchStack; api: ApiClient; jobs: nu
   await untilIdle();
   const before = memory();
   const submitLoad = watchLoad(stack.service.db);
-  const submitMs = await runPool(o.jobs, o.concurrency, async () => void ids.push(await api.submit(stack.userKey, { queue: 'nobody' })));
+  const submitMs = await runPool(
+    o.jobs,
+    o.concurrency,
+    async () => void ids.push(await api.submit(stack.userKey, { queue: 'nobody' })),
+  );
   // A submit's whole cost includes its run's first workflow task, which the worker may still be
   // working through when the last submit is answered (when it had no slot for an eager start).
   await untilIdle();
@@ -49,7 +58,10 @@ export async function deepQueue(o: { stack: BenchStack; api: ApiClient; jobs: nu
     cancelPerSecond: (o.jobs / cancelMs) * 1000,
     submitLoad: submitLines,
     cancelLoad: cancelLines,
-    rss: { process: [before.process, full.process, after.process], temporal: [before.temporal, full.temporal, after.temporal] },
+    rss: {
+      process: [before.process, full.process, after.process],
+      temporal: [before.temporal, full.temporal, after.temporal],
+    },
     cachedWorkflows,
     cacheSize: stack.config.worker.workflowCacheSize,
   };

@@ -64,7 +64,8 @@ export async function serviceLatency(opts: {
     const jobId = await api.submit(opts.userKey);
     const submittedAt = nowMs();
     const { jobs, at: polledAt } = await polling;
-    if (jobs.length !== 1 || jobs[0].job_id !== jobId) throw new Error(`poll answered ${JSON.stringify(jobs)}, expected ${jobId}`);
+    if (jobs.length !== 1 || jobs[0].job_id !== jobId)
+      throw new Error(`poll answered ${JSON.stringify(jobs)}, expected ${jobId}`);
     await api.result(node, jobs[0]);
     return { jobId, sentAt, submittedAt, polledAt, ...opts.probe.seen(jobId, sentAt, polledAt) };
   };

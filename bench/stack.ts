@@ -80,13 +80,28 @@ export async function startBareStack(say: (msg: string) => void): Promise<BareSt
       start: { postgres: true, temporal: true, minio: false },
       log: (msg) => say(`  [stack] ${msg}`),
     });
-    const vars = { ...BENCH_ENV, DATABASE_URL: stack.databaseUrl!, TEMPORAL_ADDRESS: stack.temporalAddress!, COMPUTE_DATA_DIR: dataDir };
+    const vars = {
+      ...BENCH_ENV,
+      DATABASE_URL: stack.databaseUrl!,
+      TEMPORAL_ADDRESS: stack.temporalAddress!,
+      COMPUTE_DATA_DIR: dataDir,
+    };
     const config = loadServiceConfig(vars);
     db = createDb(config.databaseUrl!);
     await migrateLatest(db);
     const workspaceId = await createWorkspace(db, 'bench');
     const { key } = await createApiKey(db, { workspaceId, name: 'bench', kind: 'user' });
-    return { config, vars, db, dataDir, temporalAddress: stack.temporalAddress!, databaseUrl: stack.databaseUrl!, workspaceId, userKey: key, stop };
+    return {
+      config,
+      vars,
+      db,
+      dataDir,
+      temporalAddress: stack.temporalAddress!,
+      databaseUrl: stack.databaseUrl!,
+      workspaceId,
+      userKey: key,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -100,7 +115,12 @@ export async function startBareStack(say: (msg: string) => void): Promise<BareSt
 export async function startBenchStack(say: (msg: string) => void): Promise<BenchStack> {
   const bare = await startBareStack(say);
   try {
-    const service = await startServiceProcess({ config: bare.config, log: createLogger(bare.config.logLevel, 'bench'), api: true, worker: true });
+    const service = await startServiceProcess({
+      config: bare.config,
+      log: createLogger(bare.config.logLevel, 'bench'),
+      api: true,
+      worker: true,
+    });
     return {
       ...bare,
       service,
@@ -153,8 +173,14 @@ export async function spawnService(
   });
   if (what === 'worker') return child;
   const url = `http://127.0.0.1:${port}`;
-  for (const started = Date.now(); ; ) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { ...child, url };
+  for (const started = Date.now(); ;) {
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { ...child, url };
     if (Date.now() - started > 60_000) {
       await child.stop();
       throw new Error(`the ${what} did not start; see ${stack.dataDir}/logs`);
@@ -196,7 +222,9 @@ export function runBench(run: (stack: BenchStack) => Promise<string>, opts: { in
   main().catch((err) => {
     // A failed statement's message repeats the statement: keep the report readable.
     const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    process.stderr.write(`bench failed: ${text.length > 4000 ? `${text.slice(0, 2000)} … ${text.slice(-2000)}` : text}\n`);
+    process.stderr.write(
+      `bench failed: ${text.length > 4000 ? `${text.slice(0, 2000)} … ${text.slice(-2000)}` : text}\n`,
+    );
     process.exit(1);
   });
 }

@@ -21,7 +21,15 @@ export function summarize(samples: number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
   const mean = sorted.reduce((s, v) => s + v, 0) / sorted.length;
-  return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), mean, min: sorted[0], max: sorted[sorted.length - 1] };
+  return {
+    n: sorted.length,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    mean,
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+  };
 }
 
 export const ms = (v: number) => v.toFixed(1);

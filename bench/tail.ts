@@ -16,10 +16,19 @@ export interface TailFigures {
 }
 
 /** The smallest bucket bound at or above which `q` of the observations fall (a histogram's quantile, bucket-coarse). */
-function bucketQuantile(before: Sample[], after: Sample[], name: string, q: number, labels: Record<string, string> = {}): number {
+function bucketQuantile(
+  before: Sample[],
+  after: Sample[],
+  name: string,
+  q: number,
+  labels: Record<string, string> = {},
+): number {
   const bounds = [...new Set(after.filter((s) => s.name === `${name}_bucket`).map((s) => s.labels.le))];
   const counts = bounds
-    .map((le) => ({ le: le === '+Inf' ? Infinity : Number(le), n: total(after, `${name}_bucket`, { ...labels, le }) - total(before, `${name}_bucket`, { ...labels, le }) }))
+    .map((le) => ({
+      le: le === '+Inf' ? Infinity : Number(le),
+      n: total(after, `${name}_bucket`, { ...labels, le }) - total(before, `${name}_bucket`, { ...labels, le }),
+    }))
     .sort((a, b) => a.le - b.le);
   const all = counts.at(-1)?.n ?? 0;
   return (counts.find((c) => c.n >= q * all)?.le ?? NaN) * 1000;
@@ -32,7 +41,8 @@ export async function oursTail<T>(url: string, phase: () => Promise<T>): Promise
   const result = await phase();
   const wallMs = Date.now() - started;
   const after = await scrape(url);
-  const delta = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
+  const delta = (name: string, labels: Record<string, string> = {}) =>
+    total(after, name, labels) - total(before, name, labels);
   const gcMs = delta('compute_nodejs_gc_duration_seconds_sum') * 1000;
   const gcCount = delta('compute_nodejs_gc_duration_seconds_count');
   const under10 = delta('compute_nodejs_gc_duration_seconds_bucket', { le: '0.01' });
@@ -61,7 +71,10 @@ export async function bareTail<T>(url: string, phase: () => Promise<T>): Promise
   const started = Date.now();
   const result = await phase();
   const wallMs = Date.now() - started;
-  const s = (await (await fetch(`${url}/stats`)).json()) as { loop: TailFigures['loop']; gc: { ms: number; count: number; over10ms: number } };
+  const s = (await (await fetch(`${url}/stats`)).json()) as {
+    loop: TailFigures['loop'];
+    gc: { ms: number; count: number; over10ms: number };
+  };
   return { result, tail: { loop: s.loop, gc: { ...s.gc, share: s.gc.ms / wallMs } } };
 }
 
@@ -72,7 +85,13 @@ export function describeTail(name: string, tails: TailFigures[]): string {
   const max = (f: (t: TailFigures) => number) => Math.max(...tails.map(f));
   const sum = (f: (t: TailFigures) => number) => tails.reduce((s, t) => s + f(t), 0);
   const pool = tails.every((t) => t.pool)
-    ? `; pool waits ${sum((t) => t.pool!.count)}: mean ${(sum((t) => t.pool!.mean * t.pool!.count) / Math.max(1, sum((t) => t.pool!.count))).toFixed(3)} ms, p99 ≤ ${f1(max((t) => t.pool!.p99))} ms`
+    ? `; pool waits ${sum((t) => t.pool!.count)}: mean ${(
+        sum((t) => t.pool!.mean * t.pool!.count) /
+        Math.max(
+          1,
+          sum((t) => t.pool!.count),
+        )
+      ).toFixed(3)} ms, p99 ≤ ${f1(max((t) => t.pool!.p99))} ms`
     : '';
   return (
     `${name.padEnd(5)} event-loop delay p50 ${f1(max((t) => t.loop.p50))} p99 ${f1(max((t) => t.loop.p99))} max ${f1(max((t) => t.loop.max))} ms (worst round); ` +

@@ -35,7 +35,11 @@ async function receiver(): Promise<{ url: string; count: () => number; close: ()
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, count: () => n, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    count: () => n,
+    close: () => server.close(),
+  };
 }
 
 interface Round {
@@ -59,7 +63,13 @@ runBench(async (stack: BenchStack) => {
     // Endpoints are made and removed in the database: the bench measures delivery, not the routes.
     const ids = mode === 'none' ? [] : receivers.map(() => newId('wh'));
     for (const [i, id] of ids.entries()) {
-      await db('webhooks').insert({ id, workspace_id: stack.workspaceId, url: receivers[i].url, events: JSON.stringify(['job.created', 'job.transitioned', 'job.terminal']), secret: newWebhookSecret() });
+      await db('webhooks').insert({
+        id,
+        workspace_id: stack.workspaceId,
+        url: receivers[i].url,
+        events: JSON.stringify(['job.created', 'job.transitioned', 'job.terminal']),
+        secret: newWebhookSecret(),
+      });
     }
     const relay = stack.service.relay!;
     if (mode === 'outbox') relay.pause();
@@ -95,7 +105,11 @@ runBench(async (stack: BenchStack) => {
     for (const mode of order) {
       const got = await round(mode);
       rounds_[mode].push(got);
-      const label = { none: 'no endpoint           ', outbox: 'two endpoints, relay paused', delivering: 'two endpoints, delivering' }[mode];
+      const label = {
+        none: 'no endpoint           ',
+        outbox: 'two endpoints, relay paused',
+        delivering: 'two endpoints, delivering',
+      }[mode];
       say(
         `  round ${r + 1} ${label}: ${got.rate.toFixed(0)} jobs/s (submit + cancel), p50 ${ms(got.p50)} ms` +
           (mode === 'outbox' ? `; then ${jobs * 6} deliveries at ${got.deliveriesPerSecond!.toFixed(0)}/s` : ''),

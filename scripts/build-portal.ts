@@ -71,8 +71,12 @@ export async function buildPortal(outDir = PORTAL_OUT): Promise<PortalBuild> {
 
   const current = new Set([script, style, favicon]);
   // Dot files are another build's, being written.
-  for (const name of fs.readdirSync(assets)) if (!current.has(name) && !name.startsWith('.')) fs.rmSync(path.join(assets, name), { force: true });
-  const files = ['index.html', ...[...current].map((name) => `assets/${name}`)].map((name) => ({ name, bytes: fs.statSync(path.join(outDir, name)).size }));
+  for (const name of fs.readdirSync(assets))
+    if (!current.has(name) && !name.startsWith('.')) fs.rmSync(path.join(assets, name), { force: true });
+  const files = ['index.html', ...[...current].map((name) => `assets/${name}`)].map((name) => ({
+    name,
+    bytes: fs.statSync(path.join(outDir, name)).size,
+  }));
   return { files, totalBytes: files.reduce((sum, f) => sum + f.bytes, 0) };
 }
 
@@ -80,7 +84,9 @@ if (require.main === module) {
   buildPortal().then(
     ({ files, totalBytes }) => {
       for (const f of files) process.stdout.write(`  ${f.name}  ${(f.bytes / 1024).toFixed(1)} KiB\n`);
-      process.stdout.write(`portal built in ${path.relative(process.cwd(), PORTAL_OUT) || '.'}: ${(totalBytes / 1024).toFixed(1)} KiB\n`);
+      process.stdout.write(
+        `portal built in ${path.relative(process.cwd(), PORTAL_OUT) || '.'}: ${(totalBytes / 1024).toFixed(1)} KiB\n`,
+      );
     },
     (err: Error) => {
       process.stderr.write(`portal build failed: ${err.message}\n`);

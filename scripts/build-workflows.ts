@@ -13,5 +13,7 @@ void (async () => {
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve(path.join(ROOT, 'workflows')) });
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, code);
-  process.stdout.write(`workflow bundle: ${path.relative(process.cwd(), out)} (${(code.length / 1024).toFixed(0)} KiB)\n`);
+  process.stdout.write(
+    `workflow bundle: ${path.relative(process.cwd(), out)} (${(code.length / 1024).toFixed(0)} KiB)\n`,
+  );
 })();

@@ -9,14 +9,28 @@ import { MIGRATION_NAMES } from '../src/db/migrate';
 const ROOT = path.resolve(__dirname, '..');
 const what = process.argv[2] ?? '';
 if (!/^[a-z][a-z0-9_]*$/.test(what)) {
-  process.stderr.write(`usage: npm run migration:new <snake_case_name>, e.g. add_job_tags (got ${JSON.stringify(what)})\n`);
+  process.stderr.write(
+    `usage: npm run migration:new <snake_case_name>, e.g. add_job_tags (got ${JSON.stringify(what)})\n`,
+  );
   process.exit(2);
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/\D/g, '').slice(0, 14);
 const newest = [...MIGRATION_NAMES].sort().at(-1)!.slice(0, 14);
 const now = stamp(new Date());
-const after = (s: string) => stamp(new Date(Date.UTC(+s.slice(0, 4), +s.slice(4, 6) - 1, +s.slice(6, 8), +s.slice(8, 10), +s.slice(10, 12), +s.slice(12, 14) + 1)));
+const after = (s: string) =>
+  stamp(
+    new Date(
+      Date.UTC(
+        +s.slice(0, 4),
+        +s.slice(4, 6) - 1,
+        +s.slice(6, 8),
+        +s.slice(8, 10),
+        +s.slice(10, 12),
+        +s.slice(12, 14) + 1,
+      ),
+    ),
+  );
 const name = `${now > newest ? now : after(newest)}_${what}`;
 
 const file = path.join(ROOT, 'src/db/migrations', `${name}.ts`);

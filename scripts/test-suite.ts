@@ -15,7 +15,11 @@ import { ISOLATED_LANE, SHARED_LANE, laneOf } from '../test/lanes';
 import { attachTestEnv, detachTestEnv, installQuietSdkRuntime, startSuiteStack } from '../test/support/env';
 
 const ROOT = path.resolve(__dirname, '..');
-const rc = JSON.parse(fs.readFileSync(path.join(ROOT, '.mocharc.json'), 'utf8')) as { timeout: number; slow: number; reporter: string };
+const rc = JSON.parse(fs.readFileSync(path.join(ROOT, '.mocharc.json'), 'utf8')) as {
+  timeout: number;
+  slow: number;
+  reporter: string;
+};
 
 interface Tally {
   passed: number;
@@ -39,7 +43,8 @@ function testFiles(): string[] {
 async function ensureTestTools(): Promise<void> {
   const log = (msg: string) => process.stderr.write(`  [tools] ${msg}\n`);
   const toolsDir = loadToolsDir();
-  for (const name of ['chromium', 'docker-compose', 'bubblewrap'] as const) await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
+  for (const name of ['chromium', 'docker-compose', 'bubblewrap'] as const)
+    await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
   for (const tool of ['standardwebhooks', 'schemathesis'] as const) await ensurePythonTool(tool, toolsDir, log);
 }
 
@@ -47,21 +52,32 @@ async function ensureTestTools(): Promise<void> {
  * A lane in a mocha process of its own: the unit lane with `.mocharc.unit.json` (no stack), the
  * isolated lane with the project's settings, attached to the stack `stackFile` names.
  */
-function startLane(name: string, files: string[], o: { config?: string; stackFile?: string }): { done: Promise<{ output: string; tally?: Tally }>; kill(): void } {
+function startLane(
+  name: string,
+  files: string[],
+  o: { config?: string; stackFile?: string },
+): { done: Promise<{ output: string; tally?: Tally }>; kill(): void } {
   const chunks: Buffer[] = [];
   const color = process.stdout.isTTY ? '--color' : '--no-color';
-  const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), color, ...(o.config ? ['--config', o.config] : []), ...files], {
-    cwd: ROOT,
-    env: { ...process.env, ...(o.stackFile && { COMPUTE_TEST_STACK: o.stackFile }), COMPUTE_TEST_LANE: name },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [require.resolve('mocha/bin/mocha.js'), color, ...(o.config ? ['--config', o.config] : []), ...files],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...(o.stackFile && { COMPUTE_TEST_STACK: o.stackFile }), COMPUTE_TEST_LANE: name },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
   child.stderr.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<{ output: string; tally?: Tally }>((resolve) => {
     child.on('close', () => {
       const output = Buffer.concat(chunks).toString();
       const line = new RegExp(`lane ${name}: (\\d+) passed, (\\d+) failed, (\\d+) skipped`).exec(output);
-      resolve({ output, tally: line ? { passed: Number(line[1]), failed: Number(line[2]), skipped: Number(line[3]) } : undefined });
+      resolve({
+        output,
+        tally: line ? { passed: Number(line[1]), failed: Number(line[2]), skipped: Number(line[3]) } : undefined,
+      });
     });
   });
   return { done, kill: () => child.exitCode === null && child.kill('SIGTERM') };
@@ -69,11 +85,23 @@ function startLane(name: string, files: string[], o: { config?: string; stackFil
 
 async function runSharedLane(files: string[]): Promise<Tally> {
   process.env.COMPUTE_TEST_LANE = SHARED_LANE.name;
-  const mocha = new Mocha({ timeout: rc.timeout, slow: rc.slow, reporter: path.join(ROOT, rc.reporter), rootHooks: mochaHooks, color: Boolean(process.stdout.isTTY) });
+  const mocha = new Mocha({
+    timeout: rc.timeout,
+    slow: rc.slow,
+    reporter: path.join(ROOT, rc.reporter),
+    rootHooks: mochaHooks,
+    color: Boolean(process.stdout.isTTY),
+  });
   for (const file of files) mocha.addFile(path.join(ROOT, file));
   await mocha.loadFilesAsync();
   return new Promise((resolve) => {
-    const runner = mocha.run(() => resolve({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, skipped: runner.stats?.pending ?? 0 }));
+    const runner = mocha.run(() =>
+      resolve({
+        passed: runner.stats?.passes ?? 0,
+        failed: runner.stats?.failures ?? 0,
+        skipped: runner.stats?.pending ?? 0,
+      }),
+    );
   });
 }
 
@@ -88,11 +116,17 @@ async function finish(name: string, lane: ReturnType<typeof startLane> | undefin
 
 async function main(): Promise<number> {
   const files = testFiles();
-  const laneFiles = { unit: files.filter((f) => laneOf(f) === 'unit'), isolated: files.filter((f) => laneOf(f) === 'isolated'), shared: files.filter((f) => laneOf(f) === 'shared') };
+  const laneFiles = {
+    unit: files.filter((f) => laneOf(f) === 'unit'),
+    isolated: files.filter((f) => laneOf(f) === 'isolated'),
+    shared: files.filter((f) => laneOf(f) === 'shared'),
+  };
   installQuietSdkRuntime();
   const started = Date.now();
   // The unit lane needs no stack: it runs while the stack starts.
-  const unit = laneFiles.unit.length ? startLane('unit', laneFiles.unit, { config: path.join(ROOT, '.mocharc.unit.json') }) : undefined;
+  const unit = laneFiles.unit.length
+    ? startLane('unit', laneFiles.unit, { config: path.join(ROOT, '.mocharc.unit.json') })
+    : undefined;
   let lane: ReturnType<typeof startLane> | undefined;
   let suite: Awaited<ReturnType<typeof startSuiteStack>> | undefined;
   // Whatever ends the run (the end, a file that will not load, Ctrl-C): no lane or server is left.
@@ -107,7 +141,9 @@ async function main(): Promise<number> {
     if (laneFiles.isolated.length + laneFiles.shared.length) {
       suite = await startSuiteStack();
       if (process.argv.length <= 2) await ensureTestTools();
-      process.stderr.write(`  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.unit.length} files unit, ${laneFiles.shared.length} shared, ${laneFiles.isolated.length} isolated\n`);
+      process.stderr.write(
+        `  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.unit.length} files unit, ${laneFiles.shared.length} shared, ${laneFiles.isolated.length} isolated\n`,
+      );
       const stackFile = path.join(suite.dataDir, 'suite-stack.json');
       const { stack: _stack, ...attachable } = suite;
       fs.writeFileSync(stackFile, JSON.stringify({ suite: attachable, lane: ISOLATED_LANE }));
@@ -118,8 +154,14 @@ async function main(): Promise<number> {
       }
     }
     const tallies = [shared, await finish('unit', unit), await finish(ISOLATED_LANE.name, lane)];
-    const all = tallies.reduce((a, t) => ({ passed: a.passed + t.passed, failed: a.failed + t.failed, skipped: a.skipped + t.skipped }));
-    process.stdout.write(`\nsuite: ${((Date.now() - started) / 60_000).toFixed(1)} minutes, all lanes\n${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`);
+    const all = tallies.reduce((a, t) => ({
+      passed: a.passed + t.passed,
+      failed: a.failed + t.failed,
+      skipped: a.skipped + t.skipped,
+    }));
+    process.stdout.write(
+      `\nsuite: ${((Date.now() - started) / 60_000).toFixed(1)} minutes, all lanes\n${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`,
+    );
     return all.failed > 0 ? 1 : 0;
   } finally {
     await cleanUp();

@@ -93,7 +93,13 @@ export function createServices(deps: ServiceDeps) {
     keys: createKeyService({ db, credentials }),
     workspaces: createWorkspacesService({ db, credentials, counts: config.counts, agents: agentsService }),
     accessTokens: createTokenService({ db, credentials, maxLive: config.counts.accessTokens }),
-    webhooks: createWebhooksService({ db, config, workflows: deps.webhookWorkflows, resolve: deps.resolve, secrets: deps.webhookSecrets }),
+    webhooks: createWebhooksService({
+      db,
+      config,
+      workflows: deps.webhookWorkflows,
+      resolve: deps.resolve,
+      secrets: deps.webhookSecrets,
+    }),
     tokens,
     credentials,
     auth,
@@ -106,9 +112,14 @@ export function createServices(deps: ServiceDeps) {
     limits: createLimits({ db }),
     invoices: createInvoices({ db }),
     checkout: createCheckout({ db, stripe: stripeClient(config.stripe), log }),
-    stripeEvents: createStripeEvents({ db, webhookSecret: config.stripe.webhookSecret, toleranceSeconds: config.stripe.eventToleranceSeconds }),
+    stripeEvents: createStripeEvents({
+      db,
+      webhookSecret: config.stripe.webhookSecret,
+      toleranceSeconds: config.stripe.eventToleranceSeconds,
+    }),
     /** A request budget of these windows, shared by every API instance (see leased-limiter.ts). */
-    leasedLimiter: (windows: WindowSpec[]) => createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log }),
+    leasedLimiter: (windows: WindowSpec[]) =>
+      createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log }),
     notifier: deps.notifier,
   };
 }

@@ -1,6 +1,14 @@
 import type { Context } from 'mocha';
 import fs from 'node:fs';
-import { type Lane, SOLE_LANE, type SuiteStack, attachTestEnv, detachTestEnv, installQuietSdkRuntime, startSuiteStack } from './support/env';
+import {
+  type Lane,
+  SOLE_LANE,
+  type SuiteStack,
+  attachTestEnv,
+  detachTestEnv,
+  installQuietSdkRuntime,
+  startSuiteStack,
+} from './support/env';
 import { logMark, loggedSince } from './support/service-log';
 
 let owned: SuiteStack | undefined;
@@ -15,7 +23,10 @@ export async function mochaGlobalSetup(): Promise<void> {
   const started = Date.now();
   const attach = process.env.COMPUTE_TEST_STACK;
   if (attach) {
-    const { suite, lane } = JSON.parse(fs.readFileSync(attach, 'utf8')) as { suite: Omit<SuiteStack, 'stack'>; lane: Lane };
+    const { suite, lane } = JSON.parse(fs.readFileSync(attach, 'utf8')) as {
+      suite: Omit<SuiteStack, 'stack'>;
+      lane: Lane;
+    };
     await attachTestEnv(suite, lane);
   } else {
     owned = await startSuiteStack();
@@ -43,6 +54,9 @@ export const mochaHooks = {
     const extra = `\n\nservices logged during the test:\n${logged.map((l) => `  ${l}`).join('\n')}`;
     err.message += extra;
     // Mocha prints the message from the stack, above its frames.
-    if (err.stack) err.stack = /\n\s+at\s/.test(err.stack) ? err.stack.replace(/\n\s+at\s[\s\S]*$/, (frames) => extra + frames) : err.stack + extra;
+    if (err.stack)
+      err.stack = /\n\s+at\s/.test(err.stack)
+        ? err.stack.replace(/\n\s+at\s[\s\S]*$/, (frames) => extra + frames)
+        : err.stack + extra;
   },
 };

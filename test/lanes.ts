@@ -28,10 +28,12 @@ const TAG = /^\/\/ lane: (\w+)/;
 /** The lane of a test file (a path relative to the project, as `test/integration/x.test.ts`). */
 export function laneOf(file: string, head: string = fs.readFileSync(file, 'utf8').slice(0, 200)): LaneName {
   if (file.startsWith(UNIT_FOLDER)) return 'unit';
-  if (!STACK_FOLDERS.some((d) => file.startsWith(d))) throw new Error(`${file} is in no test folder: ${[UNIT_FOLDER, ...STACK_FOLDERS].join(', ')}`);
+  if (!STACK_FOLDERS.some((d) => file.startsWith(d)))
+    throw new Error(`${file} is in no test folder: ${[UNIT_FOLDER, ...STACK_FOLDERS].join(', ')}`);
   const tag = TAG.exec(head)?.[1];
   if (tag === undefined) return 'shared';
-  if (tag !== 'isolated') throw new Error(`${file} asks for lane ${JSON.stringify(tag)}: the only tag is "// lane: isolated"`);
+  if (tag !== 'isolated')
+    throw new Error(`${file} asks for lane ${JSON.stringify(tag)}: the only tag is "// lane: isolated"`);
   return 'isolated';
 }
 

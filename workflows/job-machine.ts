@@ -1,4 +1,16 @@
-import type { AssignInput, AttemptCheck, AttemptEnd, JobSnapshot, JobSpec, JobTimings, JobWorkflowInput, Rebase, ResultInput, StopReason, Transition } from './job-model';
+import type {
+  AssignInput,
+  AttemptCheck,
+  AttemptEnd,
+  JobSnapshot,
+  JobSpec,
+  JobTimings,
+  JobWorkflowInput,
+  Rebase,
+  ResultInput,
+  StopReason,
+  Transition,
+} from './job-model';
 import { REFUSAL, RUN_FAILURE, isLive, isTerminal, queuedSnapshot } from './job-model';
 import type { Answered, Move, Refusal, RunEnd, Step } from './job-steps';
 
@@ -61,9 +73,11 @@ export class JobMachine {
 
   refuseAssign({ leaseId }: AssignInput, now: number): Refusal | null {
     if (this.withdrawn.has(leaseId)) return { type: REFUSAL.invalidState, message: 'the assignment was withdrawn' };
-    if (this.takeover && this.takeover.phase !== 'done') return { type: REFUSAL.invalidState, message: 'the run was reset and is taking its job over' };
+    if (this.takeover && this.takeover.phase !== 'done')
+      return { type: REFUSAL.invalidState, message: 'the run was reset and is taking its job over' };
     if (this.snap.state !== 'QUEUED') return { type: REFUSAL.invalidState, message: `job is ${this.snap.state}` };
-    if (Date.parse(this.snap.availableAt) > now) return { type: REFUSAL.invalidState, message: 'job is waiting out a backoff' };
+    if (Date.parse(this.snap.availableAt) > now)
+      return { type: REFUSAL.invalidState, message: 'job is waiting out a backoff' };
     return null;
   }
 
@@ -78,7 +92,10 @@ export class JobMachine {
   refuseResult(result: ResultInput): Refusal | null {
     const otherAgent = (holder: string | null) => result.agentId !== undefined && result.agentId !== holder;
     const earlier = this.applied.get(result.leaseId);
-    if (earlier) return otherAgent(earlier.agentId) ? { type: REFUSAL.notAssigned, message: 'lease was not handed to this agent' } : null;
+    if (earlier)
+      return otherAgent(earlier.agentId)
+        ? { type: REFUSAL.notAssigned, message: 'lease was not handed to this agent' }
+        : null;
     if (!isLive(this.snap.state) || result.leaseId !== this.snap.leaseId || otherAgent(this.snap.agentId)) {
       return { type: REFUSAL.notAssigned, message: 'lease does not hold the job' };
     }
@@ -100,7 +117,10 @@ export class JobMachine {
     } else if (++this.exitFailures < this.spec.retry.maxAttempts) {
       move = this.requeue(this.spec.retry.backoffSeconds * 1000 * 2 ** (this.exitFailures - 1), now);
     } else {
-      move = this.finish('FAILED', now, { ...outcome, failureReason: result.outOfMemory ? 'out_of_memory' : result.error ? 'agent_error' : 'exit_code' });
+      move = this.finish('FAILED', now, {
+        ...outcome,
+        failureReason: result.outOfMemory ? 'out_of_memory' : result.error ? 'agent_error' : 'exit_code',
+      });
     }
     const answer = this.answer(result.leaseId);
     this.applied.set(result.leaseId, { answer, agentId });
@@ -108,7 +128,9 @@ export class JobMachine {
   }
 
   refuseCancel(): Refusal | null {
-    return isTerminal(this.snap.state) ? { type: REFUSAL.invalidState, message: `job is already ${this.snap.state}` } : null;
+    return isTerminal(this.snap.state)
+      ? { type: REFUSAL.invalidState, message: `job is already ${this.snap.state}` }
+      : null;
   }
 
   /** Queued: cancelled at once. Running: cancelling, the agent told to kill it. Cancelling: as it is. */
@@ -162,18 +184,33 @@ export class JobMachine {
   /** The takeover wrote the row at `wrote` (this run's version then) plus the offsets it answered. */
   rebased(offsets: Rebase, wrote: number): void {
     if (this.takeover) this.takeover.phase = 'done';
-    this.snap = { ...this.snap, version: this.snap.version + offsets.version, attempt: this.snap.attempt + offsets.attempt };
+    this.snap = {
+      ...this.snap,
+      version: this.snap.version + offsets.version,
+      attempt: this.snap.attempt + offsets.attempt,
+    };
     this.written = wrote + offsets.version;
   }
 
   next(now: number): Step {
     if (this.takeover?.phase === 'due') {
       const { runId } = this.takeover;
-      return { kind: 'project', write: { snapshot: this.snap, workspaceId: this.spec.workspaceId, attemptEnds: [...this.ends], takeover: { runId } } };
+      return {
+        kind: 'project',
+        write: {
+          snapshot: this.snap,
+          workspaceId: this.spec.workspaceId,
+          attemptEnds: [...this.ends],
+          takeover: { runId },
+        },
+      };
     }
     if (this.snap.version > this.written) {
       // Every end of the run: writing them again is harmless, and a lost write is made good.
-      return { kind: 'project', write: { snapshot: this.snap, workspaceId: this.spec.workspaceId, attemptEnds: [...this.ends] } };
+      return {
+        kind: 'project',
+        write: { snapshot: this.snap, workspaceId: this.spec.workspaceId, attemptEnds: [...this.ends] },
+      };
     }
     if (isTerminal(this.snap.state)) return { kind: 'done' };
     if (this.snap.state === 'QUEUED') {
@@ -265,7 +302,8 @@ export class JobMachine {
   }
 
   private endAttempt(reason: AttemptEnd['reason'], kill: boolean, now: number, result?: ResultInput): void {
-    if (this.snap.leaseId) this.ends.push({ leaseId: this.snap.leaseId, reason, kill, at: iso(now), ...(result && { result }) });
+    if (this.snap.leaseId)
+      this.ends.push({ leaseId: this.snap.leaseId, reason, kill, at: iso(now), ...(result && { result }) });
   }
 
   private finish(state: JobSnapshot['state'], now: number, changes: Partial<JobSnapshot> = {}): Move {

@@ -1,22 +1,15 @@
 // The job's types and pure helpers, free of Temporal so the state machine (job-machine.ts) and
 // its tests load without the workflow runtime. definitions.ts re-exports all of it.
 
-export const JOB_STATES = [
-  'QUEUED',
-  'RUNNING',
-  'CANCELLING',
-  'SUCCEEDED',
-  'FAILED',
-  'TIMED_OUT',
-  'CANCELLED',
-] as const;
+export const JOB_STATES = ['QUEUED', 'RUNNING', 'CANCELLING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 export const TERMINAL_STATES: readonly JobState[] = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'];
 export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
 /** A lease can hold the job only in these states: the one definition the workflow and the API share. */
 export const isLive = (s: JobState): boolean => s === 'RUNNING' || s === 'CANCELLING';
 
-export type FailureReason = 'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | 'out_of_memory' | StopReason | TerminatedReason;
+export type FailureReason =
+  'exit_code' | 'agent_error' | 'agent_lost' | 'timeout' | 'out_of_memory' | StopReason | TerminatedReason;
 /** A run terminated in Temporal (its UI, its CLI, a batch): the job ends CANCELLED, saying so. */
 export type TerminatedReason = `terminated in Temporal: ${string}`;
 /**
@@ -78,7 +71,8 @@ export interface JobSnapshot {
 export interface AttemptEnd {
   leaseId: string;
   /** `undelivered`: the assignment never reached the agent (its poll failed); not an agent loss. */
-  reason: 'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'deregistered' | 'undelivered' | 'reset';
+  reason:
+    'result' | 'timeout' | 'cancelled' | 'agent_lost' | 'drain_deadline' | 'deregistered' | 'undelivered' | 'reset';
   /** The agent must kill the attempt's process. */
   kill: boolean;
   /**

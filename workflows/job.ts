@@ -85,14 +85,25 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
 
   const d = HANDLER_DESCRIPTIONS;
   setHandler(stateQuery, () => m.view(), { description: d.state });
-  setHandler(assignUpdate, (a) => settle(m.assign(a, Date.now())), { validator: (a) => refuse(m.refuseAssign(a, Date.now())), description: d.assign });
-  setHandler(resultUpdate, (r) => settle(m.result(r, Date.now())), { validator: (r) => refuse(m.refuseResult(r)), description: d.result });
-  setHandler(cancelUpdate, () => settle(m.cancel(Date.now())), { validator: () => refuse(m.refuseCancel()), description: d.cancelUpdate });
+  setHandler(assignUpdate, (a) => settle(m.assign(a, Date.now())), {
+    validator: (a) => refuse(m.refuseAssign(a, Date.now())),
+    description: d.assign,
+  });
+  setHandler(resultUpdate, (r) => settle(m.result(r, Date.now())), {
+    validator: (r) => refuse(m.refuseResult(r)),
+    description: d.result,
+  });
+  setHandler(cancelUpdate, () => settle(m.cancel(Date.now())), {
+    validator: () => refuse(m.refuseCancel()),
+    description: d.cancelUpdate,
+  });
   // An operator's cancel from the Temporal UI: the run writes it, as it does a cancellation request.
   setHandler(cancelSignal, () => show(m.stop(CANCELLED_IN_TEMPORAL, Date.now())), { description: d.cancelSignal });
   setHandler(recheckAgentSignal, () => m.recheck(), { description: d.recheckAgent });
   setHandler(stopSignal, ({ reason }) => show(m.stop(reason, Date.now())), { description: d.stop });
-  setHandler(withdrawLeaseSignal, ({ leaseId }) => show(m.withdrawLease(leaseId, Date.now())), { description: d.withdrawLease });
+  setHandler(withdrawLeaseSignal, ({ leaseId }) => show(m.withdrawLease(leaseId, Date.now())), {
+    description: d.withdrawLease,
+  });
 
   // A reset run replays the history it was reset from as that run made it; once it goes live,
   // which the patch marker records so that its own replays agree, it takes the job's row over.
@@ -110,10 +121,12 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
     if (timer && timer.at !== at && !timer.fired) timer.scope.cancel();
     if (!timer || timer.at !== at) {
       const armed = { at, scope: new CancellationScope(), fired: false };
-      armed.scope.run(() => sleep(Math.max(1, at - Date.now()))).then(
-        () => (armed.fired = true),
-        () => undefined,
-      );
+      armed.scope
+        .run(() => sleep(Math.max(1, at - Date.now())))
+        .then(
+          () => (armed.fired = true),
+          () => undefined,
+        );
       timer = armed;
     }
     const current = timer;
@@ -144,10 +157,15 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
     let unannounced: number | undefined;
     // Keep each await as deep as it is: within one activation, an Update's answer and this loop's
     // next command are ordered by microtask ticks, and the recorded histories hold that order.
-    for (let step = (takeOverOnceLive(), m.next(Date.now())); step.kind !== 'done'; step = (takeOverOnceLive(), m.next(Date.now()))) {
+    for (
+      let step = (takeOverOnceLive(), m.next(Date.now()));
+      step.kind !== 'done';
+      step = (takeOverOnceLive(), m.next(Date.now()))
+    ) {
       if (step.kind === 'project') {
         const { snapshot } = step.write;
-        if (snapshot.state === 'QUEUED' && Date.parse(snapshot.availableAt) > Date.now()) unannounced = snapshot.version;
+        if (snapshot.state === 'QUEUED' && Date.parse(snapshot.availableAt) > Date.now())
+          unannounced = snapshot.version;
         await project(step.write);
       } else if (step.kind === 'idle' && unannounced === m.version && patched(BACKOFF_ANNOUNCED)) {
         // The backoff ended while that write was under way, so no timer will write its end: now.

@@ -23,10 +23,12 @@ export async function meter(): Promise<{ windowEnd: string; entries: number; sto
   const stopped: string[] = [];
   for (const jobId of report.stops) {
     // A job that ended meanwhile has closed its run: nothing to stop.
-    const sent = await getExternalWorkflowHandle(jobId).signal(stopSignal, { reason: 'billing.hard_cap' }).then(
-      () => true,
-      () => false,
-    );
+    const sent = await getExternalWorkflowHandle(jobId)
+      .signal(stopSignal, { reason: 'billing.hard_cap' })
+      .then(
+        () => true,
+        () => false,
+      );
     if (sent) stopped.push(jobId);
   }
   return { windowEnd: report.windowEnd, entries: report.entries, stopped };

@@ -11,7 +11,10 @@ export const LabelsKey = defineSearchAttributeKey('Labels', SearchAttributeType.
 export const WebhookIdKey = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
 
 /** Set by Temporal on a run a schedule started: the time it was due (the meter's window end). */
-export const ScheduledStartTimeKey = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+export const ScheduledStartTimeKey = defineSearchAttributeKey(
+  'TemporalScheduledStartTime',
+  SearchAttributeType.DATETIME,
+);
 
 /** Name and server-side type of each key, as `temporal server start-dev --search-attribute` takes them. */
 export const SEARCH_ATTRIBUTE_REGISTRATIONS: ReadonlyArray<{ name: string; type: 'Keyword' | 'KeywordList' }> = [

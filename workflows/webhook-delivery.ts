@@ -34,7 +34,12 @@ export async function webhookLane(input: LaneInput): Promise<{ succeeded: number
   let cursor: number | undefined;
   for (;;) {
     woken = false;
-    const next = await deliverNext({ webhookId: input.webhookId, jobId: input.jobId, afterSeq: cursor, firstAttemptAt: Date.now() });
+    const next = await deliverNext({
+      webhookId: input.webhookId,
+      jobId: input.jobId,
+      afterSeq: cursor,
+      firstAttemptAt: Date.now(),
+    });
     if (next.kind === 'stop') return { ...tally, stopped: next.reason };
     if (next.kind === 'none') {
       cursor = next.cursor;
@@ -50,5 +55,8 @@ export async function webhookLane(input: LaneInput): Promise<{ succeeded: number
 
 /** `:redeliver`: the same event once more, now, as one logged attempt. */
 export async function webhookRedelivery(input: RedeliveryInput): Promise<DeliverOutcome> {
-  return delivery(input.deliveryTimeoutMs, `redelivery of event #${input.eventSeq}`).deliverWebhook({ webhookId: input.webhookId, eventSeq: input.eventSeq });
+  return delivery(input.deliveryTimeoutMs, `redelivery of event #${input.eventSeq}`).deliverWebhook({
+    webhookId: input.webhookId,
+    eventSeq: input.eventSeq,
+  });
 }

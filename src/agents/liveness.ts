@@ -6,10 +6,12 @@ import type { AttemptCheck } from '../../workflows/definitions';
 // same for every process that asks.
 
 /** SQL: how long the agent (`agents` under `alias`) has been silent, in ms, as `silent_ms`. */
-export const agentSilence = (alias = 'agents') => `extract(epoch from (now() - ${alias}.last_heartbeat_at)) * 1000 AS silent_ms`;
+export const agentSilence = (alias = 'agents') =>
+  `extract(epoch from (now() - ${alias}.last_heartbeat_at)) * 1000 AS silent_ms`;
 
 /** SQL condition, with `lostAfterMs` as its one binding: the agent (`agents` under `alias`) is not lost. */
-export const agentHeardWithin = (alias = 'agents') => `extract(epoch from (now() - ${alias}.last_heartbeat_at)) * 1000 <= ?`;
+export const agentHeardWithin = (alias = 'agents') =>
+  `extract(epoch from (now() - ${alias}.last_heartbeat_at)) * 1000 <= ?`;
 
 /** An agent silent for longer than `lostAfterMs` is lost (OFFLINE; its attempts requeued). */
 export const isLost = (silentMs: number, lostAfterMs: number): boolean => silentMs > lostAfterMs;
@@ -33,14 +35,21 @@ export async function attemptLiveness(db: Knex, leaseId: string, lostAfterMs: nu
     );
   if (!row) return { msUntilLost: 0, msUntilDrainDeadline: null };
   const drainMs = row.drain && row.drain_ms !== null ? Math.max(0, Math.ceil(Number(row.drain_ms))) : null;
-  return { msUntilLost: Math.ceil(lostAfterMs - Number(row.age_ms)), msUntilDrainDeadline: drainMs, ...(row.deregistered && { deregistered: true }) };
+  return {
+    msUntilLost: Math.ceil(lostAfterMs - Number(row.age_ms)),
+    msUntilDrainDeadline: drainMs,
+    ...(row.deregistered && { deregistered: true }),
+  };
 }
 
 /**
  * Live jobs whose current attempt has not been heard of for `silentForMs`: a result may have
  * been lost with its agent (the reconciler repairs such rows from their run).
  */
-export function silentAttempts(db: Knex, o: { liveStates: readonly string[]; silentForMs: number; limit: number }): Promise<Array<{ id: string; workspace_id: string }>> {
+export function silentAttempts(
+  db: Knex,
+  o: { liveStates: readonly string[]; silentForMs: number; limit: number },
+): Promise<Array<{ id: string; workspace_id: string }>> {
   return db('jobs as j')
     .join('job_attempts as a', 'a.lease_id', 'j.lease_id')
     .whereIn('j.state', o.liveStates)

@@ -117,7 +117,8 @@ export class PollWaiters {
     notifier: Notifier,
     private readonly stillClaimable: StillClaimable,
   ) {
-    for (const channel of [NOTIFY.jobQueued, NOTIFY.managedJobQueued]) notifier.subscribe(channel, (p) => this.notified(channel, p));
+    for (const channel of [NOTIFY.jobQueued, NOTIFY.managedJobQueued])
+      notifier.subscribe(channel, (p) => this.notified(channel, p));
     notifier.onReset(() => this.wakeAll());
   }
 
@@ -181,7 +182,9 @@ export class PollWaiters {
   async passOn(offer: Offer, from: Waiter) {
     offer.tried.add(from);
     const queue = this.queues.get(from.queue);
-    const candidate = [...(queue ?? [])].some((w) => !w.woken && !offer.tried.has(w) && satisfies(w.labels, offer.selector));
+    const candidate = [...(queue ?? [])].some(
+      (w) => !w.woken && !offer.tried.has(w) && satisfies(w.labels, offer.selector),
+    );
     if (!candidate) return;
     // Only a job still there is worth another poll's claim.
     if (await this.stillClaimable(offer.jobId).catch(() => true)) this.offer(from.queue, offer);

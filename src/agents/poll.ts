@@ -24,10 +24,23 @@ type RequireNode = (principal: Principal, nodeId: string) => Promise<PollingNode
  * matching poll per job), its node is drained, or its deadline. Claims in flight are bounded per
  * instance.
  */
-export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Transitions; waiters: PollWaiters; config: Pick<ApiConfig, 'durations' | 'limits'>; workflows: JobWorkflowClient; log: Logger; requireNode: RequireNode }) {
+export function createPoll(o: {
+  db: Knex;
+  dataKeys: DataKeys;
+  transitions: Transitions;
+  waiters: PollWaiters;
+  config: Pick<ApiConfig, 'durations' | 'limits'>;
+  workflows: JobWorkflowClient;
+  log: Logger;
+  requireNode: RequireNode;
+}) {
   const { db, transitions, waiters, requireNode } = o;
   const claims = createSemaphore(o.config.limits.claimsInFlightMax);
-  const claimOptions = { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log };
+  const claimOptions = {
+    reservationSeconds: o.config.limits.claimReservationSeconds,
+    workflows: o.workflows,
+    log: o.log,
+  };
   // Once a poll holds a job, it starts further claims only for a while, and waits for one already
   // under way only up to a third of the loss clock: the held job's clock runs from its assignment.
   const handOverMs = Math.min(o.config.limits.pollHandOverMs, o.config.durations.agentLostAfterMs / 5);
@@ -37,7 +50,12 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
    * Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit.
    * `waits` is called when it first starts to wait (its caller may stop waiting on it in the HTTP chain).
    */
-  return async function poll(principal: Principal, body: { nodeId: string; maxJobs: number; waitSeconds: number }, signal?: Hangup, waits?: () => void) {
+  return async function poll(
+    principal: Principal,
+    body: { nodeId: string; maxJobs: number; waitSeconds: number },
+    signal?: Hangup,
+    waits?: () => void,
+  ) {
     let node = slim(await requireNode(principal, body.nodeId));
     // What its running jobs leave of its capacity; each job taken here takes its share too.
     let free = await freeOf(db, node);
@@ -60,7 +78,9 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
           // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
           const leave = await claims.enter(deadline, signal);
           if (!leave) break;
-          const claim = claimOne(db, transitions, { ...node, ...(free && { free }) }, skip, claimOptions).finally(leave);
+          const claim = claimOne(db, transitions, { ...node, ...(free && { free }) }, skip, claimOptions).finally(
+            leave,
+          );
           let next: Assignment | null | 'late';
           try {
             // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
@@ -74,7 +94,9 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
           claimsRun.inc({ after, outcome: next === null ? 'none' : next === 'late' ? 'late' : 'assigned' });
           if (next === 'late') {
             // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
-            claim.then((late) => late && withdrawInBackground(o.workflows, late.job.id, late.leaseId, o.log)).catch(() => undefined);
+            claim
+              .then((late) => late && withdrawInBackground(o.workflows, late.job.id, late.leaseId, o.log))
+              .catch(() => undefined);
             break;
           }
           if (!next) break;
@@ -107,7 +129,9 @@ export function createPoll(o: { db: Knex; dataKeys: DataKeys; transitions: Trans
       .where('ended_at', '>', db.raw("now() - interval '10 minutes'"))
       .pluck('job_id');
     // Each job's env opens here, for its agent only: the row keeps it sealed.
-    const handed = await Promise.all(jobs.map(async (a) => ({ ...a, env: await openEnv(o.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })));
+    const handed = await Promise.all(
+      jobs.map(async (a) => ({ ...a, env: await openEnv(o.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),
+    );
     return { jobs: handed, cancel: [...new Set<string>(cancel)] };
   };
 }
@@ -139,7 +163,11 @@ async function freeOf(db: Knex, node: PollingNode): Promise<Capacity | undefined
   return less(node.capacity, rows[0] as Capacity);
 }
 
-const less = (a: Capacity, b: Capacity): Capacity => ({ cpu: a.cpu - b.cpu, memoryMb: a.memoryMb - b.memoryMb, gpu: a.gpu - b.gpu });
+const less = (a: Capacity, b: Capacity): Capacity => ({
+  cpu: a.cpu - b.cpu,
+  memoryMb: a.memoryMb - b.memoryMb,
+  gpu: a.gpu - b.gpu,
+});
 
 /** A promise that resolves to 'late' once `ms` have passed. */
 function lateAfter(ms: number) {

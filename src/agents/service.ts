@@ -61,12 +61,22 @@ export interface ResultReport {
   usage?: Record<string, number>;
 }
 
-const TOUCH_AGENT = 'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 AND deregistered_at IS NULL RETURNING drain';
+const TOUCH_AGENT =
+  'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 AND deregistered_at IS NULL RETURNING drain';
 
 const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
   WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
 
-export function createAgentsService({ db, workflows, transitions, notifier, credentials, dataKeys, config, log }: AgentsDeps) {
+export function createAgentsService({
+  db,
+  workflows,
+  transitions,
+  notifier,
+  credentials,
+  dataKeys,
+  config,
+  log,
+}: AgentsDeps) {
   const lostAfterMs = config.durations.agentLostAfterMs;
   const touchAgent = prepared<{ drain: boolean }>(db, 'agents_touch', TOUCH_AGENT);
 
@@ -83,7 +93,8 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     if (!row) throw notFound('node');
     if (row.deregistered_at && !o.removed) {
       // A poll of the removed node that began before its key was revoked: told as its key would be.
-      if (principal.kind === 'node' && principal.agentId === nodeId) throw new AppError('auth.unauthenticated', 'This node was removed; its key no longer works');
+      if (principal.kind === 'node' && principal.agentId === nodeId)
+        throw new AppError('auth.unauthenticated', 'This node was removed; its key no longer works');
       throw notFound('node');
     }
     if (principal.kind === 'node' && principal.agentId !== nodeId) {
@@ -110,7 +121,8 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     await Promise.all(
       running.map((jobId: string) =>
         workflows.recheckAgent(jobId).catch((err) => {
-          if (!(err instanceof WorkflowClosedError)) log.warn({ err, jobId, agentId }, 'could not ask a job to recheck its agent');
+          if (!(err instanceof WorkflowClosedError))
+            log.warn({ err, jobId, agentId }, 'could not ask a job to recheck its agent');
         }),
       ),
     );
@@ -121,11 +133,24 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
    * one `agent.deregister` entry each, in the caller's transaction. The row stays: attempts and
    * the audit log name it.
    */
-  async function markRemoved(trx: Knex.Transaction, principal: Principal, which: Knex.QueryBuilder, details: Record<string, unknown> = {}): Promise<RemovedNode[]> {
-    const removed: RemovedNode[] = await which.whereNull('deregistered_at').update({ deregistered_at: trx.fn.now() }).returning(['id', 'workspace_id', 'name', 'pool', 'region']);
+  async function markRemoved(
+    trx: Knex.Transaction,
+    principal: Principal,
+    which: Knex.QueryBuilder,
+    details: Record<string, unknown> = {},
+  ): Promise<RemovedNode[]> {
+    const removed: RemovedNode[] = await which
+      .whereNull('deregistered_at')
+      .update({ deregistered_at: trx.fn.now() })
+      .returning(['id', 'workspace_id', 'name', 'pool', 'region']);
     for (const node of removed) {
       await revokeNodeKeys(trx, node.id);
-      await appendAudit(trx, { ...auditBy(principal), action: 'agent.deregister', target: { type: 'agent', id: node.id }, details: { name: node.name, ...details } });
+      await appendAudit(trx, {
+        ...auditBy(principal),
+        action: 'agent.deregister',
+        target: { type: 'agent', id: node.id },
+        details: { name: node.name, ...details },
+      });
     }
     return removed;
   }
@@ -151,13 +176,28 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
      * 400: a workspace's own agents take its jobs wherever they run, and saying otherwise would
      * mislead.
      */
-    async register(principal: Principal, body: { name: string; labels: Record<string, string>; capabilities?: Record<string, unknown>; capacity?: Capacity; version?: string; region?: string }) {
-      if (principal.kind === 'node') throw new AppError('auth.forbidden', 'Register with an agent or user key, not a node key');
+    async register(
+      principal: Principal,
+      body: {
+        name: string;
+        labels: Record<string, string>;
+        capabilities?: Record<string, unknown>;
+        capacity?: Capacity;
+        version?: string;
+        region?: string;
+      },
+    ) {
+      if (principal.kind === 'node')
+        throw new AppError('auth.forbidden', 'Register with an agent or user key, not a node key');
       const managed = principal.kind === 'managed';
       if (!managed && body.region !== undefined) {
-        throw new AppError('request.invalid', 'Only agents registered with a managed-pool key serve a region; a workspace’s own agents take its jobs wherever they run', {
-          fields: [{ path: 'region', message: 'needs a managed-pool key' }],
-        });
+        throw new AppError(
+          'request.invalid',
+          'Only agents registered with a managed-pool key serve a region; a workspace’s own agents take its jobs wherever they run',
+          {
+            fields: [{ path: 'region', message: 'needs a managed-pool key' }],
+          },
+        );
       }
       const id = newId('agent');
       const key = await db.transaction(async (trx) => {
@@ -174,8 +214,22 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
           pool: managed ? 'managed' : 'self',
           region: managed ? (body.region ?? DEFAULT_REGION) : null,
         });
-        const made = await createApiKey(trx, { workspaceId: principal.workspaceId, name: `node ${body.name}`, kind: 'node', agentId: id });
-        await appendAudit(trx, { ...auditBy(principal), action: 'agent.register', target: { type: 'agent', id }, details: { name: body.name, labels: body.labels, ...(managed && { pool: 'managed', region: body.region ?? DEFAULT_REGION }) } });
+        const made = await createApiKey(trx, {
+          workspaceId: principal.workspaceId,
+          name: `node ${body.name}`,
+          kind: 'node',
+          agentId: id,
+        });
+        await appendAudit(trx, {
+          ...auditBy(principal),
+          action: 'agent.register',
+          target: { type: 'agent', id },
+          details: {
+            name: body.name,
+            labels: body.labels,
+            ...(managed && { pool: 'managed', region: body.region ?? DEFAULT_REGION }),
+          },
+        });
         return made;
       });
       return { nodeId: id, apiKey: key.key, heartbeatIntervalSeconds: config.limits.heartbeatIntervalSeconds };
@@ -207,21 +261,36 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },
 
-    poll: createPoll({ db, dataKeys, transitions, waiters: new PollWaiters(notifier, (jobId) => isClaimable(db, jobId)), config, workflows, log, requireNode }),
+    poll: createPoll({
+      db,
+      dataKeys,
+      transitions,
+      waiters: new PollWaiters(notifier, (jobId) => isClaimable(db, jobId)),
+      config,
+      workflows,
+      log,
+      requireNode,
+    }),
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {
       const node = await requireNode(principal, report.nodeId, { removed: true });
       // The job and this lease's attempt in one read, if the node may ask about it at all.
       const jobRow = await db('jobs as j')
-        .leftJoin('job_attempts as a', (on) => on.on('a.job_id', 'j.id').andOn('a.lease_id', db.raw('?', [report.leaseId])))
+        .leftJoin('job_attempts as a', (on) =>
+          on.on('a.job_id', 'j.id').andOn('a.lease_id', db.raw('?', [report.leaseId])),
+        )
         .where({ 'j.id': report.jobId, 'j.workflow_started': true })
         .where(askableBy(node, 'j'))
         .first('j.id', 'j.workspace_id', 'a.agent_id as attempt_agent_id');
       if (!jobRow) throw notFound('job');
       if (jobRow.attempt_agent_id && jobRow.attempt_agent_id !== node.id) throw notAssigned();
       const written = await transitions.result(report.jobId, jobRow.workspace_id, {
-        leaseId: report.leaseId, agentId: node.id, exitCode: report.exitCode, runtimeMs: report.runtimeMs, error: report.error,
+        leaseId: report.leaseId,
+        agentId: node.id,
+        exitCode: report.exitCode,
+        runtimeMs: report.runtimeMs,
+        error: report.error,
         ...(report.outOfMemory && { outOfMemory: true }),
         ...(reportedUsage(report.usage) && { usage: reportedUsage(report.usage) }),
       });
@@ -230,7 +299,10 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       return jobFromRow(written ?? (await db('jobs').where({ id: report.jobId }).first(db.raw(JOB_COLUMNS))));
     },
 
-    async drain(principal: Principal, body: { nodeId: string; enable: boolean; deadlineSeconds?: number }): Promise<Agent> {
+    async drain(
+      principal: Principal,
+      body: { nodeId: string; enable: boolean; deadlineSeconds?: number },
+    ): Promise<Agent> {
       const node = await requireNode(principal, body.nodeId);
       await db.transaction(async (trx) => {
         await trx('agents')
@@ -238,10 +310,20 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
           .update({
             drain: body.enable,
             drain_deadline_at:
-              body.enable && body.deadlineSeconds !== undefined ? trx.raw(`now() + make_interval(secs => ?)`, [body.deadlineSeconds]) : null,
+              body.enable && body.deadlineSeconds !== undefined
+                ? trx.raw(`now() + make_interval(secs => ?)`, [body.deadlineSeconds])
+                : null,
           });
-        const details = { enable: body.enable, ...(body.deadlineSeconds !== undefined && { deadlineSeconds: body.deadlineSeconds }) };
-        await appendAudit(trx, { ...auditBy(principal), action: 'agent.drain', target: { type: 'agent', id: node.id }, details });
+        const details = {
+          enable: body.enable,
+          ...(body.deadlineSeconds !== undefined && { deadlineSeconds: body.deadlineSeconds }),
+        };
+        await appendAudit(trx, {
+          ...auditBy(principal),
+          action: 'agent.drain',
+          target: { type: 'agent', id: node.id },
+          details,
+        });
       });
       await wake(node);
       return getAgent(node.id);
@@ -270,7 +352,12 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
       const registered = trx('agents')
         .where({ workspace_id: principal.workspaceId })
         .where((q) =>
-          q.where({ registered_by_user_id: userId }).orWhereIn('registered_with_key_id', trx('api_keys').where({ workspace_id: principal.workspaceId, user_id: userId }).select('id')),
+          q
+            .where({ registered_by_user_id: userId })
+            .orWhereIn(
+              'registered_with_key_id',
+              trx('api_keys').where({ workspace_id: principal.workspaceId, user_id: userId }).select('id'),
+            ),
         );
       return markRemoved(trx, principal, registered, { reason: 'member.remove', userId });
     },
@@ -285,7 +372,10 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     async list(principal: Principal, page: PageRequest) {
       const q = db('agents').where({ workspace_id: principal.workspaceId }).whereNull('deregistered_at');
       if (page.cursor) q.where('id', '<', decodeCursor(page.cursor, 'agent', page.cursorParam));
-      const rows = await q.orderBy('id', 'desc').limit(page.limit + 1).select('*', db.raw(RUNNING_JOBS), db.raw(agentSilence()));
+      const rows = await q
+        .orderBy('id', 'desc')
+        .limit(page.limit + 1)
+        .select('*', db.raw(RUNNING_JOBS), db.raw(agentSilence()));
       const out = pageOf(rows, page.limit, (r) => agentFromRow(r, lostAfterMs));
       return { nodes: out.items, nextCursor: out.nextCursor };
     },
@@ -294,9 +384,19 @@ export function createAgentsService({ db, workflows, transitions, notifier, cred
     async rotateKey(principal: Principal, body: { nodeId: string }) {
       const node = await requireNode(principal, body.nodeId);
       const key = await db.transaction(async (trx) => {
-        const created = await createApiKey(trx, { workspaceId: node.workspace_id, name: `node ${node.name}`, kind: 'node', agentId: node.id });
+        const created = await createApiKey(trx, {
+          workspaceId: node.workspace_id,
+          name: `node ${node.name}`,
+          kind: 'node',
+          agentId: node.id,
+        });
         await revokeNodeKeys(trx, node.id, created.id);
-        await appendAudit(trx, { ...auditBy(principal), action: 'agent.rotate_key', target: { type: 'agent', id: node.id }, details: { keyId: created.id } });
+        await appendAudit(trx, {
+          ...auditBy(principal),
+          action: 'agent.rotate_key',
+          target: { type: 'agent', id: node.id },
+          details: { keyId: created.id },
+        });
         return created;
       });
       await credentials.settle();

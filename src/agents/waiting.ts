@@ -25,9 +25,12 @@ export function whyWaitingIn(db: Knex, lostAfterMs: number) {
           `count(*) FILTER (WHERE capacity IS NULL OR ((capacity->>'cpu')::numeric >= ? AND (capacity->>'memoryMb')::numeric >= ? AND (capacity->>'gpu')::numeric >= ?))::int AS roomy`,
           [want.cpu, want.memoryMb, want.gpu],
         ),
-        db.raw(`max((capacity->>'cpu')::numeric)::float8 AS cpu, max((capacity->>'memoryMb')::numeric)::float8 AS "memoryMb", max((capacity->>'gpu')::numeric)::float8 AS gpu`),
+        db.raw(
+          `max((capacity->>'cpu')::numeric)::float8 AS cpu, max((capacity->>'memoryMb')::numeric)::float8 AS "memoryMb", max((capacity->>'gpu')::numeric)::float8 AS gpu`,
+        ),
       );
-    if (row.online === 0) return `no agent of ${pool} is online${Object.keys(job.selector).length ? ' with the labels its selector asks for' : ''}`;
+    if (row.online === 0)
+      return `no agent of ${pool} is online${Object.keys(job.selector).length ? ' with the labels its selector asks for' : ''}`;
     if (row.roomy > 0) return null;
     return `no agent of ${pool} has the room it asks for (cpu ${want.cpu}, memoryMb ${want.memoryMb}, gpu ${want.gpu}); the most any has: cpu ${row.cpu}, memoryMb ${row.memoryMb}, gpu ${row.gpu}`;
   };

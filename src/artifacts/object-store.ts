@@ -21,7 +21,11 @@ export interface ObjectStore {
    * Streams `source` into `key` part by part: one part in memory at a time, sha256 computed on
    * the way. Past `maxBytes` it stops reading, leaves nothing stored and throws 413.
    */
-  upload(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes: number; contentType: string }): Promise<StoredObject>;
+  upload(
+    key: string,
+    source: AsyncIterable<Buffer>,
+    opts: { maxBytes: number; contentType: string },
+  ): Promise<StoredObject>;
   /** Bytes [start, end] of the object (both inclusive), or the whole object; 404 when it is gone. */
   read(key: string, range?: { start: number; end: number }): Promise<Readable>;
   remove(key: string): Promise<void>;
@@ -35,7 +39,16 @@ export class ObjectTooLarge extends AppError {
   }
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN', 'S3_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+  'S3_TIMEOUT',
+]);
 
 /** MinIO unreachable, hung, or failing with 5xx after the client's retry: a 503 for our caller. */
 export function isStoreUnavailable(err: unknown): boolean {
@@ -53,10 +66,17 @@ const isMissingObject = (err: unknown) => {
 };
 
 function unavailable(retryAfterSeconds: number) {
-  return new AppError('dependency.unavailable', 'Object storage is unavailable; retry shortly', undefined, retryAfterSeconds);
+  return new AppError(
+    'dependency.unavailable',
+    'Object storage is unavailable; retry shortly',
+    undefined,
+    retryAfterSeconds,
+  );
 }
 
-export function createObjectStore(config: Pick<SharedSettings, 's3' | 'dependencyRetryAfterSeconds'>): ObjectStore | undefined {
+export function createObjectStore(
+  config: Pick<SharedSettings, 's3' | 'dependencyRetryAfterSeconds'>,
+): ObjectStore | undefined {
   const { endpoint, accessKey, secretKey, bucket, region, timeoutMs, partSizeBytes } = config.s3;
   if (!endpoint || !accessKey || !secretKey) return undefined;
   const url = new URL(endpoint);
@@ -66,7 +86,9 @@ export function createObjectStore(config: Pick<SharedSettings, 's3' | 'dependenc
   const transport = {
     request(options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) {
       const req = lib.request(options, callback);
-      req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('object storage timed out'), { code: 'S3_TIMEOUT' })));
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(Object.assign(new Error('object storage timed out'), { code: 'S3_TIMEOUT' })),
+      );
       return req;
     },
   };
@@ -124,7 +146,10 @@ export function createObjectStore(config: Pick<SharedSettings, 's3' | 'dependenc
         const body = Buffer.concat(pending, pendingBytes);
         pending = [];
         pendingBytes = 0;
-        const { etag } = await client.uploadPart({ bucketName: bucket, objectName: key, uploadID: uploadId, partNumber: part, headers: {} }, body);
+        const { etag } = await client.uploadPart(
+          { bucketName: bucket, objectName: key, uploadID: uploadId, partNumber: part, headers: {} },
+          body,
+        );
         etags.push({ part, etag });
       };
       try {
@@ -140,7 +165,9 @@ export function createObjectStore(config: Pick<SharedSettings, 's3' | 'dependenc
           }
           if (uploadId === undefined) {
             // Small enough for one PUT.
-            await client.putObject(bucket, key, Buffer.concat(pending, pendingBytes), pendingBytes, { 'Content-Type': contentType });
+            await client.putObject(bucket, key, Buffer.concat(pending, pendingBytes), pendingBytes, {
+              'Content-Type': contentType,
+            });
           } else {
             if (pendingBytes > 0) await flushPart();
             await client.completeMultipartUpload(bucket, key, uploadId, etags);
@@ -155,12 +182,14 @@ export function createObjectStore(config: Pick<SharedSettings, 's3' | 'dependenc
     },
 
     read: (key, range) =>
-      guard(() => (range ? client.getPartialObject(bucket, key, range.start, range.end - range.start + 1) : client.getObject(bucket, key))).catch(
-        (err) => {
-          // A row whose object was removed behind our back: the artifact is gone, not a fault of ours.
-          throw isMissingObject(err) ? notFound('artifact') : err;
-        },
-      ),
+      guard(() =>
+        range
+          ? client.getPartialObject(bucket, key, range.start, range.end - range.start + 1)
+          : client.getObject(bucket, key),
+      ).catch((err) => {
+        // A row whose object was removed behind our back: the artifact is gone, not a fault of ours.
+        throw isMissingObject(err) ? notFound('artifact') : err;
+      }),
 
     remove: (key) => guard(() => client.removeObject(bucket, key)),
 

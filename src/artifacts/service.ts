@@ -58,11 +58,21 @@ const recordFromRow = (r: any): ArtifactRecord => ({
 
 export function createArtifactsService({ db, store, signer, config }: ArtifactsDeps) {
   const requireStore = () => {
-    if (!store) throw new AppError('dependency.unavailable', 'No object storage is configured (S3_ENDPOINT)', undefined, config.dependencyRetryAfterSeconds);
+    if (!store)
+      throw new AppError(
+        'dependency.unavailable',
+        'No object storage is configured (S3_ENDPOINT)',
+        undefined,
+        config.dependencyRetryAfterSeconds,
+      );
     return store;
   };
   const requireSession = (principal: Principal) => {
-    if (principal.credential !== 'jwt') throw new AppError('auth.forbidden', 'Presigned URLs need a session token (Authorization: Bearer), not an API key');
+    if (principal.credential !== 'jwt')
+      throw new AppError(
+        'auth.forbidden',
+        'Presigned URLs need a session token (Authorization: Bearer), not an API key',
+      );
   };
   const jobOfWorkspace = async (principal: Principal, jobId: string) => {
     const job = await db('jobs').where({ id: jobId, workspace_id: principal.workspaceId }).first('id');
@@ -87,17 +97,32 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       const id = newId('art');
       const path = uploadPath(input.jobId, id);
       const expiresAt = epochSeconds(Date.now()) + ttlOf(input.ttlSeconds);
-      return { id, method: 'PUT' as const, url: `${base(origin)}${path}?${signer.sign({ method: 'PUT', path, expiresAt })}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
+      return {
+        id,
+        method: 'PUT' as const,
+        url: `${base(origin)}${path}?${signer.sign({ method: 'PUT', path, expiresAt })}`,
+        expiresAt: new Date(expiresAt * 1000).toISOString(),
+      };
     },
 
-    async presignDownload(principal: Principal, origin: string, input: { jobId: string; id: string; ttlSeconds?: number }) {
+    async presignDownload(
+      principal: Principal,
+      origin: string,
+      input: { jobId: string; id: string; ttlSeconds?: number },
+    ) {
       requireSession(principal);
       await jobOfWorkspace(principal, input.jobId);
-      const exists = await db('artifacts').where({ job_id: input.jobId, id: input.id, workspace_id: principal.workspaceId }).first('id');
+      const exists = await db('artifacts')
+        .where({ job_id: input.jobId, id: input.id, workspace_id: principal.workspaceId })
+        .first('id');
       if (!exists) throw notFound('artifact');
       const path = downloadPath(input.jobId, input.id);
       const expiresAt = epochSeconds(Date.now()) + ttlOf(input.ttlSeconds);
-      return { method: 'GET' as const, url: `${base(origin)}${path}?${signer.sign({ method: 'GET', path, expiresAt })}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
+      return {
+        method: 'GET' as const,
+        url: `${base(origin)}${path}?${signer.sign({ method: 'GET', path, expiresAt })}`,
+        expiresAt: new Date(expiresAt * 1000).toISOString(),
+      };
     },
 
     /**
@@ -109,13 +134,21 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       input: { jobId: string; id: string; lease?: string; name?: string; contentType?: string; contentLength?: number },
       body: AsyncIterable<Buffer>,
     ): Promise<{ id: string; size: number; sha256: string }> {
-      if (!ARTIFACT_ID.test(input.id)) throw new AppError('request.invalid', 'An artifact id is 1-128 of A-Z a-z 0-9 . _ - and starts with a letter or digit');
+      if (!ARTIFACT_ID.test(input.id))
+        throw new AppError(
+          'request.invalid',
+          'An artifact id is 1-128 of A-Z a-z 0-9 . _ - and starts with a letter or digit',
+        );
       const name = input.name ?? input.id;
-      if (name.length === 0 || name.length > 1024) throw new AppError('request.invalid', 'An artifact name is 1-1024 characters');
+      if (name.length === 0 || name.length > 1024)
+        throw new AppError('request.invalid', 'An artifact name is 1-1024 characters');
       const { maxBytes } = config.artifacts;
       if (input.contentLength !== undefined && input.contentLength > maxBytes) throw new ObjectTooLarge(maxBytes);
       // The lock waits out a claim still committing (its answer may have reached the agent first).
-      const job = await db('jobs').where({ id: input.jobId }).forShare().first('workspace_id', 'lease_id', 'agent_id', 'state');
+      const job = await db('jobs')
+        .where({ id: input.jobId })
+        .forShare()
+        .first('workspace_id', 'lease_id', 'agent_id', 'state');
       if (!job) throw notFound('job');
       if (input.lease && !holdsLease(job, input.lease)) throw notAssigned();
       // Refused before a byte is stored; the commit counts again, since uploads run side by side.
@@ -124,7 +157,12 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
       const objects = requireStore();
       // Each upload holds about two parts in memory: bound how many one instance takes at once.
       if (uploading >= config.artifacts.maxConcurrentUploads) {
-        throw new AppError('rate_limit.exceeded', `${uploading} uploads are in progress on this instance; retry shortly`, undefined, 1);
+        throw new AppError(
+          'rate_limit.exceeded',
+          `${uploading} uploads are in progress on this instance; retry shortly`,
+          undefined,
+          1,
+        );
       }
       // Every upload its own object: a replaced or refused upload never touches another's bytes.
       const objectKey = `${job.workspace_id}/${input.jobId}/${input.id}/${newId('art')}`;
@@ -140,10 +178,24 @@ export function createArtifactsService({ db, store, signer, config }: ArtifactsD
           const now = await trx('jobs').where({ id: input.jobId }).forShare().first('lease_id', 'agent_id', 'state');
           if (!now || !holdsLease(now, input.lease)) return { kept: false as const, refusal: notAssigned() };
         }
-        if ((await countOthers(trx, input.jobId, input.id)) >= MAX_ARTIFACTS_PER_JOB) return { kept: false as const, refusal: tooMany() };
-        const earlier = await trx('artifacts').where({ job_id: input.jobId, id: input.id }).forUpdate().first('object_key');
+        if ((await countOthers(trx, input.jobId, input.id)) >= MAX_ARTIFACTS_PER_JOB)
+          return { kept: false as const, refusal: tooMany() };
+        const earlier = await trx('artifacts')
+          .where({ job_id: input.jobId, id: input.id })
+          .forUpdate()
+          .first('object_key');
         await trx('artifacts')
-          .insert({ job_id: input.jobId, id: input.id, workspace_id: job.workspace_id, name, size: stored.size, sha256: stored.sha256, content_type: contentType, object_key: objectKey, lease_id: input.lease ?? null })
+          .insert({
+            job_id: input.jobId,
+            id: input.id,
+            workspace_id: job.workspace_id,
+            name,
+            size: stored.size,
+            sha256: stored.sha256,
+            content_type: contentType,
+            object_key: objectKey,
+            lease_id: input.lease ?? null,
+          })
           .onConflict(['job_id', 'id'])
           .merge(['name', 'size', 'sha256', 'content_type', 'object_key', 'lease_id', 'created_at']);
         return { kept: true as const, replaced: earlier?.object_key as string | undefined };

@@ -47,7 +47,9 @@ export function createUrlSigner(secret: string): UrlSigner {
         throw invalid('The URL signature does not match its method, path, expiry or lease');
       }
       if (!/^\d+$/.test(expires) || Number(expires) * 1000 <= nowMs) {
-        throw new AppError('auth.url_expired', 'This URL has expired', { expiredAt: new Date(Number(expires) * 1000).toISOString() });
+        throw new AppError('auth.url_expired', 'This URL has expired', {
+          expiredAt: new Date(Number(expires) * 1000).toISOString(),
+        });
       }
       return { lease };
     },

@@ -66,7 +66,11 @@ export function auditRecordOf(r: Record<string, unknown>): AuditRecord {
   return {
     id: r.id as string,
     at: new Date(r.at as Date).toISOString(),
-    actor: { type: r.actor_type as ActorType, id: r.actor_id as string, ...(r.actor_email ? { email: r.actor_email as string } : {}) },
+    actor: {
+      type: r.actor_type as ActorType,
+      id: r.actor_id as string,
+      ...(r.actor_email ? { email: r.actor_email as string } : {}),
+    },
     action: r.action as string,
     target: { type: r.target_type as string, id: r.target_id as string },
     workspaceId: r.workspace_id as string,

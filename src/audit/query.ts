@@ -49,7 +49,9 @@ export function createAuditQuery({ db, authorize }: { db: Knex; authorize: Autho
      */
     async export(p: Principal, f: AuditFilter, o: { stillValid: () => Promise<boolean> }): Promise<Readable> {
       await authorize(p, 'audit.read', target(p));
-      const { last } = (await db('audit_log').where({ workspace_id: p.workspaceId }).max('id as last').first()) as { last: string | null };
+      const { last } = (await db('audit_log').where({ workspace_id: p.workspaceId }).max('id as last').first()) as {
+        last: string | null;
+      };
       const page = async (after: string | null): Promise<Array<Record<string, unknown>>> => {
         if (last === null) return [];
         const q = matching(p.workspaceId, f).where('id', '<=', last);
@@ -62,7 +64,10 @@ export function createAuditQuery({ db, authorize }: { db: Knex; authorize: Autho
 }
 
 /** The pages as JSONL, the next one read only once the consumer has taken the previous one. */
-function pagedLines(page: (after: string | null) => Promise<Array<Record<string, unknown>>>, stillValid: () => Promise<boolean>): Readable {
+function pagedLines(
+  page: (after: string | null) => Promise<Array<Record<string, unknown>>>,
+  stillValid: () => Promise<boolean>,
+): Readable {
   let after: string | null = null;
   const pull = async (out: Readable) => {
     // A credential revoked since the last page reads nothing more.

@@ -50,13 +50,30 @@ export async function authenticateAccessToken(db: Knex, presented: string): Prom
   const row = await db('api_keys as k')
     .join('users as u', 'u.id', 'k.user_id')
     .where({ 'k.prefix': presented.slice(0, split), 'k.kind': 'token' })
-    .first('k.id', 'k.workspace_id', 'k.user_id', 'k.role', 'k.secret_hash', 'k.expires_at', 'k.revoked_at', 'u.email', db.raw('k.expires_at <= now() AS expired'));
+    .first(
+      'k.id',
+      'k.workspace_id',
+      'k.user_id',
+      'k.role',
+      'k.secret_hash',
+      'k.expires_at',
+      'k.revoked_at',
+      'u.email',
+      db.raw('k.expires_at <= now() AS expired'),
+    );
   if (!row) return null;
   const given = Buffer.from(hashSecret(presented.slice(split)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
   if (row.revoked_at || row.expired) {
     const reason = row.revoked_at ? 'revoked' : 'expired';
-    return { refused: { workspaceId: row.workspace_id, actor: { type: 'token', id: row.id, email: row.email }, reason, target: { type: 'token', id: row.id } } };
+    return {
+      refused: {
+        workspaceId: row.workspace_id,
+        actor: { type: 'token', id: row.id, email: row.email },
+        reason,
+        target: { type: 'token', id: row.id },
+      },
+    };
   }
   return {
     id: row.id,

@@ -58,8 +58,12 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
   if (!row) return null;
   const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
-  const actor = row.kind === 'node' ? ({ type: 'node', id: row.agent_id } as const) : ({ type: 'key', id: row.id } as const);
-  if (row.revoked_at) return { refused: { workspaceId: row.workspace_id, actor, reason: 'revoked', target: { type: 'key', id: row.id } } };
+  const actor =
+    row.kind === 'node' ? ({ type: 'node', id: row.agent_id } as const) : ({ type: 'key', id: row.id } as const);
+  if (row.revoked_at)
+    return {
+      refused: { workspaceId: row.workspace_id, actor, reason: 'revoked', target: { type: 'key', id: row.id } },
+    };
   // Coarse last-used stamp: no statement at all while the stamp is fresh.
   if (row.stamp_due) stampLastUsed(db, row.id);
   return {
@@ -68,14 +72,23 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
     credential: 'api_key',
     // Surface A's keys do member's work; a key an operator minted (no user) is the workspace's admin.
     // Node keys and managed-pool keys are no member of anything: they call the agent protocol only.
-    role: row.kind === 'node' || row.kind === 'managed' ? undefined : row.user_id || row.kind === 'agent' ? 'member' : 'admin',
+    role:
+      row.kind === 'node' || row.kind === 'managed'
+        ? undefined
+        : row.user_id || row.kind === 'agent'
+          ? 'member'
+          : 'admin',
     actor,
     keyId: row.id,
     userId: row.user_id ?? undefined,
     agentId: row.agent_id ?? undefined,
     hasQuotas: Boolean(row.quotas),
     // The managed pool is the operator's fleet, not a customer's: each of its credentials has a budget of its own.
-    rateSubject: row.owner_user_id ? `usr:${row.owner_user_id}` : row.managed_pool ? `key:${row.id}` : `ws:${row.workspace_id}`,
+    rateSubject: row.owner_user_id
+      ? `usr:${row.owner_user_id}`
+      : row.managed_pool
+        ? `key:${row.id}`
+        : `ws:${row.workspace_id}`,
     credentialId: row.id,
   };
 }

@@ -8,9 +8,23 @@ import { type Action, REQUIRED_ROLE, type Role, atLeast, forbidden } from './rol
  * attempt in the audit log (outcome `denied`): a refusal is written on its own, as there is no
  * change for it to join.
  */
-export async function authorize(db: Knex, p: Principal, action: Action | string, target: { type: string; id: string }, need: Role = REQUIRED_ROLE[action as Action]): Promise<void> {
+export async function authorize(
+  db: Knex,
+  p: Principal,
+  action: Action | string,
+  target: { type: string; id: string },
+  need: Role = REQUIRED_ROLE[action as Action],
+): Promise<void> {
   if (p.role && atLeast(p.role, need)) return;
-  await appendAudit(db, { workspaceId: p.workspaceId, actor: p.actor, action, target, outcome: 'denied', origin: p.origin, details: { requiredRole: need, role: p.role ?? null } });
+  await appendAudit(db, {
+    workspaceId: p.workspaceId,
+    actor: p.actor,
+    action,
+    target,
+    outcome: 'denied',
+    origin: p.origin,
+    details: { requiredRole: need, role: p.role ?? null },
+  });
   const refusal = forbidden(action, need);
   refusal.audited = true;
   throw refusal;

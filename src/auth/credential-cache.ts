@@ -103,7 +103,11 @@ export function createCredentialCache(o: CredentialCacheOptions) {
    * A value from `map` while it is fresh and the listener live, else from `load`; kept only when
    * found (absence is never cached) and no change was heard while loading.
    */
-  const lookup = async <V>(map: Map<string, { value: V; at: number }>, id: string, load: () => Promise<V | null>): Promise<V | null> => {
+  const lookup = async <V>(
+    map: Map<string, { value: V; at: number }>,
+    id: string,
+    load: () => Promise<V | null>,
+  ): Promise<V | null> => {
     const now = Date.now();
     const hit = map.get(id);
     if (hit && usable() && fresh(hit.at, now)) return hit.value;
@@ -119,7 +123,10 @@ export function createCredentialCache(o: CredentialCacheOptions) {
 
   return {
     /** The principal of a presented API key, from memory when known; `load` reads the database. */
-    async apiKey(presented: string, load: () => Promise<Principal | Refused | null>): Promise<Principal | Refused | null> {
+    async apiKey(
+      presented: string,
+      load: () => Promise<Principal | Refused | null>,
+    ): Promise<Principal | Refused | null> {
       const hash = sha256(presented);
       const now = Date.now();
       const hit = keys.get(hash);
@@ -156,15 +163,21 @@ export function createCredentialCache(o: CredentialCacheOptions) {
       lookup(members, `${userId}:${workspaceId}`, load),
 
     /** A workspace's plan and budget (null: no such workspace), from memory when known. */
-    workspace: (workspaceId: string, load: () => Promise<WorkspaceSettings | null>): Promise<WorkspaceSettings | null> =>
-      lookup(workspaces, workspaceId, load),
+    workspace: (
+      workspaceId: string,
+      load: () => Promise<WorkspaceSettings | null>,
+    ): Promise<WorkspaceSettings | null> => lookup(workspaces, workspaceId, load),
 
     /**
      * A session token's claims, verified once: `verify` checks the signature and claims, and
      * `revoked` whether sign-out ended it. Kept until it expires, or until its revocation is heard
      * (its membership is checked apart).
      */
-    async session(token: string, verify: () => Promise<TokenClaims | null>, revoked: (sessionId: string) => Promise<boolean>): Promise<TokenClaims | null> {
+    async session(
+      token: string,
+      verify: () => Promise<TokenClaims | null>,
+      revoked: (sessionId: string) => Promise<boolean>,
+    ): Promise<TokenClaims | null> {
       const hit = sessions.get(token);
       if (hit && usable() && Date.now() < hit.expiresAt!) return hit;
       const seen = generation;

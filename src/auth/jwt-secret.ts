@@ -11,7 +11,10 @@ import type { ApiConfig } from '../config';
 export async function resolveJwtSecret(config: Pick<ApiConfig, 'auth' | 'dataDir'>): Promise<string> {
   if (config.auth.jwtSecret) return config.auth.jwtSecret;
   const file = path.join(config.dataDir, 'jwt-secret');
-  const saved = await fs.readFile(file, 'utf8').then((s) => s.trim(), () => '');
+  const saved = await fs.readFile(file, 'utf8').then(
+    (s) => s.trim(),
+    () => '',
+  );
   if (saved.length >= 32) return saved;
   const secret = randomBytes(32).toString('base64url');
   await fs.mkdir(config.dataDir, { recursive: true });

@@ -70,10 +70,22 @@ export function createTokenIssuer(opts: TokenIssuerOptions) {
           if (!key) throw new joseErrors.JWKSNoMatchingKey();
           return key;
         },
-        { algorithms: [ALG], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'iat', 'sub'], currentDate },
+        {
+          algorithms: [ALG],
+          issuer: opts.issuer,
+          audience: opts.audience,
+          requiredClaims: ['exp', 'iat', 'sub'],
+          currentDate,
+        },
       );
       if (typeof payload.ws !== 'string' || typeof payload.email !== 'string') return null;
-      return { userId: payload.sub!, workspaceId: payload.ws, email: payload.email, expiresAt: payload.exp! * 1000, ...(typeof payload.jti === 'string' && { sessionId: payload.jti }) };
+      return {
+        userId: payload.sub!,
+        workspaceId: payload.ws,
+        email: payload.email,
+        expiresAt: payload.exp! * 1000,
+        ...(typeof payload.jti === 'string' && { sessionId: payload.jti }),
+      };
     } catch (err) {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
       throw err;

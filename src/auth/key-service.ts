@@ -41,11 +41,23 @@ function ownedBy(db: Knex, p: Principal) {
 export function createKeyService({ db, credentials }: { db: Knex; credentials: CredentialCache }) {
   return {
     async create(p: Principal, body: { name: string; kind: 'user' | 'agent'; quotas?: Quotas }) {
-      if (p.credential !== 'jwt' || !p.userId) throw new AppError('auth.forbidden', 'Creating an API key needs a live session token (Authorization: Bearer)');
+      if (p.credential !== 'jwt' || !p.userId)
+        throw new AppError('auth.forbidden', 'Creating an API key needs a live session token (Authorization: Bearer)');
       return db.transaction(async (trx) => {
-        const { id, key } = await createApiKey(trx, { workspaceId: p.workspaceId, name: body.name, kind: body.kind, userId: p.userId, quotas: body.quotas });
+        const { id, key } = await createApiKey(trx, {
+          workspaceId: p.workspaceId,
+          name: body.name,
+          kind: body.kind,
+          userId: p.userId,
+          quotas: body.quotas,
+        });
         const row = await trx('api_keys').where({ id }).first();
-        await appendAudit(trx, { ...auditBy(p), action: 'key.create', target: { type: 'key', id }, details: { name: body.name, kind: body.kind, prefix: row.prefix } });
+        await appendAudit(trx, {
+          ...auditBy(p),
+          action: 'key.create',
+          target: { type: 'key', id },
+          details: { name: body.name, kind: body.kind, prefix: row.prefix },
+        });
         return { ...recordOf(row), key };
       });
     },
@@ -63,9 +75,18 @@ export function createKeyService({ db, credentials }: { db: Knex; credentials: C
       if (!row) throw notFound('API key');
       if (!row.revoked_at) {
         await db.transaction(async (trx) => {
-          const revoked = await trx('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+          const revoked = await trx('api_keys')
+            .where({ id })
+            .whereNull('revoked_at')
+            .update({ revoked_at: trx.fn.now() });
           // Two revokes at once: only the one that revoked it records it.
-          if (revoked) await appendAudit(trx, { ...auditBy(p), action: 'key.revoke', target: { type: 'key', id }, details: { prefix: row.prefix } });
+          if (revoked)
+            await appendAudit(trx, {
+              ...auditBy(p),
+              action: 'key.revoke',
+              target: { type: 'key', id },
+              details: { prefix: row.prefix },
+            });
         });
         await credentials.settle();
       }

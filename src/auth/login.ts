@@ -19,7 +19,8 @@ export interface LoginDeps {
   log: Logger;
 }
 
-const invalidCode = () => new AppError('auth.unauthenticated', 'The code is wrong, expired or already used; request a new one');
+const invalidCode = () =>
+  new AppError('auth.unauthenticated', 'The code is wrong, expired or already used; request a new one');
 
 // Classes of pg_advisory_xact_lock(class, key): a request holds its address's lock, then its
 // client's (always in that order, so two requests never wait on each other crosswise); a
@@ -32,7 +33,12 @@ const lock = (trx: Knex.Transaction, lockClass: number, key: string) =>
   trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [lockClass, key]);
 
 /** Which hourly limit, if any, a new code for `email` asked from `ip` would pass. */
-async function spentLimit(trx: Knex.Transaction, email: string, ip: string, auth: ApiConfig['auth']): Promise<string | null> {
+async function spentLimit(
+  trx: Knex.Transaction,
+  email: string,
+  ip: string,
+  auth: ApiConfig['auth'],
+): Promise<string | null> {
   const { rows } = await trx.raw<{ rows: Array<{ pair: number; ip: number; email: number }> }>(
     `select count(*) filter (where email = :email and client_ip = :ip)::int as pair,
             count(*) filter (where client_ip = :ip)::int as ip,
@@ -56,7 +62,9 @@ async function lockedOutFor(trx: Knex.Transaction, ip: string, cap: number): Pro
     .where('created_at', '>', trx.raw("now() - interval '1 hour'"))
     .orderBy('created_at', 'desc')
     .offset(cap - 1)
-    .first<{ wait: number } | undefined>(trx.raw("extract(epoch from created_at + interval '1 hour' - now())::float8 as wait"));
+    .first<{ wait: number } | undefined>(
+      trx.raw("extract(epoch from created_at + interval '1 hour' - now())::float8 as wait"),
+    );
   return row ? Math.max(1, Math.ceil(row.wait)) : 0;
 }
 
@@ -108,14 +116,25 @@ export function createLoginService({ db, mailer, tokens, hashKey, auth, log }: L
     },
 
     /** Past the hourly cap of wrong codes from `clientIp`, 429 before the code is looked at. */
-    async verifyCode(rawEmail: string, code: string, clientIp: string, userAgent?: string): Promise<{ token: string; expiresAt: string; user: User }> {
+    async verifyCode(
+      rawEmail: string,
+      code: string,
+      clientIp: string,
+      userAgent?: string,
+    ): Promise<{ token: string; expiresAt: string; user: User }> {
       const email = normalize(rawEmail);
       const cap = auth.otpMaxFailedVerifyPerHourPerIp;
       const outcome = await db.transaction(async (trx) => {
         // One verification per client at a time, so concurrent guesses cannot all pass the count.
         await lock(trx, LOCK_VERIFY_IP, clientIp);
         const wait = await lockedOutFor(trx, clientIp, cap);
-        if (wait) throw new AppError('rate_limit.exceeded', `Too many wrong codes from this address: at most ${cap} an hour`, { limit: cap }, wait);
+        if (wait)
+          throw new AppError(
+            'rate_limit.exceeded',
+            `Too many wrong codes from this address: at most ${cap} an hour`,
+            { limit: cap },
+            wait,
+          );
         const row = await trx('otp_codes')
           .where({ email })
           .whereNull('closed_at')
@@ -150,7 +169,11 @@ export function createLoginService({ db, mailer, tokens, hashKey, auth, log }: L
       });
       if (!outcome) throw invalidCode();
       if (outcome.created) log.info({ userId: outcome.user.id, workspaceId: outcome.user.workspaceId }, 'new user');
-      const { token, expiresAt } = await tokens.issue({ userId: outcome.user.id, workspaceId: outcome.user.workspaceId, email });
+      const { token, expiresAt } = await tokens.issue({
+        userId: outcome.user.id,
+        workspaceId: outcome.user.workspaceId,
+        email,
+      });
       return { token, expiresAt, user: outcome.user };
     },
   };

@@ -9,7 +9,12 @@ export interface Mailer {
 
 /** The mailer of a service process: codes are logged outside production only. */
 export function mailerFor(config: Pick<ApiConfig, 'env' | 'mail'>, log: Logger): Mailer {
-  return createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logCodes: config.env !== 'production', log });
+  return createMailer({
+    smtpUrl: config.mail.smtpUrl,
+    from: config.mail.from,
+    logCodes: config.env !== 'production',
+    log,
+  });
 }
 
 /**
@@ -18,7 +23,8 @@ export function mailerFor(config: Pick<ApiConfig, 'env' | 'mail'>, log: Logger):
  */
 export function createMailer(opts: { smtpUrl?: string; from: string; logCodes: boolean; log: Logger }): Mailer {
   // Production never gets here without SMTP_URL (src/config/production.ts); codes must reach someone.
-  if (!opts.smtpUrl && !opts.logCodes) throw new Error('a mailer that logs no code needs SMTP_URL: login codes would reach no one');
+  if (!opts.smtpUrl && !opts.logCodes)
+    throw new Error('a mailer that logs no code needs SMTP_URL: login codes would reach no one');
   const transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : undefined;
   return {
     async sendLoginCode(email, code, ttlMinutes) {

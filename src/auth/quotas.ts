@@ -11,7 +11,9 @@ const OPEN_STATES = ['QUEUED', 'RUNNING', 'CANCELLING'];
 const CONCURRENCY_RETRY_AFTER_SECONDS = 5;
 
 const hasAny = (q: Quotas | null | undefined): q is Quotas =>
-  Boolean(q && (q.maxJobsPerHour !== undefined || q.maxConcurrentJobs !== undefined || q.allowedJobTypes !== undefined));
+  Boolean(
+    q && (q.maxJobsPerHour !== undefined || q.maxConcurrentJobs !== undefined || q.allowedJobTypes !== undefined),
+  );
 
 /** Locks the key's row and returns its quotas, or null when it has none (and nothing is locked). */
 async function lockQuotas(trx: Knex.Transaction, keyId: string | null | undefined): Promise<Quotas | null> {
@@ -26,23 +28,42 @@ const secondsUntilHourPasses = (oldest: Date | string) =>
   Math.max(1, Math.ceil((new Date(oldest).getTime() + 3_600_000 - Date.now()) / 1000));
 
 /** Throws 403 or 429 `quota.exceeded` when the key may not submit this job now. Call inside the insert's transaction. */
-export async function enforceSubmitQuota(trx: Knex.Transaction, keyId: string | undefined, jobType: string): Promise<void> {
+export async function enforceSubmitQuota(
+  trx: Knex.Transaction,
+  keyId: string | undefined,
+  jobType: string,
+): Promise<void> {
   const quotas = await lockQuotas(trx, keyId);
   if (!quotas) return;
   if (quotas.allowedJobTypes && !quotas.allowedJobTypes.includes(jobType)) {
-    throw new AppError('auth.forbidden', `This API key may not submit ${jobType} jobs`, { allowedJobTypes: quotas.allowedJobTypes });
+    throw new AppError('auth.forbidden', `This API key may not submit ${jobType} jobs`, {
+      allowedJobTypes: quotas.allowedJobTypes,
+    });
   }
   const byKey = () => trx('jobs').where({ submitted_with_key_id: keyId });
   if (quotas.maxJobsPerHour !== undefined) {
-    const recent = await byKey().where('created_at', '>', trx.raw("now() - interval '1 hour'")).orderBy('created_at').pluck('created_at');
+    const recent = await byKey()
+      .where('created_at', '>', trx.raw("now() - interval '1 hour'"))
+      .orderBy('created_at')
+      .pluck('created_at');
     if (recent.length >= quotas.maxJobsPerHour) {
-      throw new AppError('quota.exceeded', `This API key may submit ${quotas.maxJobsPerHour} jobs per hour`, { quota: 'maxJobsPerHour', limit: quotas.maxJobsPerHour }, secondsUntilHourPasses(recent[recent.length - quotas.maxJobsPerHour]));
+      throw new AppError(
+        'quota.exceeded',
+        `This API key may submit ${quotas.maxJobsPerHour} jobs per hour`,
+        { quota: 'maxJobsPerHour', limit: quotas.maxJobsPerHour },
+        secondsUntilHourPasses(recent[recent.length - quotas.maxJobsPerHour]),
+      );
     }
   }
   if (quotas.maxConcurrentJobs !== undefined) {
     const [{ n }] = await byKey().whereIn('state', OPEN_STATES).count<{ n: string }[]>('* as n');
     if (Number(n) >= quotas.maxConcurrentJobs) {
-      throw new AppError('quota.exceeded', `This API key may have ${quotas.maxConcurrentJobs} unfinished jobs at once`, { quota: 'maxConcurrentJobs', limit: quotas.maxConcurrentJobs }, CONCURRENCY_RETRY_AFTER_SECONDS);
+      throw new AppError(
+        'quota.exceeded',
+        `This API key may have ${quotas.maxConcurrentJobs} unfinished jobs at once`,
+        { quota: 'maxConcurrentJobs', limit: quotas.maxConcurrentJobs },
+        CONCURRENCY_RETRY_AFTER_SECONDS,
+      );
     }
   }
 }
@@ -71,7 +92,9 @@ export async function assignmentAllowance(
     if (Number(n) + Number(inFlight) >= quotas.maxConcurrentJobs) return { blocked: true };
   }
   if (quotas.maxJobsPerHour !== undefined) {
-    const [{ n }] = await attempts().where('a.assigned_at', '>', trx.raw("now() - interval '1 hour'")).count<{ n: string }[]>('* as n');
+    const [{ n }] = await attempts()
+      .where('a.assigned_at', '>', trx.raw("now() - interval '1 hour'"))
+      .count<{ n: string }[]>('* as n');
     if (Number(n) + Number(inFlight) >= quotas.maxJobsPerHour) return { blocked: true };
   }
   return { blocked: false, types: quotas.allowedJobTypes };

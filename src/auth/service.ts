@@ -27,9 +27,18 @@ const sessionRefused = (c: { userId: string; workspaceId: string; email: string 
  * through the instance's credential cache (a known one costs no statement), the member's role read
  * fresh, the role rules, and the audit entries of refusals. The surfaces read headers; this decides.
  */
-export function createAuthService({ db, credentials: cache, tokens }: { db: Knex; credentials: CredentialCache; tokens: TokenIssuer }) {
+export function createAuthService({
+  db,
+  credentials: cache,
+  tokens,
+}: {
+  db: Knex;
+  credentials: CredentialCache;
+  tokens: TokenIssuer;
+}) {
   /** The user's role in the workspace now; null when not (or no longer) a member. */
-  const roleIn = (userId: string, workspaceId: string): Promise<Role | null> => cache.memberRole(userId, workspaceId, () => roleOf(db, userId, workspaceId));
+  const roleIn = (userId: string, workspaceId: string): Promise<Role | null> =>
+    cache.memberRole(userId, workspaceId, () => roleOf(db, userId, workspaceId));
 
   return {
     /** An API key `<prefix>_<secret>` (user, agent or node key). */
@@ -75,7 +84,10 @@ export function createAuthService({ db, credentials: cache, tokens }: { db: Knex
       const claims = await tokens.verify(token);
       if (!claims?.sessionId) return;
       await db.transaction(async (trx) => {
-        await trx('revoked_sessions').insert({ jti: claims.sessionId, expires_at: new Date(claims.expiresAt!) }).onConflict('jti').ignore();
+        await trx('revoked_sessions')
+          .insert({ jti: claims.sessionId, expires_at: new Date(claims.expiresAt!) })
+          .onConflict('jti')
+          .ignore();
         // Revocations of sessions that have expired anyway are needed no more.
         await trx('revoked_sessions').where('expires_at', '<', trx.fn.now()).delete();
         await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.credentials, `session:${claims.sessionId}`]);
@@ -107,30 +119,40 @@ export function createAuthService({ db, credentials: cache, tokens }: { db: Knex
       });
       if (!grant || isRefused(grant)) return grant;
       const target = { type: 'token', id: grant.keyId! };
-      if (grant.expiresAt !== undefined && Date.now() >= grant.expiresAt) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'expired', target } };
+      if (grant.expiresAt !== undefined && Date.now() >= grant.expiresAt)
+        return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'expired', target } };
       const issuerRole = await roleIn(grant.userId!, grant.workspaceId);
-      if (!issuerRole) return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'not a member', target } };
+      if (!issuerRole)
+        return { refused: { workspaceId: grant.workspaceId, actor: grant.actor, reason: 'not a member', target } };
       return { ...grant, role: lowerOf(grant.role!, issuerRole) };
     },
 
     roleOf: roleIn,
 
     /** A workspace's plan and budget settings; null when there is no such workspace. */
-    workspace: (workspaceId: string): Promise<WorkspaceSettings | null> => cache.workspace(workspaceId, () => workspaceSettings(db, workspaceId)),
+    workspace: (workspaceId: string): Promise<WorkspaceSettings | null> =>
+      cache.workspace(workspaceId, () => workspaceSettings(db, workspaceId)),
 
     /** Whether the credential a long-lived request began with still holds (not revoked, not expired, still a member). */
     async stillValid(p: Principal): Promise<boolean> {
       if (p.expiresAt !== undefined && Date.now() >= p.expiresAt) return false;
       if (p.credential === 'api_key') return cache.keyKnownValid(p.keyId!) ?? apiKeyStillValid(db, p.keyId!);
-      if (p.credential === 'token' && !(cache.keyKnownValid(p.keyId!) ?? (await apiKeyStillValid(db, p.keyId!)))) return false;
+      if (p.credential === 'token' && !(cache.keyKnownValid(p.keyId!) ?? (await apiKeyStillValid(db, p.keyId!))))
+        return false;
       return Boolean(await roleIn(p.userId!, p.workspaceId));
     },
 
     /** Lets `p` do `action` on `target`, or records the attempt (denied) and refuses with 403. */
-    authorize: (p: Principal, action: Action | string, target: { type: string; id: string }, need?: Role): Promise<void> => authorize(db, p, action, target, need),
+    authorize: (
+      p: Principal,
+      action: Action | string,
+      target: { type: string; id: string },
+      need?: Role,
+    ): Promise<void> => authorize(db, p, action, target, need),
 
     /** Records a refused attempt (outcome `denied`) on its own: there is no change for it to join. */
-    recordRefusal: (entry: Omit<AuditEntry, 'outcome'>): Promise<void> => appendAudit(db, { ...entry, outcome: 'denied' }),
+    recordRefusal: (entry: Omit<AuditEntry, 'outcome'>): Promise<void> =>
+      appendAudit(db, { ...entry, outcome: 'denied' }),
   };
 }
 

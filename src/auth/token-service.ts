@@ -37,14 +37,29 @@ const recordOf = (r: Record<string, unknown>): TokenRecord => ({
   revokedAt: isoOrNull(r.revoked_at as Date | null),
 });
 
-export function createTokenService({ db, credentials, maxLive }: { db: Knex; credentials: CredentialCache; maxLive: number }) {
+export function createTokenService({
+  db,
+  credentials,
+  maxLive,
+}: {
+  db: Knex;
+  credentials: CredentialCache;
+  maxLive: number;
+}) {
   const tokens = () => db('api_keys').where({ kind: 'token' });
   return {
-    async create(p: Principal, body: { name: string; role: Role; expiresInDays?: number }): Promise<TokenRecord & { token: string }> {
+    async create(
+      p: Principal,
+      body: { name: string; role: Role; expiresInDays?: number },
+    ): Promise<TokenRecord & { token: string }> {
       await authorize(db, p, 'token.create', { type: 'token', id: 'new' });
       // A leaked token must not be able to mint its own successors.
-      if (p.credential !== 'jwt') throw new AppError('auth.forbidden', 'Access tokens are issued from a session token (compute print-token)');
-      if (!atLeast(p.role!, body.role)) throw new AppError('auth.forbidden', `A token's role is at most the issuer's (${p.role})`, { requiredRole: body.role });
+      if (p.credential !== 'jwt')
+        throw new AppError('auth.forbidden', 'Access tokens are issued from a session token (compute print-token)');
+      if (!atLeast(p.role!, body.role))
+        throw new AppError('auth.forbidden', `A token's role is at most the issuer's (${p.role})`, {
+          requiredRole: body.role,
+        });
       const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
       const made = await db.transaction(async (trx) => {
         await lockOwner(trx, 'workspaces', p.workspaceId);
@@ -53,8 +68,19 @@ export function createTokenService({ db, credentials, maxLive }: { db: Knex; cre
           .whereNull('revoked_at')
           .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()));
         await refuseAtBound(live, maxLive, 'Live access tokens in a workspace');
-        const out = await createAccessToken(trx, { workspaceId: p.workspaceId, userId: p.userId!, name: body.name, role: body.role, expiresAt });
-        await appendAudit(trx, { ...auditBy(p), action: 'token.create', target: { type: 'token', id: out.id }, details: { name: body.name, role: body.role, expiresAt: isoOrNull(expiresAt) } });
+        const out = await createAccessToken(trx, {
+          workspaceId: p.workspaceId,
+          userId: p.userId!,
+          name: body.name,
+          role: body.role,
+          expiresAt,
+        });
+        await appendAudit(trx, {
+          ...auditBy(p),
+          action: 'token.create',
+          target: { type: 'token', id: out.id },
+          details: { name: body.name, role: body.role, expiresAt: isoOrNull(expiresAt) },
+        });
         return out;
       });
       return { ...recordOf(await tokens().where({ id: made.id }).first()), token: made.token };
@@ -74,8 +100,17 @@ export function createTokenService({ db, credentials, maxLive }: { db: Knex; cre
       await authorize(db, p, 'token.revoke', { type: 'token', id });
       if (!row.revoked_at) {
         await db.transaction(async (trx) => {
-          const changed = await trx('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
-          if (changed) await appendAudit(trx, { ...auditBy(p), action: 'token.revoke', target: { type: 'token', id }, details: { name: row.name } });
+          const changed = await trx('api_keys')
+            .where({ id })
+            .whereNull('revoked_at')
+            .update({ revoked_at: trx.fn.now() });
+          if (changed)
+            await appendAudit(trx, {
+              ...auditBy(p),
+              action: 'token.revoke',
+              target: { type: 'token', id },
+              details: { name: row.name },
+            });
         });
         await credentials.settle();
       }

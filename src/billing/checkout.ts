@@ -38,12 +38,21 @@ export function createCheckout(o: { db: Knex; stripe: Stripe | null; log: Logger
 
   return {
     async create(r: CheckoutRequest): Promise<{ checkoutUrl: string; sessionId: string }> {
-      const plan = await db('billing_plans').where({ id: r.plan }).first('id', 'stripe_price_id', 'stripe_usage_price_id');
+      const plan = await db('billing_plans')
+        .where({ id: r.plan })
+        .first('id', 'stripe_price_id', 'stripe_usage_price_id');
       if (!plan?.stripe_price_id) {
         const offered = await db('billing_plans').whereNotNull('stripe_price_id').orderBy('position').pluck('id');
-        throw new AppError('request.invalid', `plan: no checkout for "${r.plan}"; one of ${offered.join(', ')}`, { field: 'plan', offered });
+        throw new AppError('request.invalid', `plan: no checkout for "${r.plan}"; one of ${offered.join(', ')}`, {
+          field: 'plan',
+          offered,
+        });
       }
-      if (!stripe) throw new AppError('billing.not_available', 'Payments are not configured on this service (no STRIPE_SECRET_KEY)');
+      if (!stripe)
+        throw new AppError(
+          'billing.not_available',
+          'Payments are not configured on this service (no STRIPE_SECRET_KEY)',
+        );
       const customer = await customerOf(stripe, r.workspaceId);
       const metadata = { workspaceId: r.workspaceId, plan: plan.id };
       const session = await stripe.checkout.sessions
@@ -52,18 +61,25 @@ export function createCheckout(o: { db: Knex; stripe: Stripe | null; log: Logger
           customer,
           client_reference_id: r.workspaceId,
           // The plan's price, and its metered usage price: Stripe takes no quantity on a metered line.
-          line_items: [{ price: plan.stripe_price_id, quantity: 1 }, ...(plan.stripe_usage_price_id ? [{ price: plan.stripe_usage_price_id }] : [])],
+          line_items: [
+            { price: plan.stripe_price_id, quantity: 1 },
+            ...(plan.stripe_usage_price_id ? [{ price: plan.stripe_usage_price_id }] : []),
+          ],
           success_url: r.successUrl,
           cancel_url: r.cancelUrl,
           metadata,
           subscription_data: { metadata },
         })
         .catch((err: unknown) => stripeFailure(err, 'create the checkout session'));
-      if (!session.url) throw new AppError('dependency.unavailable', 'Stripe returned a checkout session without a URL', undefined, 5);
+      if (!session.url)
+        throw new AppError('dependency.unavailable', 'Stripe returned a checkout session without a URL', undefined, 5);
       await db.transaction(async (trx) => {
         await trx('stripe_checkout_sessions').insert({ id: session.id, workspace_id: r.workspaceId, plan: plan.id });
         // Pending until Stripe says otherwise; an account behind on payment stays past_due.
-        await trx('billing_accounts').where({ workspace_id: r.workspaceId }).whereIn('status', ['active', 'canceled']).update({ status: 'pending', updated_at: trx.fn.now() });
+        await trx('billing_accounts')
+          .where({ workspace_id: r.workspaceId })
+          .whereIn('status', ['active', 'canceled'])
+          .update({ status: 'pending', updated_at: trx.fn.now() });
         await appendAudit(trx, {
           workspaceId: r.workspaceId,
           actor: r.actor,

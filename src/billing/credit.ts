@@ -7,10 +7,14 @@ import type { Actor } from '../audit/log';
 
 type Trx = Knex.Transaction;
 
-const lockAccount = (trx: Trx, workspaceId: string) => trx.raw('SELECT 1 FROM billing_accounts WHERE workspace_id = ? FOR UPDATE', [workspaceId]);
+const lockAccount = (trx: Trx, workspaceId: string) =>
+  trx.raw('SELECT 1 FROM billing_accounts WHERE workspace_id = ? FOR UPDATE', [workspaceId]);
 
 /** A grant of `amountUsd` (an exact decimal of at most 6 places, > 0), expiring at `expiresAt` if given. */
-export async function grantCredit(trx: Trx, g: { workspaceId: string; amountUsd: string; expiresAt?: Date; actor: Actor; note?: string }): Promise<void> {
+export async function grantCredit(
+  trx: Trx,
+  g: { workspaceId: string; amountUsd: string; expiresAt?: Date; actor: Actor; note?: string },
+): Promise<void> {
   await lockAccount(trx, g.workspaceId);
   await trx.raw(
     `INSERT INTO credit_ledger (workspace_id, kind, amount_usd, expires_at, actor, note) VALUES (?, 'grant', ?::numeric, ?, ?::jsonb, ?)`,
@@ -24,10 +28,14 @@ export async function grantCredit(trx: Trx, g: { workspaceId: string; amountUsd:
  */
 export async function setCreditBalance(trx: Trx, workspaceId: string, targetUsd: string, actor: Actor): Promise<void> {
   await lockAccount(trx, workspaceId);
-  const { rows } = await trx.raw('SELECT ?::numeric - credit_usd AS diff FROM billing_accounts WHERE workspace_id = ?', [targetUsd, workspaceId]);
+  const { rows } = await trx.raw(
+    'SELECT ?::numeric - credit_usd AS diff FROM billing_accounts WHERE workspace_id = ?',
+    [targetUsd, workspaceId],
+  );
   const diff = rows[0]?.diff as string | undefined;
   if (diff === undefined || /^-?0*(\.0*)?$/.test(diff)) return;
-  if (!diff.startsWith('-')) return grantCredit(trx, { workspaceId, amountUsd: diff, actor, note: `balance set to ${targetUsd}` });
+  if (!diff.startsWith('-'))
+    return grantCredit(trx, { workspaceId, amountUsd: diff, actor, note: `balance set to ${targetUsd}` });
   await trx.raw(`SELECT compute_credit_take(?, ?::numeric, 'adjustment', NULL, NULL, NULL, ?::jsonb, ?)`, [
     workspaceId,
     diff.slice(1),
@@ -43,7 +51,12 @@ export async function setCreditBalance(trx: Trx, workspaceId: string, targetUsd:
 export async function expireCredit(db: Knex, at: Date): Promise<number> {
   let expired = 0;
   for (;;) {
-    const due: Array<{ id: string; workspace_id: string }> = await db('credit_grants').where({ expired: false }).where('expires_at', '<=', at).orderBy('expires_at').limit(200).select('id', 'workspace_id');
+    const due: Array<{ id: string; workspace_id: string }> = await db('credit_grants')
+      .where({ expired: false })
+      .where('expires_at', '<=', at)
+      .orderBy('expires_at')
+      .limit(200)
+      .select('id', 'workspace_id');
     for (const g of due) {
       await db.transaction(async (trx) => {
         await lockAccount(trx, g.workspace_id);

@@ -39,13 +39,26 @@ const HELD = `CASE WHEN NOT acct.billed THEN compute_managed_refused('unbilled',
 function refusalOf(err: unknown): unknown {
   const e = err as { code?: string; detail?: string };
   if (!e?.detail) return err;
-  if (e.code === 'CB402') return new AppError('resource.limit_reached', "The workspace's credit does not cover this managed job's worst case", JSON.parse(e.detail));
+  if (e.code === 'CB402')
+    return new AppError(
+      'resource.limit_reached',
+      "The workspace's credit does not cover this managed job's worst case",
+      JSON.parse(e.detail),
+    );
   if (e.code !== 'CB403') return err;
   const { reason, plan } = JSON.parse(e.detail) as { reason: string; plan: string };
   if (reason === 'unbilled') {
-    return new AppError('billing.not_available', `The ${plan} plan has no managed pool: run the job on your own agents (pool self), or move to a billed plan`, { plan });
+    return new AppError(
+      'billing.not_available',
+      `The ${plan} plan has no managed pool: run the job on your own agents (pool self), or move to a billed plan`,
+      { plan },
+    );
   }
-  return new AppError('resource.limit_reached', `The subscription is ${reason}: managed jobs are refused until it is paid`, { plan, status: reason });
+  return new AppError(
+    'resource.limit_reached',
+    `The subscription is ${reason}: managed jobs are refused until it is paid`,
+    { plan, status: reason },
+  );
 }
 
 /**
@@ -56,7 +69,12 @@ function refusalOf(err: unknown): unknown {
  * queue on that lock, each seeing what the one before reserved, so together they never pass it.
  * `insert` is the row's INSERT … RETURNING *; returns the row.
  */
-export async function insertWithReservation(db: Knex, insert: { sql: string; bindings: readonly unknown[] }, workspaceId: string, job: WorstCase): Promise<Record<string, unknown>> {
+export async function insertWithReservation(
+  db: Knex,
+  insert: { sql: string; bindings: readonly unknown[] },
+  workspaceId: string,
+  job: WorstCase,
+): Promise<Record<string, unknown>> {
   try {
     const { rows } = await db.raw(
       `WITH acct AS (${ACCOUNT}), ins AS (${insert.sql}),
@@ -74,7 +92,12 @@ export async function insertWithReservation(db: Knex, insert: { sql: string; bin
  * The same gate for a job whose row exists (an idempotent submit carried out again, a manual
  * retry), in the caller's transaction: a refusal aborts it. A reservation the job holds already stands.
  */
-export async function reserveWorstCase(trx: Knex.Transaction, workspaceId: string, jobId: string, job: WorstCase): Promise<void> {
+export async function reserveWorstCase(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  jobId: string,
+  job: WorstCase,
+): Promise<void> {
   try {
     await trx.raw(
       `WITH acct AS (${ACCOUNT})

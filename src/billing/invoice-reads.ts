@@ -56,10 +56,16 @@ const lineOf = (r: Record<string, unknown>): InvoiceLine => ({
 });
 
 /** A draft as it would open now: its lines (the credit's last) and figures, computed, nothing claimed. */
-async function draftPreview(db: Db, id: string): Promise<{ lines: InvoiceLine[]; total: string; rounding: string; credit: string }> {
+async function draftPreview(
+  db: Db,
+  id: string,
+): Promise<{ lines: InvoiceLine[]; total: string; rounding: string; credit: string }> {
   const entries = `${CLAIMABLE_SQL} WHERE i.id = ?`;
   const lines = `(${linesSql(entries, 'i.period_start')}) l`;
-  const { rows } = await db.raw(`SELECT 'usage' AS kind, ${LINE_COLUMNS.replace('l.kind, ', '')}, l.exact FROM ${lines} ORDER BY l.position`, [id]);
+  const { rows } = await db.raw(
+    `SELECT 'usage' AS kind, ${LINE_COLUMNS.replace('l.kind, ', '')}, l.exact FROM ${lines} ORDER BY l.position`,
+    [id],
+  );
   const { rows: sums } = await db.raw(
     `SELECT round(t.exact - t.credit, 2)::text AS total, round(round(t.exact - t.credit, 2) - (t.exact - t.credit), 12)::text AS rounding,
             round(t.credit, 6)::text AS credit, (${creditLineAmountSql('t.exact', 't.rounded', 't.credit')})::text AS credit_line
@@ -71,19 +77,46 @@ async function draftPreview(db: Db, id: string): Promise<{ lines: InvoiceLine[];
   return { lines: [...rows.map(lineOf), ...credit], total: s.total, rounding: s.rounding, credit: s.credit };
 }
 
-const creditLine = (amount: string): InvoiceLine => ({ kind: 'credit', jobId: null, attempt: null, late: false, cpuSeconds: '0', gpuSeconds: '0', gbSeconds: '0', amountUsd: amount });
+const creditLine = (amount: string): InvoiceLine => ({
+  kind: 'credit',
+  jobId: null,
+  attempt: null,
+  late: false,
+  cpuSeconds: '0',
+  gpuSeconds: '0',
+  gbSeconds: '0',
+  amountUsd: amount,
+});
 
 /**
  * Up to `limit` of the workspace's invoices, newest period first, those before the invoice
  * `before`; `more` when there are others after them.
  */
-export async function readInvoices(db: Db, workspaceId: string, o: { limit: number; before?: string }): Promise<{ invoices: Invoice[]; more: boolean }> {
+export async function readInvoices(
+  db: Db,
+  workspaceId: string,
+  o: { limit: number; before?: string },
+): Promise<{ invoices: Invoice[]; more: boolean }> {
   const q = db('invoices')
     .where({ workspace_id: workspaceId })
     .orderBy('period_start', 'desc')
     .limit(o.limit + 1)
-    .select('id', 'period_start', 'period_end', 'status', 'closes_at', db.raw('total_usd::text AS total'), db.raw('round(rounding_usd, 12)::text AS rounding'), db.raw("round(coalesce(credit_usd, 0), 6)::text AS credit"));
-  if (o.before) q.where('period_start', '<', db('invoices').where({ id: o.before, workspace_id: workspaceId }).select('period_start'));
+    .select(
+      'id',
+      'period_start',
+      'period_end',
+      'status',
+      'closes_at',
+      db.raw('total_usd::text AS total'),
+      db.raw('round(rounding_usd, 12)::text AS rounding'),
+      db.raw('round(coalesce(credit_usd, 0), 6)::text AS credit'),
+    );
+  if (o.before)
+    q.where(
+      'period_start',
+      '<',
+      db('invoices').where({ id: o.before, workspace_id: workspaceId }).select('period_start'),
+    );
   const found: Array<Record<string, unknown>> = await q;
   const rows = found.slice(0, o.limit);
   const fixed = rows.filter((r) => r.status !== 'draft').map((r) => r.id as string);
@@ -140,10 +173,16 @@ export function createInvoices({ db }: { db: Knex }) {
   return {
     async list(workspaceId: string, page: PageRequest) {
       const { plan } = await billingOf(db, workspaceId);
-      if (!plan.invoices) throw new AppError('billing.not_available', `The ${plan.id} plan has no invoices (payg and team have them)`, { plan: plan.id });
+      if (!plan.invoices)
+        throw new AppError('billing.not_available', `The ${plan.id} plan has no invoices (payg and team have them)`, {
+          plan: plan.id,
+        });
       const before = page.cursor ? decodeCursor(page.cursor, 'inv', page.cursorParam ?? 'pageToken') : undefined;
       const { invoices, more } = await readInvoices(db, workspaceId, { limit: page.limit, before });
-      return { items: invoices.map(invoiceRecord), nextCursor: more ? encodeCursor(invoices[invoices.length - 1].id) : null };
+      return {
+        items: invoices.map(invoiceRecord),
+        nextCursor: more ? encodeCursor(invoices[invoices.length - 1].id) : null,
+      };
     },
   };
 }

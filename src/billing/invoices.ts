@@ -54,7 +54,8 @@ export const creditDrawnSql = (entries: string) =>
  * SQL: an invoice's credit line from its usage lines' exact sum and rounded sum and the credit
  * drawn (SQL expressions): it brings the lines to the bill, round(exact − credit, 2).
  */
-export const creditLineAmountSql = (exact: string, rounded: string, credit: string) => `round(${exact} - ${credit}, 2) - ${rounded}`;
+export const creditLineAmountSql = (exact: string, rounded: string, credit: string) =>
+  `round(${exact} - ${credit}, 2) - ${rounded}`;
 
 export interface OpenOptions {
   /** Only this workspace's drafts. */
@@ -78,7 +79,8 @@ export async function openDueInvoices(db: Knex, at: Date, o: OpenOptions = {}): 
       .limit(BATCH)
       .pluck('workspace_id');
     let now = 0;
-    for (const workspaceId of workspaces) while (await openOldestDraft(db, workspaceId, at, o.skipGrace ?? false)) now++;
+    for (const workspaceId of workspaces)
+      while (await openOldestDraft(db, workspaceId, at, o.skipGrace ?? false)) now++;
     opened += now;
     o.progress?.();
     // Nothing opened: none due, or another opener took them.
@@ -170,7 +172,11 @@ export async function markInvoicePaid(db: Knex | Knex.Transaction, p: PaidInvoic
   for (const [column, value] of ways) {
     const n = await db('invoices')
       .where({ workspace_id: p.workspaceId, status: 'open', [column]: value })
-      .update({ status: 'paid', paid_at: p.paidAt ?? db.fn.now(), stripe_invoice_id: db.raw('coalesce(stripe_invoice_id, ?)', [p.stripeInvoiceId ?? null]) });
+      .update({
+        status: 'paid',
+        paid_at: p.paidAt ?? db.fn.now(),
+        stripe_invoice_id: db.raw('coalesce(stripe_invoice_id, ?)', [p.stripeInvoiceId ?? null]),
+      });
     if (n > 0) return true;
   }
   return false;

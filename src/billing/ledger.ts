@@ -31,7 +31,11 @@ const fromOf = (a: string) =>
 const COLUMNS = `workspace_id, job_id, attempt, lease_id, pool, meter_window, from_at, to_at, cpu_seconds, gpu_seconds, gb_seconds, amount_usd, period_start`;
 
 /** The row of a runtime entry over `s.secs`, from `f.from_at` to `toSql`. */
-const runtimeEntry = (a: string, window: string, toSql: string) => `j.workspace_id, ${a}.job_id, ${a}.attempt, ${a}.lease_id, j.pool, ${window}, f.from_at, ${toSql},
+const runtimeEntry = (
+  a: string,
+  window: string,
+  toSql: string,
+) => `j.workspace_id, ${a}.job_id, ${a}.attempt, ${a}.lease_id, j.pool, ${window}, f.from_at, ${toSql},
   s.secs * ${CPU}, s.secs * ${GPU}, s.secs * ${GB}, ${priced(`s.secs * ${CPU}`, `s.secs * ${GPU}`, `s.secs * ${GB}`)}, b.current_period_start`;
 
 /**
@@ -52,7 +56,8 @@ export async function meterAttemptEnd(trx: Knex.Transaction, leaseId: string, re
   );
   if (!reported) return;
   // Each figure reported replaces the sum so far; one not reported stays as metered.
-  const delta = (figure: string, column: string) => `coalesce((a.result->'usage'->>'${figure}')::numeric - t.${column}, 0)`;
+  const delta = (figure: string, column: string) =>
+    `coalesce((a.result->'usage'->>'${figure}')::numeric - t.${column}, 0)`;
   const [cpu, gpu, gb] = [delta('cpuSeconds', 'cpu'), delta('gpuSeconds', 'gpu'), delta('gbSeconds', 'gb')];
   await trx.raw(
     `INSERT INTO usage_ledger (${COLUMNS})
@@ -78,7 +83,11 @@ export async function meterAttemptEnd(trx: Knex.Transaction, leaseId: string, re
  * before letting go of the row, and both would count the time between. Returns how many attempts
  * it took up (the tick calls it until a batch comes back short) and how many entries it wrote.
  */
-export async function meterRunning(db: Knex, windowEnd: Date, limit: number): Promise<{ taken: number; entries: number }> {
+export async function meterRunning(
+  db: Knex,
+  windowEnd: Date,
+  limit: number,
+): Promise<{ taken: number; entries: number }> {
   return db.transaction(async (trx) => {
     const { rows } = await trx.raw(
       `SELECT a.lease_id FROM job_attempts a
@@ -98,7 +107,11 @@ export async function meterRunning(db: Knex, windowEnd: Date, limit: number): Pr
        CROSS JOIN LATERAL (SELECT extract(epoch FROM CAST(:end AS timestamptz) - f.from_at) AS secs) s
        WHERE d.lease_id = ANY(:leases) AND f.from_at < CAST(:end AS timestamptz)
        ON CONFLICT (job_id, attempt, meter_window) DO NOTHING`,
-      { end: windowEnd, window: `tick:${windowEnd.toISOString()}`, leases: rows.map((r: { lease_id: string }) => r.lease_id) },
+      {
+        end: windowEnd,
+        window: `tick:${windowEnd.toISOString()}`,
+        leases: rows.map((r: { lease_id: string }) => r.lease_id),
+      },
     );
     return { taken: rows.length, entries: rowCount ?? 0 };
   });

@@ -19,7 +19,12 @@ export interface CapsChange {
 
 const figure = (v: string | null | undefined) => (v === null || v === undefined ? null : usdNumber(v));
 
-function recordOf(row: { soft_cap_usd: string | null; hard_cap_usd: string | null; pending_caps: Record<string, string | null> | null; pending_requested_at: Date | null }): CapsRecord {
+function recordOf(row: {
+  soft_cap_usd: string | null;
+  hard_cap_usd: string | null;
+  pending_caps: Record<string, string | null> | null;
+  pending_requested_at: Date | null;
+}): CapsRecord {
   const pending = row.pending_caps;
   return {
     softCapUsd: figure(row.soft_cap_usd),
@@ -48,7 +53,9 @@ function capOf(path: string, value: number | null, fields: Array<{ path: string;
 
 export function createLimits({ db }: { db: Knex }) {
   const read = async (q: Knex | Knex.Transaction, workspaceId: string) => {
-    const row = await q('billing_accounts').where({ workspace_id: workspaceId }).first('soft_cap_usd', 'hard_cap_usd', 'pending_caps', 'pending_requested_at');
+    const row = await q('billing_accounts')
+      .where({ workspace_id: workspaceId })
+      .first('soft_cap_usd', 'hard_cap_usd', 'pending_caps', 'pending_requested_at');
     if (!row) throw notFound('Workspace');
     return row;
   };
@@ -65,19 +72,34 @@ export function createLimits({ db }: { db: Knex }) {
       if (Object.keys(asked).length === 0) fields.push({ path: '', message: 'name softCapUsd, hardCapUsd or both' });
       if (fields.length) throw new AppError('request.invalid', 'The caps are invalid', { fields });
       return db.transaction(async (trx) => {
-        const row = await trx('billing_accounts').where({ workspace_id: workspaceId }).forUpdate().first('soft_cap_usd', 'hard_cap_usd', 'pending_caps');
+        const row = await trx('billing_accounts')
+          .where({ workspace_id: workspaceId })
+          .forUpdate()
+          .first('soft_cap_usd', 'hard_cap_usd', 'pending_caps');
         if (!row) throw notFound('Workspace');
         const pending = { ...(row.pending_caps ?? {}), ...asked };
         const soft = 'softCapUsd' in pending ? pending.softCapUsd : row.soft_cap_usd;
         const hard = 'hardCapUsd' in pending ? pending.hardCapUsd : row.hard_cap_usd;
         if (soft !== null && hard !== null && compareUsd(soft, hard) > 0) {
-          throw new AppError('request.invalid', 'The soft cap is above the hard cap', { fields: [{ path: 'softCapUsd', message: `must not be above the hard cap (${hard})` }] });
+          throw new AppError('request.invalid', 'The soft cap is above the hard cap', {
+            fields: [{ path: 'softCapUsd', message: `must not be above the hard cap (${hard})` }],
+          });
         }
         const [updated] = await trx('billing_accounts')
           .where({ workspace_id: workspaceId })
-          .update({ pending_caps: JSON.stringify(pending), pending_requested_at: trx.fn.now(), updated_at: trx.fn.now() })
+          .update({
+            pending_caps: JSON.stringify(pending),
+            pending_requested_at: trx.fn.now(),
+            updated_at: trx.fn.now(),
+          })
           .returning(['soft_cap_usd', 'hard_cap_usd', 'pending_caps', 'pending_requested_at']);
-        await appendAudit(trx, { workspaceId, ...by, action: 'billing.limits_update', target: { type: 'workspace', id: workspaceId }, details: { requested: asked } });
+        await appendAudit(trx, {
+          workspaceId,
+          ...by,
+          action: 'billing.limits_update',
+          target: { type: 'workspace', id: workspaceId },
+          details: { requested: asked },
+        });
         return recordOf(updated);
       });
     },

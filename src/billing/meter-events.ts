@@ -29,10 +29,18 @@ export interface MeterEventRow {
 /** Stripe saying it already has this identifier. */
 export function isDuplicateRefusal(err: unknown): boolean {
   if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) return false;
-  return err.code === 'resource_already_exists' || /identifier.*(already|duplicate)|duplicate.*identifier/i.test(err.message);
+  return (
+    err.code === 'resource_already_exists' || /identifier.*(already|duplicate)|duplicate.*identifier/i.test(err.message)
+  );
 }
 
-export function createMeterEventRelay(o: { db: Knex; stripe: Stripe; eventName: string; log: Logger; firstRetrySeconds?: number }) {
+export function createMeterEventRelay(o: {
+  db: Knex;
+  stripe: Stripe;
+  eventName: string;
+  log: Logger;
+  firstRetrySeconds?: number;
+}) {
   const { db, stripe } = o;
   const first = o.firstRetrySeconds ?? 1;
 
@@ -62,11 +70,16 @@ export function createMeterEventRelay(o: { db: Knex; stripe: Stripe; eventName: 
       if (!isDuplicateRefusal(err)) {
         await db('stripe_meter_events')
           .where({ ledger_id: e.ledger_id })
-          .update({ next_attempt_at: db.raw('now() + make_interval(secs => ?)', [backoffOf(e.attempts)]), last_error: String((err as Error).message ?? err).slice(0, 500) });
+          .update({
+            next_attempt_at: db.raw('now() + make_interval(secs => ?)', [backoffOf(e.attempts)]),
+            last_error: String((err as Error).message ?? err).slice(0, 500),
+          });
         return false;
       }
     }
-    await db('stripe_meter_events').where({ ledger_id: e.ledger_id }).update({ delivered_at: db.fn.now(), last_error: null });
+    await db('stripe_meter_events')
+      .where({ ledger_id: e.ledger_id })
+      .update({ delivered_at: db.fn.now(), last_error: null });
     return true;
   }
 
@@ -86,18 +99,34 @@ export function createMeterEventRelay(o: { db: Knex; stripe: Stripe; eventName: 
       [CLAIM_SECONDS, BATCH],
     );
     let delivered = 0;
-    for (const c of rows as Array<{ invoice_id: string; customer_id: string; amount_cents: string; attempts: number }>) {
+    for (const c of rows as Array<{
+      invoice_id: string;
+      customer_id: string;
+      amount_cents: string;
+      attempts: number;
+    }>) {
       try {
         const item = await stripe.invoiceItems.create(
-          { customer: c.customer_id, amount: Number(c.amount_cents), currency: 'usd', description: `Usage corrections of invoice ${c.invoice_id}`, metadata: { invoice_id: c.invoice_id } },
+          {
+            customer: c.customer_id,
+            amount: Number(c.amount_cents),
+            currency: 'usd',
+            description: `Usage corrections of invoice ${c.invoice_id}`,
+            metadata: { invoice_id: c.invoice_id },
+          },
           { idempotencyKey: `invoice-credit:${c.invoice_id}` },
         );
-        await db('stripe_invoice_credits').where({ invoice_id: c.invoice_id }).update({ delivered_at: db.fn.now(), stripe_invoice_item_id: item.id, last_error: null });
+        await db('stripe_invoice_credits')
+          .where({ invoice_id: c.invoice_id })
+          .update({ delivered_at: db.fn.now(), stripe_invoice_item_id: item.id, last_error: null });
         delivered++;
       } catch (err) {
         await db('stripe_invoice_credits')
           .where({ invoice_id: c.invoice_id })
-          .update({ next_attempt_at: db.raw('now() + make_interval(secs => ?)', [backoffOf(c.attempts)]), last_error: String((err as Error).message ?? err).slice(0, 500) });
+          .update({
+            next_attempt_at: db.raw('now() + make_interval(secs => ?)', [backoffOf(c.attempts)]),
+            last_error: String((err as Error).message ?? err).slice(0, 500),
+          });
       }
     }
     return { delivered, failed: rows.length - delivered };

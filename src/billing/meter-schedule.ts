@@ -12,7 +12,10 @@ export const meterScheduleId = (taskQueue: string) => `meter-${taskQueue}`;
  * cluster was down are caught up for a minute. Every worker calls this at start: the first
  * creates it, later ones bring its interval in line with their settings.
  */
-export async function ensureMeterSchedule(client: Client, o: { taskQueue: string; tickSeconds: number; log: Logger }): Promise<void> {
+export async function ensureMeterSchedule(
+  client: Client,
+  o: { taskQueue: string; tickSeconds: number; log: Logger },
+): Promise<void> {
   await ensureSchedule(
     client,
     {

@@ -46,7 +46,7 @@ export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Pro
   const capsApplied = await applyPendingCaps(db, windowEnd);
   const batch = o.batch ?? BATCH;
   let entries = 0;
-  for (let taken = batch; taken === batch; ) {
+  for (let taken = batch; taken === batch;) {
     const done = await meterRunning(db, windowEnd, batch);
     taken = done.taken;
     entries += done.entries;
@@ -58,18 +58,39 @@ export async function meterTick(db: Knex, windowEnd: Date, o: MeterOptions): Pro
   const stops = await hardCapStops(db, o.cancelGraceSeconds);
   // After this window's entries: a draft whose grace ended by the window's end has them all.
   const invoicesOpened = await openDueInvoices(db, windowEnd, { progress });
-  return { windowEnd: windowEnd.toISOString(), entries, periodsRolled, invoicesOpened, capsApplied, creditsExpired, softCapsReached, stops };
+  return {
+    windowEnd: windowEnd.toISOString(),
+    entries,
+    periodsRolled,
+    invoicesOpened,
+    capsApplied,
+    creditsExpired,
+    softCapsReached,
+    stops,
+  };
 }
 
 /**
  * An UPDATE of accounts (RETURNING workspace_id and what the entry says) and an audit entry,
  * actor `system`, for each account it changed: together, so each change is recorded exactly once.
  */
-async function updateAudited(db: Knex, sql: string, bindings: Knex.RawBinding[], action: string, details: (row: Record<string, string>) => Record<string, unknown>): Promise<number> {
+async function updateAudited(
+  db: Knex,
+  sql: string,
+  bindings: Knex.RawBinding[],
+  action: string,
+  details: (row: Record<string, string>) => Record<string, unknown>,
+): Promise<number> {
   return db.transaction(async (trx) => {
     const { rows } = await trx.raw(sql, bindings);
     for (const r of rows) {
-      await appendAudit(trx, { workspaceId: r.workspace_id, actor: SYSTEM, action, target: { type: 'workspace', id: r.workspace_id }, details: details(r) });
+      await appendAudit(trx, {
+        workspaceId: r.workspace_id,
+        actor: SYSTEM,
+        action,
+        target: { type: 'workspace', id: r.workspace_id },
+        details: details(r),
+      });
     }
     return rows.length;
   });
@@ -103,7 +124,11 @@ const noteSoftCaps = (db: Knex) =>
      RETURNING workspace_id, round(spent_usd, 6)::text AS spent, soft_cap_usd::text AS cap, current_period_start`,
     [],
     'billing.soft_cap_reached',
-    (r) => ({ spentUsd: usd(r.spent), softCapUsd: usd(r.cap), periodStart: new Date(r.current_period_start).toISOString() }),
+    (r) => ({
+      spentUsd: usd(r.spent),
+      softCapUsd: usd(r.cap),
+      periodStart: new Date(r.current_period_start).toISOString(),
+    }),
   );
 
 /**

@@ -9,7 +9,12 @@ export const periodScheduleId = (taskQueue: string) => `billing-periods-${taskQu
 /** When periods close: 00:00 UTC on the 1st of each month, or every `seconds`. */
 export function periodScheduleSpec(period: BillingPeriod): ScheduleSpec {
   return period === 'month'
-    ? { calendars: [{ dayOfMonth: 1, hour: 0, minute: 0, second: 0, comment: 'billing periods close at 00:00 UTC on the 1st' }], timezone: 'UTC' }
+    ? {
+        calendars: [
+          { dayOfMonth: 1, hour: 0, minute: 0, second: 0, comment: 'billing periods close at 00:00 UTC on the 1st' },
+        ],
+        timezone: 'UTC',
+      }
     : { intervals: [{ every: period.seconds * 1000 }] };
 }
 
@@ -19,7 +24,10 @@ export function periodScheduleSpec(period: BillingPeriod): ScheduleSpec {
  * run due while another still waits out its grace is buffered, so a manual trigger is never lost;
  * one missed while the cluster was down is caught up for a day. Every worker calls this at start.
  */
-export async function ensurePeriodSchedule(client: Client, o: { taskQueue: string; period: BillingPeriod; log: Logger }): Promise<void> {
+export async function ensurePeriodSchedule(
+  client: Client,
+  o: { taskQueue: string; period: BillingPeriod; log: Logger },
+): Promise<void> {
   await ensureSchedule(
     client,
     {

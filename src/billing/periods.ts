@@ -16,7 +16,10 @@ export interface PeriodSettings {
 
 /** The grace is a meter tick, and half a tick more (at least 5 s) for a tick that runs late. */
 export function periodSettingsOf(billing: { meterTickSeconds: number; period: BillingPeriod }): PeriodSettings {
-  return { period: billing.period, graceSeconds: billing.meterTickSeconds + Math.max(5, Math.ceil(billing.meterTickSeconds / 2)) };
+  return {
+    period: billing.period,
+    graceSeconds: billing.meterTickSeconds + Math.max(5, Math.ceil(billing.meterTickSeconds / 2)),
+  };
 }
 
 /** Production's: calendar months, a 60 s tick. */

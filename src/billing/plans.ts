@@ -8,7 +8,8 @@ import { trimDecimal, usdNumber } from './money';
 
 export const PLAN_IDS = ['hobby', 'payg', 'team', 'enterprise'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
-export const isPlanId = (v: unknown): v is PlanId => typeof v === 'string' && (PLAN_IDS as readonly string[]).includes(v);
+export const isPlanId = (v: unknown): v is PlanId =>
+  typeof v === 'string' && (PLAN_IDS as readonly string[]).includes(v);
 
 export interface Plan {
   id: PlanId;
@@ -28,7 +29,11 @@ export interface Plan {
 const planOf = (r: Record<string, unknown>): Plan => ({
   id: r.id as PlanId,
   name: r.name as string,
-  prices: { cpuSecondUsd: trimDecimal(r.cpu_second_usd as string), gpuSecondUsd: trimDecimal(r.gpu_second_usd as string), gbSecondUsd: trimDecimal(r.gb_second_usd as string) },
+  prices: {
+    cpuSecondUsd: trimDecimal(r.cpu_second_usd as string),
+    gpuSecondUsd: trimDecimal(r.gpu_second_usd as string),
+    gbSecondUsd: trimDecimal(r.gb_second_usd as string),
+  },
   requestsPerSecond: (r.requests_per_second as number | null) ?? null,
   burst: (r.burst as number | null) ?? null,
   workspaceLimits: r.workspace_limits as boolean,
@@ -46,7 +51,11 @@ export function planRecord(p: Plan) {
   return {
     id: p.id,
     name: p.name,
-    prices: { cpuSecondUsd: usdNumber(p.prices.cpuSecondUsd), gpuSecondUsd: usdNumber(p.prices.gpuSecondUsd), gbSecondUsd: usdNumber(p.prices.gbSecondUsd) },
+    prices: {
+      cpuSecondUsd: usdNumber(p.prices.cpuSecondUsd),
+      gpuSecondUsd: usdNumber(p.prices.gpuSecondUsd),
+      gbSecondUsd: usdNumber(p.prices.gbSecondUsd),
+    },
     requestsPerSecond: p.requestsPerSecond,
     burst: p.burst,
     invoices: p.invoices,

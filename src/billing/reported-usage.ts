@@ -8,6 +8,11 @@ const FIGURES = ['cpuSeconds', 'gpuSeconds', 'gbSeconds', 'peakMemoryMb'] as con
  */
 export function reportedUsage(usage: Record<string, number> | undefined): ReportedUsage | undefined {
   if (!usage) return undefined;
-  const known = Object.fromEntries(FIGURES.filter((f) => typeof usage[f] === 'number' && Number.isFinite(usage[f]) && usage[f] >= 0).map((f) => [f, usage[f]]));
+  const known = Object.fromEntries(
+    FIGURES.filter((f) => typeof usage[f] === 'number' && Number.isFinite(usage[f]) && usage[f] >= 0).map((f) => [
+      f,
+      usage[f],
+    ]),
+  );
   return Object.keys(known).length ? known : undefined;
 }

@@ -19,8 +19,14 @@ export type EventOutcome = 'applied' | 'stale' | 'ignored' | 'duplicate';
 
 /** Stripe's subscription statuses, as ours. */
 const STATUS: Record<string, SubscriptionStatus> = {
-  active: 'active', trialing: 'active', past_due: 'past_due', unpaid: 'past_due',
-  incomplete: 'pending', paused: 'past_due', canceled: 'canceled', incomplete_expired: 'canceled',
+  active: 'active',
+  trialing: 'active',
+  past_due: 'past_due',
+  unpaid: 'past_due',
+  incomplete: 'pending',
+  paused: 'past_due',
+  canceled: 'canceled',
+  incomplete_expired: 'canceled',
 };
 
 const idOf = (v: string | { id: string } | null | undefined) => (typeof v === 'string' ? v : (v?.id ?? null));
@@ -31,12 +37,16 @@ export function createStripeEvents(o: { db: Knex; webhookSecret?: string; tolera
 
   /** The event, if its signature holds for this exact body within the tolerance. */
   function verify(raw: Buffer, signature: string | undefined): Stripe.Event {
-    if (!o.webhookSecret) throw new AppError('billing.not_available', 'Stripe events are not accepted here (no STRIPE_WEBHOOK_SECRET)');
+    if (!o.webhookSecret)
+      throw new AppError('billing.not_available', 'Stripe events are not accepted here (no STRIPE_WEBHOOK_SECRET)');
     if (!signature) throw new AppError('auth.signature_invalid', 'Stripe-Signature header missing');
     try {
       return webhooks.constructEvent(raw, signature, o.webhookSecret, o.toleranceSeconds) as Stripe.Event;
     } catch (err) {
-      throw new AppError('auth.signature_invalid', `Stripe signature refused: ${(err as Error).message.split('\n')[0].slice(0, 200)}`);
+      throw new AppError(
+        'auth.signature_invalid',
+        `Stripe signature refused: ${(err as Error).message.split('\n')[0].slice(0, 200)}`,
+      );
     }
   }
 
@@ -63,8 +73,13 @@ export type StripeEvents = ReturnType<typeof createStripeEvents>;
 
 /** The types we act on, each about an object with an id. */
 const HANDLED = new Set([
-  'checkout.session.completed', 'checkout.session.expired', 'customer.subscription.created', 'customer.subscription.updated',
-  'customer.subscription.deleted', 'invoice.paid', 'invoice.payment_failed',
+  'checkout.session.completed',
+  'checkout.session.expired',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.paid',
+  'invoice.payment_failed',
 ]);
 
 /** A signed event is still input: one we act on needs its id, its time and its object's id (400 naming what is missing). */
@@ -73,11 +88,16 @@ function assertWellFormed(event: Stripe.Event): void {
   if (typeof event?.id !== 'string' || event.id === '') fields.push({ path: 'id', message: 'an event id is required' });
   if (typeof event?.type !== 'string') fields.push({ path: 'type', message: 'an event type is required' });
   if (HANDLED.has(event?.type)) {
-    if (!Number.isInteger(event.created) || event.created < 0) fields.push({ path: 'created', message: 'a time in whole seconds is required' });
+    if (!Number.isInteger(event.created) || event.created < 0)
+      fields.push({ path: 'created', message: 'a time in whole seconds is required' });
     const object = (event.data as { object?: { id?: unknown } } | undefined)?.object;
-    if (typeof object?.id !== 'string' || object.id === '') fields.push({ path: 'data.object.id', message: `a ${event.type} event names its object` });
+    if (typeof object?.id !== 'string' || object.id === '')
+      fields.push({ path: 'data.object.id', message: `a ${event.type} event names its object` });
   }
-  if (fields.length) throw new AppError('request.invalid', `The Stripe event is malformed: ${fields.map((f) => f.path).join(', ')}`, { fields });
+  if (fields.length)
+    throw new AppError('request.invalid', `The Stripe event is malformed: ${fields.map((f) => f.path).join(', ')}`, {
+      fields,
+    });
 }
 
 interface Effect {
@@ -91,19 +111,38 @@ async function effect(trx: Trx, event: Stripe.Event, at: Date): Promise<Effect> 
       const session = event.data.object;
       // A session completes once: another event about it (a new id) changes nothing. Stale, it
       // stays open (the state it would set is older than the account's), so nothing claims it done.
-      const ours = await trx('stripe_checkout_sessions').where({ id: session.id, status: 'open' }).forUpdate().first('workspace_id', 'plan');
+      const ours = await trx('stripe_checkout_sessions')
+        .where({ id: session.id, status: 'open' })
+        .forUpdate()
+        .first('workspace_id', 'plan');
       if (!ours) return { workspaceId: null, outcome: 'ignored' };
-      const changed = await changeSubscription(trx, event, at, ours.workspace_id, { plan: ours.plan, status: 'active', subscriptionId: idOf(session.subscription), customerId: idOf(session.customer) });
-      if (changed.outcome === 'applied') await trx('stripe_checkout_sessions').where({ id: session.id }).update({ status: 'complete', completed_at: at });
+      const changed = await changeSubscription(trx, event, at, ours.workspace_id, {
+        plan: ours.plan,
+        status: 'active',
+        subscriptionId: idOf(session.subscription),
+        customerId: idOf(session.customer),
+      });
+      if (changed.outcome === 'applied')
+        await trx('stripe_checkout_sessions')
+          .where({ id: session.id })
+          .update({ status: 'complete', completed_at: at });
       return changed;
     }
     case 'checkout.session.expired': {
-      const ours = await trx('stripe_checkout_sessions').where({ id: event.data.object.id, status: 'open' }).update({ status: 'expired' }).returning('workspace_id');
+      const ours = await trx('stripe_checkout_sessions')
+        .where({ id: event.data.object.id, status: 'open' })
+        .update({ status: 'expired' })
+        .returning('workspace_id');
       if (ours.length === 0) return { workspaceId: null, outcome: 'ignored' };
       const workspaceId = ours[0].workspace_id as string;
       // Pending only while some checkout of the workspace is still open.
-      const open = await trx('stripe_checkout_sessions').where({ workspace_id: workspaceId, status: 'open' }).first('id');
-      if (!open) await trx('billing_accounts').where({ workspace_id: workspaceId, status: 'pending' }).update({ status: 'active', updated_at: trx.fn.now() });
+      const open = await trx('stripe_checkout_sessions')
+        .where({ workspace_id: workspaceId, status: 'open' })
+        .first('id');
+      if (!open)
+        await trx('billing_accounts')
+          .where({ workspace_id: workspaceId, status: 'pending' })
+          .update({ status: 'active', updated_at: trx.fn.now() });
       return { workspaceId, outcome: 'applied' };
     }
     case 'customer.subscription.created':
@@ -139,14 +178,21 @@ async function effect(trx: Trx, event: Stripe.Event, at: Date): Promise<Effect> 
   }
 }
 
-async function workspaceOfCustomer(trx: Trx, customerId: string | null, claimed: string | undefined): Promise<string | null> {
+async function workspaceOfCustomer(
+  trx: Trx,
+  customerId: string | null,
+  claimed: string | undefined,
+): Promise<string | null> {
   if (customerId) {
     const row = await trx('billing_accounts').where({ stripe_customer_id: customerId }).first('workspace_id');
     if (row) return row.workspace_id;
   }
   // Metadata alone is trusted only for an account that has no customer yet: the event is signed.
   if (!claimed) return null;
-  const row = await trx('billing_accounts').where({ workspace_id: claimed }).whereNull('stripe_customer_id').first('workspace_id');
+  const row = await trx('billing_accounts')
+    .where({ workspace_id: claimed })
+    .whereNull('stripe_customer_id')
+    .first('workspace_id');
   return row?.workspace_id ?? null;
 }
 
@@ -171,18 +217,36 @@ interface Change {
  * An event older than the newest applied is stale. One of the same second is not, unless it would
  * bring back a subscription already canceled: a canceled subscription never becomes active again.
  */
-function isStale(syncedAt: Date, at: Date, status: SubscriptionStatus, subscriptionId: string | null, c: Change): boolean {
+function isStale(
+  syncedAt: Date,
+  at: Date,
+  status: SubscriptionStatus,
+  subscriptionId: string | null,
+  c: Change,
+): boolean {
   if (syncedAt.getTime() !== at.getTime()) return syncedAt > at;
   const sameSubscription = !c.subscriptionId || c.subscriptionId === subscriptionId;
   return status === 'canceled' && c.status !== 'canceled' && sameSubscription;
 }
 
 /** Applies a subscription state unless a newer event's state is already applied; a plan change is an audit entry. */
-async function changeSubscription(trx: Trx, event: Stripe.Event, at: Date, workspaceId: string, c: Change): Promise<Effect> {
+async function changeSubscription(
+  trx: Trx,
+  event: Stripe.Event,
+  at: Date,
+  workspaceId: string,
+  c: Change,
+): Promise<Effect> {
   const before = await readSubscription(trx, workspaceId, { lock: true });
   if (!before) return { workspaceId: null, outcome: 'ignored' };
-  const account = await trx('billing_accounts').where({ workspace_id: workspaceId }).first('stripe_synced_at', 'stripe_subscription_id');
-  if (account.stripe_synced_at && isStale(new Date(account.stripe_synced_at), at, before.status, account.stripe_subscription_id, c)) return { workspaceId, outcome: 'stale' };
+  const account = await trx('billing_accounts')
+    .where({ workspace_id: workspaceId })
+    .first('stripe_synced_at', 'stripe_subscription_id');
+  if (
+    account.stripe_synced_at &&
+    isStale(new Date(account.stripe_synced_at), at, before.status, account.stripe_subscription_id, c)
+  )
+    return { workspaceId, outcome: 'stale' };
   if (c.plan && c.plan !== before.plan) await trx('workspaces').where({ id: workspaceId }).update({ plan: c.plan });
   await trx('billing_accounts')
     .where({ workspace_id: workspaceId })
@@ -200,7 +264,12 @@ async function changeSubscription(trx: Trx, event: Stripe.Event, at: Date, works
       actor: STRIPE,
       action: 'billing.plan_changed',
       target: { type: 'workspace', id: workspaceId },
-      details: { plan: { old: before.plan, new: plan }, status: { old: before.status, new: c.status }, eventId: event.id, eventType: event.type },
+      details: {
+        plan: { old: before.plan, new: plan },
+        status: { old: before.status, new: c.status },
+        eventId: event.id,
+        eventType: event.type,
+      },
     });
   }
   return { workspaceId, outcome: 'applied' };
@@ -215,6 +284,9 @@ async function markPaid(trx: Trx, workspaceId: string, invoice: Stripe.Invoice, 
     periodEnd: invoice.period_end ? new Date(invoice.period_end * 1000) : undefined,
     paidAt: at,
   });
-  if (paid) await trx('billing_accounts').where({ workspace_id: workspaceId, status: 'past_due' }).update({ status: 'active', updated_at: trx.fn.now() });
+  if (paid)
+    await trx('billing_accounts')
+      .where({ workspace_id: workspaceId, status: 'past_due' })
+      .update({ status: 'active', updated_at: trx.fn.now() });
   return paid;
 }

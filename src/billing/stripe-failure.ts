@@ -12,6 +12,7 @@ export function stripeFailure(err: unknown, what: string): never {
     err instanceof Stripe.errors.StripeAPIError ||
     err instanceof Stripe.errors.StripeRateLimitError ||
     (err instanceof Stripe.errors.StripeError && (err.statusCode ?? 0) >= 500);
-  if (unavailable) throw new AppError('dependency.unavailable', `Stripe did not answer; could not ${what}`, undefined, 5, err);
+  if (unavailable)
+    throw new AppError('dependency.unavailable', `Stripe did not answer; could not ${what}`, undefined, 5, err);
   throw new AppError('internal', `Stripe refused to ${what}`, undefined, undefined, err);
 }

@@ -29,11 +29,22 @@ type Db = Knex | Knex.Transaction;
  * The workspace's subscription (null: no such workspace). `lock` (in a transaction) holds the
  * workspace row and its account until it ends (FOR NO KEY UPDATE).
  */
-export async function readSubscription(db: Db, workspaceId: string, opts: { lock?: boolean } = {}): Promise<Subscription | null> {
+export async function readSubscription(
+  db: Db,
+  workspaceId: string,
+  opts: { lock?: boolean } = {},
+): Promise<Subscription | null> {
   const query = db('workspaces as w')
     .join('billing_accounts as a', 'a.workspace_id', 'w.id')
     .where('w.id', workspaceId)
-    .first('w.id', 'w.plan', 'a.status', 'a.current_period_start', 'a.current_period_end', db.raw('round(a.credit_usd, 6)::text AS credit_usd'));
+    .first(
+      'w.id',
+      'w.plan',
+      'a.status',
+      'a.current_period_start',
+      'a.current_period_end',
+      db.raw('round(a.credit_usd, 6)::text AS credit_usd'),
+    );
   const row = opts.lock ? await query.forNoKeyUpdate('w', 'a') : await query;
   if (!row) return null;
   return {
@@ -50,7 +61,11 @@ export async function readSubscription(db: Db, workspaceId: string, opts: { lock
  * The workspace's subscription with its plan's record, read together (inside the caller's
  * transaction when `db` is one): what pricing and a credit check start from.
  */
-export async function billingOf(db: Db, workspaceId: string, opts: { lock?: boolean } = {}): Promise<{ subscription: Subscription; plan: Plan }> {
+export async function billingOf(
+  db: Db,
+  workspaceId: string,
+  opts: { lock?: boolean } = {},
+): Promise<{ subscription: Subscription; plan: Plan }> {
   const subscription = await readSubscription(db, workspaceId, opts);
   if (!subscription) throw notFound('Workspace');
   const plan = (await readPlans(db)).find((p) => p.id === subscription.plan);
@@ -85,11 +100,15 @@ export interface BillingChange {
  * its `billing.set` audit entry in the same transaction. The workspace's cached settings are
  * dropped on every API instance by the workspaces trigger, so /v0 applies the new plan's budget at once.
  */
-export async function setBilling(db: Knex, change: BillingChange): Promise<{ before: Subscription; after: Subscription }> {
+export async function setBilling(
+  db: Knex,
+  change: BillingChange,
+): Promise<{ before: Subscription; after: Subscription }> {
   return db.transaction(async (trx) => {
     const before = await readSubscription(trx, change.workspaceId, { lock: true });
     if (!before) throw notFound('Workspace');
-    if (change.plan !== undefined && change.plan !== before.plan) await trx('workspaces').where({ id: change.workspaceId }).update({ plan: change.plan });
+    if (change.plan !== undefined && change.plan !== before.plan)
+      await trx('workspaces').where({ id: change.workspaceId }).update({ plan: change.plan });
     if (change.creditUsd !== undefined) await setCreditBalance(trx, change.workspaceId, change.creditUsd, change.actor);
     if (change.grant) await grantCredit(trx, { workspaceId: change.workspaceId, ...change.grant, actor: change.actor });
     const after = (await readSubscription(trx, change.workspaceId))!;
@@ -102,7 +121,9 @@ export async function setBilling(db: Knex, change: BillingChange): Promise<{ bef
       details: {
         plan: { old: before.plan, new: after.plan },
         creditUsd: { old: before.creditUsd, new: after.creditUsd },
-        ...(change.grant ? { grant: { amountUsd: change.grant.amountUsd, expiresAt: change.grant.expiresAt?.toISOString() ?? null } } : {}),
+        ...(change.grant
+          ? { grant: { amountUsd: change.grant.amountUsd, expiresAt: change.grant.expiresAt?.toISOString() ?? null } }
+          : {}),
       },
     });
     return { before, after };

@@ -26,13 +26,16 @@ export function createUsage({ db }: { db: Knex }) {
   return {
     /** Usage in the window; each bound defaults to the current period's. */
     async read(workspaceId: string, window: { start?: Date; end?: Date }): Promise<UsageRecord> {
-      const period = await db('billing_accounts').where({ workspace_id: workspaceId }).first('current_period_start', 'current_period_end');
+      const period = await db('billing_accounts')
+        .where({ workspace_id: workspaceId })
+        .first('current_period_start', 'current_period_end');
       if (!period) throw notFound('Workspace');
       const start = window.start ?? new Date(period.current_period_start);
       const end = window.end ?? new Date(period.current_period_end);
       const fields: Array<{ path: string; message: string }> = [];
       if (start >= end) fields.push({ path: 'windowEnd', message: 'must be after windowStart' });
-      else if (end.getTime() - start.getTime() > MAX_WINDOW_MS) fields.push({ path: 'windowEnd', message: 'at most 366 days after windowStart' });
+      else if (end.getTime() - start.getTime() > MAX_WINDOW_MS)
+        fields.push({ path: 'windowEnd', message: 'at most 366 days after windowStart' });
       if (fields.length) throw new AppError('request.invalid', 'The usage window is invalid', { fields });
       // Each part rounded to the microsecond and micro-dollar, and the totals the sums of the
       // rounded parts, in SQL's exact numerics: the record adds up as read.
@@ -48,9 +51,20 @@ export function createUsage({ db }: { db: Knex }) {
       const part = (pool: string): UsageFigures => {
         const r = rows.find((x: { pool: string }) => x.pool === pool);
         // JSON numbers only here, at the rendering edge.
-        return { cpuSeconds: Number(r?.cpu ?? 0), gpuSeconds: Number(r?.gpu ?? 0), gbSeconds: Number(r?.gb ?? 0), estimateUsd: Number(r?.usd ?? 0) };
+        return {
+          cpuSeconds: Number(r?.cpu ?? 0),
+          gpuSeconds: Number(r?.gpu ?? 0),
+          gbSeconds: Number(r?.gb ?? 0),
+          estimateUsd: Number(r?.usd ?? 0),
+        };
       };
-      return { windowStart: start.toISOString(), windowEnd: end.toISOString(), ...part('total'), managed: part('managed'), self: part('self') };
+      return {
+        windowStart: start.toISOString(),
+        windowEnd: end.toISOString(),
+        ...part('total'),
+        managed: part('managed'),
+        self: part('self'),
+      };
     },
   };
 }

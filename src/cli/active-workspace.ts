@@ -23,7 +23,11 @@ export async function activeWorkspaceOf(session: Session): Promise<string | unde
 }
 
 export async function setActiveWorkspace(session: Session, workspaceId: string): Promise<void> {
-  await writePrivateJson(configDir(), FILE, { workspaceId, email: session.email, apiUrl: session.apiUrl } satisfies Chosen);
+  await writePrivateJson(configDir(), FILE, {
+    workspaceId,
+    email: session.email,
+    apiUrl: session.apiUrl,
+  } satisfies Chosen);
 }
 
 export const clearActiveWorkspace = (): Promise<boolean> => removeFile(configDir(), FILE);

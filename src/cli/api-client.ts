@@ -52,7 +52,11 @@ export async function reach(apiUrl: string, path: string, init: RequestInit): Pr
 }
 
 /** An error answer as one line: the contract's message, each bad field, the code, and when to retry. */
-export function refusal(status: number | undefined, reply: Pick<Envelope, 'message' | 'code' | 'details'> | null, retryAfter?: string | null): CliError {
+export function refusal(
+  status: number | undefined,
+  reply: Pick<Envelope, 'message' | 'code' | 'details'> | null,
+  retryAfter?: string | null,
+): CliError {
   const bad = reply?.details?.fields ?? [];
   const fields = bad.length ? ` (${bad.map((f) => `${f.path}: ${f.message}`).join('; ')})` : '';
   const hint = retryAfter ? ` (retry in ${retryAfter} s)` : '';

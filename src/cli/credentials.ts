@@ -20,7 +20,8 @@ export async function resolveTarget(flags: TargetFlags): Promise<Target> {
   const apiKey = flags.key ?? config.apiKey;
   if (apiKey) return { apiUrl: flags.api ?? config.apiUrl, apiKey };
   const session = await loadSession(config.configDir);
-  if (session) return { apiUrl: flags.api ?? session.apiUrl, token: session.token, workspace: await activeWorkspaceOf(session) };
+  if (session)
+    return { apiUrl: flags.api ?? session.apiUrl, token: session.token, workspace: await activeWorkspaceOf(session) };
   const devKey = (await fs.readFile(path.join(config.dataDir, 'dev-api-key'), 'utf8').catch(() => '')).trim();
   if (devKey) return { apiUrl: flags.api ?? config.apiUrl, apiKey: devKey };
   throw new CliError('no credentials: pass --key, set COMPUTE_API_KEY, or run `compute login`');
@@ -28,4 +29,6 @@ export async function resolveTarget(flags: TargetFlags): Promise<Target> {
 
 /** Adds --api and --key to a command. */
 export const targetOptions = <T extends { option: (flags: string, description: string) => T }>(cmd: T): T =>
-  cmd.option('--api <url>', 'API base URL (default: COMPUTE_API_URL or http://127.0.0.1:3000)').option('--key <key>', 'API key (default: COMPUTE_API_KEY, else your login session)');
+  cmd
+    .option('--api <url>', 'API base URL (default: COMPUTE_API_URL or http://127.0.0.1:3000)')
+    .option('--key <key>', 'API key (default: COMPUTE_API_KEY, else your login session)');

@@ -29,12 +29,18 @@ export async function readJobLog(
   opts: { follow: boolean; onLine: (e: LogEvent) => void; onTruncated?: (e: TruncatedEvent) => void },
 ): Promise<EndEvent | null> {
   let lastSeq = 0;
-  for (let failures = 0; ; ) {
+  for (let failures = 0; ;) {
     let res: Response;
     try {
       const url = new URL(`/api/compute/jobs/${encodeURIComponent(jobId)}/logs`, target.apiUrl);
       if (!opts.follow) url.searchParams.set('follow', 'false');
-      res = await fetch(url, { headers: { Accept: 'text/event-stream', ...authHeaders(target), ...(lastSeq ? { 'Last-Event-ID': String(lastSeq) } : {}) } });
+      res = await fetch(url, {
+        headers: {
+          Accept: 'text/event-stream',
+          ...authHeaders(target),
+          ...(lastSeq ? { 'Last-Event-ID': String(lastSeq) } : {}),
+        },
+      });
     } catch {
       if (!opts.follow || failures > 30) throw new CliError(`cannot reach the API at ${target.apiUrl}`);
       await sleep(Math.min(5000, 250 * 2 ** failures++));

@@ -16,7 +16,10 @@ export async function onDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
   try {
     return await fn(db);
   } catch (err) {
-    if (isDatabaseUnavailable(err)) throw new CliError(`cannot reach the database at ${url.replace(/:[^:@/]*@/, ':***@')}: is \`npm run dev\` running?`);
+    if (isDatabaseUnavailable(err))
+      throw new CliError(
+        `cannot reach the database at ${url.replace(/:[^:@/]*@/, ':***@')}: is \`npm run dev\` running?`,
+      );
     throw err;
   } finally {
     await db.destroy();

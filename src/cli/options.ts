@@ -31,6 +31,7 @@ const AGO: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_4
 export const timeBound = (v: string): string => {
   const ago = /^(\d+)([smhdw])$/.exec(v.trim());
   const at = ago ? Date.now() - Number(ago[1]) * AGO[ago[2]] : /^\d{4}-\d{2}-\d{2}/.test(v) ? Date.parse(v) : NaN;
-  if (Number.isNaN(at)) throw new InvalidArgumentError('an ISO time (2026-11-23T09:00:00Z) or a duration ago (30m, 2h, 7d, 1w)');
+  if (Number.isNaN(at))
+    throw new InvalidArgumentError('an ISO time (2026-11-23T09:00:00Z) or a duration ago (30m, 2h, 7d, 1w)');
   return new Date(at).toISOString();
 };

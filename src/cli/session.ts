@@ -13,7 +13,8 @@ export interface Session {
 
 const FILE = 'session.json';
 
-export const saveSession = (configDir: string, session: Session): Promise<string> => writePrivateJson(configDir, FILE, session);
+export const saveSession = (configDir: string, session: Session): Promise<string> =>
+  writePrivateJson(configDir, FILE, session);
 
 /** The saved session if there is one and it has not expired. */
 export async function loadSession(configDir: string): Promise<Session | null> {
@@ -26,6 +27,7 @@ export const clearSession = (configDir: string): Promise<boolean> => removeFile(
 /** The live session, or the one-line advice to log in. */
 export async function requireSession(configDir = loadCliConfig().configDir): Promise<Session> {
   const session = await loadSession(configDir);
-  if (!session) throw new CliError('no live session: run `compute login` first (not logged in, or the session expired)');
+  if (!session)
+    throw new CliError('no live session: run `compute login` first (not logged in, or the session expired)');
   return session;
 }

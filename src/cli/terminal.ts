@@ -14,10 +14,16 @@ export function status(message: string): void {
 
 /** One line from the person (or from piped stdin). */
 export async function ask(question: string): Promise<string> {
-  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
+  const rl = readline.createInterface({
+    input: process.stdin,
+    output: process.stderr,
+    terminal: Boolean(process.stdin.isTTY),
+  });
   try {
     if (!process.stdin.isTTY) process.stderr.write(question);
-    const answer = process.stdin.isTTY ? await rl.question(question) : await new Promise<string>((resolve) => rl.once('line', resolve).once('close', () => resolve('')));
+    const answer = process.stdin.isTTY
+      ? await rl.question(question)
+      : await new Promise<string>((resolve) => rl.once('line', resolve).once('close', () => resolve('')));
     return answer.trim();
   } finally {
     rl.close();
@@ -30,7 +36,11 @@ export const printJson = (v: unknown): void => void process.stdout.write(`${JSON
 /** Rows as aligned columns on stdout. */
 export function printTable(headers: string[], rows: string[][]): void {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const header = line(headers);
   process.stdout.write(`${process.stdout.isTTY ? `\x1b[1m${header}\x1b[0m` : header}\n`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);
@@ -72,7 +82,10 @@ const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 /** A byte counter on one stderr line (at most 10 redraws a second); silent when not a terminal. */
 export class Progress {
   private last = 0;
-  constructor(private readonly label: string, private readonly total: number) {}
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+  ) {}
 
   update(done: number): void {
     if (!tty || Date.now() - this.last < 100) return;

@@ -28,11 +28,16 @@ export async function callV0<T>(session: V0Session, method: string, path: string
   });
   if (res.ok) return (res.status === 204 ? undefined : await res.json()) as T;
   const problem = (await res.json().catch(() => null)) as Problem | null;
-  const err = refusal(res.status, { message: problem?.detail ?? problem?.title, code: problem?.code, details: { fields: problem?.errors } }, res.headers.get('retry-after'));
+  const err = refusal(
+    res.status,
+    { message: problem?.detail ?? problem?.title, code: problem?.code, details: { fields: problem?.errors } },
+    res.headers.get('retry-after'),
+  );
   // A session revoked early, or a workspace chosen earlier that has since gone from under the
   // caller: say what to do about it.
   if (res.status === 401) err.message += '; run `compute login` again';
-  if (res.status === 404 && session.activeWorkspace) err.message += ` (acting in ${session.activeWorkspace}; \`compute workspaces use --clear\` goes back to your own)`;
+  if (res.status === 404 && session.activeWorkspace)
+    err.message += ` (acting in ${session.activeWorkspace}; \`compute workspaces use --clear\` goes back to your own)`;
   throw err;
 }
 

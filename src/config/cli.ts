@@ -1,6 +1,12 @@
 import os from 'node:os';
 import path from 'node:path';
-import { AgentProcessVariables, CliProcessVariables, type Env, StripeSigningVariables, parseVariables } from './processes';
+import {
+  AgentProcessVariables,
+  CliProcessVariables,
+  type Env,
+  StripeSigningVariables,
+  parseVariables,
+} from './processes';
 import type { AgentConfig, CliConfig } from './shape';
 
 // The CLI and the reference agent it runs (`compute agent`): each parses its own variables and
@@ -32,4 +38,5 @@ export function loadAgentConfig(env: Env = process.env): AgentConfig {
 }
 
 /** STRIPE_WEBHOOK_SECRET, which `compute billing simulate-event` signs with when given no --secret. */
-export const loadStripeWebhookSecret = (env: Env = process.env): string | undefined => parseVariables(StripeSigningVariables, env).STRIPE_WEBHOOK_SECRET;
+export const loadStripeWebhookSecret = (env: Env = process.env): string | undefined =>
+  parseVariables(StripeSigningVariables, env).STRIPE_WEBHOOK_SECRET;

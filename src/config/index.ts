@@ -1,11 +1,34 @@
 // The one place that reads the environment (with ./variables, its schema, and ./processes, what
 // each process parses of it). Each process loads its own settings; everything else receives them.
 
-export type { AgentConfig, ApiConfig, ApiSettings, BillingPeriod, BillingSettings, CliConfig, DevConfig, Durations, ServiceConfig, SharedSettings, StripeSettings, WorkerConfig, WorkerSettings } from './shape';
+export type {
+  AgentConfig,
+  ApiConfig,
+  ApiSettings,
+  BillingPeriod,
+  BillingSettings,
+  CliConfig,
+  DevConfig,
+  Durations,
+  ServiceConfig,
+  SharedSettings,
+  StripeSettings,
+  WorkerConfig,
+  WorkerSettings,
+} from './shape';
 export type { WebhookSettings } from './webhooks';
 export { ALL_VARIABLES, EnvSchema, SECTIONS, type Section, type VariableName } from './variables';
 export { PROCESS_VARIABLES } from './processes';
-export { DEV_STRIPE_WEBHOOK_SECRET, loadApiConfig, loadBillingSettings, loadDatabaseUrl, loadDevConfig, loadServiceConfig, loadToolsDir, loadWorkerConfig } from './server';
+export {
+  DEV_STRIPE_WEBHOOK_SECRET,
+  loadApiConfig,
+  loadBillingSettings,
+  loadDatabaseUrl,
+  loadDevConfig,
+  loadServiceConfig,
+  loadToolsDir,
+  loadWorkerConfig,
+} from './server';
 export { loadAgentConfig, loadCliConfig, loadStripeWebhookSecret } from './cli';
 
 /** What a job's command inherits from the agent: enough to run a shell, none of the agent's secrets. */

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { AgentVariables, ApiVariables, CliVariables, DevVariables, SharedVariables, WorkerVariables } from './variables';
+import {
+  AgentVariables,
+  ApiVariables,
+  CliVariables,
+  DevVariables,
+  SharedVariables,
+  WorkerVariables,
+} from './variables';
 
 // What each process parses from the environment: its own section and the few variables of another
 // it reads. A process never parses the rest, so a bad value there is none of its business (a bad
@@ -17,7 +24,11 @@ export const WorkerProcessVariables = z.object({ ...SharedVariables.shape, ...Wo
 /** The API and the worker in one process (`npm run dev`, the tests, the benches). */
 export const ServiceProcessVariables = z.object({ ...ApiProcessVariables.shape, ...WorkerVariables.shape });
 /** `npm run dev`: the API and the worker, the services it starts, the grace of its agents. */
-export const DevProcessVariables = z.object({ ...ServiceProcessVariables.shape, ...DevVariables.shape, AGENT_KILL_GRACE_MS: AgentVariables.shape.AGENT_KILL_GRACE_MS });
+export const DevProcessVariables = z.object({
+  ...ServiceProcessVariables.shape,
+  ...DevVariables.shape,
+  AGENT_KILL_GRACE_MS: AgentVariables.shape.AGENT_KILL_GRACE_MS,
+});
 /** The CLI: its own, and the data folder where `npm run dev` keeps a key for it. */
 export const CliProcessVariables = z.object({ ...CliVariables.shape, COMPUTE_DATA_DIR });
 /** `compute agent`: its own, the API it serves and the key it falls back on, and its log level. */

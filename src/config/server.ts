@@ -14,7 +14,16 @@ import {
   parseVariables,
 } from './processes';
 import { productionProblems } from './production';
-import type { ApiConfig, ApiSettings, BillingSettings, DevConfig, ServiceConfig, SharedSettings, WorkerConfig, WorkerSettings } from './shape';
+import type {
+  ApiConfig,
+  ApiSettings,
+  BillingSettings,
+  DevConfig,
+  ServiceConfig,
+  SharedSettings,
+  WorkerConfig,
+  WorkerSettings,
+} from './shape';
 import type { ApiVariables, SharedVariables, WorkerVariables } from './variables';
 
 // The service's processes: the API, the worker, both in one, and `npm run dev`.
@@ -99,7 +108,11 @@ function apiOf(e: SharedVars & ApiVars): ApiSettings {
       uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_MS,
     },
     portal: { temporalUiUrl: e.TEMPORAL_UI_URL?.replace(/\/+$/, '') },
-    artifacts: { maxBytes: e.ARTIFACT_MAX_BYTES, maxConcurrentUploads: e.ARTIFACT_UPLOADS_MAX, urlTtlSeconds: e.ARTIFACT_URL_TTL_SECONDS },
+    artifacts: {
+      maxBytes: e.ARTIFACT_MAX_BYTES,
+      maxConcurrentUploads: e.ARTIFACT_UPLOADS_MAX,
+      urlTtlSeconds: e.ARTIFACT_URL_TTL_SECONDS,
+    },
     durations: {
       agentLostAfterMs: e.AGENT_LOST_AFTER_MS,
       cancelGraceMs: e.CANCEL_GRACE_MS,
@@ -224,9 +237,11 @@ export function loadDatabaseUrl(env: Env = process.env): string {
 }
 
 /** The billing periods the worker closes, for an operator who closes one by hand. */
-export const loadBillingSettings = (env: Env = process.env): BillingSettings => billingOf(parseVariables(BillingVariables, env));
+export const loadBillingSettings = (env: Env = process.env): BillingSettings =>
+  billingOf(parseVariables(BillingVariables, env));
 
 const toolsDirOf = (dir: string | undefined) => path.resolve(dir ?? path.join(os.homedir(), '.cache', 'compute-tools'));
 
 /** Where the pinned local tools (Temporal, MinIO, Python venvs) are built: `npm run dev`, `npm run tools`, the tests. */
-export const loadToolsDir = (env: Env = process.env): string => toolsDirOf(parseVariables(ToolsVariables, env).COMPUTE_TOOLS_DIR);
+export const loadToolsDir = (env: Env = process.env): string =>
+  toolsDirOf(parseVariables(ToolsVariables, env).COMPUTE_TOOLS_DIR);

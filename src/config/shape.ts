@@ -219,7 +219,14 @@ export interface AgentConfig {
 /** `npm run dev`: the API and the worker, the services it starts itself, and its agents. */
 export type DevConfig = ServiceConfig & {
   /** Ports of the services `npm run dev` starts itself when no external one is configured. */
-  dev: { postgresPort: number; temporalPort: number; temporalUiPort: number; minioPort: number; minioConsolePort: number; stripeMockPort: number };
+  dev: {
+    postgresPort: number;
+    temporalPort: number;
+    temporalUiPort: number;
+    minioPort: number;
+    minioConsolePort: number;
+    stripeMockPort: number;
+  };
   toolsDir: string;
   /** Its agents' grace for a job they stop. */
   agent: { killGraceMs: number };

@@ -13,8 +13,13 @@ const base64Keys = z
   .string()
   .optional()
   .transform((v, ctx) => {
-    const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean).map((k) => Buffer.from(k, 'base64'));
-    if (keys.some((k) => k.length !== 32)) ctx.addIssue({ code: 'custom', message: 'each key must be base64 of 32 bytes (openssl rand -base64 32)' });
+    const keys = (v ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean)
+      .map((k) => Buffer.from(k, 'base64'));
+    if (keys.some((k) => k.length !== 32))
+      ctx.addIssue({ code: 'custom', message: 'each key must be base64 of 32 bytes (openssl rand -base64 32)' });
     return keys.length ? keys : undefined;
   });
 
@@ -44,7 +49,11 @@ export const SharedVariables = z.object({
   S3_BUCKET: z.string().default('compute-artifacts'),
   S3_REGION: z.string().default('us-east-1'),
   S3_TIMEOUT_MS: int(15_000),
-  S3_PART_SIZE_BYTES: z.coerce.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024),
+  S3_PART_SIZE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(5 * 1024 * 1024)
+    .default(8 * 1024 * 1024),
   COMPUTE_DATA_DIR: z.string().optional(),
   CANCEL_GRACE_MS: int(30_000),
   DEPENDENCY_RETRY_AFTER_SECONDS: int(5),
@@ -102,7 +111,11 @@ export const ApiVariables = z.object({
   LOG_LINE_OVERHEAD_BYTES: z.coerce.number().int().min(1).default(128),
   SSE_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(16),
   // Above one replay page (1 MiB of lines, about 1.3 MiB as frames), so a live page never cuts a stream by itself.
-  SSE_BUFFER_BYTES: z.coerce.number().int().min(2 * 1024 * 1024).default(8 * 1024 * 1024),
+  SSE_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(2 * 1024 * 1024)
+    .default(8 * 1024 * 1024),
   POLLS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(4),
   // JSONL audit exports at once, per credential and per API process (429 past either). An export
   // holds no database connection while its client reads, only its socket and one page in memory.
@@ -223,6 +236,7 @@ export const EnvSchema = z.object({
 export type VariableName = keyof typeof EnvSchema.shape;
 
 /** Every variable with its section and schema (its default, its description), section by section. */
-export const ALL_VARIABLES = (Object.entries(SECTIONS) as Array<[Section, z.ZodObject<z.ZodRawShape>]>).flatMap(([section, schema]) =>
-  Object.entries(schema.shape).map(([name, type]) => ({ name: name as VariableName, section, schema: type })),
+export const ALL_VARIABLES = (Object.entries(SECTIONS) as Array<[Section, z.ZodObject<z.ZodRawShape>]>).flatMap(
+  ([section, schema]) =>
+    Object.entries(schema.shape).map(([name, type]) => ({ name: name as VariableName, section, schema: type })),
 );

@@ -36,9 +36,13 @@ export function createDataKeys(db: Knex, operatorKeys: Buffer[]): DataKeys {
 
   const unwrap = (row: Row): Buffer => {
     const key = byId.get(row.wrapped_by);
-    if (!key) throw new Error(`workspace ${row.workspace_id}: its data key is wrapped with operator key ${row.wrapped_by}, which TEMPORAL_CODEC_KEYS does not list`);
+    if (!key)
+      throw new Error(
+        `workspace ${row.workspace_id}: its data key is wrapped with operator key ${row.wrapped_by}, which TEMPORAL_CODEC_KEYS does not list`,
+      );
     const dataKey = open(key, { iv: row.iv, data: row.wrapped }, aadOf(row.workspace_id));
-    if (!dataKey || dataKey.length !== KEY_BYTES) throw new Error(`workspace ${row.workspace_id}: its data key does not unwrap (altered, or another workspace's)`);
+    if (!dataKey || dataKey.length !== KEY_BYTES)
+      throw new Error(`workspace ${row.workspace_id}: its data key does not unwrap (altered, or another workspace's)`);
     return dataKey;
   };
   const wrap = (workspaceId: string, dataKey: Buffer) => {
@@ -50,7 +54,10 @@ export function createDataKeys(db: Knex, operatorKeys: Buffer[]): DataKeys {
     const found: Row | undefined = await db('workspace_data_keys').where({ workspace_id: workspaceId }).first();
     if (found) return unwrap(found);
     // Two instances may make one at once: the first insert wins, and both use what is stored.
-    await db('workspace_data_keys').insert({ workspace_id: workspaceId, ...wrap(workspaceId, randomBytes(KEY_BYTES)) }).onConflict('workspace_id').ignore();
+    await db('workspace_data_keys')
+      .insert({ workspace_id: workspaceId, ...wrap(workspaceId, randomBytes(KEY_BYTES)) })
+      .onConflict('workspace_id')
+      .ignore();
     return unwrap(await db('workspace_data_keys').where({ workspace_id: workspaceId }).first());
   }
 
@@ -82,4 +89,8 @@ export function createDataKeys(db: Knex, operatorKeys: Buffer[]): DataKeys {
 
 /** The operator keys that wrap data keys: TEMPORAL_CODEC_KEYS (required in production). */
 export const resolveCodecKeys = (config: Pick<SharedSettings, 'temporal' | 'dataDir'>): Promise<Buffer[]> =>
-  resolveOperatorKeys(config, { configured: config.temporal.codecKeys, variable: 'TEMPORAL_CODEC_KEYS', file: 'codec-key' });
+  resolveOperatorKeys(config, {
+    configured: config.temporal.codecKeys,
+    variable: 'TEMPORAL_CODEC_KEYS',
+    file: 'codec-key',
+  });

@@ -22,7 +22,13 @@ interface KeyList {
 export async function resolveOperatorKeys(config: Pick<SharedSettings, 'dataDir'>, list: KeyList): Promise<Buffer[]> {
   if (list.configured?.length) return list.configured;
   const file = path.join(config.dataDir, list.file);
-  const saved = Buffer.from(await fs.readFile(file, 'utf8').then((s) => s.trim(), () => ''), 'base64');
+  const saved = Buffer.from(
+    await fs.readFile(file, 'utf8').then(
+      (s) => s.trim(),
+      () => '',
+    ),
+    'base64',
+  );
   if (saved.length === KEY_BYTES) return [saved];
   const key = randomBytes(KEY_BYTES);
   await fs.mkdir(config.dataDir, { recursive: true });

@@ -23,7 +23,11 @@ export const NOTIFY = {
  * The notification a poll of this agent waits on: its workspace's queue, or for a managed-pool
  * agent its region's. What wakes it (a submit, a requeue, its own drain) notifies the same.
  */
-export const queuedChannelOf = (agent: { pool: string; region: string | null; workspace_id: string }): [channel: string, payload: string] =>
+export const queuedChannelOf = (agent: {
+  pool: string;
+  region: string | null;
+  workspace_id: string;
+}): [channel: string, payload: string] =>
   agent.pool === 'managed' ? [NOTIFY.managedJobQueued, agent.region!] : [NOTIFY.jobQueued, agent.workspace_id];
 
 /**

@@ -57,6 +57,9 @@ export async function migrateLatest(db: Knex): Promise<void> {
 
 /** Names of the migrations this build knows that the database has not applied (readiness). */
 export async function pendingMigrations(db: Knex): Promise<string[]> {
-  const [, pending] = (await db.migrate.list({ migrationSource: source })) as [unknown[], Array<{ file?: string } | string>];
+  const [, pending] = (await db.migrate.list({ migrationSource: source })) as [
+    unknown[],
+    Array<{ file?: string } | string>,
+  ];
   return pending.map((m) => (typeof m === 'string' ? m : (m.file ?? String(m))));
 }

@@ -40,7 +40,11 @@ export class Notifier {
 
   async start(): Promise<void> {
     // A connect that hangs (a partition) is given up like a ping that does not answer.
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2 * this.pingMs, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: 2 * this.pingMs,
+      keepAlive: true,
+    });
     client.on('notification', (msg) => {
       this.heardAt = Date.now();
       const payload = msg.payload ?? '';

@@ -9,7 +9,10 @@ import type pg from 'pg';
  */
 export function prepared<Row = Record<string, unknown>>(db: Knex, name: string, text: string) {
   return async (values: unknown[]): Promise<Row[]> => {
-    const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> };
+    const client = db.client as {
+      acquireConnection(): Promise<pg.Client>;
+      releaseConnection(c: pg.Client): Promise<void>;
+    };
     const connection = await client.acquireConnection();
     try {
       db.emit('query', { sql: text, bindings: values, method: 'raw' });

@@ -28,7 +28,9 @@ export function actInWorkspace(
     const sent = ctx.headers['x-compute-workspace'] !== undefined;
     const header = ctx.get('X-Compute-Workspace');
     if (!fromPath && sent && !WORKSPACE_ID.test(header)) {
-      throw new AppError('request.invalid', 'X-Compute-Workspace is not a workspace ID', { fields: [{ path: 'X-Compute-Workspace', message: 'expected ws_ followed by 26 characters' }] });
+      throw new AppError('request.invalid', 'X-Compute-Workspace is not a workspace ID', {
+        fields: [{ path: 'X-Compute-Workspace', message: 'expected ws_ followed by 26 characters' }],
+      });
     }
     const wanted = fromPath ?? (header || p.workspaceId);
     let acting: Principal = p;

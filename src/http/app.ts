@@ -20,7 +20,19 @@ import { surfaceB } from './surface-b';
  * Mounts each surface's app at its prefix, and the routes outside them (health, the one OpenAPI
  * document of both, the docs page, the portal at `/`).
  */
-export function createApp({ services, config, log, health, codec }: { services: Services; config: ApiConfig; log: Logger; health: HealthDeps; codec: ComputeCodec }): {
+export function createApp({
+  services,
+  config,
+  log,
+  health,
+  codec,
+}: {
+  services: Services;
+  config: ApiConfig;
+  log: Logger;
+  health: HealthDeps;
+  codec: ComputeCodec;
+}): {
   app: Koa;
   routes: RouteInfo[];
 } {

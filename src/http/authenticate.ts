@@ -57,7 +57,12 @@ export function authenticate(
     const spent = await failures.get(ctx.ip);
     if (spent && spent.consumedPoints >= failuresPerMinute) {
       const retryAfter = Math.max(1, Math.ceil(spent.msBeforeNext / 1000));
-      throw new AppError('rate_limit.exceeded', `Too many refused credentials from this address; retry in ${retryAfter} s`, { limit: failuresPerMinute }, retryAfter);
+      throw new AppError(
+        'rate_limit.exceeded',
+        `Too many refused credentials from this address; retry in ${retryAfter} s`,
+        { limit: failuresPerMinute },
+        retryAfter,
+      );
     }
     for (const authenticator of authenticators) {
       const principal = await authenticator(ctx);
@@ -72,7 +77,10 @@ export function authenticate(
           origin: originOf(ctx),
           details: { status: 401, reason },
         });
-        return refuse(ctx.ip, `The credential is ${reason === 'not a member' ? 'no longer a member of its workspace' : reason}`);
+        return refuse(
+          ctx.ip,
+          `The credential is ${reason === 'not a member' ? 'no longer a member of its workspace' : reason}`,
+        );
       }
       if (principal) {
         ctx.state.principal = { ...principal, origin: originOf(ctx) };

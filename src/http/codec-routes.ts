@@ -28,7 +28,10 @@ import { parse } from './validate';
 const PAYLOADS_MAX = 1000;
 const Body = z.strictObject({
   // Protobuf's JSON leaves an empty list out: the CLI sends `{}` for a query without arguments.
-  payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()).optional(), data: z.string().optional() })).max(PAYLOADS_MAX).default([]),
+  payloads: z
+    .array(z.object({ metadata: z.record(z.string(), z.string()).optional(), data: z.string().optional() }))
+    .max(PAYLOADS_MAX)
+    .default([]),
 });
 type JsonPayload = z.infer<typeof Body>['payloads'][number];
 
@@ -37,12 +40,19 @@ const toPayload = (p: JsonPayload) => ({
   data: Buffer.from(p.data ?? '', 'base64'),
 });
 const toJson = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null }): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+  ),
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 
-
-export function codecRoutes(o: { services: Services; config: Pick<ApiConfig, 'dependencyRetryAfterSeconds' | 'portal' | 'http'>; log: Logger; codec: ComputeCodec; json: Middleware }) {
+export function codecRoutes(o: {
+  services: Services;
+  config: Pick<ApiConfig, 'dependencyRetryAfterSeconds' | 'portal' | 'http'>;
+  log: Logger;
+  codec: ComputeCodec;
+  json: Middleware;
+}) {
   const { services, config, codec } = o;
   const router = newRouter();
   const { auth } = services;
@@ -81,7 +91,12 @@ export function codecRoutes(o: { services: Services; config: Pick<ApiConfig, 'de
 
   /** Whether `p` may do `action` to what is sealed for `workspaceId`, with its role there (a token: in its own only). */
   async function may(p: Principal, action: 'codec.decode' | 'codec.encode', workspaceId: string): Promise<boolean> {
-    const role = p.credential === 'jwt' && p.userId ? await auth.roleOf(p.userId, workspaceId) : p.workspaceId === workspaceId ? p.role : undefined;
+    const role =
+      p.credential === 'jwt' && p.userId
+        ? await auth.roleOf(p.userId, workspaceId)
+        : p.workspaceId === workspaceId
+          ? p.role
+          : undefined;
     return Boolean(role) && atLeast(role!, REQUIRED_ROLE[action]);
   }
 
@@ -126,9 +141,11 @@ export function codecRoutes(o: { services: Services; config: Pick<ApiConfig, 'de
   const encode = async (ctx: Context) => {
     const { payloads } = parse(Body, ctx.request.body);
     const who = await caller(ctx);
-    if (!who) throw new AppError('auth.unauthenticated', 'Encoding needs a session (the portal’s cookie) or a Bearer token');
+    if (!who)
+      throw new AppError('auth.unauthenticated', 'Encoding needs a session (the portal’s cookie) or a Bearer token');
     const workspaceId = ctx.get('X-Compute-Workspace') || who.workspaceId;
-    if (!(await may(who, 'codec.encode', workspaceId))) throw new AppError('auth.forbidden', 'Encoding needs the admin role in the workspace');
+    if (!(await may(who, 'codec.encode', workspaceId)))
+      throw new AppError('auth.forbidden', 'Encoding needs the admin role in the workspace');
     // A job's ID names the workspace whose data key seals the payloads: the caller's active one.
     const sealed = await codec.encodeFor(workspaceId, payloads.map(toPayload));
     ctx.body = { payloads: sealed.map(toJson) };
@@ -136,7 +153,10 @@ export function codecRoutes(o: { services: Services; config: Pick<ApiConfig, 'de
 
   const problems = problemDetails(o.log, config.dependencyRetryAfterSeconds);
   for (const prefix of ['/codec', '/codec/:namespace']) {
-    for (const [name, handle] of [['decode', decode], ['encode', encode]] as const) {
+    for (const [name, handle] of [
+      ['decode', decode],
+      ['encode', encode],
+    ] as const) {
       router.options(`${prefix}/${name}`, problems, cors);
       router.post(`${prefix}/${name}`, problems, cors, o.json, handle);
     }

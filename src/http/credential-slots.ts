@@ -11,7 +11,12 @@ export function credentialSlots(what: string, perCredential: number) {
     acquire(credentialId: string): () => void {
       const n = held.get(credentialId) ?? 0;
       if (n >= perCredential) {
-        throw new AppError('rate_limit.exceeded', `This credential already holds ${perCredential} open ${what} on this instance`, { limit: perCredential }, 5);
+        throw new AppError(
+          'rate_limit.exceeded',
+          `This credential already holds ${perCredential} open ${what} on this instance`,
+          { limit: perCredential },
+          5,
+        );
       }
       held.set(credentialId, n + 1);
       let released = false;

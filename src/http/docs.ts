@@ -12,7 +12,8 @@ import { type Asset, asset, sendAsset } from './static-asset';
 
 // Swagger UI sets styles through the DOM (allowed) and draws a few icons as data: SVGs in its CSS,
 // hence img-src data:; scripts, styles and requests come from this origin only.
-const CSP = "default-src 'self'; img-src 'self' data:; base-uri 'self'; form-action 'self'; frame-ancestors 'self'; object-src 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; base-uri 'self'; form-action 'self'; frame-ancestors 'self'; object-src 'none'";
 
 // Our own init script and styles are files, not inline: the CSP allows no inline code.
 const INIT_JS = `'use strict';
@@ -88,7 +89,8 @@ ${problemTypes()}
 `;
 }
 
-const send = (ctx: Context, a: Asset, cacheControl: string) => sendAsset(ctx, a, cacheControl, { 'Content-Security-Policy': CSP });
+const send = (ctx: Context, a: Asset, cacheControl: string) =>
+  sendAsset(ctx, a, cacheControl, { 'Content-Security-Policy': CSP });
 
 /**
  * `GET /api/docs` and `/v0/docs` (the same page; each links its own surface's copy of the one
@@ -98,7 +100,10 @@ export function docsRoutes(): Router {
   // Read at boot: a missing package fails the start, not a reader's first visit.
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const assets: Record<string, Asset> = {
-    'swagger-ui-bundle.js': asset(fs.readFileSync(path.join(dist, 'swagger-ui-bundle.js')), 'text/javascript; charset=utf-8'),
+    'swagger-ui-bundle.js': asset(
+      fs.readFileSync(path.join(dist, 'swagger-ui-bundle.js')),
+      'text/javascript; charset=utf-8',
+    ),
     'swagger-ui.css': asset(fs.readFileSync(path.join(dist, 'swagger-ui.css')), 'text/css; charset=utf-8'),
     'docs.js': asset(INIT_JS, 'text/javascript; charset=utf-8'),
     'docs.css': asset(DOCS_CSS, 'text/css; charset=utf-8'),

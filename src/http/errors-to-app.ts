@@ -6,7 +6,8 @@ export function toAppError(err: unknown, retryAfterSeconds: number): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
   const status = e?.status ?? e?.statusCode;
-  if (status === 413 || e?.type === 'entity.too.large') return new AppError('request.too_large', 'The request body is too large');
+  if (status === 413 || e?.type === 'entity.too.large')
+    return new AppError('request.too_large', 'The request body is too large');
   if (status === 400 && (e?.type === 'entity.parse.failed' || err instanceof SyntaxError)) {
     return new AppError('request.invalid', 'The request body is not valid JSON');
   }

@@ -13,7 +13,12 @@ import { lastEventIdOf, streamJobLogs } from './log-stream';
  * streams per credential at once, each closed when its credential is revoked or expires. The
  * caller has checked the job is the principal's.
  */
-export function logFollower(o: { services: Services; config: Pick<ApiConfig, 'durations' | 'limits'>; log: Logger; renderState: (s: JobState) => string }) {
+export function logFollower(o: {
+  services: Services;
+  config: Pick<ApiConfig, 'durations' | 'limits'>;
+  log: Logger;
+  renderState: (s: JobState) => string;
+}) {
   const streams = credentialSlots('log streams', o.config.limits.sseStreamsPerCredential);
   return (ctx: Context, principal: Principal, jobId: string, follow: boolean): void => {
     const afterSeq = lastEventIdOf(ctx);

@@ -32,7 +32,8 @@ export const SseLogEvent = z
     event: z.enum(['log', 'log.truncated', 'end']),
     id: z.string().optional().meta({ description: 'The seq; resume after it with Last-Event-ID' }),
     data: z.string().meta({
-      description: 'JSON. log: {seq, stream, line, ts}; log.truncated: {seq, droppedLines, droppedBytes, ts}; end: {state, exitCode}',
+      description:
+        'JSON. log: {seq, stream, line, ts}; log.truncated: {seq, droppedLines, droppedBytes, ts}; end: {state, exitCode}',
     }),
   })
   .meta({ id: 'SseLogEvent', description: 'A server-sent event (comments are keep-alives)' });
@@ -76,7 +77,11 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
   const out = new PassThrough();
   ctx.state.raw = true;
   ctx.status = 200;
-  ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  ctx.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+  });
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
   ctx.body = out;
@@ -154,7 +159,8 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
     send(': credential revoked or expired\n\n');
     close();
   };
-  if (deps.credentialExpiresAt !== undefined) expiryTimer = setTimeout(expired, Math.max(0, deps.credentialExpiresAt - Date.now()));
+  if (deps.credentialExpiresAt !== undefined)
+    expiryTimer = setTimeout(expired, Math.max(0, deps.credentialExpiresAt - Date.now()));
   const tick = () => {
     void deps.credentialValid().then(
       (valid) => {

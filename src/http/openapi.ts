@@ -5,8 +5,18 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 
 export function newRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`<prefix>_<secret>`: user, agent or node key' });
-  registry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token from /api/auth/verify-otp (HS256, short-lived)' });
+  registry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: '`<prefix>_<secret>`: user, agent or node key',
+  });
+  registry.registerComponent('securitySchemes', 'Bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Session token from /api/auth/verify-otp (HS256, short-lived)',
+  });
   registry.registerComponent('securitySchemes', 'SessionCookie', {
     type: 'apiKey',
     in: 'cookie',

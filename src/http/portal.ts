@@ -12,16 +12,33 @@ import { type Asset, asset, sendAsset } from './static-asset';
 // same origin, so the policy below allows nothing from anywhere else and no inline code at all.
 
 const HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
 /** The portal's own paths: each answers the page, whose script shows the view, so a deep link works. */
-export const PORTAL_PATHS = ['/', '/login', '/jobs', '/jobs/:id', '/agents', '/keys', '/members', '/webhooks', '/webhooks/:id', '/audit', '/usage'];
+export const PORTAL_PATHS = [
+  '/',
+  '/login',
+  '/jobs',
+  '/jobs/:id',
+  '/agents',
+  '/keys',
+  '/members',
+  '/webhooks',
+  '/webhooks/:id',
+  '/audit',
+  '/usage',
+];
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
 
 /**
  * dist/portal of the project, found from this file: src/http under tsx, dist/src/http in the image
@@ -46,7 +63,10 @@ const attribute = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(
 
 /** The settings the page reads from its <meta> tags (no inline script may carry them). */
 function settingsOf(config: PortalConfig): string {
-  const meta = { 'compute-temporal-ui': config.portal.temporalUiUrl ?? '', 'compute-temporal-namespace': config.temporal.namespace };
+  const meta = {
+    'compute-temporal-ui': config.portal.temporalUiUrl ?? '',
+    'compute-temporal-namespace': config.temporal.namespace,
+  };
   return Object.entries(meta)
     .map(([name, content]) => `<meta name="${name}" content="${attribute(content)}">`)
     .join('\n');
@@ -54,10 +74,15 @@ function settingsOf(config: PortalConfig): string {
 
 function load(dir: string | undefined, config: PortalConfig): Built | undefined {
   if (!dir || !fs.existsSync(path.join(dir, 'index.html'))) return undefined;
-  const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8').replace('</head>', `${settingsOf(config)}\n</head>`);
+  const html = fs
+    .readFileSync(path.join(dir, 'index.html'), 'utf8')
+    .replace('</head>', `${settingsOf(config)}\n</head>`);
   const assets = new Map<string, Asset>();
   for (const name of fs.readdirSync(path.join(dir, 'assets'))) {
-    assets.set(name, asset(fs.readFileSync(path.join(dir, 'assets', name)), TYPES[path.extname(name)] ?? 'application/octet-stream'));
+    assets.set(
+      name,
+      asset(fs.readFileSync(path.join(dir, 'assets', name)), TYPES[path.extname(name)] ?? 'application/octet-stream'),
+    );
   }
   return { index: asset(html, 'text/html; charset=utf-8'), assets };
 }
@@ -74,7 +99,15 @@ function notBuilt(ctx: Context): void {
  * and `/assets/<name>` (the name holds the content's hash: cached for good). Read into memory once;
  * an API started before the build answers 503 until the build is there.
  */
-export function portalRoutes({ config, log, dir = portalDir() }: { config: PortalConfig; log: Logger; dir?: string }): Router {
+export function portalRoutes({
+  config,
+  log,
+  dir = portalDir(),
+}: {
+  config: PortalConfig;
+  log: Logger;
+  dir?: string;
+}): Router {
   let built = load(dir, config);
   if (!built) log.warn({ dir }, 'the portal is not built (npm run build:portal): its pages answer 503 until it is');
   const current = () => (built ??= load(dir, config));

@@ -28,7 +28,11 @@ export function requestContext(): Middleware {
       throw err;
     } finally {
       const count = (status: number) => {
-        const labels = { route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', method: ctx.method, status: String(status) };
+        const labels = {
+          route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+          method: ctx.method,
+          status: String(status),
+        };
         httpRequests.inc(labels);
         httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
         if (status === 429) rateLimitRefusals.inc({ route: labels.route });

@@ -30,7 +30,13 @@ export function applyRequestDeadlines(server: Server, o: RequestDeadlines): void
       if (req.complete) return;
       if (!res.headersSent) {
         res.writeHead(408, { 'Content-Type': 'application/json', Connection: 'close' });
-        res.end(JSON.stringify({ status: 'ERROR', code: 'request.invalid', message: `The request was not received within ${o.requestTimeoutMs} ms` }));
+        res.end(
+          JSON.stringify({
+            status: 'ERROR',
+            code: 'request.invalid',
+            message: `The request was not received within ${o.requestTimeoutMs} ms`,
+          }),
+        );
       }
       socket.destroySoon();
       setTimeout(() => socket.destroy(), 1000).unref();

@@ -29,11 +29,22 @@ export function sessionCookie(config: Pick<ApiConfig, 'http'>): SessionCookie {
   const secure = config.http.publicUrl?.startsWith('https:') ?? false;
   const name = secure ? '__Host-compute_session' : 'compute_session';
   const write = (ctx: Context, value: string, maxAgeSeconds: number) =>
-    ctx.append('Set-Cookie', [`${name}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])].join('; '));
+    ctx.append(
+      'Set-Cookie',
+      [
+        `${name}=${value}`,
+        'Path=/',
+        `Max-Age=${maxAgeSeconds}`,
+        'HttpOnly',
+        'SameSite=Strict',
+        ...(secure ? ['Secure'] : []),
+      ].join('; '),
+    );
   return {
     name,
     read: (ctx) => ctx.cookies.get(name) || undefined,
-    set: (ctx, token, expiresAt) => write(ctx, token, Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000))),
+    set: (ctx, token, expiresAt) =>
+      write(ctx, token, Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000))),
     clear: (ctx) => write(ctx, '', 0),
   };
 }
@@ -43,7 +54,10 @@ export const csrfSatisfied = (ctx: Context): boolean => !UNSAFE.has(ctx.method) 
 
 /** The refusal of a cookie-authenticated change without the header. */
 export const csrfRefusal = (ctx: Context) =>
-  new AppError('auth.forbidden', `A ${ctx.method} authenticated by the session cookie must send the header ${CSRF_HEADER}: 1 (a cross-site form cannot)`);
+  new AppError(
+    'auth.forbidden',
+    `A ${ctx.method} authenticated by the session cookie must send the header ${CSRF_HEADER}: 1 (a cross-site form cannot)`,
+  );
 
 /** For the routes that set or clear the cookie, which take no credential: the header all the same. */
 export function requireCsrfHeader(ctx: Context): void {

@@ -10,6 +10,11 @@ export async function spend(ctx: Context, limiter: LeasedLimiter, subject: strin
   ctx.set('RateLimit-Remaining', String(v.remaining));
   ctx.set('RateLimit-Reset', String(v.resetSeconds));
   if (!v.allowed) {
-    throw new AppError('rate_limit.exceeded', `Too many requests: at most ${v.limit} in this window`, { limit: v.limit }, v.resetSeconds);
+    throw new AppError(
+      'rate_limit.exceeded',
+      `Too many requests: at most ${v.limit} in this window`,
+      { limit: v.limit },
+      v.resetSeconds,
+    );
   }
 }

@@ -20,12 +20,14 @@ function holdsNul(value: unknown): boolean {
 function nulProblems(value: unknown, path: string[] = [], out: FieldProblem[] = []): FieldProblem[] {
   if (out.length >= 20) return out;
   if (typeof value === 'string') {
-    if (value.includes('\0')) out.push({ path: path.join('.'), message: 'must not contain the NUL character (U+0000)' });
+    if (value.includes('\0'))
+      out.push({ path: path.join('.'), message: 'must not contain the NUL character (U+0000)' });
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => nulProblems(v, [...path, String(i)], out));
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\0')) out.push({ path: [...path, k].join('.'), message: 'names must not contain the NUL character (U+0000)' });
+      if (k.includes('\0'))
+        out.push({ path: [...path, k].join('.'), message: 'names must not contain the NUL character (U+0000)' });
       nulProblems(v, [...path, k], out);
     }
   }

@@ -11,7 +11,11 @@ export type RowRef = { id: string; workspace_id: string };
  * page of the visibility list is read, through its cursor: a batch that ends thousands of runs at
  * once leaves none behind a first page.
  */
-export async function* rowsBehindClosedRuns(db: Knex, workflows: JobWorkflowClient, since: Date): AsyncGenerator<RowRef[]> {
+export async function* rowsBehindClosedRuns(
+  db: Knex,
+  workflows: JobWorkflowClient,
+  since: Date,
+): AsyncGenerator<RowRef[]> {
   for await (const ids of workflows.closedSince(since, 'CANCELLED')) {
     yield await db('jobs').whereIn('id', ids).whereNot('state', 'CANCELLED').select('id', 'workspace_id');
   }

@@ -56,7 +56,11 @@ export async function claimOne(
     if (row.pool === 'managed' && Number(row.attempt) >= 2 && !(await coverNextAttempt(db, row.id))) {
       skip.push(row.id);
       await releaseReservation(db, row.id, agent.id);
-      await o.workflows.stop(row.id, 'billing.hard_cap').catch((err: unknown) => o.log.warn({ err, jobId: row.id }, 'could not stop a job its credit no longer covers'));
+      await o.workflows
+        .stop(row.id, 'billing.hard_cap')
+        .catch((err: unknown) =>
+          o.log.warn({ err, jobId: row.id }, 'could not stop a job its credit no longer covers'),
+        );
       continue;
     }
     const leaseId = newId('lease');
@@ -102,6 +106,9 @@ export function withdrawInBackground(workflows: JobWorkflowClient, jobId: string
         await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** i, 10_000)));
       }
     }
-    log.warn({ jobId, leaseId }, 'could not withdraw an unconfirmed assignment; the job counts an agent loss if it applied');
+    log.warn(
+      { jobId, leaseId },
+      'could not withdraw an unconfirmed assignment; the job counts an agent loss if it applied',
+    );
   })();
 }

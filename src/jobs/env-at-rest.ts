@@ -18,7 +18,12 @@ export type StoredEnv = SealedEnv | Record<string, string>;
 const aadOf = (workspaceId: string, jobId: string) => `job-env:${workspaceId}:${jobId}`;
 const isSealed = (stored: StoredEnv): stored is SealedEnv => typeof (stored as SealedEnv).$sealed === 'object';
 
-export async function sealEnv(keys: DataKeys, workspaceId: string, jobId: string, env: Record<string, string>): Promise<StoredEnv> {
+export async function sealEnv(
+  keys: DataKeys,
+  workspaceId: string,
+  jobId: string,
+  env: Record<string, string>,
+): Promise<StoredEnv> {
   const names = Object.keys(env);
   if (names.length === 0) return {};
   const { iv, data } = seal(await keys.of(workspaceId), JSON.stringify(env), aadOf(workspaceId, jobId));
@@ -26,11 +31,20 @@ export async function sealEnv(keys: DataKeys, workspaceId: string, jobId: string
 }
 
 /** The env's values, for the agent that runs the job. */
-export async function openEnv(keys: DataKeys, workspaceId: string, jobId: string, stored: StoredEnv | null | undefined): Promise<Record<string, string>> {
+export async function openEnv(
+  keys: DataKeys,
+  workspaceId: string,
+  jobId: string,
+  stored: StoredEnv | null | undefined,
+): Promise<Record<string, string>> {
   if (!stored) return {};
   if (!isSealed(stored)) return stored;
   const { iv, data } = stored.$sealed;
-  const opened = open(await keys.of(workspaceId), { iv: Buffer.from(iv, 'base64'), data: Buffer.from(data, 'base64') }, aadOf(workspaceId, jobId));
+  const opened = open(
+    await keys.of(workspaceId),
+    { iv: Buffer.from(iv, 'base64'), data: Buffer.from(data, 'base64') },
+    aadOf(workspaceId, jobId),
+  );
   if (!opened) throw new Error(`job ${jobId}: its env does not open (altered, or another job's)`);
   return JSON.parse(opened.toString('utf8')) as Record<string, string>;
 }
@@ -58,7 +72,10 @@ export async function sealStoredEnvs(db: Knex, keys: DataKeys): Promise<number> 
     if (rows.length === 0) return sealed;
     for (const row of rows) {
       const env = await sealEnv(keys, row.workspace_id, row.id, row.env);
-      sealed += await db('jobs').where({ id: row.id }).whereRaw('env = ?::jsonb', [JSON.stringify(row.env)]).update({ env: JSON.stringify(env) });
+      sealed += await db('jobs')
+        .where({ id: row.id })
+        .whereRaw('env = ?::jsonb', [JSON.stringify(row.env)])
+        .update({ env: JSON.stringify(env) });
     }
   }
 }

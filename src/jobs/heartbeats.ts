@@ -6,12 +6,24 @@ import { holdsLease } from './lease';
  * which liveness measures with) and answers which of them the node's lease still holds and should
  * keep running; any other it is to stop. In the caller's transaction, with the node's own stamp.
  */
-export async function heartbeatAttempts(trx: Knex.Transaction, node: { id: string }, running: string[]): Promise<Set<string>> {
+export async function heartbeatAttempts(
+  trx: Knex.Transaction,
+  node: { id: string },
+  running: string[],
+): Promise<Set<string>> {
   // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
   // Only rows the node holds or is being handed (a managed-pool agent's are any workspace's): a
   // node cannot lock other jobs by naming them.
-  await trx('jobs').whereIn('id', running).where((q) => q.where({ agent_id: node.id }).orWhere({ claimed_by: node.id })).forShare().select('id');
-  await trx('job_attempts').where({ agent_id: node.id }).whereIn('job_id', running).whereNull('ended_at').update({ last_heartbeat_at: trx.fn.now() });
+  await trx('jobs')
+    .whereIn('id', running)
+    .where((q) => q.where({ agent_id: node.id }).orWhere({ claimed_by: node.id }))
+    .forShare()
+    .select('id');
+  await trx('job_attempts')
+    .where({ agent_id: node.id })
+    .whereIn('job_id', running)
+    .whereNull('ended_at')
+    .update({ last_heartbeat_at: trx.fn.now() });
   // Kept: jobs this node's lease still holds, unless a cancel asks the agent to stop them.
   const held = await trx('job_attempts as a')
     .join('jobs as j', (j) => j.on('j.id', 'a.job_id').andOn('j.lease_id', 'a.lease_id'))
@@ -19,5 +31,7 @@ export async function heartbeatAttempts(trx: Knex.Transaction, node: { id: strin
     .whereIn('a.job_id', running)
     .whereNull('a.ended_at')
     .select('j.state', 'j.lease_id', 'j.agent_id', 'a.job_id', 'a.lease_id as attempt_lease');
-  return new Set<string>(held.filter((h) => h.state !== 'CANCELLING' && holdsLease(h, h.attempt_lease, node.id)).map((h) => h.job_id));
+  return new Set<string>(
+    held.filter((h) => h.state !== 'CANCELLING' && holdsLease(h, h.attempt_lease, node.id)).map((h) => h.job_id),
+  );
 }

@@ -63,7 +63,16 @@ export function createIdempotencyKeys(db: Knex, opts: { holdMs: number }) {
           expires_at: db.raw(`now() + interval '${KEEP_HOURS} hours'`),
         })
         .onConflict(['workspace_id', 'key'])
-        .merge(['fingerprint', 'job_id', 'holder', 'holder_until', 'response_status', 'response_body', 'created_at', 'expires_at'])
+        .merge([
+          'fingerprint',
+          'job_id',
+          'holder',
+          'holder_until',
+          'response_status',
+          'response_body',
+          'created_at',
+          'expires_at',
+        ])
         .where('idempotency_keys.expires_at', '<=', db.fn.now())
         .returning(['job_id', 'holder']);
       if (taken?.holder === holder) return { kind: 'carry', jobId: taken.job_id, holder };
@@ -71,14 +80,28 @@ export function createIdempotencyKeys(db: Knex, opts: { holdMs: number }) {
       const row = await db('idempotency_keys')
         .where({ workspace_id: workspaceId, key })
         .where('expires_at', '>', db.fn.now())
-        .first('fingerprint', 'job_id', 'holder', 'response_status', 'response_body', db.raw('holder_until > now() AS held'));
+        .first(
+          'fingerprint',
+          'job_id',
+          'holder',
+          'response_status',
+          'response_body',
+          db.raw('holder_until > now() AS held'),
+        );
       if (!row) continue;
       if (row.fingerprint !== fingerprint.current && row.fingerprint !== fingerprint.legacy) {
-        throw new AppError('idempotency.mismatch', 'This Idempotency-Key was used with another request body; use a new key for a new request');
+        throw new AppError(
+          'idempotency.mismatch',
+          'This Idempotency-Key was used with another request body; use a new key for a new request',
+        );
       }
       if (row.response_status !== null) return { kind: 'replay', status: row.response_status, body: row.response_body };
       if (row.held) {
-        throw new AppError('resource.conflict', 'A request with this Idempotency-Key is still in progress; retry once it has finished', { reason: 'idempotency_key_in_use' });
+        throw new AppError(
+          'resource.conflict',
+          'A request with this Idempotency-Key is still in progress; retry once it has finished',
+          { reason: 'idempotency_key_in_use' },
+        );
       }
       // Its holder is gone (a crash): carry the request out again, for the same job.
       const [over] = await db('idempotency_keys')
@@ -89,7 +112,9 @@ export function createIdempotencyKeys(db: Knex, opts: { holdMs: number }) {
         .returning('job_id');
       if (over) return { kind: 'carry', jobId: over.job_id, holder };
     }
-    throw new AppError('resource.conflict', 'The Idempotency-Key is contended; retry', { reason: 'idempotency_key_in_use' });
+    throw new AppError('resource.conflict', 'The Idempotency-Key is contended; retry', {
+      reason: 'idempotency_key_in_use',
+    });
   }
 
   return {
@@ -104,13 +129,19 @@ export function createIdempotencyKeys(db: Knex, opts: { holdMs: number }) {
 
     /** Lets the key go after a failure that made no job, so a retry starts afresh. */
     async release(workspaceId: string, key: string, holder: string): Promise<void> {
-      await db('idempotency_keys').where({ workspace_id: workspaceId, key, holder }).whereNull('response_status').delete();
+      await db('idempotency_keys')
+        .where({ workspace_id: workspaceId, key, holder })
+        .whereNull('response_status')
+        .delete();
     },
 
     /** Removes expired keys, a batch at a time; the number removed. */
     async sweep(batch = 1000): Promise<number> {
       return db('idempotency_keys')
-        .whereIn(['workspace_id', 'key'], db('idempotency_keys').select('workspace_id', 'key').where('expires_at', '<=', db.fn.now()).limit(batch))
+        .whereIn(
+          ['workspace_id', 'key'],
+          db('idempotency_keys').select('workspace_id', 'key').where('expires_at', '<=', db.fn.now()).limit(batch),
+        )
         .delete();
     },
   };

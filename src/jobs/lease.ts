@@ -6,8 +6,11 @@ import { JOB_STATES, type JobState, isLive } from '../../workflows/definitions';
 export const LIVE_STATES: readonly JobState[] = JOB_STATES.filter(isLive);
 
 /** Whether `leaseId` holds the job this row describes, for `nodeId` when one is named. */
-export const holdsLease = (job: { state: JobState; lease_id: string | null; agent_id: string | null }, leaseId: string, nodeId?: string): boolean =>
-  isLive(job.state) && job.lease_id === leaseId && (nodeId === undefined || job.agent_id === nodeId);
+export const holdsLease = (
+  job: { state: JobState; lease_id: string | null; agent_id: string | null },
+  leaseId: string,
+  nodeId?: string,
+): boolean => isLive(job.state) && job.lease_id === leaseId && (nodeId === undefined || job.agent_id === nodeId);
 
 /** A node as the jobs it asks about see it: its own workspace, and which pool it serves. */
 export interface AskingNode {
@@ -23,13 +26,21 @@ export interface AskingNode {
  * workspace and is trusted with none: only a job it holds, is being handed (its reservation), or
  * held under one of its own leases; any other is not found to it, whichever workspace it is in.
  */
-export const askableBy = (node: AskingNode, alias = 'jobs') => (q: Knex.QueryBuilder) => {
-  if (node.pool !== 'managed') return q.where(`${alias}.workspace_id`, node.workspace_id);
-  return q
-    .where(`${alias}.agent_id`, node.id)
-    .orWhere(`${alias}.claimed_by`, node.id)
-    .orWhereExists((held) => held.select(1).from('job_attempts as held').whereRaw('held.job_id = ??', [`${alias}.id`]).where('held.agent_id', node.id));
-};
+export const askableBy =
+  (node: AskingNode, alias = 'jobs') =>
+  (q: Knex.QueryBuilder) => {
+    if (node.pool !== 'managed') return q.where(`${alias}.workspace_id`, node.workspace_id);
+    return q
+      .where(`${alias}.agent_id`, node.id)
+      .orWhere(`${alias}.claimed_by`, node.id)
+      .orWhereExists((held) =>
+        held
+          .select(1)
+          .from('job_attempts as held')
+          .whereRaw('held.job_id = ??', [`${alias}.id`])
+          .where('held.agent_id', node.id),
+      );
+  };
 
 /**
  * The job's row, locked, if `leaseId` holds it (for `nodeId`, when named): 404 for a job outside

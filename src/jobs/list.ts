@@ -29,7 +29,10 @@ export function createJobLister(db: Knex) {
     return run;
   };
 
-  return async function listJobs(workspaceId: string, f: JobListFilter): Promise<{ jobs: Job[]; nextCursor: string | null }> {
+  return async function listJobs(
+    workspaceId: string,
+    f: JobListFilter,
+  ): Promise<{ jobs: Job[]; nextCursor: string | null }> {
     const values: Record<(typeof FILTERS)[number]['key'], unknown> = {
       states: f.states?.length ? f.states : undefined,
       labels: f.labels && Object.keys(f.labels).length ? JSON.stringify(f.labels) : undefined,

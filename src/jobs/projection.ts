@@ -72,12 +72,20 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
      )
      SELECT u.*, ${artifactsOf('u.id')} AS artifacts, (SELECT count(*) FROM n) AS notified FROM u`,
     [
-      s.jobId, s.version,
+      s.jobId,
+      s.version,
       ...columns.map(([, value]) => value),
       s.version,
-      newEventId(), newEventId(),
-      s.leaseId, s.jobId, s.attempt, s.agentId, s.startedAt, Boolean(attempt),
-      NOTIFY.jobState, wakesAgents,
+      newEventId(),
+      newEventId(),
+      s.leaseId,
+      s.jobId,
+      s.attempt,
+      s.agentId,
+      s.startedAt,
+      Boolean(attempt),
+      NOTIFY.jobState,
+      wakesAgents,
     ],
   );
   for (const end of attemptEnds) {

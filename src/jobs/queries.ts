@@ -17,7 +17,11 @@ const ATTEMPTS_READ_MAX = 100;
 export function createJobQueries(db: Knex) {
   const listJobs = createJobLister(db);
   const JOB_BY_ID = `FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`;
-  const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS}, claimed_until > now() AS being_claimed ${JOB_BY_ID}`);
+  const selectJob = prepared(
+    db,
+    'jobs_get',
+    `SELECT ${JOB_COLUMNS}, claimed_until > now() AS being_claimed ${JOB_BY_ID}`,
+  );
   const selectJobAfterClaim = prepared(db, 'jobs_get_after_claim', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID} FOR SHARE`);
 
   /** The job if it is the caller's and acknowledged; another workspace's job is simply not found. */
@@ -58,7 +62,11 @@ export function createJobQueries(db: Knex) {
         .whereNotIn('state', TERMINAL_STATES as JobState[])
         .groupBy('workspace_id', 'state')
         .select('workspace_id', 'state', db.raw('count(*)::int as count'));
-      return rows.map((r: { workspace_id: string; state: string; count: number }) => ({ workspaceId: r.workspace_id, state: r.state, count: r.count }));
+      return rows.map((r: { workspace_id: string; state: string; count: number }) => ({
+        workspaceId: r.workspace_id,
+        state: r.state,
+        count: r.count,
+      }));
     },
   };
 }

@@ -17,7 +17,12 @@ const FIRST_LOOKBACK_MS = 10 * 60_000;
  * those runs is repaired: a sweep that fails midway, or leaves a row, reads from the same
  * watermark again. A sweep runs to the end of the list, however long; the next waits for it.
  */
-export function startReconciler(o: { jobs: JobsService; transitions: Transitions; config: Pick<ApiConfig, 'durations'>; log: Logger }): () => void {
+export function startReconciler(o: {
+  jobs: JobsService;
+  transitions: Transitions;
+  config: Pick<ApiConfig, 'durations'>;
+  log: Logger;
+}): () => void {
   const intervalMs = o.config.durations.reconcileIntervalMs;
   let since = new Date(Date.now() - FIRST_LOOKBACK_MS);
   let running = false;
@@ -29,9 +34,16 @@ export function startReconciler(o: { jobs: JobsService; transitions: Transitions
       try {
         await o.jobs.reconcile();
         await o.jobs.sweepIdempotencyKeys();
-        const { caughtUp } = await o.transitions.repairBehind({ silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS, closedSince: since });
+        const { caughtUp } = await o.transitions.repairBehind({
+          silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS,
+          closedSince: since,
+        });
         if (caughtUp) since = new Date(startedAt.getTime() - intervalMs);
-        else o.log.warn({ since }, 'some rows behind their closed runs are not repaired; the next sweep reads from the same watermark');
+        else
+          o.log.warn(
+            { since },
+            'some rows behind their closed runs are not repaired; the next sweep reads from the same watermark',
+          );
       } catch (err) {
         o.log.warn({ err: String(err) }, 'reconcile failed');
       } finally {

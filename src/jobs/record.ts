@@ -57,9 +57,32 @@ export interface JobAttempt {
  * connection: a migration that adds a column then leaves the prepared statements valid.
  */
 export const JOB_COLUMN_NAMES = [
-  'id', 'workspace_id', 'type', 'command', 'state', 'labels', 'selector', 'env', 'timeout_seconds', 'priority', 'pool', 'region', 'retry',
-  'resources', 'artifacts_spec', 'attempt', 'created_at', 'started_at', 'finished_at', 'exit_code', 'runtime_ms',
-  'agent_id', 'lease_id', 'failure_reason', 'error', 'version',
+  'id',
+  'workspace_id',
+  'type',
+  'command',
+  'state',
+  'labels',
+  'selector',
+  'env',
+  'timeout_seconds',
+  'priority',
+  'pool',
+  'region',
+  'retry',
+  'resources',
+  'artifacts_spec',
+  'attempt',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'exit_code',
+  'runtime_ms',
+  'agent_id',
+  'lease_id',
+  'failure_reason',
+  'error',
+  'version',
 ] as const;
 
 /**
@@ -112,8 +135,14 @@ export function jobFromRow(r: any): Job {
 
 /** The columns of a JobAttempt; `result` only by the two figures taken from it (it holds the lease too). */
 export const ATTEMPT_COLUMNS = [
-  'attempt', 'agent_id', 'assigned_at', 'last_heartbeat_at', 'ended_at', 'end_reason',
-  `result->'exitCode' AS exit_code`, `result->'runtimeMs' AS runtime_ms`,
+  'attempt',
+  'agent_id',
+  'assigned_at',
+  'last_heartbeat_at',
+  'ended_at',
+  'end_reason',
+  `result->'exitCode' AS exit_code`,
+  `result->'runtimeMs' AS runtime_ms`,
 ].join(', ');
 
 const numberOrNull = (v: unknown) => (typeof v === 'number' ? v : null);

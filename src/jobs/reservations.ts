@@ -87,7 +87,13 @@ const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
  * `self` jobs, a managed-pool agent only `managed` jobs of its region (fair across workspaces);
  * labels must match the job's selector.
  */
-export async function reserveNext(db: Knex | Knex.Transaction, agent: ReservingAgent, skip: string[], seconds: number, types?: string[]) {
+export async function reserveNext(
+  db: Knex | Knex.Transaction,
+  agent: ReservingAgent,
+  skip: string[],
+  seconds: number,
+  types?: string[],
+) {
   const managed = agent.pool === 'managed';
   const { rows } = await db.raw(managed ? MANAGED : SELF, {
     agent: agent.id,

@@ -15,7 +15,12 @@ export type ResetRunOf = (workflowId: string, runId: string) => Promise<{ curren
  * logs are refused from then on. A run reset again since (or retried) takes nothing over.
  * Answers the offsets the run adds to its own numbers from then on.
  */
-export async function takeOverFromReset(db: Knex, input: ProjectJobInput, run: { workflowId: string; runId: string }, resetRunOf: ResetRunOf): Promise<Rebase> {
+export async function takeOverFromReset(
+  db: Knex,
+  input: ProjectJobInput,
+  run: { workflowId: string; runId: string },
+  resetRunOf: ResetRunOf,
+): Promise<Rebase> {
   const s = input.snapshot;
   const { current, reason } = await resetRunOf(run.workflowId, run.runId);
   if (!current) return { version: 0, attempt: 0 };
@@ -23,14 +28,21 @@ export async function takeOverFromReset(db: Knex, input: ProjectJobInput, run: {
     const { rows } = await trx.raw('SELECT version, lease_id FROM jobs WHERE id = ? FOR NO KEY UPDATE', [s.jobId]);
     const row = rows[0] as { version: number; lease_id: string | null } | undefined;
     if (!row) return { version: 0, attempt: 0 };
-    const held = s.leaseId ? await trx('job_attempts').where({ job_id: s.jobId, lease_id: s.leaseId }).first('attempt') : undefined;
-    const used = (await trx('job_attempts').where({ job_id: s.jobId }).max('attempt as n').first()) as { n: number | null };
+    const held = s.leaseId
+      ? await trx('job_attempts').where({ job_id: s.jobId, lease_id: s.leaseId }).first('attempt')
+      : undefined;
+    const used = (await trx('job_attempts').where({ job_id: s.jobId }).max('attempt as n').first()) as {
+      n: number | null;
+    };
     const offsets: Rebase = {
       version: row.version + 1 - s.version,
       attempt: held ? held.attempt - s.attempt : Math.max(0, (used.n ?? 0) + 1 - s.attempt),
     };
     const fenced = row.lease_id && row.lease_id !== s.leaseId ? row.lease_id : null;
-    const ends: AttemptEnd[] = [...input.attemptEnds, ...(fenced ? [{ leaseId: fenced, reason: 'reset' as const, kill: true }] : [])];
+    const ends: AttemptEnd[] = [
+      ...input.attemptEnds,
+      ...(fenced ? [{ leaseId: fenced, reason: 'reset' as const, kill: true }] : []),
+    ];
     const snapshot = { ...s, version: s.version + offsets.version, attempt: s.attempt + offsets.attempt };
     await applyProjection(trx, { snapshot, workspaceId: input.workspaceId, attemptEnds: ends });
     await appendAudit(trx, {
@@ -38,7 +50,13 @@ export async function takeOverFromReset(db: Knex, input: ProjectJobInput, run: {
       actor: TEMPORAL_ACTOR,
       action: 'job.reset',
       target: { type: 'job', id: s.jobId },
-      details: { reason, runId: run.runId, state: snapshot.state, attempt: snapshot.attempt, leaseFenced: Boolean(fenced) },
+      details: {
+        reason,
+        runId: run.runId,
+        state: snapshot.state,
+        attempt: snapshot.attempt,
+        leaseFenced: Boolean(fenced),
+      },
     });
     return offsets;
   });

@@ -7,7 +7,10 @@ import type { PageRequest } from '../shared/cursor';
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 export const LabelsSchema = z
-  .record(z.string().regex(/^[a-z0-9][a-z0-9._/-]{0,62}$/, 'label keys match [a-z0-9][a-z0-9._/-]{0,62}'), z.string().max(256))
+  .record(
+    z.string().regex(/^[a-z0-9][a-z0-9._/-]{0,62}$/, 'label keys match [a-z0-9][a-z0-9._/-]{0,62}'),
+    z.string().max(256),
+  )
   .refine((o) => Object.keys(o).length <= 64, 'at most 64 labels')
   .meta({ id: 'Labels', description: 'Up to 64 key/value pairs.' });
 
@@ -16,7 +19,10 @@ export const RegionSchema = z.string().regex(/^[a-z0-9-]{1,32}$/, 'lower-case le
 
 export const ManifestSchema = z
   .strictObject({
-    type: z.string().min(1).meta({ description: 'Job type; only COMMAND is supported.', examples: ['COMMAND'] }),
+    type: z
+      .string()
+      .min(1)
+      .meta({ description: 'Job type; only COMMAND is supported.', examples: ['COMMAND'] }),
     command: z
       .string()
       .min(1)
@@ -32,7 +38,12 @@ export const ManifestSchema = z
     resources: z
       .strictObject({
         cpu: z.number().positive().max(1024).optional(),
-        memoryMb: z.number().int().positive().max(16 * 1024 * 1024).optional(),
+        memoryMb: z
+          .number()
+          .int()
+          .positive()
+          .max(16 * 1024 * 1024)
+          .optional(),
         gpu: z.number().int().min(0).max(64).optional(),
       })
       .optional(),
@@ -46,7 +57,8 @@ export const ManifestSchema = z
           'then by priority and age within it; they never take `self` jobs, and the workspace’s own agents never take managed ones.',
       }),
     region: RegionSchema.optional().meta({
-      description: 'Managed jobs only: the region whose managed-pool agents may run it; default the workspace’s `defaultRegion`. With pool `self` it is 400 request.invalid.',
+      description:
+        'Managed jobs only: the region whose managed-pool agents may run it; default the workspace’s `defaultRegion`. With pool `self` it is 400 request.invalid.',
       examples: ['local', 'eu-west-1'],
     }),
     retry: z
@@ -59,7 +71,8 @@ export const ManifestSchema = z
     artifacts: z.strictObject({ paths: z.array(z.string().min(1).max(1024)).max(100) }).optional(),
   })
   .superRefine((m, ctx) => {
-    if (m.region !== undefined && m.pool !== 'managed') ctx.addIssue({ code: 'custom', path: ['region'], message: 'a region is for managed jobs (pool "managed") only' });
+    if (m.region !== undefined && m.pool !== 'managed')
+      ctx.addIssue({ code: 'custom', path: ['region'], message: 'a region is for managed jobs (pool "managed") only' });
   })
   .meta({ id: 'JobManifest' });
 export type Manifest = z.output<typeof ManifestSchema>;

@@ -26,14 +26,27 @@ export function createJobsService(deps: JobsDeps) {
 
     async retry(principal: Principal, jobId: string): Promise<Job> {
       const job = await get(principal, jobId);
-      if (job.state !== 'FAILED' && job.state !== 'TIMED_OUT') throw invalidState(`job is ${job.state}; only failed or timed-out jobs can be retried`);
+      if (job.state !== 'FAILED' && job.state !== 'TIMED_OUT')
+        throw invalidState(`job is ${job.state}; only failed or timed-out jobs can be retried`);
       // A managed job passes the credit gate again: its earlier reservation went with its end.
-      if (job.pool === 'managed') await deps.db.transaction((trx) => reserveWorstCase(trx, job.workspaceId, job.id, job));
+      if (job.pool === 'managed')
+        await deps.db.transaction((trx) => reserveWorstCase(trx, job.workspaceId, job.id, job));
       try {
-        await transitions.retry(job.workspaceId, { spec: specOf(job), timings: timingsOf(config), attempt: job.attempt + 1, version: job.version, manualRetry: true }, principal);
+        await transitions.retry(
+          job.workspaceId,
+          {
+            spec: specOf(job),
+            timings: timingsOf(config),
+            attempt: job.attempt + 1,
+            version: job.version,
+            manualRetry: true,
+          },
+          principal,
+        );
       } catch (err) {
         // Not retried after all (a retry of it already under way keeps its own reservation).
-        if (job.pool === 'managed' && !(err instanceof AppError && err.code === 'job.invalid_state')) await releaseReservation(deps.db, job.id).catch(() => undefined);
+        if (job.pool === 'managed' && !(err instanceof AppError && err.code === 'job.invalid_state'))
+          await releaseReservation(deps.db, job.id).catch(() => undefined);
         throw err;
       }
       return get(principal, jobId);

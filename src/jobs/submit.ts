@@ -69,14 +69,23 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
    * unacknowledged one is made young again, so the reconciler leaves it to this attempt; an
    * acknowledged one is returned as it is, with `acknowledged` set.
    */
-  async function insertUnstarted(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job & { acknowledged?: boolean }> {
+  async function insertUnstarted(
+    principal: Principal,
+    manifest: Manifest,
+    jobId?: string,
+  ): Promise<Job & { acknowledged?: boolean }> {
     // The hot path: a key without quotas needs no lock and no count, and a new managed job's
     // credit gate rides in its insert's own statement.
     const managed = manifest.pool === 'managed';
     // The env is sealed before any transaction: its workspace's data key may be made on first use.
     const id = jobId ?? newId('job');
-    const row: NewRow = { id, env: await sealEnv(dataKeys, principal.workspaceId, id, manifest.env), again: jobId !== undefined };
-    if (!principal.hasQuotas && !jobId) return managed ? insertGated(principal, manifest, row) : insertRow(db, principal, manifest, row);
+    const row: NewRow = {
+      id,
+      env: await sealEnv(dataKeys, principal.workspaceId, id, manifest.env),
+      again: jobId !== undefined,
+    };
+    if (!principal.hasQuotas && !jobId)
+      return managed ? insertGated(principal, manifest, row) : insertRow(db, principal, manifest, row);
     return db.transaction(async (trx) => {
       if (principal.hasQuotas) await enforceSubmitQuota(trx, principal.keyId, manifest.type);
       const job = await insertRow(trx, principal, manifest, row);
@@ -108,7 +117,10 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         pool: manifest.pool,
         // A managed job runs in its manifest's region, else its workspace's default one, read as it is inserted.
         region:
-          manifest.pool !== 'managed' ? null : (manifest.region ?? trx.raw('(SELECT default_region FROM workspaces WHERE id = ?)', [principal.workspaceId])),
+          manifest.pool !== 'managed'
+            ? null
+            : (manifest.region ??
+              trx.raw('(SELECT default_region FROM workspaces WHERE id = ?)', [principal.workspaceId])),
         retry: JSON.stringify(manifest.retry),
         priority: manifest.priority,
         artifacts_spec: manifest.artifacts ? JSON.stringify(manifest.artifacts) : null,
@@ -117,18 +129,32 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         created_at: now,
         available_at: now,
         submitted_with_key_id: principal.keyId ?? null,
-        submitted_by: pendingEntry({ actor: principal.actor, origin: principal.origin, details: { type: manifest.type } }),
+        submitted_by: pendingEntry({
+          actor: principal.actor,
+          origin: principal.origin,
+          details: { type: manifest.type },
+        }),
       })
       .returning('*');
   }
 
-  async function insertRow(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, row: NewRow): Promise<Job & { acknowledged?: boolean }> {
+  async function insertRow(
+    trx: Knex | Knex.Transaction,
+    principal: Principal,
+    manifest: Manifest,
+    row: NewRow,
+  ): Promise<Job & { acknowledged?: boolean }> {
     const now = trx.fn.now();
     const insert = rowInsert(trx, principal, manifest, row);
     if (!row.again) return jobFromRow((await insert)[0]);
-    const [made] = await insert.onConflict('id').merge({ created_at: now, available_at: now }).where('jobs.workflow_started', false);
+    const [made] = await insert
+      .onConflict('id')
+      .merge({ created_at: now, available_at: now })
+      .where('jobs.workflow_started', false);
     if (made) return jobFromRow(made);
-    const existing = await trx('jobs').where({ id: row.id, workspace_id: principal.workspaceId }).first(trx.raw(JOB_COLUMNS));
+    const existing = await trx('jobs')
+      .where({ id: row.id, workspace_id: principal.workspaceId })
+      .first(trx.raw(JOB_COLUMNS));
     if (!existing) throw new AppError('internal', 'an idempotency key names a job of another workspace');
     return { ...jobFromRow(existing), acknowledged: true };
   }
@@ -140,12 +166,16 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
    */
   async function submit(principal: Principal, manifest: Manifest, jobId?: string): Promise<Job> {
     if (manifest.type !== 'COMMAND') {
-      throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, { supported: ['COMMAND'] });
+      throw new AppError('job.unsupported_type', `Job type ${manifest.type} is not supported`, {
+        supported: ['COMMAND'],
+      });
     }
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
     if (acknowledged) return job;
     try {
-      await transitions.turns.change(principal.workspaceId, () => workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 }));
+      await transitions.turns.change(principal.workspaceId, () =>
+        workflows.start({ spec: specOf(job), timings, attempt: 1, version: 0 }),
+      );
     } catch (err) {
       // The workflow may exist after all: the reconciler looks and then starts or removes the row.
       if (err instanceof StartOutcomeUnknownError) {
@@ -153,16 +183,26 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         throw err;
       }
       // Certainly not started and not acknowledged: take the row back (else the reconciler will).
-      await db('jobs').where({ id: job.id, workflow_started: false }).delete().catch(() => undefined);
+      await db('jobs')
+        .where({ id: job.id, workflow_started: false })
+        .delete()
+        .catch(() => undefined);
       throw err;
     }
     if ((await transitions.create(job.id)) === 'gone') {
       // The reconciler found no workflow while the start was still under way, and removed the
       // row: the run just started would be a job nobody can see. End it; the client resubmits.
-      await workflows.terminate(job.id, 'its submit was settled as failed before the workflow started').catch((err) =>
-        log.error({ err: String(err), jobId: job.id }, 'submit: could not terminate a workflow whose row is gone'),
+      await workflows
+        .terminate(job.id, 'its submit was settled as failed before the workflow started')
+        .catch((err) =>
+          log.error({ err: String(err), jobId: job.id }, 'submit: could not terminate a workflow whose row is gone'),
+        );
+      throw new AppError(
+        'dependency.unavailable',
+        'The submit took too long and was not kept; submit it again',
+        undefined,
+        config.dependencyRetryAfterSeconds,
       );
-      throw new AppError('dependency.unavailable', 'The submit took too long and was not kept; submit it again', undefined, config.dependencyRetryAfterSeconds);
     }
     return job;
   }
@@ -173,15 +213,26 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
    * A failure that made no job lets the key go; one that may have (an unconfirmed start) keeps it,
    * so a retry once the hold has passed finishes that same job.
    */
-  async function submitWithKey<T>(principal: Principal, manifest: Manifest, key: string, render: (job: Job) => T): Promise<{ body: T; replayed: boolean }> {
-    const claim = await idempotencyKeys.claim(principal.workspaceId, key, fingerprintOf(await dataKeys.of(principal.workspaceId), manifest));
+  async function submitWithKey<T>(
+    principal: Principal,
+    manifest: Manifest,
+    key: string,
+    render: (job: Job) => T,
+  ): Promise<{ body: T; replayed: boolean }> {
+    const claim = await idempotencyKeys.claim(
+      principal.workspaceId,
+      key,
+      fingerprintOf(await dataKeys.of(principal.workspaceId), manifest),
+    );
     if (claim.kind === 'replay') return { body: claim.body as T, replayed: true };
     let job: Job;
     try {
       job = await submit(principal, manifest, claim.jobId);
     } catch (err) {
       if (!(err instanceof StartOutcomeUnknownError)) {
-        await idempotencyKeys.release(principal.workspaceId, key, claim.holder).catch((e) => log.warn({ err: String(e), key }, 'submit: could not let an idempotency key go'));
+        await idempotencyKeys
+          .release(principal.workspaceId, key, claim.holder)
+          .catch((e) => log.warn({ err: String(e), key }, 'submit: could not let an idempotency key go'));
       }
       throw err;
     }
@@ -226,7 +277,10 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
               .delete();
           }
         } catch (err) {
-          log.warn({ err: String(err), jobId: row.id }, 'could not settle an interrupted submit; the next pass tries again');
+          log.warn(
+            { err: String(err), jobId: row.id },
+            'could not settle an interrupted submit; the next pass tries again',
+          );
         }
       }
       if (started + removed > 0) log.info({ started, removed }, 'reconciled interrupted submits');

@@ -6,7 +6,13 @@ import { createdEventInsert, newEventId } from './outbox';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, RunTerminatedError, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { isTerminal } from '../../workflows/job-model';
-import { type AssignInput, type JobWorkflowInput, type ResultInput, type Transition, queuedSnapshot } from '../../workflows/definitions';
+import {
+  type AssignInput,
+  type JobWorkflowInput,
+  type ResultInput,
+  type Transition,
+  queuedSnapshot,
+} from '../../workflows/definitions';
 import { LIVE_STATES } from './lease';
 import { type RowRef, rowsBehindClosedRuns } from './closed-runs';
 import { eachConcurrently } from '../shared/concurrently';
@@ -24,7 +30,10 @@ const REPAIRS_AT_ONCE = 8;
 export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
 
 /** Live jobs whose attempt has gone silent (src/agents/liveness.ts, injected: agents depends on jobs, not back). */
-export type SilentAttempts = (db: Knex, o: { liveStates: readonly string[]; silentForMs: number; limit: number }) => Promise<Array<{ id: string; workspace_id: string }>>;
+export type SilentAttempts = (
+  db: Knex,
+  o: { liveStates: readonly string[]; silentForMs: number; limit: number },
+) => Promise<Array<{ id: string; workspace_id: string }>>;
 
 export interface TransitionsDeps {
   db: Knex;
@@ -45,14 +54,27 @@ export interface TransitionsDeps {
  * caller retries what it got no answer to), a claim the workflow refuses, and the reconciler.
  */
 export function createTransitions({ db, workflows, config, log, silentAttempts }: TransitionsDeps) {
-  const turns = createTurns({ changesMax: config.limits.changesInFlightMax, pushLinesMax: config.limits.logLinesInFlightMax, retryAfterSeconds: config.dependencyRetryAfterSeconds });
+  const turns = createTurns({
+    changesMax: config.limits.changesInFlightMax,
+    pushLinesMax: config.limits.logLinesInFlightMax,
+    retryAfterSeconds: config.dependencyRetryAfterSeconds,
+  });
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
     applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
   /** A change someone asked for: its write and its audit entry commit together. */
-  const writeAudited = (workspaceId: string, t: Transition, entry: ChangeBy & { action: string; details?: Record<string, unknown> }) =>
+  const writeAudited = (
+    workspaceId: string,
+    t: Transition,
+    entry: ChangeBy & { action: string; details?: Record<string, unknown> },
+  ) =>
     db.transaction(async (trx) => {
       const row = await write(trx, workspaceId, t);
-      await appendAudit(trx, { ...entry, workspaceId, target: { type: 'job', id: t.snapshot.jobId }, details: { state: t.snapshot.state, attempt: t.snapshot.attempt, ...entry.details } });
+      await appendAudit(trx, {
+        ...entry,
+        workspaceId,
+        target: { type: 'job', id: t.snapshot.jobId },
+        details: { state: t.snapshot.state, attempt: t.snapshot.attempt, ...entry.details },
+      });
       return row;
     });
 
@@ -63,7 +85,9 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
    * with it. Undefined when the row had already ended.
    */
   async function endTerminated(jobId: string, workspaceId: string, reason: string): Promise<Transition | undefined> {
-    const row = await db('jobs').where({ id: jobId, workspace_id: workspaceId }).first('state', 'attempt', 'lease_id', 'agent_id', 'started_at', 'available_at', 'version');
+    const row = await db('jobs')
+      .where({ id: jobId, workspace_id: workspaceId })
+      .first('state', 'attempt', 'lease_id', 'agent_id', 'started_at', 'available_at', 'version');
     if (!row || isTerminal(row.state)) return undefined;
     const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
     const failureReason = `terminated in Temporal: ${reason}` as const;
@@ -85,7 +109,11 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       },
       ends: row.lease_id ? [{ leaseId: row.lease_id, reason: 'cancelled', kill: true }] : [],
     };
-    await writeAudited(workspaceId, t, { actor: TEMPORAL_ACTOR, action: 'job.cancel', details: { reason: failureReason } });
+    await writeAudited(workspaceId, t, {
+      actor: TEMPORAL_ACTOR,
+      action: 'job.cancel',
+      details: { reason: failureReason },
+    });
     log.info({ jobId, reason }, 'ended a job whose run was terminated in Temporal');
     return t;
   }
@@ -115,7 +143,10 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         await write(trx, workspaceId, t);
       }).catch((err) => {
         resolve(t);
-        log.warn({ err: String(err), jobId }, 'transition answered, its read-model write failed; the reconciler repairs the row');
+        log.warn(
+          { err: String(err), jobId },
+          'transition answered, its read-model write failed; the reconciler repairs the row',
+        );
       });
     });
   }
@@ -155,9 +186,12 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       try {
         t = await turns.progress(workspaceId, () => workflows.assign(jobId, input));
       } catch (err) {
-        const refused = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
+        const refused =
+          err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
         if (!refused) throw err;
-        await repair(jobId, workspaceId).catch((e) => log.warn({ err: String(e), jobId }, 'could not repair a row behind its workflow'));
+        await repair(jobId, workspaceId).catch((e) =>
+          log.warn({ err: String(e), jobId }, 'could not repair a row behind its workflow'),
+        );
         throw invalidState('the job is no longer claimable');
       }
       return commitBehindAnswer(jobId, workspaceId, t);
@@ -168,7 +202,11 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * already current). A report repeated after its run closed (its first answer was lost)
      * repairs the row from the run and is answered the same; any other lease is 409.
      */
-    async result(jobId: string, workspaceId: string, input: ResultInput & { agentId: string }): Promise<Record<string, unknown> | undefined> {
+    async result(
+      jobId: string,
+      workspaceId: string,
+      input: ResultInput & { agentId: string },
+    ): Promise<Record<string, unknown> | undefined> {
       try {
         return await write(db, workspaceId, await turns.progress(workspaceId, () => workflows.result(jobId, input)));
       } catch (err) {
@@ -179,10 +217,15 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
           await endTerminated(jobId, workspaceId, e.reason);
           throw notAssigned();
         });
-        const reported = truth?.ends.some((e) => e.leaseId === input.leaseId && e.reason === 'result' && e.result?.agentId === input.agentId);
+        const reported = truth?.ends.some(
+          (e) => e.leaseId === input.leaseId && e.reason === 'result' && e.result?.agentId === input.agentId,
+        );
         if (truth && reported) return write(db, workspaceId, truth);
         // A legacy run keeps its ends to itself; its own projection recorded the result.
-        const recorded = await db('job_attempts').where({ job_id: jobId, lease_id: input.leaseId, agent_id: input.agentId }).whereNotNull('result').first('lease_id');
+        const recorded = await db('job_attempts')
+          .where({ job_id: jobId, lease_id: input.leaseId, agent_id: input.agentId })
+          .whereNotNull('result')
+          .first('lease_id');
         if (!recorded) throw notAssigned();
         return undefined;
       }
@@ -194,14 +237,19 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * reported (`endedAs`), its row repaired if it had not shown it; each surface decides what
      * that means to its caller.
      */
-    async cancel(jobId: string, workspaceId: string, by: ChangeBy): Promise<{ row?: Record<string, unknown>; endedAs?: string }> {
+    async cancel(
+      jobId: string,
+      workspaceId: string,
+      by: ChangeBy,
+    ): Promise<{ row?: Record<string, unknown>; endedAs?: string }> {
       let t: Transition;
       try {
         t = await turns.change(workspaceId, () => workflows.cancel(jobId));
       } catch (err) {
         // The run refuses only a job that has ended, whether or not it has closed yet (its final
         // projection may still be on its way): either way the job ended before this cancel.
-        const ended = err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
+        const ended =
+          err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
         if (!ended) throw err;
         const { truth } = await repair(jobId, workspaceId);
         return { endedAs: truth?.snapshot.state ?? 'finished' };
@@ -221,7 +269,11 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * Runs closed since `closedSince` are read through every page of the list, however many a batch
      * closed; `caughtUp` says each of their rows was repaired, so the caller may move past them.
      */
-    async repairBehind(o: { silentForMs: number; closedSince: Date; limit?: number }): Promise<{ repaired: number; caughtUp: boolean }> {
+    async repairBehind(o: {
+      silentForMs: number;
+      closedSince: Date;
+      limit?: number;
+    }): Promise<{ repaired: number; caughtUp: boolean }> {
       const limit = o.limit ?? 100;
       let repaired = 0;
       /** Repairs `rows`, a few at once; false when some could not be. */
@@ -230,13 +282,19 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         await eachConcurrently(rows, REPAIRS_AT_ONCE, async (row) => {
           // One run that cannot answer now (no worker on its queue, an outage) holds up no other.
           const outcome = await repair(row.id, row.workspace_id).catch((err) => {
-            log.warn({ err: String(err), jobId: row.id }, 'could not repair a row from its run; trying again next pass');
+            log.warn(
+              { err: String(err), jobId: row.id },
+              'could not repair a row from its run; trying again next pass',
+            );
             all = false;
             return { written: false };
           });
           if (outcome.written) repaired++;
           // A reservation whose claim never wrote: nobody else will clear it.
-          await db('jobs').where({ id: row.id }).where('claimed_until', '<', db.fn.now()).update({ claimed_by: null, claimed_until: null });
+          await db('jobs')
+            .where({ id: row.id })
+            .where('claimed_until', '<', db.fn.now())
+            .update({ claimed_by: null, claimed_until: null });
         });
         return all;
       };
@@ -266,7 +324,11 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       }
       if (!started) throw invalidState('job is already being retried');
       // The new run writes this too, first thing: whichever lands first, the other changes nothing.
-      await writeAudited(workspaceId, { snapshot: queuedSnapshot(input, new Date().toISOString()), ends: [] }, { ...by, action: 'job.retry' });
+      await writeAudited(
+        workspaceId,
+        { snapshot: queuedSnapshot(input, new Date().toISOString()), ends: [] },
+        { ...by, action: 'job.retry' },
+      );
     },
   };
 }

@@ -19,7 +19,13 @@ import { AppError } from '../shared/errors';
  * bounded share of a busy instance's CPU. Other work passes heavy work that rests, and never
  * waits for the rest.
  */
-export function createTurns(o: { changesMax: number; pushLinesMax?: number; quietMs?: number; waitMs?: number; retryAfterSeconds: number }) {
+export function createTurns(o: {
+  changesMax: number;
+  pushLinesMax?: number;
+  quietMs?: number;
+  waitMs?: number;
+  retryAfterSeconds: number;
+}) {
   const quietMs = o.quietMs ?? 1000;
   const waitMs = o.waitMs ?? 10_000;
   let progressing = 0;
@@ -54,10 +60,28 @@ export function createTurns(o: { changesMax: number; pushLinesMax?: number; quie
     heavyRunning: number;
     restUntil: number;
   }
-  const lane = (max: number, busyMessage: string, heavy: Lane['heavy']): Lane => ({ max, busyMax: Math.max(1, Math.floor(max / 4)), running: 0, waiting: [], busyMessage, heavy, heavyRunning: 0, restUntil: 0 });
-  const progresses = (owner: string) => (progressingBy.get(owner) ?? 0) > 0 || Date.now() - (progressedAtBy.get(owner) ?? 0) < quietMs;
-  const changes = lane(o.changesMax, 'This API instance is busy; retry the change shortly', (e) => !progresses(e.owner));
-  const pushes = lane(o.pushLinesMax ?? 4000, 'This API instance is busy; push the lines again shortly', (e, busyMax) => recentLines(e.owner) + e.weight > busyMax);
+  const lane = (max: number, busyMessage: string, heavy: Lane['heavy']): Lane => ({
+    max,
+    busyMax: Math.max(1, Math.floor(max / 4)),
+    running: 0,
+    waiting: [],
+    busyMessage,
+    heavy,
+    heavyRunning: 0,
+    restUntil: 0,
+  });
+  const progresses = (owner: string) =>
+    (progressingBy.get(owner) ?? 0) > 0 || Date.now() - (progressedAtBy.get(owner) ?? 0) < quietMs;
+  const changes = lane(
+    o.changesMax,
+    'This API instance is busy; retry the change shortly',
+    (e) => !progresses(e.owner),
+  );
+  const pushes = lane(
+    o.pushLinesMax ?? 4000,
+    'This API instance is busy; push the lines again shortly',
+    (e, busyMax) => recentLines(e.owner) + e.weight > busyMax,
+  );
   const lanes = [changes, pushes];
 
   const busy = () => progressing > 0 || Date.now() - progressedAt < quietMs;
@@ -88,7 +112,7 @@ export function createTurns(o: { changesMax: number; pushLinesMax?: number; quie
    */
   const admit = () => {
     for (const l of lanes) {
-      for (let i = 0; i < l.waiting.length; ) {
+      for (let i = 0; i < l.waiting.length;) {
         const e = l.waiting[i];
         const verdict = fits(l, e);
         if (verdict === 'full') break;

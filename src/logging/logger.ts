@@ -13,5 +13,8 @@ export function createLogger(level: string, name = 'compute', destination?: pino
   if (destination) return pino({ name, level, mixin }, destination);
   if (!process.stdout.isTTY) return pino({ name, level, mixin });
   // No pid and hostname on each line (a terminal shows one process); a job's own `pid` still shows.
-  return pino({ name, level, base: {}, mixin }, pretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', destination: 1 }));
+  return pino(
+    { name, level, base: {}, mixin },
+    pretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', destination: 1 }),
+  );
 }

@@ -68,7 +68,10 @@ export function planPush(budget: LogBudget, log: LogShape, bytes: number[]): Pus
     const excess =
       plan.unstored > 0
         ? { lines: log.tailLines, cost: 0 }
-        : { lines: log.tailLines + kept - half.lines, cost: costOf(budget, log.tailLines + kept, log.tailBytes + keptBytes) - half.cost };
+        : {
+            lines: log.tailLines + kept - half.lines,
+            cost: costOf(budget, log.tailLines + kept, log.tailBytes + keptBytes) - half.cost,
+          };
     if (excess.lines > 0 || excess.cost > 0) plan.trim = excess;
   }
   return plan;

@@ -58,7 +58,10 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
     private ended: { state: JobState; exitCode: number | null } | undefined;
     private readonly unlisten: Array<() => void>;
 
-    constructor(readonly jobId: string, from: number) {
+    constructor(
+      readonly jobId: string,
+      from: number,
+    ) {
       this.last = from;
       this.unlisten = [notifier.on(NOTIFY.jobState, jobId, () => this.read())];
     }
@@ -80,7 +83,8 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
     }
 
     join(f: FeedFollower): void {
-      for (const page of this.recent) if (page.events.length && page.events[page.events.length - 1].seq > f.position) f.page(page);
+      for (const page of this.recent)
+        if (page.events.length && page.events[page.events.length - 1].seq > f.position) f.page(page);
       if (this.ended) return f.end(this.ended);
       this.followers.add(f);
       // Lines may have landed between the follower's own last read and now.
@@ -130,7 +134,8 @@ export function createLogFeeds({ logs, notifier, log }: { logs: LogsService; not
 
     private publish(read: FeedPage): void {
       // A read that overlaps lines handed over meanwhile passes on only what is new.
-      const page = read.after >= this.last ? read : { after: this.last, events: read.events.filter((e) => e.seq > this.last) };
+      const page =
+        read.after >= this.last ? read : { after: this.last, events: read.events.filter((e) => e.seq > this.last) };
       if (page.events.length === 0) return;
       this.last = page.events[page.events.length - 1].seq;
       const bytes = sizeOf(page.events);

@@ -48,12 +48,17 @@ async function lockedWithLogState(trx: Knex.Transaction, node: AskingNode, q: { 
     .where(askableBy(node, 'j'))
     .forUpdate('j')
     .first(
-      'j.id', 'j.state', 'j.lease_id', 'j.agent_id',
+      'j.id',
+      'j.state',
+      'j.lease_id',
+      'j.agent_id',
       trx.raw('coalesce(s.next_seq, 1)::bigint AS log_next_seq'),
       trx.raw('coalesce(s.head_bytes, 0)::bigint AS log_head_bytes'),
       trx.raw('coalesce(s.tail_bytes, 0)::bigint AS log_tail_bytes'),
-      's.truncated_seq AS log_truncated_seq', 's.tail_start_seq AS log_tail_start_seq',
-      's.dropped_lease_id AS log_dropped_lease_id', 's.dropped_agent_seq AS log_dropped_agent_seq',
+      's.truncated_seq AS log_truncated_seq',
+      's.tail_start_seq AS log_tail_start_seq',
+      's.dropped_lease_id AS log_dropped_lease_id',
+      's.dropped_agent_seq AS log_dropped_agent_seq',
     );
   if (!job) throw notFound('job');
   if (!holdsLease(job, q.leaseId, node.id)) throw notAssigned();
@@ -70,7 +75,15 @@ async function lockedWithLogState(trx: Knex.Transaction, node: AskingNode, q: { 
  * seqs [1, marker) and the tail [tail_start_seq, next_seq) of job_log_state: trimming deletes
  * by primary-key range from the tail's start, as many rows as the push's own excess needs.
  */
-export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<ApiConfig, 'limits'>; turns: Pick<Turns, 'push'> }) {
+export function createLogPush({
+  db,
+  config,
+  turns,
+}: {
+  db: Knex;
+  config: Pick<ApiConfig, 'limits'>;
+  turns: Pick<Turns, 'push'>;
+}) {
   const budget = logBudgetOf(config.limits);
   const storedListeners = new Set<(s: StoredLines) => void>();
 
@@ -107,7 +120,12 @@ export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<Ap
       const now = new Date().toISOString();
       // Stored to the millisecond, as it is read back: what a push hands its readers is what they would read.
       const lineRow = (l: Incoming, seq: number): LineRow => ({
-        seq, agent_seq: l.line.seq, stream: l.line.stream, line: l.line.line, ts: l.line.ts ? new Date(l.line.ts).toISOString() : now, bytes: l.bytes,
+        seq,
+        agent_seq: l.line.seq,
+        stream: l.line.stream,
+        line: l.line.line,
+        ts: l.line.ts ? new Date(l.line.ts).toISOString() : now,
+        bytes: l.bytes,
       });
       let seq: number = job.log_next_seq;
       let markerSeq: number | null = job.log_truncated_seq;
@@ -115,8 +133,18 @@ export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<Ap
       let headBytes: number = job.log_head_bytes;
       let tailBytes: number = job.log_tail_bytes;
       const incoming: Incoming[] = fresh.map((line) => ({ line, bytes: Buffer.byteLength(line.line, 'utf8') }));
-      const shape = { headLines: (markerSeq ?? seq) - 1, headBytes, marked: markerSeq !== null, tailLines: markerSeq === null ? 0 : seq - tailStart, tailBytes };
-      const plan = planPush(budget, shape, incoming.map((l) => l.bytes));
+      const shape = {
+        headLines: (markerSeq ?? seq) - 1,
+        headBytes,
+        marked: markerSeq !== null,
+        tailLines: markerSeq === null ? 0 : seq - tailStart,
+        tailBytes,
+      };
+      const plan = planPush(
+        budget,
+        shape,
+        incoming.map((l) => l.bytes),
+      );
 
       const rows: LineRow[] = [];
       for (const l of incoming.slice(0, plan.head)) {
@@ -126,7 +154,14 @@ export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<Ap
       if (plan.openMarker) {
         markerSeq = seq++;
         tailStart = seq;
-        await trx('job_logs').insert({ job_id: job.id, seq: markerSeq, kind: 'truncated', ts: now, bytes: 0, data: JSON.stringify({ droppedLines: 0, droppedBytes: 0 }) });
+        await trx('job_logs').insert({
+          job_id: job.id,
+          seq: markerSeq,
+          kind: 'truncated',
+          ts: now,
+          bytes: 0,
+          data: JSON.stringify({ droppedLines: 0, droppedBytes: 0 }),
+        });
       }
       const dropped = { lines: 0, bytes: 0, agentSeq: droppedUpTo };
       for (const l of incoming.slice(plan.head, plan.head + plan.unstored)) {
@@ -135,7 +170,13 @@ export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<Ap
         dropped.agentSeq = Math.max(dropped.agentSeq, l.line.seq);
       }
       if (plan.trim) {
-        const gone = await dropOldestTail(trx, { jobId: job.id, leaseId: body.leaseId, tailStart, tailLines: shape.tailLines, excess: plan.trim });
+        const gone = await dropOldestTail(trx, {
+          jobId: job.id,
+          leaseId: body.leaseId,
+          tailStart,
+          tailLines: shape.tailLines,
+          excess: plan.trim,
+        });
         dropped.lines += gone.lines;
         dropped.bytes += gone.bytes;
         dropped.agentSeq = Math.max(dropped.agentSeq, gone.agentSeq);
@@ -175,16 +216,30 @@ export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<Ap
           tail_bytes: tailBytes,
           truncated_seq: markerSeq,
           tail_start_seq: markerSeq === null ? null : tailStart,
-          ...(dropped.agentSeq > droppedUpTo && { dropped_lease_id: body.leaseId, dropped_agent_seq: dropped.agentSeq }),
+          ...(dropped.agentSeq > droppedUpTo && {
+            dropped_lease_id: body.leaseId,
+            dropped_agent_seq: dropped.agentSeq,
+          }),
         })
         .onConflict('job_id')
         .merge();
       await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobLogs, `${job.id} ${seq - 1}`]);
       // Appended after what was stored before, with no marker in between: readers on this instance
       // can take these rows as they are, without reading them back.
-      const stored = !plan.openMarker && rows.length > 0
-        ? { jobId: job.id, after: rows[0].seq - 1, events: rows.map((r): LogEvent => ({ kind: 'line', seq: r.seq, stream: r.stream, line: r.line, ts: r.ts })) }
-        : undefined;
+      const stored =
+        !plan.openMarker && rows.length > 0
+          ? {
+              jobId: job.id,
+              after: rows[0].seq - 1,
+              events: rows.map((r): LogEvent => ({
+                kind: 'line',
+                seq: r.seq,
+                stream: r.stream,
+                line: r.line,
+                ts: r.ts,
+              })),
+            }
+          : undefined;
       return { accepted: fresh.length, duplicates: offered.length - fresh.length, stored };
     });
   }
@@ -197,7 +252,13 @@ export function createLogPush({ db, config, turns }: { db: Knex; config: Pick<Ap
    */
   async function dropOldestTail(
     trx: Knex.Transaction,
-    o: { jobId: string; leaseId: string; tailStart: number; tailLines: number; excess: { lines: number; cost: number } },
+    o: {
+      jobId: string;
+      leaseId: string;
+      tailStart: number;
+      tailLines: number;
+      excess: { lines: number; cost: number };
+    },
   ): Promise<{ lines: number; bytes: number; agentSeq: number }> {
     const reach = Math.min(o.tailLines, Math.max(o.excess.lines, Math.ceil(o.excess.cost / budget.overhead)));
     const oldest: Array<{ bytes: number; lease_id: string; agent_seq: number }> = await trx('job_logs')

@@ -36,17 +36,31 @@ interface StoredRow {
  * Events after `afterSeq`, oldest first: up to `maxRows` rows and `maxBytes` of line text (at
  * least one row, however long). The text of rows past the page never leaves the database.
  */
-export async function readLog(db: Knex, jobId: string, afterSeq: number, page: Partial<typeof LOG_PAGE> = {}): Promise<LogPage> {
+export async function readLog(
+  db: Knex,
+  jobId: string,
+  afterSeq: number,
+  page: Partial<typeof LOG_PAGE> = {},
+): Promise<LogPage> {
   const { maxRows, maxBytes } = { ...LOG_PAGE, ...page };
   const job = await db('jobs as j')
     .leftJoin('job_log_state as s', 's.job_id', 'j.id')
     .where('j.id', jobId)
-    .first(db.raw('coalesce(s.next_seq, 1) AS log_next_seq'), 's.truncated_seq AS log_truncated_seq', 's.tail_start_seq AS log_tail_start_seq', 'j.state', 'j.exit_code');
+    .first(
+      db.raw('coalesce(s.next_seq, 1) AS log_next_seq'),
+      's.truncated_seq AS log_truncated_seq',
+      's.tail_start_seq AS log_tail_start_seq',
+      'j.state',
+      'j.exit_code',
+    );
   if (!job) return { events: [], full: false, job: null };
   // Seqs are dense but for the lines dropped between the marker and the tail: skip those, and
   // read a bounded seq range, so a flooded job's page never costs more than the page (a plan
   // on stale statistics would otherwise scan and sort the rest of the log).
-  const from = job.log_truncated_seq !== null && afterSeq >= job.log_truncated_seq ? Math.max(afterSeq, job.log_tail_start_seq - 1) : afterSeq;
+  const from =
+    job.log_truncated_seq !== null && afterSeq >= job.log_truncated_seq
+      ? Math.max(afterSeq, job.log_tail_start_seq - 1)
+      : afterSeq;
   const to = from + maxRows + 1;
   // A row after the page (if any) comes back with keep = false and no text: it says `full`.
   const { rows } = await db.raw(
@@ -65,9 +79,19 @@ export async function readLog(db: Knex, jobId: string, afterSeq: number, page: P
     .filter((r) => r.keep)
     .map((r): LogEvent =>
       r.kind === 'truncated'
-        ? { kind: 'truncated', seq: r.seq, droppedLines: Number(r.data.droppedLines), droppedBytes: Number(r.data.droppedBytes), ts: new Date(r.ts).toISOString() }
+        ? {
+            kind: 'truncated',
+            seq: r.seq,
+            droppedLines: Number(r.data.droppedLines),
+            droppedBytes: Number(r.data.droppedBytes),
+            ts: new Date(r.ts).toISOString(),
+          }
         : { kind: 'line', seq: r.seq, stream: r.stream, line: r.line, ts: new Date(r.ts).toISOString() },
     );
   // Cut by a cap, or the range ended at the marker's gap with the tail still to come.
-  return { events, full: events.length < rows.length || to < job.log_next_seq - 1, job: { state: job.state, exitCode: job.exit_code } };
+  return {
+    events,
+    full: events.length < rows.length || to < job.log_next_seq - 1,
+    job: { state: job.state, exitCode: job.exit_code },
+  };
 }

@@ -9,7 +9,15 @@ export type { LogEvent, LogPage } from './read';
 export { LOG_PAGE } from './read';
 
 /** A job's log: pushed by its agent (push.ts), read back by clients and followers (read.ts). */
-export function createLogsService({ db, config, turns }: { db: Knex; config: Pick<ApiConfig, 'limits'>; turns: Pick<Turns, 'push'> }) {
+export function createLogsService({
+  db,
+  config,
+  turns,
+}: {
+  db: Knex;
+  config: Pick<ApiConfig, 'limits'>;
+  turns: Pick<Turns, 'push'>;
+}) {
   const { push, onStored } = createLogPush({ db, config, turns });
   return {
     push,

@@ -25,7 +25,12 @@ async function main() {
   const say = (msg: string) => process.stderr.write(`${msg}\n`);
   say(`compute dev: data in ${base.dataDir}`);
   // Stripe is stripe-mock unless a real key is configured (then Stripe itself).
-  const started = { postgres: !base.databaseUrl, temporal: !base.temporal.address, minio: !base.s3.endpoint, stripeMock: !base.stripe.secretKey };
+  const started = {
+    postgres: !base.databaseUrl,
+    temporal: !base.temporal.address,
+    minio: !base.s3.endpoint,
+    stripeMock: !base.stripe.secretKey,
+  };
   const stack = await startLocalStack({
     dataDir: base.dataDir,
     toolsDir: base.toolsDir,
@@ -46,8 +51,12 @@ async function main() {
     ...base,
     databaseUrl: base.databaseUrl ?? stack.databaseUrl,
     temporal: { ...base.temporal, address: base.temporal.address ?? stack.temporalAddress },
-    s3: stack.s3 ? { ...base.s3, endpoint: stack.s3.endpoint, accessKey: stack.s3.accessKey, secretKey: stack.s3.secretKey } : base.s3,
-    stripe: stack.stripeMock ? { ...base.stripe, secretKey: 'sk_test_computedev', apiBase: stack.stripeMock.url } : base.stripe,
+    s3: stack.s3
+      ? { ...base.s3, endpoint: stack.s3.endpoint, accessKey: stack.s3.accessKey, secretKey: stack.s3.secretKey }
+      : base.s3,
+    stripe: stack.stripeMock
+      ? { ...base.stripe, secretKey: 'sk_test_computedev', apiBase: stack.stripeMock.url }
+      : base.stripe,
     // The portal links job runs to the UI started here, unless TEMPORAL_UI_URL names another.
     portal: { ...base.portal, temporalUiUrl: base.portal.temporalUiUrl ?? stack.temporalUiUrl },
   };
@@ -58,7 +67,13 @@ async function main() {
   const managedKey = await ensureDevApiKey(db, config.dataDir, await ensureOperatorWorkspace(db), 'managed');
   await db.destroy();
 
-  const proc = await startServiceProcess({ config, log, api: true, worker: true, sdkMetricsPort: config.worker.sdkMetricsPort });
+  const proc = await startServiceProcess({
+    config,
+    log,
+    api: true,
+    worker: true,
+    sdkMetricsPort: config.worker.sdkMetricsPort,
+  });
   // One agent in this process, so a submitted job runs on this machine.
   const agent = new Agent({
     apiUrl: proc.url!,
@@ -73,7 +88,8 @@ async function main() {
   // And one agent of the managed pool, region local (every workspace's default), so a job with
   // "pool": "managed" runs on a fresh clone too: in its sandbox, as in production, where root can
   // install bubblewrap; elsewhere the managed pool has no agent here, and the log says why.
-  if (process.getuid?.() === 0) await ensureDebianPackage('bubblewrap', DEBIAN_PACKAGE_VERSIONS.bubblewrap, (msg) => say(`  ${msg}`));
+  if (process.getuid?.() === 0)
+    await ensureDebianPackage('bubblewrap', DEBIAN_PACKAGE_VERSIONS.bubblewrap, (msg) => say(`  ${msg}`));
   const managedAgent = new Agent({
     apiUrl: proc.url!,
     key: managedKey,
@@ -98,25 +114,38 @@ async function main() {
   say(`  Portal         ${proc.url}/   (sign in with any e-mail: the code is printed in this log)`);
   say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
   say(`  Operations     ${proc.url}/readyz   ${proc.url}/metrics   (the worker's Temporal SDK series included)`);
-  say(`  Temporal       ${config.temporal.address}   namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}`);
+  say(
+    `  Temporal       ${config.temporal.address}   namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}`,
+  );
   if (stack.temporalUiUrl) say(`  Temporal UI    ${stack.temporalUiUrl}   (filter: JobState="RUNNING")`);
   say(`  PostgreSQL     ${config.databaseUrl}`);
   if (stack.s3) say(`  MinIO          ${stack.s3.endpoint}   (console ${stack.s3.consoleUrl})`);
-  if (stack.stripeMock) say(`  Stripe         stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`);
+  if (stack.stripeMock)
+    say(`  Stripe         stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`);
   else if (config.stripe.secretKey) say(`  Stripe         ${config.stripe.apiBase ?? 'api.stripe.com'}`);
   say(`  Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`);
-  if (managedWhyNot === null) say(`  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed" of billed plans, each in its sandbox)`);
+  if (managedWhyNot === null)
+    say(
+      `  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed" of billed plans, each in its sandbox)`,
+    );
   else say(`  Managed agent  not started: ${managedWhyNot} (jobs with "pool": "managed" wait)`);
   say(`  Workspace      ${workspaceId}`);
   say(`  API key        ${key}`);
   say('');
   say(`  try:     echo '{"type":"COMMAND","command":"echo hello; sleep 1; echo done"}' > job.json`);
   say('           npx compute run job.json      (from this folder; elsewhere set COMPUTE_API_KEY)');
-  say('  billing: npx compute billing checkout payg, then npx compute billing simulate-event checkout.session.completed');
+  say(
+    '  billing: npx compute billing checkout payg, then npx compute billing simulate-event checkout.session.completed',
+  );
   say('           (the managed pool is for billed plans: hobby, where the workspace starts, has none)');
   say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
   say('  Ctrl-C stops everything.');
-  const services = [started.temporal && 'Temporal', started.postgres && 'PostgreSQL', started.minio && 'MinIO', started.stripeMock && 'stripe-mock'].filter(Boolean);
+  const services = [
+    started.temporal && 'Temporal',
+    started.postgres && 'PostgreSQL',
+    started.minio && 'MinIO',
+    started.stripeMock && 'stripe-mock',
+  ].filter(Boolean);
   // Each part stops before what it depends on, so nothing calls a server that is already gone.
   runUntilSignal(log, async () => {
     say('stopping the agent');

@@ -9,7 +9,13 @@ async function main() {
   const config = loadWorkerConfig();
   const log = createLogger(config.logLevel, 'worker');
   installSdkRuntime(log, config.worker.sdkMetricsPort);
-  const proc = await startServiceProcess({ config, log, api: false, worker: true, sdkMetricsPort: config.worker.sdkMetricsPort });
+  const proc = await startServiceProcess({
+    config,
+    log,
+    api: false,
+    worker: true,
+    sdkMetricsPort: config.worker.sdkMetricsPort,
+  });
   log.info({ taskQueue: config.temporal.taskQueue, health: proc.workerUrl }, 'worker running');
   runUntilSignal(log, proc.stop);
 }

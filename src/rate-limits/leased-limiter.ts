@@ -74,7 +74,9 @@ const LEASE_SQL = `
 
 export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseMs: number; log: Logger }) {
   const subjects = new Map<string, Subject>();
-  const insurance = o.windows.map((w) => new RateLimiterMemory({ points: w.limit, duration: w.durationSeconds, keyPrefix: w.prefix }));
+  const insurance = o.windows.map(
+    (w) => new RateLimiterMemory({ points: w.limit, duration: w.durationSeconds, keyPrefix: w.prefix }),
+  );
   const caps = o.windows.map((w) => Math.max(1, Math.floor(w.limit / LEASE_SHARE)));
   let warned = false;
   let sweptAt = Date.now();
@@ -82,7 +84,12 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
   const subjectOf = (id: string): Subject => {
     let s = subjects.get(id);
     if (!s) {
-      s = { windows: o.windows.map(() => ({ tokens: 0, points: 0, expiresAt: 0, spent: false })), lease: 1, leasedAt: 0, spentSinceLease: 0 };
+      s = {
+        windows: o.windows.map(() => ({ tokens: 0, points: 0, expiresAt: 0, spent: false })),
+        lease: 1,
+        leasedAt: 0,
+        spentSinceLease: 0,
+      };
       subjects.set(id, s);
     }
     return s;
@@ -90,7 +97,8 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
 
   const rollOver = (s: Subject, now: number) => {
     for (const w of s.windows) {
-      if (w.expiresAt !== 0 && w.expiresAt <= now) Object.assign(w, { tokens: 0, points: 0, expiresAt: 0, spent: false });
+      if (w.expiresAt !== 0 && w.expiresAt <= now)
+        Object.assign(w, { tokens: 0, points: 0, expiresAt: 0, spent: false });
     }
   };
 
@@ -158,7 +166,12 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
       ms: Math.max(0, w.expiresAt - now),
     }));
     const decisive = views.sort((a, b) => a.remaining - b.remaining || b.ms - a.ms)[0];
-    return { allowed, limit: decisive.limit, remaining: decisive.remaining, resetSeconds: Math.max(1, Math.ceil(decisive.ms / 1000)) };
+    return {
+      allowed,
+      limit: decisive.limit,
+      remaining: decisive.remaining,
+      resetSeconds: Math.max(1, Math.ceil(decisive.ms / 1000)),
+    };
   };
 
   /** The same limits from this instance's memory, for a request the store could not serve. */
@@ -171,7 +184,9 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
         ),
       ),
     );
-    const decisive = [...results].sort((a, b) => a.res.remainingPoints - b.res.remainingPoints || b.res.msBeforeNext - a.res.msBeforeNext)[0];
+    const decisive = [...results].sort(
+      (a, b) => a.res.remainingPoints - b.res.remainingPoints || b.res.msBeforeNext - a.res.msBeforeNext,
+    )[0];
     return {
       allowed: results.every((r) => r.allowed),
       limit: o.windows[decisive.i].limit,
@@ -199,7 +214,12 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
           // Under steady traffic the next lease is taken before this one runs out; not while a
           // spent window will refuse the next request anyway.
           const blocked = s.windows.some((w) => w.spent && w.tokens < 1);
-          if (!blocked && s.lease > 1 && s.windows.some((w, i) => !w.spent && w.tokens < Math.min(caps[i], s.lease) / 2)) void lease(id, s);
+          if (
+            !blocked &&
+            s.lease > 1 &&
+            s.windows.some((w, i) => !w.spent && w.tokens < Math.min(caps[i], s.lease) / 2)
+          )
+            void lease(id, s);
           return verdictOf(s, true, now);
         }
         if (!(await lease(id, s))) return fromMemory(id);

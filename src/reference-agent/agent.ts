@@ -100,20 +100,32 @@ export class Agent {
 
   async start(): Promise<void> {
     if (isManagedPoolKey(this.o.key) && !this.o.sandbox) {
-      throw new SandboxUnavailable('a managed-pool agent runs strangers’ jobs and so runs each in a sandbox; this one was started without');
+      throw new SandboxUnavailable(
+        'a managed-pool agent runs strangers’ jobs and so runs each in a sandbox; this one was started without',
+      );
     }
     if (this.o.sandbox) {
       assertSandboxWorks();
       try {
         cgroupLayout();
       } catch (err) {
-        throw new SandboxUnavailable(`the job sandbox needs control groups: ${err instanceof CgroupsUnavailable ? err.message : String(err)}`);
+        throw new SandboxUnavailable(
+          `the job sandbox needs control groups: ${err instanceof CgroupsUnavailable ? err.message : String(err)}`,
+        );
       }
     }
     await this.resumeOrRegister();
     // A restarted agent takes work again, whatever drain its previous run left.
     await this.api.call('/compute/nodes/drain', { nodeId: this.nodeId, enable: false });
-    this.o.log.info({ nodeId: this.nodeId, labels: this.o.labels, concurrency: this.o.concurrency, ...(this.o.region !== undefined && { region: this.o.region }) }, 'agent ready');
+    this.o.log.info(
+      {
+        nodeId: this.nodeId,
+        labels: this.o.labels,
+        concurrency: this.o.concurrency,
+        ...(this.o.region !== undefined && { region: this.o.region }),
+      },
+      'agent ready',
+    );
     this.heartbeatLoop = this.heartbeats();
     this.pollLoop = this.polls().catch((err: Error) => this.fatal(err));
   }
@@ -134,14 +146,22 @@ export class Agent {
         return;
       }
     }
-    const reg = await this.api.call<{ nodeId: string; apiKey: string; heartbeatIntervalSeconds: number }>('/compute/nodes/register', {
-      name: this.o.name,
-      labels: this.o.labels,
-      capabilities: { concurrency: this.o.concurrency, os: process.platform, arch: process.arch, cpus: os.cpus().length },
-      version: 'compute-agent/0.1.0',
-      ...(this.o.region !== undefined && { region: this.o.region }),
-      ...(this.o.capacity && { capacity: this.o.capacity }),
-    });
+    const reg = await this.api.call<{ nodeId: string; apiKey: string; heartbeatIntervalSeconds: number }>(
+      '/compute/nodes/register',
+      {
+        name: this.o.name,
+        labels: this.o.labels,
+        capabilities: {
+          concurrency: this.o.concurrency,
+          os: process.platform,
+          arch: process.arch,
+          cpus: os.cpus().length,
+        },
+        version: 'compute-agent/0.1.0',
+        ...(this.o.region !== undefined && { region: this.o.region }),
+        ...(this.o.capacity && { capacity: this.o.capacity }),
+      },
+    );
     this.heartbeatMs = reg.heartbeatIntervalSeconds * 1000;
     this.nodeId = reg.nodeId;
     this.api.key = reg.apiKey;
@@ -184,7 +204,7 @@ export class Agent {
   }
 
   private async polls(): Promise<void> {
-    for (let failures = 0; !this.draining; ) {
+    for (let failures = 0; !this.draining;) {
       if (this.running.size >= this.o.concurrency) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
@@ -209,7 +229,12 @@ export class Agent {
   private async run(job: AssignedJob): Promise<void> {
     const log = this.o.log.child({ jobId: job.job_id, attempt: job.attempt });
     const batcher = new LogBatcher({
-      send: (lines) => this.api.call('/compute/nodes/logs', { nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines }, { budgetMs: 15_000 }),
+      send: (lines) =>
+        this.api.call(
+          '/compute/nodes/logs',
+          { nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines },
+          { budgetMs: 15_000 },
+        ),
       onLeaseLost: () => this.forget(job.job_id, 'its log was refused: the job moved on'),
       onError: (err) => log.warn({ err: String(err) }, 'log push failed; will resend'),
       ...(this.o.maxBufferedLines !== undefined && { maxBuffered: this.o.maxBufferedLines }),
@@ -229,8 +254,14 @@ export class Agent {
       // Artifacts of a command that ended by itself, before the result; none of a stopped job.
       beforeCleanup: async (workDir, exit) => {
         if (exit.stopped || entry.forgotten || job.artifacts.paths.length === 0) return;
-        await uploadArtifacts({ workDir, patterns: job.artifacts.paths, template: job.artifactUploadUrl, report: (s, l) => batcher.push(s, l) }).catch((err) => {
-          if (err instanceof ArtifactLeaseLost) this.forget(job.job_id, 'its artifact upload was refused: the job moved on');
+        await uploadArtifacts({
+          workDir,
+          patterns: job.artifacts.paths,
+          template: job.artifactUploadUrl,
+          report: (s, l) => batcher.push(s, l),
+        }).catch((err) => {
+          if (err instanceof ArtifactLeaseLost)
+            this.forget(job.job_id, 'its artifact upload was refused: the job moved on');
           else batcher.push('stderr', `[compute-agent] artifact upload failed: ${String(err)}`);
         });
       },
@@ -241,18 +272,36 @@ export class Agent {
     void proc.exited.then((exit) => this.finish(entry, exit.exitCode, exit.runtimeMs, exit.signal, resources));
   }
 
-  private async finish(entry: Running, exitCode: number, runtimeMs: number, signal: NodeJS.Signals | null, resources: Resources): Promise<void> {
+  private async finish(
+    entry: Running,
+    exitCode: number,
+    runtimeMs: number,
+    signal: NodeJS.Signals | null,
+    resources: Resources,
+  ): Promise<void> {
     const { job } = entry;
     const log = this.o.log.child({ jobId: job.job_id, attempt: job.attempt });
     try {
       const used = entry.cgroup?.usage();
       await entry.cgroup?.remove();
-      if (used?.oomKilled) entry.batcher.push('stderr', `[compute-agent] out of memory: the job passed its memoryMb of ${resources.memoryMb} and was killed`);
+      if (used?.oomKilled)
+        entry.batcher.push(
+          'stderr',
+          `[compute-agent] out of memory: the job passed its memoryMb of ${resources.memoryMb} and was killed`,
+        );
       await entry.batcher.close();
       if (!entry.forgotten) {
-        const error = used?.oomKilled ? `out of memory: passed its memoryMb of ${resources.memoryMb}` : signal ? `killed by ${signal}` : undefined;
+        const error = used?.oomKilled
+          ? `out of memory: passed its memoryMb of ${resources.memoryMb}`
+          : signal
+            ? `killed by ${signal}`
+            : undefined;
         const body = {
-          nodeId: this.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode, runtimeMs,
+          nodeId: this.nodeId,
+          job_id: job.job_id,
+          leaseId: job.leaseId,
+          exitCode,
+          runtimeMs,
           ...(error && { error }),
           ...(used?.oomKilled && { outOfMemory: true }),
           ...(used && { usage: usageOf(used, runtimeMs, resources) }),
@@ -280,7 +329,9 @@ export class Agent {
   private freeGpus(count: number): number[] {
     if (count === 0 || !this.o.capacity) return [];
     const taken = new Set([...this.running.values()].flatMap((r) => r.gpus));
-    return Array.from({ length: this.o.capacity.gpu }, (_, i) => i).filter((i) => !taken.has(i)).slice(0, count);
+    return Array.from({ length: this.o.capacity.gpu }, (_, i) => i)
+      .filter((i) => !taken.has(i))
+      .slice(0, count);
   }
 
   private forget(jobId: string, why: string): void {
@@ -306,7 +357,9 @@ export class Agent {
     this.draining = true;
     this.o.log.info({ running: this.runningJobs }, 'draining: finishing running jobs, taking no new ones');
     // Server-side drain answers our waiting long poll at once and shows ops the node is draining.
-    await this.api.call('/compute/nodes/drain', { nodeId: this.nodeId, enable: true }, { budgetMs: 5_000 }).catch(() => undefined);
+    await this.api
+      .call('/compute/nodes/drain', { nodeId: this.nodeId, enable: true }, { budgetMs: 5_000 })
+      .catch(() => undefined);
     this.slotFreed();
     await this.pollLoop?.catch(() => undefined);
     while (this.running.size > 0) await new Promise<void>((resolve) => (this.slotFreed = resolve));

@@ -2,7 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** An answer the agent must act on rather than retry: 4xx other than 429. */
 export class ApiRefusal extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -24,7 +28,11 @@ export const backoffMs = (attempt: number) => Math.random() * Math.min(CAP_MS, B
  * 503 honour Retry-After) until the budget runs out; refusals are thrown as ApiRefusal at once.
  */
 export class AgentApi {
-  constructor(private readonly baseUrl: string, public key: string, private readonly onRetry?: (path: string, why: string) => void) {}
+  constructor(
+    private readonly baseUrl: string,
+    public key: string,
+    private readonly onRetry?: (path: string, why: string) => void,
+  ) {}
 
   async call<T>(path: string, body: unknown, policy: RetryPolicy = { budgetMs: 60_000 }): Promise<T> {
     const started = Date.now();
@@ -38,10 +46,16 @@ export class AgentApi {
           body: JSON.stringify(body),
           signal: policy.signal,
         });
-        const reply = (await res.json().catch(() => null)) as { status?: string; payload?: T; code?: string; message?: string } | null;
+        const reply = (await res.json().catch(() => null)) as {
+          status?: string;
+          payload?: T;
+          code?: string;
+          message?: string;
+        } | null;
         if (res.ok && reply?.status === 'OK') return reply.payload as T;
         const code = reply?.code ?? `http.${res.status}`;
-        if (res.status < 500 && res.status !== 429) throw new ApiRefusal(res.status, code, reply?.message ?? `HTTP ${res.status}`);
+        if (res.status < 500 && res.status !== 429)
+          throw new ApiRefusal(res.status, code, reply?.message ?? `HTTP ${res.status}`);
         const retryAfter = Number(res.headers.get('retry-after'));
         if (retryAfter > 0) wait = retryAfter * 1000 * (0.8 + Math.random() * 0.4);
         why = `${res.status} ${code}`;
@@ -49,7 +63,8 @@ export class AgentApi {
         if (err instanceof ApiRefusal || policy.signal?.aborted) throw err;
         why = err instanceof Error ? err.message : String(err);
       }
-      if (Date.now() - started + wait > policy.budgetMs) throw new Error(`${path}: gave up after ${attempt + 1} tries (${why})`);
+      if (Date.now() - started + wait > policy.budgetMs)
+        throw new Error(`${path}: gave up after ${attempt + 1} tries (${why})`);
       this.onRetry?.(path, why);
       await sleep(wait, undefined, { signal: policy.signal });
     }

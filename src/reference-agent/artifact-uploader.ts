@@ -36,7 +36,13 @@ const typeOf = (file: string) => TYPES[path.extname(file).toLowerCase()] ?? 'app
  */
 export async function matchArtifacts(workDir: string, patterns: string[]): Promise<string[]> {
   if (patterns.length === 0) return [];
-  const found = await glob(patterns, { cwd: workDir, onlyFiles: true, dot: true, followSymbolicLinks: false, expandDirectories: false });
+  const found = await glob(patterns, {
+    cwd: workDir,
+    onlyFiles: true,
+    dot: true,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+  });
   const root = path.resolve(workDir) + path.sep;
   const inside = [...new Set(found)].filter((rel) => path.resolve(workDir, rel).startsWith(root));
   // And no folder on its way may be a link out either.
@@ -72,7 +78,8 @@ export async function uploadArtifacts(opts: {
 }): Promise<void> {
   const { report } = opts;
   const files = await matchArtifacts(opts.workDir, opts.patterns);
-  if (files.length > MAX_FILES) report('stderr', `[compute-agent] ${files.length} files match artifacts.paths; uploading the first ${MAX_FILES}`);
+  if (files.length > MAX_FILES)
+    report('stderr', `[compute-agent] ${files.length} files match artifacts.paths; uploading the first ${MAX_FILES}`);
   for (const rel of files.slice(0, MAX_FILES)) {
     const file = path.join(opts.workDir, rel);
     const { size } = await fs.promises.stat(file);
@@ -83,7 +90,10 @@ export async function uploadArtifacts(opts: {
         const { status, body } = await putFile(url, file, { size, contentType: typeOf(file) });
         if (status === 200) {
           const { payload } = JSON.parse(body) as { payload: { sha256: string } };
-          report('stdout', `[compute-agent] uploaded artifact ${rel} (${size} bytes, sha256 ${payload.sha256.slice(0, 12)}…)`);
+          report(
+            'stdout',
+            `[compute-agent] uploaded artifact ${rel} (${size} bytes, sha256 ${payload.sha256.slice(0, 12)}…)`,
+          );
           break;
         }
         if (status === 409) throw new ArtifactLeaseLost(`artifact upload refused: ${codeOf(body)}`);

@@ -36,7 +36,8 @@ export function cgroupLayout(): Layout {
   const v2Controllers = read(path.join(ROOT, 'cgroup.controllers'));
   if (v2Controllers !== null) {
     const has = v2Controllers.split(/\s+/);
-    if (!has.includes('cpu') || !has.includes('memory')) throw new CgroupsUnavailable('cgroup v2 is mounted without the cpu and memory controllers');
+    if (!has.includes('cpu') || !has.includes('memory'))
+      throw new CgroupsUnavailable('cgroup v2 is mounted without the cpu and memory controllers');
     const dir = path.join(ROOT, PARENT);
     fs.mkdirSync(dir, { recursive: true });
     // Our own group passes both controllers on to each job's group.
@@ -46,7 +47,8 @@ export function cgroupLayout(): Layout {
   }
   const v1 = { cpu: path.join(ROOT, 'cpu'), cpuacct: path.join(ROOT, 'cpuacct'), memory: path.join(ROOT, 'memory') };
   for (const [name, dir] of Object.entries(v1)) {
-    if (!fs.existsSync(path.join(dir, 'cgroup.procs'))) throw new CgroupsUnavailable(`neither cgroup v2 nor the cgroup v1 ${name} hierarchy (${dir}) is mounted`);
+    if (!fs.existsSync(path.join(dir, 'cgroup.procs')))
+      throw new CgroupsUnavailable(`neither cgroup v2 nor the cgroup v1 ${name} hierarchy (${dir}) is mounted`);
   }
   for (const dir of Object.values(v1)) fs.mkdirSync(path.join(dir, PARENT), { recursive: true });
   return (layout = { version: 1, ...v1 });
@@ -119,7 +121,9 @@ export class JobCgroup {
     const l = this.layout;
     if (l.version === 2) return [path.join(l.dir, this.name)];
     // Hosts that mount cpu and cpuacct together show one folder under two names.
-    return [...new Set([l.cpu, l.cpuacct, l.memory].map((d) => fs.realpathSync(d)))].map((d) => path.join(d, PARENT, this.name));
+    return [...new Set([l.cpu, l.cpuacct, l.memory].map((d) => fs.realpathSync(d)))].map((d) =>
+      path.join(d, PARENT, this.name),
+    );
   }
 
   private file(name: string, hierarchy?: 'cpu' | 'cpuacct' | 'memory'): string {

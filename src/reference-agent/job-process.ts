@@ -57,7 +57,11 @@ export class JobProcess {
       await beforeCleanup?.(this.workDir, { stopped: this.killTimer !== undefined, signal }).catch(() => undefined);
       await fs.rm(this.workDir, { recursive: true, force: true }).catch(() => undefined);
       // A sandboxed command's signal reaches us as bubblewrap's exit code 128 + n.
-      const stoppedBy = signal ?? (this.sandboxUid !== undefined && this.killTimer && code !== null && code > 128 ? signalName(code - 128) : null);
+      const stoppedBy =
+        signal ??
+        (this.sandboxUid !== undefined && this.killTimer && code !== null && code > 128
+          ? signalName(code - 128)
+          : null);
       return { exitCode: code ?? 128 + signalNumber(signal), signal: stoppedBy, runtimeMs };
     });
   }
@@ -84,7 +88,9 @@ export class JobProcess {
       : { file: 'sh', args: ['-c', opts.command], env };
     if (opts.sandbox) await fs.chown(workDir, opts.sandbox.uid, opts.sandbox.uid);
     // A shell of ours joins the groups and then becomes the command: nothing of the job runs outside them.
-    const [file, args] = opts.cgroupProcs?.length ? ['sh', ['-c', JOIN_CGROUPS, 'sh', String(opts.cgroupProcs.length), ...opts.cgroupProcs, run.file, ...run.args]] : [run.file, run.args];
+    const [file, args] = opts.cgroupProcs?.length
+      ? ['sh', ['-c', JOIN_CGROUPS, 'sh', String(opts.cgroupProcs.length), ...opts.cgroupProcs, run.file, ...run.args]]
+      : [run.file, run.args];
     const child = spawn(file, args, {
       cwd: workDir,
       env: run.env,
@@ -117,7 +123,9 @@ export class JobProcess {
 }
 
 /** `sh -c` script: `$1` files to write our PID to, then the command to exec. */
-const JOIN_CGROUPS = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
+const JOIN_CGROUPS =
+  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
 
 const signalNumber = (signal: NodeJS.Signals | null) => (signal ? os.constants.signals[signal] : 1);
-const signalName = (n: number) => (Object.entries(os.constants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;
+const signalName = (n: number) =>
+  (Object.entries(os.constants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;

@@ -12,10 +12,14 @@ export interface Resources {
 export const DEFAULT_RESOURCES: Resources = { cpu: 1, memoryMb: 1024, gpu: 0 };
 
 /** The job's GPUs, for CUDA and for the NVIDIA container runtime; none visible when it has none. */
-export const gpuEnvironment = (gpus: number[]): Record<string, string> => (gpus.length ? { CUDA_VISIBLE_DEVICES: gpus.join(','), NVIDIA_VISIBLE_DEVICES: gpus.join(',') } : {});
+export const gpuEnvironment = (gpus: number[]): Record<string, string> =>
+  gpus.length ? { CUDA_VISIBLE_DEVICES: gpus.join(','), NVIDIA_VISIBLE_DEVICES: gpus.join(',') } : {};
 
 /** The device files a sandboxed job needs for its GPUs: its own, and the driver's shared ones. */
-export const gpuDevices = (gpus: number[]) => (gpus.length ? [...gpus.map((i) => `/dev/nvidia${i}`), '/dev/nvidiactl', '/dev/nvidia-uvm', '/dev/nvidia-uvm-tools'] : []);
+export const gpuDevices = (gpus: number[]) =>
+  gpus.length
+    ? [...gpus.map((i) => `/dev/nvidia${i}`), '/dev/nvidiactl', '/dev/nvidia-uvm', '/dev/nvidia-uvm-tools']
+    : [];
 
 /**
  * What the job used, as its result's `usage` (CONTRACT §9): CPU time measured by its control

@@ -58,7 +58,10 @@ export class LogBatcher {
       this.dropped++;
       return;
     }
-    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped: output came faster than the API took it (or the API was unreachable)`);
+    if (this.dropped > 0)
+      this.note(
+        `[compute-agent] ${this.dropped} lines dropped: output came faster than the API took it (or the API was unreachable)`,
+      );
     const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…[line truncated]` : text;
     this.append(stream, storableText(line));
   }
@@ -93,7 +96,7 @@ export class LogBatcher {
   }
 
   private async drain(): Promise<void> {
-    for (let attempt = 0; this.buffer.length > 0 && !this.lost; ) {
+    for (let attempt = 0; this.buffer.length > 0 && !this.lost;) {
       const batch = this.takeBatch();
       try {
         await this.o.send(batch);
@@ -114,7 +117,10 @@ export class LogBatcher {
           // it, and the job's result, are not held back forever. A refused note is not re-noted.
           this.remove(batch.length);
           const lines = batch.filter((l) => !this.notes.delete(l.seq)).length;
-          if (lines > 0) this.note(`[compute-agent] ${lines} log lines were refused by the API (${err.code}: ${err.message}) and dropped`);
+          if (lines > 0)
+            this.note(
+              `[compute-agent] ${lines} log lines were refused by the API (${err.code}: ${err.message}) and dropped`,
+            );
           continue;
         }
         await sleep(backoffMs(attempt++));
@@ -137,7 +143,10 @@ export class LogBatcher {
   /** Sends everything still held; resolves once the API has it all (or the lease is gone). */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.dropped > 0) this.note(`[compute-agent] ${this.dropped} lines dropped: output came faster than the API took it (or the API was unreachable)`);
+    if (this.dropped > 0)
+      this.note(
+        `[compute-agent] ${this.dropped} lines dropped: output came faster than the API took it (or the API was unreachable)`,
+      );
     while (this.buffer.length > 0 && !this.lost) {
       this.kick();
       await this.inflight;

@@ -17,7 +17,13 @@ export interface NodeIdentity {
 
 const fileIn = (dir: string) => path.join(dir, 'node.json');
 
-export async function loadIdentity(dir: string, apiUrl: string, keyPrefix: string, region?: string, capacity?: NodeIdentity['capacity']): Promise<NodeIdentity | null> {
+export async function loadIdentity(
+  dir: string,
+  apiUrl: string,
+  keyPrefix: string,
+  region?: string,
+  capacity?: NodeIdentity['capacity'],
+): Promise<NodeIdentity | null> {
   const text = await fs.readFile(fileIn(dir), 'utf8').catch(() => null);
   if (!text) return null;
   try {

@@ -33,7 +33,13 @@ export interface SandboxSettings {
 export class SandboxUnavailable extends Error {}
 
 /** The argv that runs `command` as `uid` in a sandbox around `workDir`, and its environment. */
-export function sandboxed(opts: { command: string; workDir: string; uid: number; env: Record<string, string>; devices?: string[] }): {
+export function sandboxed(opts: {
+  command: string;
+  workDir: string;
+  uid: number;
+  env: Record<string, string>;
+  devices?: string[];
+}): {
   file: string;
   args: string[];
   env: Record<string, string>;
@@ -84,19 +90,26 @@ export function sandboxed(opts: { command: string; workDir: string; uid: number;
  * of its own), bubblewrap and setpriv installed, and namespaces the kernel lets us make.
  */
 export function assertSandboxWorks(): void {
-  if (process.platform !== 'linux') throw new SandboxUnavailable(`the job sandbox needs Linux (this is ${process.platform})`);
-  if (process.getuid?.() !== 0) throw new SandboxUnavailable('the job sandbox needs the agent to run as root, to run each job as a user of its own');
+  if (process.platform !== 'linux')
+    throw new SandboxUnavailable(`the job sandbox needs Linux (this is ${process.platform})`);
+  if (process.getuid?.() !== 0)
+    throw new SandboxUnavailable(
+      'the job sandbox needs the agent to run as root, to run each job as a user of its own',
+    );
   for (const [tool, pkg] of [
     ['bwrap', 'bubblewrap'],
     ['setpriv', 'util-linux'],
   ]) {
     const probe = spawnSync(tool, ['--version'], { encoding: 'utf8' });
-    if (probe.error || probe.status !== 0) throw new SandboxUnavailable(`the job sandbox needs ${tool} (Debian's ${pkg} package), which is not installed`);
+    if (probe.error || probe.status !== 0)
+      throw new SandboxUnavailable(`the job sandbox needs ${tool} (Debian's ${pkg} package), which is not installed`);
   }
   const trial = sandboxed({ command: 'exit 0', workDir: '/tmp', uid: 65534, env: {} });
   const run = spawnSync(trial.file, trial.args, { encoding: 'utf8', env: trial.env, timeout: 10_000 });
   if (run.status !== 0) {
-    throw new SandboxUnavailable(`the job sandbox does not start on this host: ${(run.stderr || run.error?.message || `exit ${run.status}`).trim()}`);
+    throw new SandboxUnavailable(
+      `the job sandbox does not start on this host: ${(run.stderr || run.error?.message || `exit ${run.status}`).trim()}`,
+    );
   }
 }
 
@@ -132,7 +145,7 @@ function descendants(rootPid: number): number[] {
     children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   }
   const out: number[] = [];
-  for (let queue = [rootPid]; queue.length > 0; ) {
+  for (let queue = [rootPid]; queue.length > 0;) {
     const next = children.get(queue.pop()!) ?? [];
     out.push(...next);
     queue.push(...next);

@@ -46,10 +46,24 @@ export function createReadiness(deps: ReadinessDeps): () => Promise<ReadinessRep
   };
 }
 
-async function run(checks: Record<string, () => Promise<unknown>>, timeoutMs: number, hasStore: boolean): Promise<ReadinessReport> {
+async function run(
+  checks: Record<string, () => Promise<unknown>>,
+  timeoutMs: number,
+  hasStore: boolean,
+): Promise<ReadinessReport> {
   const names = Object.keys(checks);
-  const outcomes = await Promise.all(names.map((name) => withDeadline(checks[name](), timeoutMs).then(() => 'ok', (err: unknown) => describe(err))));
-  const report: ReadinessReport = { ready: outcomes.every((o) => o === 'ok'), checks: Object.fromEntries(names.map((n, i) => [n, outcomes[i]])) };
+  const outcomes = await Promise.all(
+    names.map((name) =>
+      withDeadline(checks[name](), timeoutMs).then(
+        () => 'ok',
+        (err: unknown) => describe(err),
+      ),
+    ),
+  );
+  const report: ReadinessReport = {
+    ready: outcomes.every((o) => o === 'ok'),
+    checks: Object.fromEntries(names.map((n, i) => [n, outcomes[i]])),
+  };
   if (!hasStore) report.checks.objectStorage = 'not configured (artifact routes answer 503)';
   return report;
 }
@@ -62,4 +76,5 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200) || 'failed';
+const describe = (err: unknown) =>
+  (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200) || 'failed';

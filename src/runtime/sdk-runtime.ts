@@ -26,7 +26,9 @@ export function installSdkRuntime(log: Logger, metricsPort: number): void {
       error: (m, meta) => write('ERROR', m, meta),
     },
     ...(metricsPort > 0 && {
-      telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, useSecondsForDurations: true } } },
+      telemetryOptions: {
+        metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, useSecondsForDurations: true } },
+      },
     }),
   });
 }
@@ -41,7 +43,12 @@ export function activityLogging(log: Logger): ActivityInterceptorsFactory {
       execute: (input, next) => {
         const { workflowExecution: run, activityType, attempt } = ctx.info;
         const jobId = run && /job_[0-9a-z]+/.exec(run.workflowId)?.[0];
-        const context = { workflowId: run?.workflowId, runId: run?.runId, ...(jobId && { jobId }), activity: activityType };
+        const context = {
+          workflowId: run?.workflowId,
+          runId: run?.runId,
+          ...(jobId && { jobId }),
+          activity: activityType,
+        };
         return logContext.run(context, async () => {
           const started = Date.now();
           try {

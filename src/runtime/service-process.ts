@@ -8,7 +8,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReconciler } from '../jobs/reconciler';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundle, bundleWorkflowCode } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundle,
+  bundleWorkflowCode,
+} from '@temporalio/worker';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createActivities } from '../../activities';
@@ -57,7 +63,11 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
 
 /** The process runs the API, the worker or both, and is given the settings of what it runs. */
 export type ServiceProcessOptions = CommonOptions &
-  ({ api: true; worker: false; config: ApiConfig } | { api: false; worker: true; config: WorkerConfig } | { api: true; worker: true; config: ServiceConfig });
+  (
+    | { api: true; worker: false; config: ApiConfig }
+    | { api: false; worker: true; config: WorkerConfig }
+    | { api: true; worker: true; config: ServiceConfig }
+  );
 
 interface CommonOptions {
   log: Logger;
@@ -97,7 +107,8 @@ export interface ServiceProcess {
 export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
   const { log } = opts;
   const config: SharedSettings = opts.config;
-  if (!config.databaseUrl || !config.temporal.address) throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
+  if (!config.databaseUrl || !config.temporal.address)
+    throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
   const db = createDb(config.databaseUrl, { log, max: config.dbPoolMax });
   observePoolWaits(db);
   const webhookSecrets = createSecretBox(await resolveWebhookSecretKeys(config));
@@ -117,17 +128,24 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
 
-  const webhookWorkflowsOn = (client: Client) => createWebhookWorkflows(client, { taskQueue: config.temporal.webhookTaskQueue, deliveryTimeoutMs: config.webhooks.timeoutMs });
+  const webhookWorkflowsOn = (client: Client) =>
+    createWebhookWorkflows(client, {
+      taskQueue: config.temporal.webhookTaskQueue,
+      deliveryTimeoutMs: config.webhooks.timeoutMs,
+    });
   let relay: WebhookRelay | undefined;
   let worker: Worker | undefined;
   const workers: Worker[] = [];
   const moreMetrics = opts.sdkMetricsPort ? sdkMetricsFrom(opts.sdkMetricsPort) : undefined;
   const workersRunning = async () => {
-    const stopped = workers.filter((w) => w.getState() !== 'RUNNING').map((w) => `${w.options.taskQueue}: ${w.getState()}`);
+    const stopped = workers
+      .filter((w) => w.getState() !== 'RUNNING')
+      .map((w) => `${w.options.taskQueue}: ${w.getState()}`);
     if (stopped.length) throw new Error(stopped.join(', '));
   };
-  const temporalCheck = (c: { workflowService: { describeNamespace(r: { namespace: string }): Promise<unknown> } }) => () =>
-    c.workflowService.describeNamespace({ namespace: config.temporal.namespace });
+  const temporalCheck =
+    (c: { workflowService: { describeNamespace(r: { namespace: string }): Promise<unknown> } }) => () =>
+      c.workflowService.describeNamespace({ namespace: config.temporal.namespace });
   if (native && opts.worker) {
     const { worker: settings, billing } = opts.config;
     // One bundle for both workers: the jobs' and the webhook deliveries'.
@@ -163,7 +181,12 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     const webhookWorker = await Worker.create({
       ...common,
       taskQueue: config.temporal.webhookTaskQueue,
-      activities: createWebhookActivities({ db, settings: config.webhooks, secrets: webhookSecrets, resolve: opts.resolve }),
+      activities: createWebhookActivities({
+        db,
+        settings: config.webhooks,
+        secrets: webhookSecrets,
+        resolve: opts.resolve,
+      }),
       maxCachedWorkflows: 100,
     });
     workers.push(worker, webhookWorker);
@@ -178,18 +201,31 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     // The stack's singletons; a process started with `background: false` leaves them to another.
     if (opts.background ?? true) {
       // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.
-      if (billing.meterTickSeconds > 0) await ensureMeterSchedule(workerClient, { taskQueue: config.temporal.taskQueue, tickSeconds: billing.meterTickSeconds, log }).catch((err) =>
-        log.error({ err: String(err) }, 'could not make sure the meter schedule exists'),
-      );
+      if (billing.meterTickSeconds > 0)
+        await ensureMeterSchedule(workerClient, {
+          taskQueue: config.temporal.taskQueue,
+          tickSeconds: billing.meterTickSeconds,
+          log,
+        }).catch((err) => log.error({ err: String(err) }, 'could not make sure the meter schedule exists'));
       // Its drafts wait a meter tick: a worker that leaves the meter alone leaves this one alone too.
-      if (billing.meterTickSeconds > 0) await ensurePeriodSchedule(workerClient, { taskQueue: config.temporal.taskQueue, period: billing.period, log }).catch((err) =>
-        log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'),
-      );
-      relay = createWebhookRelay({ db, workflows: webhookWorkflowsOn(workerClient), log, retentionDays: config.webhooks.retentionDays }).start(config.webhooks.relayIntervalMs);
+      if (billing.meterTickSeconds > 0)
+        await ensurePeriodSchedule(workerClient, {
+          taskQueue: config.temporal.taskQueue,
+          period: billing.period,
+          log,
+        }).catch((err) => log.error({ err: String(err) }, 'could not make sure the billing periods schedule exists'));
+      relay = createWebhookRelay({
+        db,
+        workflows: webhookWorkflowsOn(workerClient),
+        log,
+        retentionDays: config.webhooks.retentionDays,
+      }).start(config.webhooks.relayIntervalMs);
       stops.unshift(() => relay!.stop());
       const stripe = stripeClient(config.stripe);
       if (stripe) {
-        const meterEvents = createMeterEventRelay({ db, stripe, eventName: config.stripe.meterEventName, log }).start(config.stripe.meterRelayIntervalMs);
+        const meterEvents = createMeterEventRelay({ db, stripe, eventName: config.stripe.meterEventName, log }).start(
+          config.stripe.meterRelayIntervalMs,
+        );
         stops.unshift(() => meterEvents.stop());
       }
     }
@@ -213,9 +249,32 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     if (!store) log.warn('no S3_ENDPOINT configured: artifact uploads and downloads answer 503');
     // Made at start when missing; if storage is down now, the first upload reports it as a 503.
     await store?.ensureBucket().catch((err) => log.warn({ err: String(err) }, 'could not ensure the artifact bucket'));
-    services = createServices({ db, workflows, webhookWorkflows: webhookWorkflowsOn(client), resolve: opts.resolve, webhookSecrets, dataKeys, notifier, config: api, log, jwtSecret: await resolveJwtSecret(api), store });
-    const readiness = createReadiness({ db, temporal: temporalCheck(connection), store, ...(native && { extra: { workers: workersRunning } }) });
-    const { app, routes: mounted } = createApp({ services, config: api, log, health: { readiness, moreMetrics }, codec });
+    services = createServices({
+      db,
+      workflows,
+      webhookWorkflows: webhookWorkflowsOn(client),
+      resolve: opts.resolve,
+      webhookSecrets,
+      dataKeys,
+      notifier,
+      config: api,
+      log,
+      jwtSecret: await resolveJwtSecret(api),
+      store,
+    });
+    const readiness = createReadiness({
+      db,
+      temporal: temporalCheck(connection),
+      store,
+      ...(native && { extra: { workers: workersRunning } }),
+    });
+    const { app, routes: mounted } = createApp({
+      services,
+      config: api,
+      log,
+      health: { readiness, moreMetrics },
+      codec,
+    });
     const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());
     stops.push(async () => {
       removeQueueDepth();
@@ -236,7 +295,12 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     await listen(server, api.http.port, api.http.host);
     const { port } = server.address() as AddressInfo;
     url = `http://${api.http.host}:${port}`;
-    const stopReconciler = startReconciler({ jobs: services.jobs, transitions: services.transitions, config: api, log });
+    const stopReconciler = startReconciler({
+      jobs: services.jobs,
+      transitions: services.transitions,
+      config: api,
+      log,
+    });
     stops.unshift(async () => {
       stopReconciler();
       await new Promise<void>((resolve) => {
@@ -252,7 +316,12 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   if (native && !opts.api) {
     const { worker: settings } = opts.config;
     // A worker alone answers health probes and scrapes on a small port of its own.
-    const readiness = createReadiness({ db, temporal: temporalCheck(native), store: createObjectStore(config), extra: { workers: workersRunning } });
+    const readiness = createReadiness({
+      db,
+      temporal: temporalCheck(native),
+      store: createObjectStore(config),
+      extra: { workers: workersRunning },
+    });
     const app = new Koa();
     app.use(requestContext());
     app.use(healthRoutes({ readiness, moreMetrics }).routes());

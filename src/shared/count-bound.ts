@@ -8,7 +8,8 @@ import { AppError } from './errors';
  */
 export async function refuseAtBound(counted: Knex.QueryBuilder, limit: number, what: string): Promise<void> {
   const row = (await counted.count('* as n').first()) as { n: string | number } | undefined;
-  if (Number(row?.n ?? 0) >= limit) throw new AppError('resource.conflict', `${what}: at most ${limit}; remove one first`, { limit });
+  if (Number(row?.n ?? 0) >= limit)
+    throw new AppError('resource.conflict', `${what}: at most ${limit}; remove one first`, { limit });
 }
 
 /** Locks the owning row for the rest of the transaction (FK inserts elsewhere are not blocked). */

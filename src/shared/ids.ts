@@ -5,7 +5,8 @@ import { monotonicFactory } from 'ulid';
 // doubles as a stable pagination cursor.
 const next = monotonicFactory();
 
-export type IdPrefix = 'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp' | 'art' | 'aud' | 'wh' | 'evt' | 'dlv' | 'inv';
+export type IdPrefix =
+  'job' | 'agent' | 'ws' | 'key' | 'usr' | 'lease' | 'otp' | 'art' | 'aud' | 'wh' | 'evt' | 'dlv' | 'inv';
 
 /** Webhooks made before their IDs took the contract's `wh_` prefix; still found and paged. */
 export const LEGACY_WEBHOOK_PREFIX = 'whk';

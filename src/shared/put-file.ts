@@ -6,7 +6,11 @@ import https from 'node:https';
  * Streams a file to a signed upload URL (no header of ours, a known Content-Length) and returns
  * the answer's status and body (at most 64 KiB of it). Network failures reject.
  */
-export function putFile(url: string, file: string, opts: { size: number; contentType: string; onProgress?: (sent: number) => void }): Promise<{ status: number; body: string }> {
+export function putFile(
+  url: string,
+  file: string,
+  opts: { size: number; contentType: string; onProgress?: (sent: number) => void },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = (target.protocol === 'https:' ? https : http).request(

@@ -2,4 +2,5 @@
 export const iso = (v: Date | string): string => new Date(v).toISOString();
 
 /** As `iso`, for a column that may be empty. */
-export const isoOrNull = (v: Date | string | null | undefined): string | null => (v === null || v === undefined ? null : iso(v));
+export const isoOrNull = (v: Date | string | null | undefined): string | null =>
+  v === null || v === undefined ? null : iso(v);

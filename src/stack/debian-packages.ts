@@ -25,7 +25,9 @@ type Log = (msg: string) => void;
 export async function ensureDebianPackage(name: string, version: string, log: Log = () => undefined): Promise<void> {
   if ((await installedVersion(name)) === version) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(`${name} ${version} is not installed and installing it needs root: apt-get install ${name}=${version}`);
+    throw new Error(
+      `${name} ${version} is not installed and installing it needs root: apt-get install ${name}=${version}`,
+    );
   }
   // One lock for every package: apt and dpkg serialise the whole system, and a second process would
   // fail on dpkg's lock instead of waiting for it.
@@ -70,7 +72,10 @@ function run(command: string, args: string[], log?: Log): Promise<string> {
   const shown = [command, ...args].join(' ');
   return new Promise((resolve, reject) => {
     // Noninteractive: a package's debconf prompt would otherwise wait forever on a closed stdin.
-    const child = spawn(command, args, { env: childEnvironment({ DEBIAN_FRONTEND: 'noninteractive' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      env: childEnvironment({ DEBIAN_FRONTEND: 'noninteractive' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const stdout: string[] = [];
     const tail: string[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk.toString()));
@@ -85,7 +90,11 @@ function run(command: string, args: string[], log?: Log): Promise<string> {
       reject(err.code === 'ENOENT' ? new Error(`${shown}: "${command}" not found (a Debian system is needed)`) : err),
     );
     child.once('close', (code, signal) =>
-      code === 0 ? resolve(stdout.join('')) : reject(new Error(`${shown} failed (${signal ?? `exit ${code}`})${tail.length ? `: ${tail.join('\n')}` : ''}`)),
+      code === 0
+        ? resolve(stdout.join(''))
+        : reject(
+            new Error(`${shown} failed (${signal ?? `exit ${code}`})${tail.length ? `: ${tail.join('\n')}` : ''}`),
+          ),
     );
   });
 }

@@ -9,7 +9,14 @@ import { ensureTool } from './tools';
 export interface LocalStackOptions {
   dataDir: string;
   toolsDir: string;
-  ports: { postgres: number; temporal: number; temporalUi?: number; minio?: number; minioConsole?: number; stripeMock?: number };
+  ports: {
+    postgres: number;
+    temporal: number;
+    temporalUi?: number;
+    minio?: number;
+    minioConsole?: number;
+    stripeMock?: number;
+  };
   /** Where the Temporal UI decodes payloads: the API's codec endpoint. */
   uiCodecEndpoint?: string;
   /** Without a UI and with workflows in memory: for tests. */
@@ -80,12 +87,13 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       stack.s3 = { endpoint: minio.endpoint, consoleUrl: minio.consoleUrl, ...MINIO_DEV };
     }
     if (opts.start.stripeMock && opts.ports.stripeMock) {
-      const run = () => startStripeMock({
-        binary: stripeBin,
-        port: opts.ports.stripeMock!,
-        httpsSocket: path.join(opts.dataDir, 'stripe-mock-https.sock'),
-        logFile: path.join(logs, 'stripe-mock.log'),
-      });
+      const run = () =>
+        startStripeMock({
+          binary: stripeBin,
+          port: opts.ports.stripeMock!,
+          httpsSocket: path.join(opts.dataDir, 'stripe-mock-https.sock'),
+          logFile: path.join(logs, 'stripe-mock.log'),
+        });
       let current: Awaited<ReturnType<typeof startStripeMock>> | null = await run();
       const stop = async () => {
         await current?.stop();
@@ -93,7 +101,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
         await fs.rm(path.join(opts.dataDir, 'stripe-mock-https.sock'), { force: true });
       };
       stops.push(stop);
-      stack.stripeMock = { url: current.url, stop, restart: async () => { await stop(); current = await run(); } };
+      stack.stripeMock = {
+        url: current.url,
+        stop,
+        restart: async () => {
+          await stop();
+          current = await run();
+        },
+      };
     }
     return stack;
   } catch (err) {

@@ -25,9 +25,12 @@ export async function startMinio(opts: MinioOptions): Promise<RunningMinio> {
   const child = startChild({
     command: opts.binary,
     args: [
-      'server', opts.dataDir,
-      '--address', `127.0.0.1:${opts.port}`,
-      '--console-address', `127.0.0.1:${opts.consolePort}`,
+      'server',
+      opts.dataDir,
+      '--address',
+      `127.0.0.1:${opts.port}`,
+      '--console-address',
+      `127.0.0.1:${opts.consolePort}`,
       '--quiet',
     ],
     // Credentials reach MinIO through its own environment, the only way it takes root keys.

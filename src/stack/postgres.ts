@@ -57,7 +57,10 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
     onError: (e: unknown) => log(`error: ${e instanceof Error ? e.message : String(e).trimEnd()}`),
   });
 
-  const initialised = await fs.access(path.join(dataDir, 'PG_VERSION')).then(() => true, () => false);
+  const initialised = await fs.access(path.join(dataDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
   if (!initialised) await server.initialise();
   // Started by pg_ctl, which puts the server in a session of its own: a terminal's Ctrl-C reaches
   // our process, not PostgreSQL, so the API and the worker close their connections before it stops.
@@ -65,13 +68,25 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
   // It runs as the owner of its data folder ("postgres" when we are root).
   const owner = await fs.stat(dataDir);
   const runAs = asRoot ? { uid: owner.uid, gid: owner.gid } : {};
-  const ctl = (args: string[]) => run(pgCtl, ['-D', dataDir, ...args], { ...runAs, env: childEnvironment({ LC_ALL: 'C' }) });
+  const ctl = (args: string[]) =>
+    run(pgCtl, ['-D', dataDir, ...args], { ...runAs, env: childEnvironment({ LC_ALL: 'C' }) });
   try {
     // Room for several API and worker processes of 20 connections each (the test suite's lanes and
     // the processes its tests spawn, a multi-instance dev run); 100 is PostgreSQL's default.
-    await ctl(['start', '-w', '-t', '120', '-l', path.join(dataDir, 'server.log'), '-o', `-p ${opts.port} -c listen_addresses=127.0.0.1 -c max_connections=300`]);
+    await ctl([
+      'start',
+      '-w',
+      '-t',
+      '120',
+      '-l',
+      path.join(dataDir, 'server.log'),
+      '-o',
+      `-p ${opts.port} -c listen_addresses=127.0.0.1 -c max_connections=300`,
+    ]);
   } catch (err) {
-    throw new Error(`PostgreSQL did not start on port ${opts.port} (data ${dataDir}): ${String((err as { stderr?: string }).stderr || err).trim()}`);
+    throw new Error(
+      `PostgreSQL did not start on port ${opts.port} (data ${dataDir}): ${String((err as { stderr?: string }).stderr || err).trim()}`,
+    );
   }
   const stopServer = () => ctl(['stop', '-w', '-t', '60', '-m', 'fast']).then(() => undefined);
 
@@ -104,7 +119,10 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
   };
 }
 
-async function createDatabaseIfMissing(conn: { user: string; password: string; port: number }, name: string): Promise<void> {
+async function createDatabaseIfMissing(
+  conn: { user: string; password: string; port: number },
+  name: string,
+): Promise<void> {
   const client = new pg.Client({ ...conn, host: '127.0.0.1', database: 'postgres' });
   await client.connect();
   try {

@@ -35,7 +35,11 @@ const MARKER = '.complete';
 type Log = (msg: string) => void;
 
 /** Path of the venv's python with the pinned packages of `tool` installed; builds the venv when missing. */
-export async function ensurePythonTool(tool: PythonTool, toolsDir: string, log: Log = () => undefined): Promise<string> {
+export async function ensurePythonTool(
+  tool: PythonTool,
+  toolsDir: string,
+  log: Log = () => undefined,
+): Promise<string> {
   const spec = PYTHON_TOOLS[tool];
   const requirements = [`${tool}==${spec.version}`];
   const root = path.resolve(toolsDir);
@@ -55,7 +59,10 @@ async function isComplete(venv: string, requirements: string[], module: string):
   const marker = await fs.readFile(path.join(venv, MARKER), 'utf8').catch(() => null);
   if (marker !== markerText(requirements)) return false;
   // The venv's python links to the interpreter it was made with, which may since have gone.
-  return run(path.join(venv, 'bin', 'python'), ['-c', `import ${module}`]).then(() => true, () => false);
+  return run(path.join(venv, 'bin', 'python'), ['-c', `import ${module}`]).then(
+    () => true,
+    () => false,
+  );
 }
 
 const markerText = (requirements: string[]) => `${requirements.join('\n')}\n`;
@@ -66,7 +73,10 @@ async function build(tool: PythonTool, venv: string, requirements: string[], mod
   await fs.rm(path.join(venv, MARKER), { force: true });
   await fs.rm(venv, { recursive: true, force: true });
   log(`creating a Python venv for ${requirements.join(' ')} in ${venv}`);
-  const ticker = setInterval(() => log(`still installing ${tool}… ${Math.round((Date.now() - started) / 1000)} s`), 30_000);
+  const ticker = setInterval(
+    () => log(`still installing ${tool}… ${Math.round((Date.now() - started) / 1000)} s`),
+    30_000,
+  );
   try {
     await run('python3', ['-m', 'venv', venv], log);
     await run(path.join(venv, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', ...requirements], log);
@@ -89,12 +99,21 @@ function run(command: string, args: string[], log?: Log): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: childEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     const output: string[] = [];
-    for (const stream of [child.stdout, child.stderr]) readline.createInterface({ input: stream }).on('line', log ?? ((line) => output.push(line)));
+    for (const stream of [child.stdout, child.stderr])
+      readline.createInterface({ input: stream }).on('line', log ?? ((line) => output.push(line)));
     child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'ENOENT' ? new Error(`${shown}: "${command}" not found (Python 3 with venv is needed)`) : err),
+      reject(
+        err.code === 'ENOENT' ? new Error(`${shown}: "${command}" not found (Python 3 with venv is needed)`) : err,
+      ),
     );
     child.once('close', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${shown} failed (${signal ?? `exit ${code}`})${output.length ? `: ${output.slice(-5).join('\n')}` : ''}`)),
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `${shown} failed (${signal ?? `exit ${code}`})${output.length ? `: ${output.slice(-5).join('\n')}` : ''}`,
+            ),
+          ),
     );
   });
 }

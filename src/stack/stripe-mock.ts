@@ -37,7 +37,10 @@ export async function startStripeMock(opts: StripeMockOptions): Promise<RunningS
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
   for (;;) {
     if (gone) throw new Error(`stripe-mock exited before it was ready; see ${opts.logFile}`);
-    const res = await fetch(`${url}/v1/balance`, { headers: { authorization: 'Bearer sk_test_ready' }, signal: AbortSignal.timeout(1000) }).catch(() => null);
+    const res = await fetch(`${url}/v1/balance`, {
+      headers: { authorization: 'Bearer sk_test_ready' },
+      signal: AbortSignal.timeout(1000),
+    }).catch(() => null);
     if (res?.status === 200) break;
     if (Date.now() > deadline) {
       await child.stop();

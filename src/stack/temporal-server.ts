@@ -84,7 +84,9 @@ async function waitForFrontend(
       return;
     } catch (err) {
       if (Date.now() > deadline) {
-        throw new Error(`Temporal dev server at ${address} not ready after ${timeoutMs} ms (${String(err)}); see ${logFile}`);
+        throw new Error(
+          `Temporal dev server at ${address} not ready after ${timeoutMs} ms (${String(err)}); see ${logFile}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
     }

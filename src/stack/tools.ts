@@ -22,7 +22,11 @@ const TOOLS: Record<ToolName, ToolSpec> = {
   // Later CLI tags carry a replace directive that `go install` refuses.
   temporal: { pkg: 'github.com/temporalio/cli/cmd/temporal', mod: 'github.com/temporalio/cli', version: 'v1.5.1' },
   // MinIO publishes no installable tags; this is the pseudo-version `@latest` resolved to.
-  minio: { pkg: 'github.com/minio/minio', mod: 'github.com/minio/minio', version: 'v0.0.0-20260212201848-7aac2a2c5b7c' },
+  minio: {
+    pkg: 'github.com/minio/minio',
+    mod: 'github.com/minio/minio',
+    version: 'v0.0.0-20260212201848-7aac2a2c5b7c',
+  },
   // Stripe's own mock of its API (billing tests and `npm run dev`): checks every request's shape.
   'stripe-mock': { pkg: 'github.com/stripe/stripe-mock', mod: 'github.com/stripe/stripe-mock', version: 'v0.203.0' },
 };
@@ -73,12 +77,16 @@ async function isPinnedBuild(binary: string, spec: ToolSpec): Promise<boolean> {
 async function build(name: ToolName, spec: ToolSpec, root: string, finalDir: string, log: Log): Promise<void> {
   // Leftovers of builds that crashed earlier.
   for (const entry of await fs.readdir(root)) {
-    if (entry.startsWith(`.${name}-${spec.version}.tmp-`)) await fs.rm(path.join(root, entry), { recursive: true, force: true });
+    if (entry.startsWith(`.${name}-${spec.version}.tmp-`))
+      await fs.rm(path.join(root, entry), { recursive: true, force: true });
   }
   const tmp = await fs.mkdtemp(path.join(root, `.${name}-${spec.version}.tmp-`));
   const started = Date.now();
   log(`building ${name} ${spec.version} with go install (about 3 minutes the first time)`);
-  const ticker = setInterval(() => log(`still building ${name}… ${Math.round((Date.now() - started) / 1000)} s`), 30_000);
+  const ticker = setInterval(
+    () => log(`still building ${name}… ${Math.round((Date.now() - started) / 1000)} s`),
+    30_000,
+  );
   try {
     await goInstall(`${spec.pkg}@${spec.version}`, tmp, log);
     if (!(await isPinnedBuild(path.join(tmp, name), spec))) {
@@ -97,7 +105,10 @@ async function build(name: ToolName, spec: ToolSpec, root: string, finalDir: str
 function goInstall(target: string, gobin: string, log: Log): Promise<void> {
   return new Promise((resolve, reject) => {
     // The child's environment is ours plus GOBIN.
-    const go = spawn('go', ['install', target], { env: childEnvironment({ GOBIN: gobin }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const go = spawn('go', ['install', target], {
+      env: childEnvironment({ GOBIN: gobin }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     for (const stream of [go.stdout, go.stderr]) readline.createInterface({ input: stream }).on('line', log);
     go.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'ENOENT' ? new Error(`Go is needed to build ${target}, and "go" is not on PATH`) : err),

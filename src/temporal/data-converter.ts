@@ -11,7 +11,15 @@ export interface Codec {
 }
 
 /** The encrypting codec on TEMPORAL_CODEC_KEYS and the workspaces' data keys. */
-export async function computeCodec(db: Knex, config: Pick<SharedSettings, 'temporal' | 'dataDir'>, dataKeys: DataKeys): Promise<Codec> {
-  const codec = createPayloadCodec({ dataKeys, operatorKeys: await resolveCodecKeys(config), workspaceOf: jobWorkspaces(db) });
+export async function computeCodec(
+  db: Knex,
+  config: Pick<SharedSettings, 'temporal' | 'dataDir'>,
+  dataKeys: DataKeys,
+): Promise<Codec> {
+  const codec = createPayloadCodec({
+    dataKeys,
+    operatorKeys: await resolveCodecKeys(config),
+    workspaceOf: jobWorkspaces(db),
+  });
   return { codec, dataConverter: { payloadCodecs: [codec] } };
 }

@@ -8,12 +8,22 @@ import type { Logger } from 'pino';
  */
 export async function ensureSchedule(
   client: Client,
-  o: Pick<ScheduleOptions, 'scheduleId' | 'spec' | 'policies'> & { workflowType: string; taskQueue: string; about: string },
+  o: Pick<ScheduleOptions, 'scheduleId' | 'spec' | 'policies'> & {
+    workflowType: string;
+    taskQueue: string;
+    about: string;
+  },
   log: Logger,
   fields: Record<string, unknown> = {},
 ): Promise<void> {
   const { scheduleId, spec, policies } = o;
-  const action = { type: 'startWorkflow' as const, workflowType: o.workflowType, workflowId: scheduleId, taskQueue: o.taskQueue, args: [] };
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: o.workflowType,
+    workflowId: scheduleId,
+    taskQueue: o.taskQueue,
+    args: [],
+  };
   try {
     await client.schedule.create({ scheduleId, spec, action, policies, memo: { about: o.about } });
     log.info({ scheduleId, ...fields }, 'schedule created');

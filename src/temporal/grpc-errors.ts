@@ -15,16 +15,24 @@ export class WorkflowClosedError extends Error {}
  */
 export class StartOutcomeUnknownError extends AppError {
   constructor(retryAfterSeconds: number) {
-    super('dependency.unavailable', 'The workflow service did not confirm the submit; it is being settled', undefined, retryAfterSeconds);
+    super(
+      'dependency.unavailable',
+      'The workflow service did not confirm the submit; it is being settled',
+      undefined,
+      retryAfterSeconds,
+    );
   }
 }
 
 // gRPC codes after which the server certainly did not create the workflow.
-export const NOT_APPLIED = new Set([3 /* INVALID_ARGUMENT */, 5, 6, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9, 11, 12, 16]);
+export const NOT_APPLIED = new Set([
+  3 /* INVALID_ARGUMENT */, 5, 6, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9, 11, 12, 16,
+]);
 // gRPC's own account of a call that never left this process: no connection could be made, or
 // the deadline passed before one was (grpc-js names the stage it was waiting in; a sent call
 // names its remote_addr).
-const NEVER_SENT = /Connection refused|ECONNREFUSED|tcp connect error|waiting for (metadata filters|LB pick|name resolution)/i;
+const NEVER_SENT =
+  /Connection refused|ECONNREFUSED|tcp connect error|waiting for (metadata filters|LB pick|name resolution)/i;
 export const neverSent = (err: unknown): boolean => {
   const text = wordsOf(err);
   return NEVER_SENT.test(text) && !/remote_addr=/.test(text);
@@ -49,19 +57,26 @@ const FAILED_PRECONDITION = 9;
  * nothing of it was applied. Its words are the cause's (see wordsOf).
  */
 export const abortedWithItsTask = (err: unknown): boolean =>
-  err instanceof ServiceError && grpcCodeOf(err) === FAILED_PRECONDITION && /unexpected workflow task failure/i.test(wordsOf(err));
+  err instanceof ServiceError &&
+  grpcCodeOf(err) === FAILED_PRECONDITION &&
+  /unexpected workflow task failure/i.test(wordsOf(err));
 
 /**
  * Rethrows `err` as the service's error. `unavailable` makes the 503; `unreachable` is told when
  * the server proved out of reach (the client then fails fast for a while).
  */
-export function translateError(err: unknown, unavailable: (cause?: unknown) => AppError, unreachable: () => void): never {
+export function translateError(
+  err: unknown,
+  unavailable: (cause?: unknown) => AppError,
+  unreachable: () => void,
+): never {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
     const type = err.cause.type;
     if (type === REFUSAL.invalidState || type === REFUSAL.notAssigned) throw new AppError(type, err.cause.message);
   }
   if (err instanceof WorkflowNotFoundError) throw new WorkflowClosedError(err.message);
-  if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message)) throw new WorkflowClosedError(err.message);
+  if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message))
+    throw new WorkflowClosedError(err.message);
   if (err instanceof ServiceError || isTransportError(err)) {
     if (isTransportError(err) || isTransportError((err as Error).cause)) unreachable();
     throw unavailable(err);

@@ -12,7 +12,15 @@ import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../shared/errors';
-import { StartOutcomeUnknownError, WorkflowClosedError, abortedWithItsTask, grpcCodeOf, neverSent, NOT_APPLIED, translateError } from './grpc-errors';
+import {
+  StartOutcomeUnknownError,
+  WorkflowClosedError,
+  abortedWithItsTask,
+  grpcCodeOf,
+  neverSent,
+  NOT_APPLIED,
+  translateError,
+} from './grpc-errors';
 
 import {
   type AssignInput,
@@ -75,10 +83,19 @@ const UPDATE_LAST_TRY_MS = 1_000;
 const LIST_PAGE_SIZE = 500;
 
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
-export function createJobWorkflowClient(client: Client, opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean }) {
+export function createJobWorkflowClient(
+  client: Client,
+  opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean },
+) {
   const retryAfterMs = opts.retryAfterSeconds * 1000;
   const unavailableError = (cause?: unknown) =>
-    new AppError('dependency.unavailable', 'The workflow service is unavailable', undefined, opts.retryAfterSeconds, cause);
+    new AppError(
+      'dependency.unavailable',
+      'The workflow service is unavailable',
+      undefined,
+      opts.retryAfterSeconds,
+      cause,
+    );
   // After Temporal proved unreachable, calls fail at once until the Retry-After we gave has
   // passed: during an outage requests do not each hang for the whole call budget.
   let unreachableUntil = 0;
@@ -96,7 +113,12 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
         const reachable = await answers();
         if (!reachable) unreachableUntil = Date.now() + retryAfterMs;
-        throw unavailableError(new Error(`no answer to the Update within ${CALL_BUDGET_MS} ms; the server ${reachable ? 'answers' : 'does not answer'}`, { cause: err }));
+        throw unavailableError(
+          new Error(
+            `no answer to the Update within ${CALL_BUDGET_MS} ms; the server ${reachable ? 'answers' : 'does not answer'}`,
+            { cause: err },
+          ),
+        );
       }
       return translate(err);
     }
@@ -104,7 +126,10 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
   const answers = () =>
     client
       .withDeadline(Date.now() + PROBE_BUDGET_MS, () => client.workflowService.getSystemInfo({}))
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
   /** As `call`, for a start: an error that may hide a created workflow is StartOutcomeUnknownError. */
   const callStart = async (fn: () => Promise<unknown>): Promise<void> => {
     try {
@@ -116,7 +141,8 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       try {
         translate(err);
       } catch (translated) {
-        if (applied && translated instanceof AppError && translated.code === 'dependency.unavailable') throw new StartOutcomeUnknownError(opts.retryAfterSeconds);
+        if (applied && translated instanceof AppError && translated.code === 'dependency.unavailable')
+          throw new StartOutcomeUnknownError(opts.retryAfterSeconds);
         throw translated;
       }
     }
@@ -129,7 +155,12 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     let nextPageToken: Uint8Array | null | undefined;
     do {
       const page = await call(() =>
-        client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize: LIST_PAGE_SIZE, nextPageToken }),
+        client.workflowService.listWorkflowExecutions({
+          namespace: client.options.namespace,
+          query,
+          pageSize: LIST_PAGE_SIZE,
+          nextPageToken,
+        }),
       );
       const ids = page.executions.flatMap((run) => run.execution?.workflowId ?? []);
       if (ids.length) yield ids;
@@ -147,7 +178,8 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
   };
   // "Not found", as opposed to a run that exists and has completed (also WorkflowNotFoundError).
   const isNotFound = (err: unknown) =>
-    (err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /not found/i.test(err.message))) && !/completed/i.test((err as Error).message);
+    (err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /not found/i.test(err.message))) &&
+    !/completed/i.test((err as Error).message);
   /**
    * Runs `fn` on the job's workflow; a job whose run an earlier release started has it under the
    * legacy ID. The second lookup happens only when the first finds nothing.
@@ -228,11 +260,14 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
       update(jobId, (h, updateId) => h.executeUpdate(assignUpdate, { args: [input], updateId })).then(asTransition),
     result: (jobId: string, input: ResultInput): Promise<Transition> =>
       update(jobId, (h, updateId) => h.executeUpdate(resultUpdate, { args: [input], updateId })).then(asTransition),
-    cancel: (jobId: string): Promise<Transition> => update(jobId, (h, updateId) => h.executeUpdate(cancelUpdate, { updateId })).then(asTransition),
+    cancel: (jobId: string): Promise<Transition> =>
+      update(jobId, (h, updateId) => h.executeUpdate(cancelUpdate, { updateId })).then(asTransition),
     recheckAgent: (jobId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(recheckAgentSignal))),
-    withdrawLease: (jobId: string, leaseId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(withdrawLeaseSignal, { leaseId }))),
+    withdrawLease: (jobId: string, leaseId: string): Promise<void> =>
+      call(() => onRun(jobId, (h) => h.signal(withdrawLeaseSignal, { leaseId }))),
     /** The service stops the job on its own account (a cancel with `reason` as its failureReason). */
-    stop: (jobId: string, reason: StopReason): Promise<void> => call(() => onRun(jobId, (h) => h.signal(stopSignal, { reason }))),
+    stop: (jobId: string, reason: StopReason): Promise<void> =>
+      call(() => onRun(jobId, (h) => h.signal(stopSignal, { reason }))),
     /** True when a run of the job's workflow exists, open or closed. */
     async exists(jobId: string): Promise<boolean> {
       try {
@@ -245,10 +280,14 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
     },
     /** IDs of jobs whose run was terminated since `since`, from visibility, a page at a time. */
     terminatedSince: (since: Date): AsyncGenerator<string[]> =>
-      pagesOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`),
+      pagesOf(
+        `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Terminated" AND CloseTime > "${since.toISOString()}"`,
+      ),
     /** IDs of jobs whose run closed since `since` with the job in `state`, from visibility, a page at a time. */
     closedSince: (since: Date, state: JobSnapshot['state']): AsyncGenerator<string[]> =>
-      pagesOf(`WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`),
+      pagesOf(
+        `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus != "Running" AND ${JobStateKey.name} = "${state}" AND CloseTime > "${since.toISOString()}"`,
+      ),
     /**
      * The job as its run knows it, for repairing a read model that fell behind: an open run is
      * asked (a query adds nothing to its history), a closed one gives its result. Undefined when
@@ -267,7 +306,10 @@ export function createJobWorkflowClient(client: Client, opts: { taskQueue: strin
             return asTransition(await h.result());
           } catch (err) {
             // A failed or timed-out job closes its run as Failed, the transition in its details.
-            const details = err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure ? err.cause.details : undefined;
+            const details =
+              err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure
+                ? err.cause.details
+                : undefined;
             if (details?.[0]) return asTransition(details[0] as Transition);
             throw err;
           }

@@ -52,12 +52,22 @@ export interface ComputeCodec extends PayloadCodec {
   encodeFor(workspaceId: string, payloads: Payload[]): Promise<Payload[]>;
 }
 
-export function createPayloadCodec(o: { dataKeys: DataKeys; operatorKeys: Buffer[]; workspaceOf: (workflowId: string) => Promise<string | undefined> }): ComputeCodec {
+export function createPayloadCodec(o: {
+  dataKeys: DataKeys;
+  operatorKeys: Buffer[];
+  workspaceOf: (workflowId: string) => Promise<string | undefined>;
+}): ComputeCodec {
   const operators = new Map(o.operatorKeys.map((k) => [keyIdOf(k), k] as const));
   const currentOperator = keyIdOf(o.operatorKeys[0]);
 
   const keyFor = async (scope: string, keyId: string | undefined) =>
-    scope === SYSTEM ? (keyId ? operators.get(keyId) : undefined) : keyId === WORKSPACE_KEY ? o.dataKeys.of(scope) : undefined;
+    scope === SYSTEM
+      ? keyId
+        ? operators.get(keyId)
+        : undefined
+      : keyId === WORKSPACE_KEY
+        ? o.dataKeys.of(scope)
+        : undefined;
 
   async function tryOpen(p: Payload): Promise<Opened | undefined> {
     const sealing = sealingOf(p);
@@ -94,11 +104,16 @@ export function createPayloadCodec(o: { dataKeys: DataKeys; operatorKeys: Buffer
         payloads.map(async (p) => {
           const sealing = sealingOf(p);
           if (!sealing) return p;
-          if (expected && sealing.scope !== expected) throw new PayloadRefused(`a payload sealed for ${sealing.scope} reached a run of ${expected}`);
+          if (expected && sealing.scope !== expected)
+            throw new PayloadRefused(`a payload sealed for ${sealing.scope} reached a run of ${expected}`);
           const opened = await tryOpen(p);
-          if (!opened) throw new PayloadRefused(`a payload sealed for ${sealing.scope} does not open (altered, relabelled, or its key is not listed)`);
+          if (!opened)
+            throw new PayloadRefused(
+              `a payload sealed for ${sealing.scope} does not open (altered, relabelled, or its key is not listed)`,
+            );
           const boundTo = opened.sealedFor.workflowId;
-          if (expected && boundTo && boundTo !== run) throw new PayloadRefused(`a payload sealed for run ${boundTo} reached run ${run}`);
+          if (expected && boundTo && boundTo !== run)
+            throw new PayloadRefused(`a payload sealed for run ${boundTo} reached run ${run}`);
           return opened.payload;
         }),
       );

@@ -41,7 +41,9 @@ const read = (b: Uint8Array | null | undefined) => (b ? new TextDecoder().decode
 
 /** Format 2 is a JSON array (starts with `[`), format 1 a `temporal-payload:` string: never equal. */
 const authenticatedData = (s: Pick<Sealing, 'scope' | 'workflowId' | 'format'>) =>
-  s.format === 1 ? `temporal-payload:${s.scope}` : JSON.stringify(['temporal-payload', 2, s.scope, s.workflowId ?? null]);
+  s.format === 1
+    ? `temporal-payload:${s.scope}`
+    : JSON.stringify(['temporal-payload', 2, s.scope, s.workflowId ?? null]);
 
 /** What a sealed payload's metadata claims, or undefined for one not ours. */
 export function sealingOf(p: Payload): Sealing | undefined {
@@ -54,7 +56,11 @@ export function sealingOf(p: Payload): Sealing | undefined {
 
 /** `p` sealed under `key` (named `keyId`) for `to`, in format 2. */
 export function sealPayload(key: Buffer, keyId: string, p: Payload, to: SealedFor): Payload {
-  const { iv, data } = seal(key, Buffer.from(temporal.api.common.v1.Payload.encode(p).finish()), authenticatedData({ ...to, format: 2 }));
+  const { iv, data } = seal(
+    key,
+    Buffer.from(temporal.api.common.v1.Payload.encode(p).finish()),
+    authenticatedData({ ...to, format: 2 }),
+  );
   return {
     metadata: {
       encoding: text(ENCODING),
@@ -68,11 +74,18 @@ export function sealPayload(key: Buffer, keyId: string, p: Payload, to: SealedFo
 }
 
 /** The clear payload and what it was authenticated as sealed for, or undefined when it does not open under `key`. */
-export function openPayload(key: Buffer, p: Payload, s: Sealing): { payload: Payload; sealedFor: SealedFor } | undefined {
+export function openPayload(
+  key: Buffer,
+  p: Payload,
+  s: Sealing,
+): { payload: Payload; sealedFor: SealedFor } | undefined {
   if (!p.data || p.data.length < IV_BYTES) return undefined;
   const bytes = Buffer.from(p.data);
   const opened = open(key, { iv: bytes.subarray(0, IV_BYTES), data: bytes.subarray(IV_BYTES) }, authenticatedData(s));
   if (!opened) return undefined;
   const workflowId = s.format === 2 ? s.workflowId : undefined;
-  return { payload: temporal.api.common.v1.Payload.decode(opened) as Payload, sealedFor: { scope: s.scope, ...(workflowId ? { workflowId } : {}) } };
+  return {
+    payload: temporal.api.common.v1.Payload.decode(opened) as Payload,
+    sealedFor: { scope: s.scope, ...(workflowId ? { workflowId } : {}) },
+  };
 }

@@ -28,7 +28,12 @@ export function createWebhookWorkflows(client: Client, { taskQueue, deliveryTime
     },
 
     /** Sends one logged event again now, as its own run. */
-    async redeliver(o: { webhookId: string; eventSeq: number; workspaceId: string; redeliveryId: string }): Promise<void> {
+    async redeliver(o: {
+      webhookId: string;
+      eventSeq: number;
+      workspaceId: string;
+      redeliveryId: string;
+    }): Promise<void> {
       const input: RedeliveryInput = { webhookId: o.webhookId, eventSeq: o.eventSeq, deliveryTimeoutMs };
       await client.workflow.start('webhookRedelivery', {
         workflowId: `webhook-redelivery-${o.redeliveryId}`,

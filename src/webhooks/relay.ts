@@ -14,7 +14,17 @@ const SWEEP_EVERY_MS = 10 * 60_000;
  * mark leaves the events to be relayed again: a second wake costs nothing, as a lane reads what to
  * send from the outbox and the delivery log, never from the wake.
  */
-export function createWebhookRelay({ db, workflows, log, retentionDays }: { db: Knex; workflows: WebhookWorkflows; log: Logger; retentionDays: number }) {
+export function createWebhookRelay({
+  db,
+  workflows,
+  log,
+  retentionDays,
+}: {
+  db: Knex;
+  workflows: WebhookWorkflows;
+  log: Logger;
+  retentionDays: number;
+}) {
   async function relayBatch(): Promise<number> {
     return db.transaction(async (trx) => {
       const events = await trx('webhook_events')
@@ -34,7 +44,12 @@ export function createWebhookRelay({ db, workflows, log, retentionDays }: { db: 
       for (const e of events) {
         for (const h of hooks) {
           if (h.workspace_id !== e.workspace_id || !h.events.includes(e.type) || e.created_at < h.created_at) continue;
-          lanes.set(`${h.id} ${e.job_id}`, { webhookId: h.id, jobId: e.job_id, workspaceId: e.workspace_id, url: h.url });
+          lanes.set(`${h.id} ${e.job_id}`, {
+            webhookId: h.id,
+            jobId: e.job_id,
+            workspaceId: e.workspace_id,
+            url: h.url,
+          });
         }
       }
       const queue = [...lanes.values()];
@@ -43,7 +58,12 @@ export function createWebhookRelay({ db, workflows, log, retentionDays }: { db: 
           for (let lane = queue.shift(); lane; lane = queue.shift()) await workflows.wake(lane);
         }),
       );
-      await trx('webhook_events').whereIn('seq', events.map((e) => e.seq)).update({ relayed: true });
+      await trx('webhook_events')
+        .whereIn(
+          'seq',
+          events.map((e) => e.seq),
+        )
+        .update({ relayed: true });
       return events.length;
     });
   }

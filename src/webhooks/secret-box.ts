@@ -40,12 +40,23 @@ export function createSecretBox(keys: Buffer[]): SecretBox {
     open(stored, endpointId) {
       if (stored.startsWith('whsec_')) return stored;
       const [version, keyId, iv, sealed, ...rest] = stored.split(':');
-      if (version !== VERSION || rest.length || !iv || !sealed) throw new Error(`webhook ${endpointId}: its stored secret is not in a known form`);
+      if (version !== VERSION || rest.length || !iv || !sealed)
+        throw new Error(`webhook ${endpointId}: its stored secret is not in a known form`);
       const key = byId.get(keyId);
-      if (!key) throw new Error(`webhook ${endpointId}: its secret is sealed with key ${keyId}, which WEBHOOK_SECRET_KEYS does not list`);
-      const opened = open(key, { iv: Buffer.from(iv, 'base64'), data: Buffer.from(sealed, 'base64') }, aadOf(endpointId));
+      if (!key)
+        throw new Error(
+          `webhook ${endpointId}: its secret is sealed with key ${keyId}, which WEBHOOK_SECRET_KEYS does not list`,
+        );
+      const opened = open(
+        key,
+        { iv: Buffer.from(iv, 'base64'), data: Buffer.from(sealed, 'base64') },
+        aadOf(endpointId),
+      );
       // Not this endpoint's, or changed: never sign with what came out.
-      if (!opened) throw new Error(`webhook ${endpointId}: its stored secret does not open (altered, cut short, or another endpoint's)`);
+      if (!opened)
+        throw new Error(
+          `webhook ${endpointId}: its stored secret does not open (altered, cut short, or another endpoint's)`,
+        );
       return opened.toString('utf8');
     },
 

@@ -5,7 +5,11 @@ import type { SecretBox } from './secret-box';
 
 /** The keys that seal webhook secrets at rest: WEBHOOK_SECRET_KEYS (required in production). */
 export const resolveWebhookSecretKeys = (config: Pick<SharedSettings, 'webhooks' | 'dataDir'>): Promise<Buffer[]> =>
-  resolveOperatorKeys(config, { configured: config.webhooks.secretKeys, variable: 'WEBHOOK_SECRET_KEYS', file: 'webhook-secret-key' });
+  resolveOperatorKeys(config, {
+    configured: config.webhooks.secretKeys,
+    variable: 'WEBHOOK_SECRET_KEYS',
+    file: 'webhook-secret-key',
+  });
 
 /**
  * Seals again, with the current key, every stored secret that is not: clear ones written before
@@ -21,10 +25,13 @@ export async function sealStoredSecrets(db: Knex, box: SecretBox): Promise<numbe
     .select('id', 'secret', 'previous_secret');
   let sealed = 0;
   for (const row of rows) {
-    const reseal = (stored: string | null) => (stored === null || box.isCurrent(stored) ? stored : box.seal(box.open(stored, row.id), row.id));
+    const reseal = (stored: string | null) =>
+      stored === null || box.isCurrent(stored) ? stored : box.seal(box.open(stored, row.id), row.id);
     const changed = await db('webhooks')
       .where({ id: row.id, secret: row.secret })
-      .where((q) => (row.previous_secret === null ? q.whereNull('previous_secret') : q.where('previous_secret', row.previous_secret)))
+      .where((q) =>
+        row.previous_secret === null ? q.whereNull('previous_secret') : q.where('previous_secret', row.previous_secret),
+      )
       .update({ secret: reseal(row.secret), previous_secret: reseal(row.previous_secret) });
     sealed += changed;
   }

@@ -3,7 +3,16 @@ import https from 'node:https';
 import { type LookupFunction, isIP } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { METADATA_ADDRESSES, type Resolver, type TargetPolicy, TargetRefusedError, hostOf, parseTargetUrl, refusalOf, resolveTarget } from './target-guard';
+import {
+  METADATA_ADDRESSES,
+  type Resolver,
+  type TargetPolicy,
+  TargetRefusedError,
+  hostOf,
+  parseTargetUrl,
+  refusalOf,
+  resolveTarget,
+} from './target-guard';
 
 // One delivery attempt: a POST that never follows a redirect, connects only to an address that
 // was checked in that very lookup (no DNS rebinding), and never waits or buffers past its limits.
@@ -26,7 +35,10 @@ export interface PostWebhookOptions {
   resolve?: Resolver;
 }
 
-const DEFAULT_HEADERS: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': 'compute-webhooks/1' };
+const DEFAULT_HEADERS: Record<string, string> = {
+  'Content-Type': 'application/json',
+  'User-Agent': 'compute-webhooks/1',
+};
 
 const NETWORK_ERRORS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -52,7 +64,10 @@ function describe(err: unknown): string {
   if (e.code && NETWORK_ERRORS[e.code]) return NETWORK_ERRORS[e.code];
   // request-filtering-agent's own refusal (a second line of defence behind refusalOf), retold
   // without the address it names, as resolveTarget's refusals are.
-  const filtered = /host:(.*)\) is not allowed\. Because,? It (?:is )?(meta IP address|private IP address|defined in denyIPAddressList)/.exec(e.message ?? '');
+  const filtered =
+    /host:(.*)\) is not allowed\. Because,? It (?:is )?(meta IP address|private IP address|defined in denyIPAddressList)/.exec(
+      e.message ?? '',
+    );
   if (filtered) return `refused target: ${filtered[1]} resolves to ${FILTER_REASONS[filtered[2]]}`;
   if (/is not allowed/.test(e.message ?? '')) return 'refused target: it resolves to a refused address';
   return e.code && !e.message?.includes(e.code) ? `${e.message} (${e.code})` : (e.message ?? String(err));
@@ -92,7 +107,8 @@ export async function postWebhook(o: PostWebhookOptions): Promise<SendResult> {
   // The connection goes to exactly the addresses checked here.
   const lookup: LookupFunction = (hostname, options, callback) => {
     resolveTarget(hostname, o.policy, o.resolve).then(
-      (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family)),
+      (addresses) =>
+        options.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family),
       (err: Error) => callback(err, '', 0),
     );
   };
@@ -123,31 +139,35 @@ export async function postWebhook(o: PostWebhookOptions): Promise<SendResult> {
     const deadline = setTimeout(() => finish(`timed out after ${o.timeoutMs} ms`), o.timeoutMs);
 
     try {
-      req = (secure ? https.request : http.request)(target, { method: 'POST', headers: headersOf(o.headers, o.body), agent, lookup }, (res) => {
-        status = res.statusCode ?? null;
-        if (status !== null && status >= 300 && status < 400) {
-          finish(`redirect (${status} to ${res.headers.location ?? 'no location'}) not followed`);
-          return;
-        }
-        res.on('data', (chunk: Buffer) => {
-          const room = o.bodyLimitBytes - kept;
-          // Past the limit the rest is not read at all: the socket goes (a partial character is dropped).
-          if (chunk.length > room) {
-            body += decoder.write(chunk.subarray(0, room));
-            kept += room;
-            finish(null);
+      req = (secure ? https.request : http.request)(
+        target,
+        { method: 'POST', headers: headersOf(o.headers, o.body), agent, lookup },
+        (res) => {
+          status = res.statusCode ?? null;
+          if (status !== null && status >= 300 && status < 400) {
+            finish(`redirect (${status} to ${res.headers.location ?? 'no location'}) not followed`);
             return;
           }
-          body += decoder.write(chunk);
-          kept += chunk.length;
-        });
-        res.on('end', () => {
-          body += decoder.end();
-          finish(null);
-        });
-        res.on('error', (err) => finish(describe(err)));
-        res.on('close', () => finish(res.complete ? null : 'connection closed before the response ended'));
-      });
+          res.on('data', (chunk: Buffer) => {
+            const room = o.bodyLimitBytes - kept;
+            // Past the limit the rest is not read at all: the socket goes (a partial character is dropped).
+            if (chunk.length > room) {
+              body += decoder.write(chunk.subarray(0, room));
+              kept += room;
+              finish(null);
+              return;
+            }
+            body += decoder.write(chunk);
+            kept += chunk.length;
+          });
+          res.on('end', () => {
+            body += decoder.end();
+            finish(null);
+          });
+          res.on('error', (err) => finish(describe(err)));
+          res.on('close', () => finish(res.complete ? null : 'connection closed before the response ended'));
+        },
+      );
       req.on('error', (err) => finish(describe(err)));
       req.end(o.body);
     } catch (err) {

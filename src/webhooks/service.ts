@@ -54,7 +54,10 @@ const recordOf = (r: Record<string, unknown>): WebhookRecord => ({
   disabledReason: (r.disabled_reason as string | null) ?? null,
   createdAt: iso(r.created_at as Date),
   // Past its end the previous secret no longer signs: nothing to report.
-  previousSecretExpiresAt: r.previous_secret_expires_at && (r.previous_secret_expires_at as Date) > new Date() ? iso(r.previous_secret_expires_at as Date) : null,
+  previousSecretExpiresAt:
+    r.previous_secret_expires_at && (r.previous_secret_expires_at as Date) > new Date()
+      ? iso(r.previous_secret_expires_at as Date)
+      : null,
 });
 
 const deliveryOf = (r: Record<string, unknown>): DeliveryRecord => ({
@@ -95,24 +98,45 @@ export function createWebhooksService({ db, config, workflows, resolve, secrets 
   }
 
   return {
-    async create(p: Principal, body: { url: string; events?: EventType[]; description?: string }): Promise<WebhookRecord & { secret: string }> {
+    async create(
+      p: Principal,
+      body: { url: string; events?: EventType[]; description?: string },
+    ): Promise<WebhookRecord & { secret: string }> {
       await authorize(db, p, 'webhook.create', { type: 'webhook', id: 'new' });
       try {
         await checkTarget(body.url, policy, resolve);
       } catch (err) {
         if (!(err instanceof TargetRefusedError)) throw err;
-        throw new AppError('request.invalid', `The webhook URL is refused: ${err.message}`, { fields: [{ path: 'url', message: err.message }] });
+        throw new AppError('request.invalid', `The webhook URL is refused: ${err.message}`, {
+          fields: [{ path: 'url', message: err.message }],
+        });
       }
       const id = newId('wh');
       const secret = newWebhookSecret();
       const events = body.events?.length ? [...new Set(body.events)] : [...EVENT_TYPES];
       const row = await db.transaction(async (trx) => {
         await lockOwner(trx, 'workspaces', p.workspaceId);
-        await refuseAtBound(trx('webhooks').where({ workspace_id: p.workspaceId }).whereNull('deleted_at'), config.counts.webhookEndpoints, 'Webhook endpoints in a workspace');
+        await refuseAtBound(
+          trx('webhooks').where({ workspace_id: p.workspaceId }).whereNull('deleted_at'),
+          config.counts.webhookEndpoints,
+          'Webhook endpoints in a workspace',
+        );
         const [made] = await trx('webhooks')
-          .insert({ id, workspace_id: p.workspaceId, url: body.url, events: JSON.stringify(events), description: body.description ?? null, secret: secrets.seal(secret, id) })
+          .insert({
+            id,
+            workspace_id: p.workspaceId,
+            url: body.url,
+            events: JSON.stringify(events),
+            description: body.description ?? null,
+            secret: secrets.seal(secret, id),
+          })
           .returning('*');
-        await appendAudit(trx, { ...auditBy(p), action: 'webhook.create', target: { type: 'webhook', id }, details: { url: body.url, events } });
+        await appendAudit(trx, {
+          ...auditBy(p),
+          action: 'webhook.create',
+          target: { type: 'webhook', id },
+          details: { url: body.url, events },
+        });
         return made;
       });
       return { ...recordOf(row), secret };
@@ -136,13 +160,25 @@ export function createWebhooksService({ db, config, workflows, resolve, secrets 
       await find(p, id);
       await authorize(db, p, 'webhook.delete', { type: 'webhook', id });
       await db.transaction(async (trx) => {
-        const changed = await trx('webhooks').where({ id }).whereNull('deleted_at').update({ deleted_at: trx.fn.now(), enabled: false });
-        if (changed) await appendAudit(trx, { ...auditBy(p), action: 'webhook.delete', target: { type: 'webhook', id }, details: {} });
+        const changed = await trx('webhooks')
+          .where({ id })
+          .whereNull('deleted_at')
+          .update({ deleted_at: trx.fn.now(), enabled: false });
+        if (changed)
+          await appendAudit(trx, {
+            ...auditBy(p),
+            action: 'webhook.delete',
+            target: { type: 'webhook', id },
+            details: {},
+          });
       });
     },
 
     /** A new secret; the one it replaces still signs for the overlap (CONTRACT §7: 24 h). */
-    async rotateSecret(p: Principal, id: string): Promise<{ id: string; secret: string; previousSecretExpiresAt: string }> {
+    async rotateSecret(
+      p: Principal,
+      id: string,
+    ): Promise<{ id: string; secret: string; previousSecretExpiresAt: string }> {
       await find(p, id);
       await authorize(db, p, 'webhook.rotate_secret', { type: 'webhook', id });
       const secret = newWebhookSecret();
@@ -152,11 +188,18 @@ export function createWebhooksService({ db, config, workflows, resolve, secrets 
           .update({
             // Moved as stored: sealed for this same endpoint, it opens as the previous one too.
             previous_secret: trx.ref('secret'),
-            previous_secret_expires_at: trx.raw('now() + make_interval(secs => ?)', [config.webhooks.secretOverlapMs / 1000]),
+            previous_secret_expires_at: trx.raw('now() + make_interval(secs => ?)', [
+              config.webhooks.secretOverlapMs / 1000,
+            ]),
             secret: secrets.seal(secret, id),
           })
           .returning('previous_secret_expires_at');
-        await appendAudit(trx, { ...auditBy(p), action: 'webhook.rotate_secret', target: { type: 'webhook', id }, details: { previousSecretExpiresAt: iso(changed.previous_secret_expires_at) } });
+        await appendAudit(trx, {
+          ...auditBy(p),
+          action: 'webhook.rotate_secret',
+          target: { type: 'webhook', id },
+          details: { previousSecretExpiresAt: iso(changed.previous_secret_expires_at) },
+        });
         return changed;
       });
       return { id, secret, previousSecretExpiresAt: iso(row.previous_secret_expires_at) };
@@ -174,16 +217,45 @@ export function createWebhooksService({ db, config, workflows, resolve, secrets 
     },
 
     /** The delivery's event once more, now, as a new logged attempt (202: it runs on Temporal). */
-    async redeliver(p: Principal, id: string, deliveryId: string): Promise<{ webhookId: string; eventId: string; redeliveryOf: string }> {
+    async redeliver(
+      p: Principal,
+      id: string,
+      deliveryId: string,
+    ): Promise<{ webhookId: string; eventId: string; redeliveryOf: string }> {
       const hook = await find(p, id);
       await authorize(db, p, 'webhook.redeliver', { type: 'webhook', id });
-      const delivery = await db('webhook_deliveries').where({ id: deliveryId, webhook_id: id }).first('event_id', 'event_seq');
+      const delivery = await db('webhook_deliveries')
+        .where({ id: deliveryId, webhook_id: id })
+        .first('event_id', 'event_seq');
       if (!delivery) throw notFound('Delivery');
-      if (!hook.enabled) throw new AppError('resource.conflict', 'The webhook is disabled: nothing is sent to it', { reason: 'webhook_disabled', disabledReason: hook.disabled_reason });
-      if (!workflows) throw new AppError('dependency.unavailable', 'Redelivery needs the workflow service', undefined, config.dependencyRetryAfterSeconds);
-      await workflows.redeliver({ webhookId: id, eventSeq: Number(delivery.event_seq), workspaceId: p.workspaceId, redeliveryId: newId('dlv') }).catch((err) => {
-        throw new AppError('dependency.unavailable', 'The workflow service did not take the redelivery; try again', undefined, config.dependencyRetryAfterSeconds, err);
-      });
+      if (!hook.enabled)
+        throw new AppError('resource.conflict', 'The webhook is disabled: nothing is sent to it', {
+          reason: 'webhook_disabled',
+          disabledReason: hook.disabled_reason,
+        });
+      if (!workflows)
+        throw new AppError(
+          'dependency.unavailable',
+          'Redelivery needs the workflow service',
+          undefined,
+          config.dependencyRetryAfterSeconds,
+        );
+      await workflows
+        .redeliver({
+          webhookId: id,
+          eventSeq: Number(delivery.event_seq),
+          workspaceId: p.workspaceId,
+          redeliveryId: newId('dlv'),
+        })
+        .catch((err) => {
+          throw new AppError(
+            'dependency.unavailable',
+            'The workflow service did not take the redelivery; try again',
+            undefined,
+            config.dependencyRetryAfterSeconds,
+            err,
+          );
+        });
       return { webhookId: id, eventId: delivery.event_id, redeliveryOf: deliveryId };
     },
   };

@@ -70,7 +70,15 @@ function embeddedIPv4(ip: ipaddr.IPv6, range: string): ipaddr.IPv4[] {
 function rangeOf(ip: ipaddr.IPv4 | ipaddr.IPv6): string {
   const range = ip.range();
   // ipaddr.js calls ::/96 (deprecated IPv4-compatible, e.g. ::7f00:1) unicast.
-  if (ip.kind() === 'ipv6' && range === 'unicast' && ip.toByteArray().slice(0, 12).every((b) => b === 0)) return 'ipv4Compatible';
+  if (
+    ip.kind() === 'ipv6' &&
+    range === 'unicast' &&
+    ip
+      .toByteArray()
+      .slice(0, 12)
+      .every((b) => b === 0)
+  )
+    return 'ipv4Compatible';
   return range;
 }
 
@@ -84,7 +92,8 @@ export function refusalOf(address: string, policy: TargetPolicy, { named = true 
   const family = isIP(bare);
   if (family === 0) return 'not an IP address';
   // ipaddr.js reads "::1.2.3.4" as IPv4-mapped; the WHATWG URL parser spells it as the kernel sees it.
-  const ip = family === 4 ? ipaddr.IPv4.parse(bare) : ipaddr.IPv6.parse(new URL(`http://[${bare}]`).hostname.slice(1, -1));
+  const ip =
+    family === 4 ? ipaddr.IPv4.parse(bare) : ipaddr.IPv6.parse(new URL(`http://[${bare}]`).hostname.slice(1, -1));
   const range = rangeOf(ip);
   const inner = ip.kind() === 'ipv6' ? embeddedIPv4(ip as ipaddr.IPv6, range) : [];
   if ([ip, ...inner].some((a) => METADATA.includes(a.toNormalizedString()))) return 'a cloud metadata address';
@@ -93,7 +102,8 @@ export function refusalOf(address: string, policy: TargetPolicy, { named = true 
     const why = refusalOf(a.toString(), policy);
     if (why) return named ? `${WRAPPERS[range]} of ${a.toString()}, ${why}` : `${WRAPPERS[range]} of ${why}`;
   }
-  if (inner.length) return named ? `${WRAPPERS[range]} of ${inner.join(' / ')}` : `${WRAPPERS[range]} of a public IPv4 address`;
+  if (inner.length)
+    return named ? `${WRAPPERS[range]} of ${inner.join(' / ')}` : `${WRAPPERS[range]} of a public IPv4 address`;
   return REASONS[range] ?? `a special-purpose address (${range})`;
 }
 
@@ -108,14 +118,19 @@ export function parseTargetUrl(url: string): URL {
   } catch {
     throw new TargetRefusedError('not a valid URL');
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TargetRefusedError(`the scheme ${target.protocol} is not allowed (http or https only)`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new TargetRefusedError(`the scheme ${target.protocol} is not allowed (http or https only)`);
   if (target.username || target.password) throw new TargetRefusedError('credentials in the URL are not allowed');
   if (!hostOf(target)) throw new TargetRefusedError('the URL has no host');
   return target;
 }
 
 /** Every address `host` resolves to, refused if any of them is (an IP literal is checked as is). */
-export async function resolveTarget(host: string, policy: TargetPolicy, resolve: Resolver = systemResolver): Promise<Array<{ address: string; family: 4 | 6 }>> {
+export async function resolveTarget(
+  host: string,
+  policy: TargetPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<Array<{ address: string; family: 4 | 6 }>> {
   const family = isIP(host);
   if (family !== 0) {
     const why = refusalOf(host, policy);
@@ -139,6 +154,10 @@ export async function resolveTarget(host: string, policy: TargetPolicy, resolve:
 }
 
 /** Checks a URL at registration; throws TargetRefusedError saying why (a resolved address is not named). */
-export async function checkTarget(url: string, policy: TargetPolicy, resolve: Resolver = systemResolver): Promise<void> {
+export async function checkTarget(
+  url: string,
+  policy: TargetPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<void> {
   await resolveTarget(hostOf(parseTargetUrl(url)), policy, resolve);
 }

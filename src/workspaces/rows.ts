@@ -28,7 +28,10 @@ export async function createWorkspace(db: Knex, name: string): Promise<string> {
 export async function ensureOperatorWorkspace(db: Knex): Promise<string> {
   const existing = await db('workspaces').where({ is_operator: true }).first('id');
   if (existing) return existing.id;
-  await db('workspaces').insert({ id: newId('ws'), name: 'managed pool (operator)', is_operator: true }).onConflict().ignore();
+  await db('workspaces')
+    .insert({ id: newId('ws'), name: 'managed pool (operator)', is_operator: true })
+    .onConflict()
+    .ignore();
   const row = await db('workspaces').where({ is_operator: true }).first('id');
   return row.id;
 }

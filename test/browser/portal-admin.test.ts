@@ -59,7 +59,10 @@ describe("the portal's workspace pages", function () {
     await page.keyboard.type('robot');
     for (const next of ['Role', 'Expires in days']) {
       await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate('document.activeElement.closest("label")?.querySelector("span")?.textContent'), next);
+      assert.equal(
+        await page.evaluate('document.activeElement.closest("label")?.querySelector("span")?.textContent'),
+        next,
+      );
     }
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate('document.activeElement.textContent'), 'Create token');
@@ -70,10 +73,18 @@ describe("the portal's workspace pages", function () {
     await screenshots(page, 'keys');
 
     await confirmIn(page, 'ci runner', 'Revoke');
-    await page.locator('tbody tr').filter({ hasText: 'ci runner' }).getByText(/^Revoked/).waitFor();
+    await page
+      .locator('tbody tr')
+      .filter({ hasText: 'ci runner' })
+      .getByText(/^Revoked/)
+      .waitFor();
     assert.equal((await post('/compute/jobs/list', {}, key)).status, 401, 'the revoked key is refused');
     await confirmIn(page, 'robot', 'Revoke');
-    await page.locator('tbody tr').filter({ hasText: 'robot' }).getByText(/^Revoked/).waitFor();
+    await page
+      .locator('tbody tr')
+      .filter({ hasText: 'robot' })
+      .getByText(/^Revoked/)
+      .waitFor();
     assert.equal((await v0('GET', '/jobs', { token })).status, 401, 'the revoked token is refused');
 
     await page.getByLabel('Key name').fill('x'.repeat(100));
@@ -82,7 +93,11 @@ describe("the portal's workspace pages", function () {
     await page.getByRole('button', { name: 'Create key' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    assert.match(await alert.innerText(), /^The request is invalid[\s\S]*name/, 'the refusal as the API explained it, with the field');
+    assert.match(
+      await alert.innerText(),
+      /^The request is invalid[\s\S]*name/,
+      'the refusal as the API explained it, with the field',
+    );
     assert.deepEqual(unexpectedErrors(errors), []);
     await context.close();
   });
@@ -102,7 +117,8 @@ describe("the portal's workspace pages", function () {
       await page.goto(`${url}${path}?workspace=${ws.id}`);
       await page.getByText(ready).first().waitFor();
     };
-    const none = async (name: string, what: string) => assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `${what}: no ${name}`);
+    const none = async (name: string, what: string) =>
+      assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `${what}: no ${name}`);
 
     await visit('/agents', 'gpu-box');
     await none('Drain', 'agents');
@@ -124,7 +140,10 @@ describe("the portal's workspace pages", function () {
     await assertAccessible(page, 'the usage page, as a member');
     await page.goto(`${url}/audit?workspace=${ws.id}`);
     await page.getByRole('alert').waitFor();
-    assert.match(await page.getByRole('alert').innerText(), /^The role does not allow this\s+This needs the admin role/);
+    assert.match(
+      await page.getByRole('alert').innerText(),
+      /^The role does not allow this\s+This needs the admin role/,
+    );
 
     const as = { token: member.token, headers: inWs };
     const refused = [
@@ -136,7 +155,10 @@ describe("the portal's workspace pages", function () {
       await v0('PATCH', '/billing/limits', { ...as, body: { hardCapUsd: 1 } }),
       await v0('GET', `/workspaces/${ws.id}/audit`, as),
     ];
-    assert.deepEqual(refused.map((r) => [r.status, r.body.code]), refused.map(() => [403, 'auth.forbidden']));
+    assert.deepEqual(
+      refused.map((r) => [r.status, r.body.code]),
+      refused.map(() => [403, 'auth.forbidden']),
+    );
     await seen.context.close();
 
     const { context, page: ownerPage, errors } = await openPage(browser);
@@ -145,7 +167,12 @@ describe("the portal's workspace pages", function () {
     await ownerPage.getByRole('combobox', { name: `Role of ${member.user.email.toLowerCase()}` }).selectOption('admin');
     await ownerPage.getByText(`${member.user.email.toLowerCase()} is now an admin`).waitFor();
     const roleOf = async (email: string) =>
-      ((await v0ok('GET', `/workspaces/${ws.id}/members`, { token: owner.token })).items as Array<{ email: string; role: string }>).find((m) => m.email === email.toLowerCase())?.role;
+      (
+        (await v0ok('GET', `/workspaces/${ws.id}/members`, { token: owner.token })).items as Array<{
+          email: string;
+          role: string;
+        }>
+      ).find((m) => m.email === email.toLowerCase())?.role;
     assert.equal(await roleOf(member.user.email), 'admin');
     await ownerPage.getByLabel('Member e-mail').fill('Newcomer@Example.test');
     await ownerPage.getByRole('button', { name: 'Invite' }).click();
@@ -162,10 +189,14 @@ describe("the portal's workspace pages", function () {
   it('lists agents with their state, labels, heartbeat and current job; an admin drains and removes one', async () => {
     const { url, browser } = stack();
     const owner = await login();
-    const key = (await post('/compute/api-keys/create', { name: 'fleet', kind: 'agent' }, owner.token)).body.payload.key as string;
+    const key = (await post('/compute/api-keys/create', { name: 'fleet', kind: 'agent' }, owner.token)).body.payload
+      .key as string;
     const agent = await agents({ key, labels: { pool: 'portal' } });
     const job = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'sleep 30' } });
-    await waitFor('the job running', async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'RUNNING');
+    await waitFor(
+      'the job running',
+      async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'RUNNING',
+    );
 
     const { context, page, errors } = await openPage(browser);
     await signIn(page, url, owner.user.email);
@@ -179,11 +210,17 @@ describe("the portal's workspace pages", function () {
 
     await row.getByRole('button', { name: 'Drain' }).click();
     await row.getByText(/DRAINING|DRAINED/).waitFor();
-    assert.match((await v0ok('GET', `/agents/${agent.nodeId()}`, { token: owner.token, status: 200 })).state, /DRAINING|DRAINED/);
+    assert.match(
+      (await v0ok('GET', `/agents/${agent.nodeId()}`, { token: owner.token, status: 200 })).state,
+      /DRAINING|DRAINED/,
+    );
     await confirmIn(page, agent.nodeId(), 'Remove');
     await row.waitFor({ state: 'detached' });
     assert.equal((await v0('GET', `/agents/${agent.nodeId()}`, { token: owner.token })).status, 404, 'removed');
-    await waitFor('the job requeued', async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'QUEUED');
+    await waitFor(
+      'the job requeued',
+      async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'QUEUED',
+    );
     await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, status: 200 });
     assert.deepEqual(unexpectedErrors(errors), []);
     await context.close();

@@ -54,7 +54,12 @@ describe("the portal's job page", function () {
       const file = path.join(testEnv().dataDir, `portal-${name}-${Date.now()}.json`);
       fs.writeFileSync(file, JSON.stringify({ type: 'COMMAND', command, labels: { case: name } }));
       const running = startCompute(['run', file], { env: cli.env });
-      const id = await waitFor(`the ${name} job`, async () => (await v0ok('GET', `/jobs?label=case=${name}`, { token: cli.session.token, status: 200 })).items[0]?.id as string | undefined);
+      const id = await waitFor(
+        `the ${name} job`,
+        async () =>
+          (await v0ok('GET', `/jobs?label=case=${name}`, { token: cli.session.token, status: 200 })).items[0]?.id as
+            string | undefined,
+      );
       return { running, id };
     };
     return { cli, context, page, errors, run };
@@ -72,7 +77,10 @@ describe("the portal's job page", function () {
     page.on('request', (r) => {
       if (r.url().includes('/logs?follow=true')) streams.push(r);
     });
-    const { running, id } = await run('live', "for i in $(seq 1 16); do printf '\\033[32mout %02d\\033[0m\\n' $i; printf 'warn %02d\\n' $i >&2; sleep 0.4; done");
+    const { running, id } = await run(
+      'live',
+      "for i in $(seq 1 16); do printf '\\033[32mout %02d\\033[0m\\n' $i; printf 'warn %02d\\n' $i >&2; sleep 0.4; done",
+    );
     await page.goto(`${url}/jobs/${id}`);
     await log(page).getByText('out 03').waitFor({ timeout: 30_000 });
     assert.equal(running.exitCode(), undefined, 'the job is still writing');
@@ -89,13 +97,21 @@ describe("the portal's job page", function () {
     await jobState(page).getByText('SUCCEEDED').waitFor();
     assert.equal((await running.finished(30_000)).code, 0, 'compute run ends with the job');
 
-    const stored = (await v0ok('GET', `/jobs/${id}/logs?afterSeq=0`, { token: cli.session.token, status: 200 })).lines as Array<{ seq: number; stream: string; line: string }>;
+    const stored = (await v0ok('GET', `/jobs/${id}/logs?afterSeq=0`, { token: cli.session.token, status: 200 }))
+      .lines as Array<{ seq: number; stream: string; line: string }>;
     assert.equal(stored.length, 32);
     const shown = await shownLines(page);
-    assert.deepEqual(shown, stored.map((l) => ({ seq: l.seq, stream: l.stream, text: stripSgr(l.line) })), 'every stored line once, in order');
+    assert.deepEqual(
+      shown,
+      stored.map((l) => ({ seq: l.seq, stream: l.stream, text: stripSgr(l.line) })),
+      'every stored line once, in order',
+    );
     assert.ok(cutAt > 0 && cutAt < 32, `the cut came mid-stream (after ${cutAt} lines)`);
     const resumedFrom = streams.slice(1).map((r) => Number(r.headers()['last-event-id']));
-    assert.ok(resumedFrom.length >= 1 && resumedFrom.every((n) => n > 0), `reconnected with Last-Event-ID: ${resumedFrom}`);
+    assert.ok(
+      resumedFrom.length >= 1 && resumedFrom.every((n) => n > 0),
+      `reconnected with Last-Event-ID: ${resumedFrom}`,
+    );
     assert.equal(streams[0].headers()['last-event-id'], undefined, 'the first connection asks from the start');
 
     assert.deepEqual(
@@ -115,10 +131,17 @@ describe("the portal's job page", function () {
     const temporal = page.getByRole('link', { name: 'Open in Temporal UI' });
     assert.equal(await temporal.getAttribute('href'), `${TEMPORAL_UI}/namespaces/default/workflows/${id}`);
     assert.match((await temporal.getAttribute('rel'))!, /noopener/);
-    assert.equal(await page.getByRole('button', { name: 'Cancel job' }).isDisabled(), true, 'nothing to cancel once over');
+    assert.equal(
+      await page.getByRole('button', { name: 'Cancel job' }).isDisabled(),
+      true,
+      'nothing to cancel once over',
+    );
     await assertAccessible(page, 'the job page, over');
     await screenshots(page, 'job');
-    assert.deepEqual(unexpectedErrors(errors).filter((e) => !/ERR_INTERNET_DISCONNECTED|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(e)), []);
+    assert.deepEqual(
+      unexpectedErrors(errors).filter((e) => !/ERR_INTERNET_DISCONNECTED|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(e)),
+      [],
+    );
     await context.close();
     await relay.close();
   });
@@ -128,7 +151,10 @@ describe("the portal's job page", function () {
     const region = newRegion();
     // A region no agent serves.
     await onManagedPlan(cli.session.workspaceId, region);
-    const made = await v0ok('POST', '/jobs', { token: cli.session.token, body: { type: 'COMMAND', command: 'true', pool: 'managed', resources: { cpu: 64 } } });
+    const made = await v0ok('POST', '/jobs', {
+      token: cli.session.token,
+      body: { type: 'COMMAND', command: 'true', pool: 'managed', resources: { cpu: 64 } },
+    });
     await page.goto(`${stack().url}/jobs/${made.id}`);
     await jobState(page).getByText('QUEUED').waitFor({ timeout: 30_000 });
     const why = page.locator('.waiting-reason');
@@ -150,7 +176,10 @@ describe("the portal's job page", function () {
     assert.equal((await v0ok('GET', `/jobs/${id}`, { token: cli.session.token, status: 200 })).state, 'CANCELLED');
     assert.equal((await running.finished(30_000)).code, 130, 'compute run reports the cancel');
 
-    const failing = await v0('POST', '/jobs', { token: cli.session.token, body: { type: 'COMMAND', command: 'echo attempt $COMPUTE_ATTEMPT; exit 3' } });
+    const failing = await v0('POST', '/jobs', {
+      token: cli.session.token,
+      body: { type: 'COMMAND', command: 'echo attempt $COMPUTE_ATTEMPT; exit 3' },
+    });
     assert.equal(failing.status, 201);
     await page.goto(`${stack().url}/jobs/${failing.body.id}`);
     await jobState(page).getByText('FAILED').waitFor({ timeout: 30_000 });
@@ -159,11 +188,22 @@ describe("the portal's job page", function () {
     await jobState(page).getByText('FAILED').waitFor({ timeout: 30_000 });
     const after = await v0ok('GET', `/jobs/${failing.body.id}`, { token: cli.session.token, status: 200 });
     assert.deepEqual([after.state, after.attempt], ['FAILED', 2]);
-    assert.deepEqual(await log(page).locator('.line').allInnerTexts(), ['attempt 1', 'attempt 2'], 'the whole log once, both attempts');
+    assert.deepEqual(
+      await log(page).locator('.line').allInnerTexts(),
+      ['attempt 1', 'attempt 2'],
+      'the whole log once, both attempts',
+    );
     const attempts = page.getByRole('region', { name: 'Attempts list' }).locator('tbody tr');
     await attempts.nth(1).waitFor();
     const rows = (await attempts.allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
-    assert.deepEqual(rows.map((r) => [r[0], r[4]]), [['1', '3'], ['2', '3']], 'both attempts, each with its exit code');
+    assert.deepEqual(
+      rows.map((r) => [r[0], r[4]]),
+      [
+        ['1', '3'],
+        ['2', '3'],
+      ],
+      'both attempts, each with its exit code',
+    );
     assert.deepEqual(unexpectedErrors(errors), []);
     await context.close();
   });
@@ -180,7 +220,8 @@ describe("the portal's job page", function () {
     await button.waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), button.click()]);
     const saved = fs.readFileSync((await download.path())!);
-    const listed = (await v0ok('GET', `/jobs/${made.id}`, { token: cli.session.token, status: 200 })).artifacts as Array<{ name: string; sha256: string; size: number; id: string }>;
+    const listed = (await v0ok('GET', `/jobs/${made.id}`, { token: cli.session.token, status: 200 }))
+      .artifacts as Array<{ name: string; sha256: string; size: number; id: string }>;
     assert.equal(download.suggestedFilename(), 'out.bin');
     assert.deepEqual([saved.length, sha256(saved)], [300_000, listed[0].sha256], 'the bytes the agent uploaded');
 
@@ -189,7 +230,8 @@ describe("the portal's job page", function () {
     await page.getByRole('button', { name: 'Upload artifact' }).click();
     await page.getByText(`Uploaded notes.txt`).waitFor();
     await page.getByRole('button', { name: 'Download notes.txt' }).waitFor();
-    const after = (await v0ok('GET', `/jobs/${made.id}`, { token: cli.session.token, status: 200 })).artifacts as typeof listed;
+    const after = (await v0ok('GET', `/jobs/${made.id}`, { token: cli.session.token, status: 200 }))
+      .artifacts as typeof listed;
     const uploaded = after.find((a) => a.name === 'notes.txt')!;
     assert.deepEqual([uploaded.size, uploaded.sha256], [notes.length, sha256(notes)]);
     const { url: back } = await presignDownload(cli.session.token, made.id, uploaded.id);

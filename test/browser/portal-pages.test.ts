@@ -32,14 +32,24 @@ describe("the portal's webhooks, audit and usage pages", function () {
       const secret = await page.getByRole('textbox', { name: `Signing secret of ${receiver.url}` }).inputValue();
       assert.match(secret, /^whsec_/);
       const [hook] = (await v0ok('GET', '/webhooks', { token: owner.token, status: 200 })).items;
-      assert.deepEqual([hook.url, hook.events, hook.description], [receiver.url, ['job.created', 'job.terminal'], 'ops pager']);
+      assert.deepEqual(
+        [hook.url, hook.events, hook.description],
+        [receiver.url, ['job.created', 'job.terminal'], 'ops pager'],
+      );
       await assertAccessible(page, 'the webhooks page');
 
       // The receiver refuses the first event, so one delivery waits for its retry.
       receiver.respond = (_r, all) => ({ status: all.length === 1 ? 500 : 204 });
-      const job = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'echo hook', selector: { nobody: 'here' } } });
+      const job = await v0ok('POST', '/jobs', {
+        token: owner.token,
+        body: { type: 'COMMAND', command: 'echo hook', selector: { nobody: 'here' } },
+      });
       await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, status: 200 });
-      await receiver.waitFor((all) => all.filter((r) => r.answered === 204).length >= 2, 30_000, 'both events delivered');
+      await receiver.waitFor(
+        (all) => all.filter((r) => r.answered === 204).length >= 2,
+        30_000,
+        'both events delivered',
+      );
       const signature = receiver.received[0].headers['webhook-signature'];
       assert.match(signature, /^v1,/, 'signed');
 
@@ -47,10 +57,16 @@ describe("the portal's webhooks, audit and usage pages", function () {
       const rows = page.getByRole('region', { name: 'Deliveries list' }).locator('tbody tr');
       await rows.filter({ hasText: 'succeeded' }).nth(1).waitFor({ timeout: 15_000 });
       const statuses = (await rows.locator('td:nth-child(2) .state').allInnerTexts()).sort();
-      assert.deepEqual(statuses, ['pending', 'succeeded', 'succeeded'], 'the refused attempt (retried: pending) and the two that got through');
+      assert.deepEqual(
+        statuses,
+        ['pending', 'succeeded', 'succeeded'],
+        'the refused attempt (retried: pending) and the two that got through',
+      );
       await page.getByLabel('Status').selectOption('succeeded');
       await rows.first().waitFor();
-      await waitFor('only succeeded deliveries shown', async () => (await rows.locator('td:nth-child(2) .state').allInnerTexts()).every((s) => s === 'succeeded'));
+      await waitFor('only succeeded deliveries shown', async () =>
+        (await rows.locator('td:nth-child(2) .state').allInnerTexts()).every((s) => s === 'succeeded'),
+      );
       await assertAccessible(page, 'the deliveries page');
       await screenshots(page, 'webhook-deliveries', () => rows.first().waitFor());
 
@@ -88,16 +104,39 @@ describe("the portal's webhooks, audit and usage pages", function () {
     await page.getByLabel('Action').fill('key.create');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/action=key.create/);
-    await waitFor('only the key.create entries shown', async () => (await rows.locator('td:nth-child(2)').allInnerTexts()).join() === 'key.create,key.create');
+    await waitFor(
+      'only the key.create entries shown',
+      async () => (await rows.locator('td:nth-child(2)').allInnerTexts()).join() === 'key.create,key.create',
+    );
     await assertAccessible(page, 'the audit log');
     await screenshots(page, 'audit', () => rows.first().waitFor());
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download JSONL' }).click()]);
-    const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string; details: { name?: string } });
-    assert.deepEqual(lines.map((l) => l.action), ['key.create', 'key.create'], 'the filter applies to the download');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download JSONL' }).click(),
+    ]);
+    const lines = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; details: { name?: string } });
+    assert.deepEqual(
+      lines.map((l) => l.action),
+      ['key.create', 'key.create'],
+      'the filter applies to the download',
+    );
     assert.match(download.suggestedFilename(), /^audit-ws_\w+\.jsonl$/);
-    const direct = await v0('GET', `/workspaces/${owner.user.workspaceId}/audit?format=jsonl&action=key.create`, { token: owner.token });
-    assert.deepEqual(lines, direct.body.trim().split('\n').map((l: string) => JSON.parse(l)), 'the same entries the API streams');
+    const direct = await v0('GET', `/workspaces/${owner.user.workspaceId}/audit?format=jsonl&action=key.create`, {
+      token: owner.token,
+    });
+    assert.deepEqual(
+      lines,
+      direct.body
+        .trim()
+        .split('\n')
+        .map((l: string) => JSON.parse(l)),
+      'the same entries the API streams',
+    );
     assert.deepEqual(unexpectedErrors(errors), []);
     await context.close();
   });
@@ -114,12 +153,21 @@ describe("the portal's webhooks, audit and usage pages", function () {
     await page.getByRole('button', { name: 'Change limits' }).click();
     await page.getByLabel('Hard cap (USD)').fill('12.50');
     // The click returns once it is dispatched; the page's PATCH is read back only once answered.
-    const saved = page.waitForResponse((r) => r.url().endsWith('/v0/billing/limits') && r.request().method() === 'PATCH');
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith('/v0/billing/limits') && r.request().method() === 'PATCH',
+    );
     await page.getByRole('button', { name: 'Save limits' }).click();
     assert.equal((await saved).status(), 202);
-    const limits = await v0ok('GET', '/billing/limits', { token: admin.token, headers: { 'X-Compute-Workspace': ws.id }, status: 200 });
+    const limits = await v0ok('GET', '/billing/limits', {
+      token: admin.token,
+      headers: { 'X-Compute-Workspace': ws.id },
+      status: 200,
+    });
     assert.equal(limits.pending?.hardCapUsd ?? limits.hardCapUsd, 12.5, 'the cap the page sent');
-    await page.getByText(/hard \$12\.50|Hard cap: \$12\.50/).first().waitFor();
+    await page
+      .getByText(/hard \$12\.50|Hard cap: \$12\.50/)
+      .first()
+      .waitFor();
 
     await page.getByRole('button', { name: 'Change limits' }).click();
     await page.getByLabel('Soft cap (USD)').fill('-1');

@@ -9,10 +9,21 @@ import { v0ok } from '../support/v0';
 // session sent back to login with the page it asked for, and the jobs list with its filters,
 // paging, workspace switcher and live updates, in a real Chromium.
 
-const csp = (value: string | null) => Object.fromEntries((value ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v.join(' ')]));
+const csp = (value: string | null) =>
+  Object.fromEntries(
+    (value ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k, v.join(' ')]),
+  );
 
 /** Jobs no agent takes (no agent has the label), queued in the session's workspace or `workspace`. */
-async function queuedJobs(token: string, n: number, labels: Record<string, string>, workspace?: string): Promise<string[]> {
+async function queuedJobs(
+  token: string,
+  n: number,
+  labels: Record<string, string>,
+  workspace?: string,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const made = await v0ok('POST', '/jobs', {
@@ -38,11 +49,20 @@ describe('the portal', function () {
       assert.equal(res.headers.get('cache-control'), 'no-cache', path);
       const policy = csp(res.headers.get('content-security-policy'));
       assert.deepEqual(
-        [policy['default-src'], policy['base-uri'], policy['form-action'], policy['frame-ancestors'], policy['object-src']],
+        [
+          policy['default-src'],
+          policy['base-uri'],
+          policy['form-action'],
+          policy['frame-ancestors'],
+          policy['object-src'],
+        ],
         ["'self'", "'none'", "'self'", "'none'", "'none'"],
         path,
       );
-      assert.ok(!policy['script-src'] && !policy['style-src'], 'scripts and styles fall under default-src: no inline code');
+      assert.ok(
+        !policy['script-src'] && !policy['style-src'],
+        'scripts and styles fall under default-src: no inline code',
+      );
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
       assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
       const html = await res.text();
@@ -96,7 +116,9 @@ describe('the portal', function () {
     assert.equal(cookie.name, 'compute_session');
     assert.deepEqual([cookie.httpOnly, cookie.sameSite, cookie.path, cookie.secure], [true, 'Strict', '/', false]);
     assert.ok(cookie.expires > Date.now() / 1000, 'it ends with the session');
-    const reachable = (await page.evaluate('JSON.stringify([document.cookie, {...localStorage}, {...sessionStorage}])')) as string;
+    const reachable = (await page.evaluate(
+      'JSON.stringify([document.cookie, {...localStorage}, {...sessionStorage}])',
+    )) as string;
     assert.equal(reachable, '["",{},{}]', 'nothing of the session is readable by the page');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -172,12 +194,18 @@ describe('the portal', function () {
     await page.getByRole('button', { name: 'Filter' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    assert.match(await alert.innerText(), /^The request is invalid\s+The request is invalid\s+label\S*: expected key=value$/, 'title, detail and the field');
+    assert.match(
+      await alert.innerText(),
+      /^The request is invalid\s+The request is invalid\s+label\S*: expected key=value$/,
+      'title, detail and the field',
+    );
 
     const other = await v0ok('POST', '/workspaces', { token: session.token, body: { name: 'second' } });
     const [elsewhere] = await queuedJobs(session.token, 1, { team: 'blue' }, other.id);
     await page.goto(`${url}/jobs`);
-    const asked = page.waitForRequest((r) => r.url().includes('/v0/jobs?') && r.headers()['x-compute-workspace'] === other.id);
+    const asked = page.waitForRequest(
+      (r) => r.url().includes('/v0/jobs?') && r.headers()['x-compute-workspace'] === other.id,
+    );
     await page.getByLabel('Workspace').selectOption({ label: 'second (owner)' });
     await asked;
     await rows.filter({ hasText: elsewhere }).waitFor();

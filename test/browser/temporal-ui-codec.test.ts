@@ -41,7 +41,12 @@ describe('the Temporal UI with the codec endpoint', function () {
     await waitForPort('127.0.0.1', uiPort, 30_000);
     // An API and a worker of their own on this Temporal, the suite's database and keys.
     api = await startServiceProcess({
-      config: testEnv().configWith({ TEMPORAL_ADDRESS: temporal.address, PORT: String(apiPort), TEMPORAL_UI_URL: uiUrl, TEMPORAL_TASK_QUEUE: 'ui-codec' }),
+      config: testEnv().configWith({
+        TEMPORAL_ADDRESS: temporal.address,
+        PORT: String(apiPort),
+        TEMPORAL_UI_URL: uiUrl,
+        TEMPORAL_TASK_QUEUE: 'ui-codec',
+      }),
       log: quietLog,
       api: true,
       worker: true,
@@ -72,38 +77,79 @@ describe('the Temporal UI with the codec endpoint', function () {
     // An admin, not the owner, of a team workspace: decoding needs that role, and a member's is short of it.
     const { ws, owner, admin, member } = await team();
     const marker = `uisecret${randomBytes(5).toString('hex')}`;
-    const job = await v0ok('POST', '/jobs', { token: owner.token, headers: { 'X-Compute-Workspace': ws.id }, baseUrl: api.url, body: { type: 'COMMAND', command: `echo ${marker}`, selector: { nobody: 'here' } } });
+    const job = await v0ok('POST', '/jobs', {
+      token: owner.token,
+      headers: { 'X-Compute-Workspace': ws.id },
+      baseUrl: api.url,
+      body: { type: 'COMMAND', command: `echo ${marker}`, selector: { nobody: 'here' } },
+    });
     const runPage = `${uiUrl}/namespaces/default/workflows/${job.id}`;
 
     const signed = await uiContext(admin.user.email);
     await signed.page.goto(runPage);
     await signed.page.getByText(marker).first().waitFor({ timeout: 30_000 });
     await signed.page.screenshot({ path: path.join(SCREENSHOTS, 'temporal-ui-decoded.png'), fullPage: false });
-    const audited = await testEnv().db('audit_log').where({ workspace_id: ws.id, action: 'codec.decode' }).select('actor_id', 'target_id', 'details');
+    const audited = await testEnv()
+      .db('audit_log')
+      .where({ workspace_id: ws.id, action: 'codec.decode' })
+      .select('actor_id', 'target_id', 'details');
     assert.ok(audited.length > 0, 'the read is in the audit log');
-    assert.deepEqual(new Set(audited.map((e) => JSON.stringify([e.actor_id, e.target_id, e.details.workflows]))), new Set([JSON.stringify([admin.user.id, job.id, [job.id]])]), 'by the admin, of the run its payloads were sealed for');
+    assert.deepEqual(
+      new Set(audited.map((e) => JSON.stringify([e.actor_id, e.target_id, e.details.workflows]))),
+      new Set([JSON.stringify([admin.user.id, job.id, [job.id]])]),
+      'by the admin, of the run its payloads were sealed for',
+    );
 
-    for (const [who, email] of [['a member', member.user.email], ['a browser without the session', undefined]] as const) {
+    for (const [who, email] of [
+      ['a member', member.user.email],
+      ['a browser without the session', undefined],
+    ] as const) {
       const other = await uiContext(email);
-      const decodes = other.page.waitForResponse((r) => r.url().startsWith(`${api.url}/codec/decode`), { timeout: 30_000 });
+      const decodes = other.page.waitForResponse((r) => r.url().startsWith(`${api.url}/codec/decode`), {
+        timeout: 30_000,
+      });
       await other.page.goto(runPage);
       const answer = (await (await decodes).json()) as { payloads: Array<{ metadata?: Record<string, string> }> };
       // The run's page itself, not a blank one: its ID shows; the codec answered with every payload still sealed.
       await other.page.getByText(job.id).first().waitFor({ timeout: 30_000 });
-      assert.ok(answer.payloads.length > 0 && answer.payloads.every((p) => Buffer.from(p.metadata?.encoding ?? '', 'base64').toString() === 'binary/encrypted'), `${who}: ${JSON.stringify(answer).slice(0, 300)}`);
+      assert.ok(
+        answer.payloads.length > 0 &&
+          answer.payloads.every(
+            (p) => Buffer.from(p.metadata?.encoding ?? '', 'base64').toString() === 'binary/encrypted',
+          ),
+        `${who}: ${JSON.stringify(answer).slice(0, 300)}`,
+      );
       await other.page.waitForTimeout(1500);
       assert.equal(await other.page.getByText(marker).count(), 0, `${who}: the input stays sealed`);
       await other.context.close();
     }
-    await v0ok('POST', `/jobs/${job.id}:cancel`, { token: owner.token, headers: { 'X-Compute-Workspace': ws.id }, baseUrl: api.url, status: 200 });
+    await v0ok('POST', `/jobs/${job.id}:cancel`, {
+      token: owner.token,
+      headers: { 'X-Compute-Workspace': ws.id },
+      baseUrl: api.url,
+      status: 200,
+    });
     await signed.context.close();
   });
 
   it('shows a job terminated in the UI as Terminated there, and CANCELLED with the reason in the portal', async () => {
     const owner = await login();
-    const job = await v0ok('POST', '/jobs', { token: owner.token, baseUrl: api.url, body: { type: 'COMMAND', command: 'echo never', selector: { nobody: 'here' } } });
+    const job = await v0ok('POST', '/jobs', {
+      token: owner.token,
+      baseUrl: api.url,
+      body: { type: 'COMMAND', command: 'echo never', selector: { nobody: 'here' } },
+    });
     const bin = await ensureTool('temporal', testEnv().config.toolsDir);
-    await promisify(execFile)(bin, ['workflow', 'terminate', '--workflow-id', job.id, '--reason', 'stuck: ops ended it', '--address', temporal.address]);
+    await promisify(execFile)(bin, [
+      'workflow',
+      'terminate',
+      '--workflow-id',
+      job.id,
+      '--reason',
+      'stuck: ops ended it',
+      '--address',
+      temporal.address,
+    ]);
     // The reconciler's sweep, as its timer would run it.
     await api.services!.transitions.repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) });
     const signed = await uiContext(owner.user.email);
@@ -117,4 +163,3 @@ describe('the Temporal UI with the codec endpoint', function () {
     await signed.context.close();
   });
 });
-

@@ -13,7 +13,13 @@ describe('compute artifacts', () => {
   it('uploads, lists and downloads with a login session, resumes a cut download, and verifies the sha256', async () => {
     const session = await login();
     const configDir = cliConfigDir();
-    await saveSession(configDir, { apiUrl: testEnv().url, token: session.token, expiresAt: session.expiresAt, email: session.user.email, workspaceId: session.user.workspaceId });
+    await saveSession(configDir, {
+      apiUrl: testEnv().url,
+      token: session.token,
+      expiresAt: session.expiresAt,
+      email: session.user.email,
+      workspaceId: session.user.workspaceId,
+    });
     const env = { COMPUTE_CONFIG_DIR: configDir };
     const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo hi' }, session.token);
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
@@ -26,7 +32,10 @@ describe('compute artifacts', () => {
     assert.match(id, /^art_/);
 
     const listed = await compute(['artifacts', 'list', job.job_id, '--json'], { env });
-    assert.deepEqual(JSON.parse(listed.stdout).map((a: { id: string; name: string; size: number }) => [a.id, a.name, a.size]), [[id, 'dist/build.bin', bytes.length]]);
+    assert.deepEqual(
+      JSON.parse(listed.stdout).map((a: { id: string; name: string; size: number }) => [a.id, a.name, a.size]),
+      [[id, 'dist/build.bin', bytes.length]],
+    );
 
     const target = path.join(configDir, 'out.bin');
     const down = await compute(['artifacts', 'download', job.job_id, 'dist/build.bin', '-o', target], { env });
@@ -47,7 +56,9 @@ describe('compute artifacts', () => {
     const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo hi' }, key);
     const file = path.join(cliConfigDir(), 'x.txt');
     fs.writeFileSync(file, 'x');
-    const run = await compute(['artifacts', 'upload', job.job_id, file], { env: { COMPUTE_API_KEY: key, COMPUTE_CONFIG_DIR: cliConfigDir() } });
+    const run = await compute(['artifacts', 'upload', job.job_id, file], {
+      env: { COMPUTE_API_KEY: key, COMPUTE_CONFIG_DIR: cliConfigDir() },
+    });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /\[auth\.forbidden\].*compute login/);
     assert.ok(!run.stderr.includes('    at '), 'no stack trace');

@@ -4,9 +4,9 @@ import { cliConfigDir, compute as run } from '../support/cli';
 import { testEnv } from '../support/env';
 import { newWorkspace, ok } from '../support/http';
 
-
 /** Operator mode: no session saved, so keys are minted straight into the database. */
-const compute = (args: string[], env: Record<string, string> = {}) => run(args, { env: { COMPUTE_CONFIG_DIR: cliConfigDir(), ...env } });
+const compute = (args: string[], env: Record<string, string> = {}) =>
+  run(args, { env: { COMPUTE_CONFIG_DIR: cliConfigDir(), ...env } });
 
 describe('npx compute admin keys create', () => {
   it('prints a key alone on stdout that the API accepts at once, for the default workspace', async () => {
@@ -26,7 +26,11 @@ describe('npx compute admin keys create', () => {
     assert.equal(out.code, 0, out.stderr);
     const key = out.stdout.trim();
     const sub = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo' }, key);
-    assert.equal((await ok('/compute/jobs/retrieve', { job_id: sub.job_id }, otherKey)).job_id, sub.job_id, 'same workspace');
+    assert.equal(
+      (await ok('/compute/jobs/retrieve', { job_id: sub.job_id }, otherKey)).job_id,
+      sub.job_id,
+      'same workspace',
+    );
 
     // Named for this test alone: other tests (the other lane's among them) make keys meanwhile.
     const name = `refused-${Date.now()}`;
@@ -34,11 +38,17 @@ describe('npx compute admin keys create', () => {
     assert.equal(bad.code, 1);
     assert.equal(bad.stdout, '');
     assert.match(bad.stderr, /workspace ws_nope not found/);
-    assert.deepEqual(await testEnv().db('api_keys').where({ name }).pluck('id'), [], 'the refused create minted no key');
+    assert.deepEqual(
+      await testEnv().db('api_keys').where({ name }).pluck('id'),
+      [],
+      'the refused create minted no key',
+    );
   });
 
   it('says plainly when the database is unreachable', async () => {
-    const out = await compute(['admin', 'keys', 'create', '--name', 'x'], { DATABASE_URL: 'postgres://u:secret@127.0.0.1:1/none' });
+    const out = await compute(['admin', 'keys', 'create', '--name', 'x'], {
+      DATABASE_URL: 'postgres://u:secret@127.0.0.1:1/none',
+    });
     assert.equal(out.code, 1);
     assert.equal(out.stdout, '');
     assert.match(out.stderr, /cannot reach the database at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/none/);

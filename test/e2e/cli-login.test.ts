@@ -25,7 +25,21 @@ describe('the portal flow from the CLI', () => {
     assert.equal(printed.stdout, `${session.token}\n`);
     assert.equal((await v0('GET', '/workspaces', { token: printed.stdout.trim() })).status, 200);
 
-    const created = await compute(['keys', 'create', '--name', 'from-cli', '--kind', 'agent', '--max-concurrent-jobs', '2', '--allowed-job-types', 'COMMAND'], { env });
+    const created = await compute(
+      [
+        'keys',
+        'create',
+        '--name',
+        'from-cli',
+        '--kind',
+        'agent',
+        '--max-concurrent-jobs',
+        '2',
+        '--allowed-job-types',
+        'COMMAND',
+      ],
+      { env },
+    );
     assert.equal(created.code, 0, created.stderr);
     const key = created.stdout.trim();
     assert.match(key, /^cka[a-z0-9]+_\S+$/, 'the key alone on stdout');

@@ -32,7 +32,10 @@ const killLeftovers = () =>
 
 /** The one job of the workspace carrying `labels`, once its submit has landed. */
 const jobLabelled = (key: string, labels: Record<string, string>) =>
-  waitFor('the submitted job', async () => ((await ok('/compute/jobs/list', { labels }, key)).jobs as Array<{ job_id: string }>)[0]?.job_id);
+  waitFor(
+    'the submitted job',
+    async () => ((await ok('/compute/jobs/list', { labels }, key)).jobs as Array<{ job_id: string }>)[0]?.job_id,
+  );
 
 describe('compute run: exit status and terminal output', () => {
   killLeftovers();
@@ -47,13 +50,19 @@ describe('compute run: exit status and terminal output', () => {
   });
 
   it('exits 124 when the job times out', async () => {
-    const run = await startCompute(['run', manifest({ command: 'echo started; sleep 30', timeoutSeconds: 1 })], { env: { COMPUTE_API_KEY: key } }).finished(45_000);
+    const run = await startCompute(['run', manifest({ command: 'echo started; sleep 30', timeoutSeconds: 1 })], {
+      env: { COMPUTE_API_KEY: key },
+    }).finished(45_000);
     assert.equal(run.code, 124, run.stderr);
     assert.match(run.stderr, /job_\w+ timed-out/);
   });
 
   it('exits 130 when the job is cancelled while it streams', async () => {
-    const run = background(startCompute(['run', manifest({ command: 'echo started; sleep 30', labels: { case: 'cancel' } })], { env: { COMPUTE_API_KEY: key } }));
+    const run = background(
+      startCompute(['run', manifest({ command: 'echo started; sleep 30', labels: { case: 'cancel' } })], {
+        env: { COMPUTE_API_KEY: key },
+      }),
+    );
     await run.printed(/^started$/m);
     const jobId = await jobLabelled(key, { case: 'cancel' });
     await ok('/compute/jobs/cancel', { job_id: jobId }, key);
@@ -67,9 +76,24 @@ describe('compute run: exit status and terminal output', () => {
     // A node played by hand, so the job fails the way a real agent reports a command it could not
     // start: exit code 0 with an error. Its exit code must not become the CLI's success.
     const node = await registerNode(key, { by: 'hand' });
-    const run = background(startCompute(['run', manifest({ command: 'echo never', selector: { by: 'hand' } })], { env: { COMPUTE_API_KEY: key } }));
+    const run = background(
+      startCompute(['run', manifest({ command: 'echo never', selector: { by: 'hand' } })], {
+        env: { COMPUTE_API_KEY: key },
+      }),
+    );
     const held = await waitFor('the job to reach the hand-played node', () => pollOne(node, 2), 30_000);
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 1, error: 'sh: not found' }, node.nodeKey);
+    await ok(
+      '/compute/nodes/result',
+      {
+        nodeId: node.nodeId,
+        job_id: held.job_id,
+        leaseId: held.leaseId,
+        exitCode: 0,
+        runtimeMs: 1,
+        error: 'sh: not found',
+      },
+      node.nodeKey,
+    );
     const done = await run.finished(30_000);
     const job = await retrieve(key, held.job_id);
     assert.deepEqual([job.state, job.exitCode, job.failureReason], ['failed', 0, 'agent_error']);
@@ -78,7 +102,9 @@ describe('compute run: exit status and terminal output', () => {
   });
 
   it('a manifest the API refuses: fails, naming each bad field and the code', async () => {
-    const run = await startCompute(['run', manifest({ comand: 'echo typo', timeoutSeconds: 0 })], { env: { COMPUTE_API_KEY: key } }).finished(30_000);
+    const run = await startCompute(['run', manifest({ comand: 'echo typo', timeoutSeconds: 0 })], {
+      env: { COMPUTE_API_KEY: key },
+    }).finished(30_000);
     assert.notEqual(run.code, 0);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /comand: unknown field/);
@@ -88,7 +114,10 @@ describe('compute run: exit status and terminal output', () => {
 
   it('--no-follow prints the job ID alone and returns at once, while the job is still queued', async () => {
     // No agent matches the selector: following would never end, so returning proves it did not.
-    const run = await startCompute(['run', '--no-follow', manifest({ command: 'echo should-not-stream', selector: { nobody: 'here' } })], { env: { COMPUTE_API_KEY: key } }).finished(30_000);
+    const run = await startCompute(
+      ['run', '--no-follow', manifest({ command: 'echo should-not-stream', selector: { nobody: 'here' } })],
+      { env: { COMPUTE_API_KEY: key } },
+    ).finished(30_000);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^job_\w+\n$/);
     assert.equal(run.stderr, '');
@@ -99,7 +128,9 @@ describe('compute run: exit status and terminal output', () => {
 
   it('shows colours and the spinner on a terminal only', async () => {
     const file = manifest({ command: 'echo out-line; echo err-line >&2' });
-    const inTerminal = await background(startComputeInTerminal(['run', file], { env: { COMPUTE_API_KEY: key } })).finished(45_000);
+    const inTerminal = await background(
+      startComputeInTerminal(['run', file], { env: { COMPUTE_API_KEY: key } }),
+    ).finished(45_000);
     const screen = inTerminal.stdout;
     assert.equal(inTerminal.code, 0, screen);
     assert.ok(screen.includes('\x1b[31merr-line\x1b[0m'), `stderr in red on a terminal:\n${JSON.stringify(screen)}`);
@@ -108,7 +139,10 @@ describe('compute run: exit status and terminal output', () => {
 
     const piped = await startCompute(['run', file], { env: { COMPUTE_API_KEY: key } }).finished(45_000);
     assert.equal(piped.code, 0, piped.stderr);
-    for (const [name, text] of [['stdout', piped.stdout], ['stderr', piped.stderr]]) {
+    for (const [name, text] of [
+      ['stdout', piped.stdout],
+      ['stderr', piped.stderr],
+    ]) {
       assert.ok(!text.includes('\x1b'), `no escape sequence on a piped ${name}: ${JSON.stringify(text)}`);
       assert.doesNotMatch(text, SPINNER, `no spinner on a piped ${name}`);
     }
@@ -183,27 +217,48 @@ describe('compute logs -f', () => {
     const proxy = await cuttableProxy(testEnv().url);
     try {
       const push = (from: number, to: number) =>
-        ok('/compute/nodes/logs', {
-          nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId,
-          lines: Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, stream: 'stdout', line: `line ${from + i}` })),
-        }, node.nodeKey);
+        ok(
+          '/compute/nodes/logs',
+          {
+            nodeId: node.nodeId,
+            job_id: held.job_id,
+            leaseId: held.leaseId,
+            lines: Array.from({ length: to - from + 1 }, (_, i) => ({
+              seq: from + i,
+              stream: 'stdout',
+              line: `line ${from + i}`,
+            })),
+          },
+          node.nodeKey,
+        );
       await push(1, 5);
-      const follow = background(startCompute(['logs', sub.job_id, '-f', '--api', proxy.url], { env: { COMPUTE_API_KEY: key } }));
+      const follow = background(
+        startCompute(['logs', sub.job_id, '-f', '--api', proxy.url], { env: { COMPUTE_API_KEY: key } }),
+      );
       await follow.printed(/^line 5$/m);
 
       // Cut the stream; lines 6-8 land while the CLI is away, then it is let back in.
       const release = proxy.cut();
-      await waitFor('the CLI to reconnect', () => {
-        if (follow.exitCode() !== undefined) throw new Error(`the CLI exited (${follow.exitCode()}) instead of reconnecting: ${follow.stderr()}`);
-        return proxy.accepted() === 2;
-      }, 30_000);
+      await waitFor(
+        'the CLI to reconnect',
+        () => {
+          if (follow.exitCode() !== undefined)
+            throw new Error(`the CLI exited (${follow.exitCode()}) instead of reconnecting: ${follow.stderr()}`);
+          return proxy.accepted() === 2;
+        },
+        30_000,
+      );
       await push(6, 8);
       release();
       await follow.printed(/^line 8$/m);
       await push(9, 10);
       await follow.printed(/^line 10$/m);
       assert.equal((await retrieve(key, sub.job_id)).state, 'running', 'it streamed live, before the job ended');
-      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 }, node.nodeKey);
+      await ok(
+        '/compute/nodes/result',
+        { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 },
+        node.nodeKey,
+      );
 
       const done = await follow.finished(30_000);
       assert.equal(done.code, 0, done.stderr);
@@ -233,7 +288,11 @@ describe('compute jobs cancel and retry', () => {
     const node = await registerNode(key);
     const sub = await submit(key, { command: 'false' });
     const held = (await pollOne(node))!;
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 1, runtimeMs: 1 }, node.nodeKey);
+    await ok(
+      '/compute/nodes/result',
+      { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 1, runtimeMs: 1 },
+      node.nodeKey,
+    );
     await waitFor('the job to fail', async () => (await retrieve(key, sub.job_id)).state === 'failed');
     const out = await compute(['jobs', 'retry', sub.job_id, '--json'], { env: { COMPUTE_API_KEY: key } });
     assert.equal(out.code, 0, out.stderr);
@@ -243,7 +302,11 @@ describe('compute jobs cancel and retry', () => {
     assert.deepEqual([job.state, job.attempt], ['queued', 2]);
     const again = (await pollOne(node))!;
     assert.deepEqual([again.job_id, again.attempt], [sub.job_id, 2], 'an agent gets it again as attempt 2');
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: again.job_id, leaseId: again.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+    await ok(
+      '/compute/nodes/result',
+      { nodeId: node.nodeId, job_id: again.job_id, leaseId: again.leaseId, exitCode: 0, runtimeMs: 1 },
+      node.nodeKey,
+    );
   });
 });
 
@@ -275,7 +338,13 @@ describe('compute jobs list', () => {
     assert.equal(table.code, 0, table.stderr);
     const rows = table.stdout.trimEnd().split('\n');
     assert.match(rows[0], /^ID\s+STATE\s+TYPE\s+ATTEMPT\s+CREATED\s+EXIT\s+NODE$/);
-    assert.deepEqual(rows.slice(1).map((r) => r.split(/\s+/).slice(0, 2)), [[newest, 'queued'], [middle, 'cancelled']]);
+    assert.deepEqual(
+      rows.slice(1).map((r) => r.split(/\s+/).slice(0, 2)),
+      [
+        [newest, 'queued'],
+        [middle, 'cancelled'],
+      ],
+    );
     const cursor = /more: --cursor (\S+)/.exec(table.stderr)?.[1];
     assert.ok(cursor, `the next page's cursor on stderr: ${table.stderr}`);
     assert.deepEqual(await json(['--limit', '2', '--cursor', cursor]), { ids: [oldest], nextCursor: null });

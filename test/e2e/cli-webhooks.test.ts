@@ -6,7 +6,8 @@ import { verifyWithReference } from '../support/reference-webhooks';
 import { v0ok } from '../support/v0';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const queuedJob = (token: string) => v0ok('POST', '/jobs', { token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
+const queuedJob = (token: string) =>
+  v0ok('POST', '/jobs', { token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
 
 describe('compute webhooks', () => {
   let rx: WebhookReceiver;
@@ -18,19 +19,44 @@ describe('compute webhooks', () => {
   it('creates, lists, rotates, shows deliveries, redelivers and deletes', async function () {
     this.timeout(180_000);
     const me = await cliUser();
-    const created = await me.succeed('webhooks', 'create', rx.url, '--events', 'job.created,job.terminal', '--description', 'from the CLI');
+    const created = await me.succeed(
+      'webhooks',
+      'create',
+      rx.url,
+      '--events',
+      'job.created,job.terminal',
+      '--description',
+      'from the CLI',
+    );
     const secret = created.stdout.trim();
     assert.match(secret, /^whsec_/);
     assert.match(created.stderr, /created wh_\w+ → /);
-    const [hook] = JSON.parse((await me.succeed('webhooks', 'list', '--json')).stdout) as Array<{ id: string; events: string[]; description: string }>;
+    const [hook] = JSON.parse((await me.succeed('webhooks', 'list', '--json')).stdout) as Array<{
+      id: string;
+      events: string[];
+      description: string;
+    }>;
     assert.deepEqual([hook.events, hook.description], [['job.created', 'job.terminal'], 'from the CLI']);
-    assert.match((await me.succeed('webhooks', 'list')).stdout, new RegExp(`^${hook.id}\\s+${rx.url.replace(/[/.]/g, '\\$&')}\\s+job.created,job.terminal\\s+yes`, 'm'));
+    assert.match(
+      (await me.succeed('webhooks', 'list')).stdout,
+      new RegExp(`^${hook.id}\\s+${rx.url.replace(/[/.]/g, '\\$&')}\\s+job.created,job.terminal\\s+yes`, 'm'),
+    );
 
     await queuedJob(me.session.token);
     await rx.waitFor((all) => all.length === 1);
-    assert.deepEqual(await verifyWithReference({ secret, headers: rx.received[0].headers, body: rx.received[0].body }), { ok: true });
-    const deliveries = JSON.parse((await me.succeed('webhooks', 'deliveries', hook.id, '--json')).stdout) as Array<{ id: string; eventId: string; status: string }>;
-    assert.deepEqual(deliveries.map((d) => [d.eventId, d.status]), [[rx.received[0].event.id, 'succeeded']]);
+    assert.deepEqual(
+      await verifyWithReference({ secret, headers: rx.received[0].headers, body: rx.received[0].body }),
+      { ok: true },
+    );
+    const deliveries = JSON.parse((await me.succeed('webhooks', 'deliveries', hook.id, '--json')).stdout) as Array<{
+      id: string;
+      eventId: string;
+      status: string;
+    }>;
+    assert.deepEqual(
+      deliveries.map((d) => [d.eventId, d.status]),
+      [[rx.received[0].event.id, 'succeeded']],
+    );
     assert.match((await me.succeed('webhooks', 'deliveries', hook.id)).stdout, /^ID\s+EVENT\s+TYPE\s+ATTEMPT\s+STATUS/);
 
     const redelivered = await me.succeed('webhooks', 'redeliver', hook.id, deliveries[0].id);
@@ -44,10 +70,16 @@ describe('compute webhooks', () => {
 
     const typo = await me.run('webhooks', 'create', rx.url, '--events', 'job.finished');
     assert.equal(typo.code, 1);
-    assert.match(typo.stderr, /^error: --events takes a comma-separated list of job.created, job.transitioned, job.terminal; got job.finished\n$/);
+    assert.match(
+      typo.stderr,
+      /^error: --events takes a comma-separated list of job.created, job.transitioned, job.terminal; got job.finished\n$/,
+    );
     const refused = await me.run('webhooks', 'create', 'http://169.254.169.254/latest');
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^error: The webhook URL is refused: 169\.254\.169\.254 is a cloud metadata address.*\[request\.invalid\]\n$/);
+    assert.match(
+      refused.stderr,
+      /^error: The webhook URL is refused: 169\.254\.169\.254 is a cloud metadata address.*\[request\.invalid\]\n$/,
+    );
 
     await me.succeed('webhooks', 'delete', hook.id);
     assert.deepEqual(JSON.parse((await me.succeed('webhooks', 'list', '--json')).stdout), []);
@@ -72,7 +104,8 @@ describe('compute webhooks', () => {
       // Stored sealed: opened with the suite's key, as the worker does.
       const { secret: stored } = await testEnv().db('webhooks').where({ id: hookId }).first('secret');
       const secret = createSecretBox(testEnv().config.webhooks.secretKeys!).open(stored, hookId);
-      for (const r of rx.of(job.id)) assert.deepEqual(await verifyWithReference({ secret, headers: r.headers, body: r.body }), { ok: true });
+      for (const r of rx.of(job.id))
+        assert.deepEqual(await verifyWithReference({ secret, headers: r.headers, body: r.body }), { ok: true });
       // The forward target's answer is the delivery's.
       // (Each attempt is logged once its answer is in, a moment after the receiver answered.)
       let log = await v0ok('GET', `/webhooks/${hookId}/deliveries`, { token: me.session.token });
@@ -80,7 +113,10 @@ describe('compute webhooks', () => {
         await new Promise((r) => setTimeout(r, 50));
         log = await v0ok('GET', `/webhooks/${hookId}/deliveries`, { token: me.session.token });
       }
-      assert.deepEqual(log.items.map((d: { responseStatus: number }) => d.responseStatus), [204, 204, 204]);
+      assert.deepEqual(
+        log.items.map((d: { responseStatus: number }) => d.responseStatus),
+        [204, 204, 204],
+      );
 
       // Ctrl-C reaches the whole process group, npx included (which then ends by the signal).
       process.kill(-listening.pid, 'SIGINT');

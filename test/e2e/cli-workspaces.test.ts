@@ -7,7 +7,15 @@ import { v0, v0ok } from '../support/v0';
 
 const WORKSPACE_ID = /^ws_[0-9a-z]{26}$/;
 const membersOf = async (ws: string, token: string) =>
-  ((await v0ok('GET', `/workspaces/${ws}/members?pageSize=200`, { token })).items as Array<{ userId: string; email: string; role: string }>).map((m) => `${m.email}:${m.role}`).sort();
+  (
+    (await v0ok('GET', `/workspaces/${ws}/members?pageSize=200`, { token })).items as Array<{
+      userId: string;
+      email: string;
+      role: string;
+    }>
+  )
+    .map((m) => `${m.email}:${m.role}`)
+    .sort();
 
 /** A refusal as the CLI prints it: one line on stderr, nothing on stdout, exit 1. */
 function assertOneLineError(out: CliRun, pattern: RegExp): void {
@@ -25,7 +33,12 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     const ws = (await owner.ok('workspaces', 'create', 'team-x', '--region', 'eu-west')).trim();
     assert.match(ws, WORKSPACE_ID, 'the new ID alone on stdout');
 
-    const before = JSON.parse(await owner.ok('workspaces', 'list', '--json')) as Array<{ id: string; role: string; defaultRegion: string; active: boolean }>;
+    const before = JSON.parse(await owner.ok('workspaces', 'list', '--json')) as Array<{
+      id: string;
+      role: string;
+      defaultRegion: string;
+      active: boolean;
+    }>;
     assert.deepEqual(
       before.map((w) => [w.id, w.role, w.defaultRegion, w.active]).sort(),
       [
@@ -34,7 +47,10 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
       ].sort(),
     );
 
-    assert.match((await owner.run('workspaces', 'use', ws)).stderr, new RegExp(`acting in ${ws} \\(team-x, you are owner\\)`));
+    assert.match(
+      (await owner.run('workspaces', 'use', ws)).stderr,
+      new RegExp(`acting in ${ws} \\(team-x, you are owner\\)`),
+    );
     const table = await owner.ok('workspaces', 'list');
     assert.match(table, /^ACTIVE\s+ID\s+NAME\s+ROLE\s+REGION\s+PLAN\s+CREATED\n/);
     assert.match(table, new RegExp(`^\\*\\s+${ws}\\s+team-x\\s+owner\\s+eu-west\\s+hobby\\s`, 'm'));
@@ -46,7 +62,11 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     assert.deepEqual(await membersOf(ws, token), [`${colleague}:member`, `${owner.session.email}:owner`].sort());
     assert.deepEqual(await membersOf(personal, token), [`${owner.session.email}:owner`]);
 
-    const listed = JSON.parse(await owner.ok('members', 'list', '--json')) as Array<{ userId: string; email: string; role: string }>;
+    const listed = JSON.parse(await owner.ok('members', 'list', '--json')) as Array<{
+      userId: string;
+      email: string;
+      role: string;
+    }>;
     assert.deepEqual(listed.map((m) => `${m.email}:${m.role}`).sort(), await membersOf(ws, token));
     const colleagueId = listed.find((m) => m.email === colleague)!.userId;
     const memberTable = await owner.ok('members', 'list');
@@ -55,7 +75,10 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
 
     await owner.ok('members', 'update', colleague.toUpperCase(), '--role', 'admin');
     assert.deepEqual(await membersOf(ws, token), [`${colleague}:admin`, `${owner.session.email}:owner`].sort());
-    assertOneLineError(await owner.run('members', 'update', 'nobody@example.test', '--role', 'admin'), new RegExp(`nobody@example\\.test is not a member of ${ws}`));
+    assertOneLineError(
+      await owner.run('members', 'update', 'nobody@example.test', '--role', 'admin'),
+      new RegExp(`nobody@example\\.test is not a member of ${ws}`),
+    );
 
     await owner.ok('members', 'remove', colleagueId);
     assert.deepEqual(await membersOf(ws, token), [`${owner.session.email}:owner`]);
@@ -69,10 +92,19 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     await owner.ok('members', 'add', colleague, '--role', 'member', '--workspace', personal);
     assert.deepEqual(await membersOf(personal, token), [`${colleague}:member`, `${owner.session.email}:owner`].sort());
     await owner.ok('workspaces', 'use', '--clear');
-    const cleared = JSON.parse(await owner.ok('workspaces', 'list', '--json')) as Array<{ id: string; active: boolean }>;
-    assert.deepEqual(cleared.filter((w) => w.active).map((w) => w.id), [personal]);
+    const cleared = JSON.parse(await owner.ok('workspaces', 'list', '--json')) as Array<{
+      id: string;
+      active: boolean;
+    }>;
+    assert.deepEqual(
+      cleared.filter((w) => w.active).map((w) => w.id),
+      [personal],
+    );
     const personalMembers = JSON.parse(await owner.ok('members', 'list', '--json')) as Array<{ email: string }>;
-    assert.ok(personalMembers.some((m) => m.email === colleague), 'members list acts in the personal workspace again');
+    assert.ok(
+      personalMembers.some((m) => m.email === colleague),
+      'members list acts in the personal workspace again',
+    );
   });
 
   it('issues a token that works as a Bearer in the active workspace, lists it, and revokes it (401 after)', async function () {
@@ -81,7 +113,16 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     const ws = (await owner.ok('workspaces', 'create', 'ci')).trim();
     await owner.ok('workspaces', 'use', ws);
 
-    const created = await owner.run('tokens', 'create', '--name', 'ci-bot', '--role', 'admin', '--expires-in-days', '7');
+    const created = await owner.run(
+      'tokens',
+      'create',
+      '--name',
+      'ci-bot',
+      '--role',
+      'admin',
+      '--expires-in-days',
+      '7',
+    );
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /^cpat_\S+\n$/, 'the token alone on stdout');
     assert.match(created.stderr, new RegExp(`created \\S+ \\(admin\\) in ${ws}, expires `));
@@ -95,9 +136,19 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     );
     assert.equal((await v0('GET', `/workspaces/${ws}/members`, { token: cpat })).status, 200);
 
-    const tokens = JSON.parse(await owner.ok('tokens', 'list', '--json')) as Array<{ id: string; name: string; role: string; workspaceId: string; expiresAt: string; revokedAt: string | null }>;
+    const tokens = JSON.parse(await owner.ok('tokens', 'list', '--json')) as Array<{
+      id: string;
+      name: string;
+      role: string;
+      workspaceId: string;
+      expiresAt: string;
+      revokedAt: string | null;
+    }>;
     assert.equal(tokens.length, 1);
-    assert.deepEqual([tokens[0].name, tokens[0].role, tokens[0].workspaceId, tokens[0].revokedAt], ['ci-bot', 'admin', ws, null]);
+    assert.deepEqual(
+      [tokens[0].name, tokens[0].role, tokens[0].workspaceId, tokens[0].revokedAt],
+      ['ci-bot', 'admin', ws, null],
+    );
     const days = (Date.parse(tokens[0].expiresAt) - Date.now()) / 86_400_000;
     assert.ok(days > 6.9 && days <= 7, `expires in 7 days, not ${days}`);
     assert.match(await owner.ok('tokens', 'list'), new RegExp(`^${tokens[0].id}\\s+ci-bot\\s+admin\\s`, 'm'));
@@ -119,8 +170,15 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     await cli.ok('workspaces', 'use', ws.id);
     assertOneLineError(await cli.run('tokens', 'create', '--name', 'sneaky'), /\[auth\.forbidden\]/);
     assertOneLineError(await cli.run('members', 'add', newEmail(), '--role', 'member'), /\[auth\.forbidden\]/);
-    assert.deepEqual((await v0ok('GET', '/tokens', { token: owner.token, headers: { 'X-Compute-Workspace': ws.id } })).items, [], 'no token was issued');
-    assertOneLineError(await cli.run('tokens', 'create', '--name', 'x', '--role', 'boss'), /--role.*boss.*member, admin, owner/);
+    assert.deepEqual(
+      (await v0ok('GET', '/tokens', { token: owner.token, headers: { 'X-Compute-Workspace': ws.id } })).items,
+      [],
+      'no token was issued',
+    );
+    assertOneLineError(
+      await cli.run('tokens', 'create', '--name', 'x', '--role', 'boss'),
+      /--role.*boss.*member, admin, owner/,
+    );
   });
 
   it('refuses a mistyped or foreign workspace in `use` and keeps acting where it did', async function () {
@@ -129,16 +187,27 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     const ws = (await owner.ok('workspaces', 'create', 'mine')).trim();
     await owner.ok('workspaces', 'use', ws);
     const typo = `${ws.slice(0, -1)}${ws.endsWith('0') ? '1' : '0'}`;
-    assertOneLineError(await owner.run('workspaces', 'use', typo), new RegExp(`cannot use ${typo}: .*\\[resource\\.not_found\\].*compute workspaces list`));
+    assertOneLineError(
+      await owner.run('workspaces', 'use', typo),
+      new RegExp(`cannot use ${typo}: .*\\[resource\\.not_found\\].*compute workspaces list`),
+    );
     const { ws: foreign } = await team();
     assertOneLineError(await owner.run('workspaces', 'use', foreign.id), /\[resource\.not_found\]/);
     const listed = JSON.parse(await owner.ok('workspaces', 'list', '--json')) as Array<{ id: string; active: boolean }>;
-    assert.deepEqual(listed.filter((w) => w.active).map((w) => w.id), [ws], 'the refused ones were not kept');
+    assert.deepEqual(
+      listed.filter((w) => w.active).map((w) => w.id),
+      [ws],
+      'the refused ones were not kept',
+    );
   });
 
   it('says to run `compute login` when there is no session', async () => {
     const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
-    for (const args of [['tokens', 'list'], ['workspaces', 'use', 'ws_x'], ['members', 'list']]) {
+    for (const args of [
+      ['tokens', 'list'],
+      ['workspaces', 'use', 'ws_x'],
+      ['members', 'list'],
+    ]) {
       assertOneLineError(await compute(args, { env }), /no live session: run `compute login` first/);
     }
   });
@@ -149,9 +218,17 @@ describe('compute workspaces, members and tokens on /v0 with the login session',
     const ws = (await owner.ok('workspaces', 'create', 'big')).trim();
     const emails = Array.from({ length: 205 }, () => newEmail().toLowerCase());
     for (let i = 0; i < emails.length; i += 20) {
-      await Promise.all(emails.slice(i, i + 20).map((email) => v0ok('POST', `/workspaces/${ws}/members`, { token: owner.session.token, body: { email, role: 'member' } })));
+      await Promise.all(
+        emails
+          .slice(i, i + 20)
+          .map((email) =>
+            v0ok('POST', `/workspaces/${ws}/members`, { token: owner.session.token, body: { email, role: 'member' } }),
+          ),
+      );
     }
-    const listed = JSON.parse(await owner.ok('members', 'list', '--json', '--workspace', ws)) as Array<{ email: string }>;
+    const listed = JSON.parse(await owner.ok('members', 'list', '--json', '--workspace', ws)) as Array<{
+      email: string;
+    }>;
     assert.equal(listed.length, 206);
     assert.deepEqual(listed.map((m) => m.email).sort(), [...emails, owner.session.email].sort());
   });

@@ -57,7 +57,11 @@ function composeConfig(vars: Record<string, string>, emptyEnvFile: string): Prom
 }
 
 /** `Keyword` for SearchAttributeType.KEYWORD, `KeywordList` for KEYWORD_LIST: the CLI's spelling. */
-const cliType = (sdkType: string) => sdkType.split('_').map((w) => w[0] + w.slice(1).toLowerCase()).join('');
+const cliType = (sdkType: string) =>
+  sdkType
+    .split('_')
+    .map((w) => w[0] + w.slice(1).toLowerCase())
+    .join('');
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -82,7 +86,9 @@ function packagesReached(entry: string): Map<string, string> {
       const spec = m[2];
       if (spec.startsWith('.')) {
         const base = path.resolve(path.dirname(file), spec);
-        const found = [base, `${base}.js`, path.join(base, 'index.js')].find((p) => fs.existsSync(p) && fs.statSync(p).isFile());
+        const found = [base, `${base}.js`, path.join(base, 'index.js')].find(
+          (p) => fs.existsSync(p) && fs.statSync(p).isFile(),
+        );
         assert.ok(found, `${path.relative(ROOT, file)} requires ${spec}, which the build did not produce`);
         queue.push(found);
       } else if (!spec.startsWith('node:') && !builtins.has(spec.split('/')[0])) {
@@ -101,7 +107,9 @@ describe('deployment files', function () {
 
   before(async function () {
     this.timeout(300_000);
-    await ensureDebianPackage('docker-compose', DEBIAN_PACKAGE_VERSIONS['docker-compose'], (msg) => process.stderr.write(`    ${msg}\n`));
+    await ensureDebianPackage('docker-compose', DEBIAN_PACKAGE_VERSIONS['docker-compose'], (msg) =>
+      process.stderr.write(`    ${msg}\n`),
+    );
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-compose-'));
     fs.writeFileSync(path.join(tmp, 'empty.env'), '');
     const rendered = await render(SECRETS);
@@ -112,7 +120,20 @@ describe('deployment files', function () {
   after(() => tmp && fs.rmSync(tmp, { recursive: true, force: true }));
 
   it('docker-compose.yml renders every service of the deployment', () => {
-    const expected = ['postgres', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'minio', 'minio-setup', 'migrate', 'api', 'worker', 'gateway', 'agent'];
+    const expected = [
+      'postgres',
+      'temporal-schema',
+      'temporal',
+      'temporal-setup',
+      'temporal-ui',
+      'minio',
+      'minio-setup',
+      'migrate',
+      'api',
+      'worker',
+      'gateway',
+      'agent',
+    ];
     assert.deepEqual(Object.keys(services).sort(), [...expected].sort());
     assert.equal(services.api.deploy?.replicas, 2);
     assert.equal(services.worker.deploy?.replicas, 2);
@@ -128,7 +149,11 @@ describe('deployment files', function () {
     }
     for (const name of ['api', 'worker']) {
       for (const oneShot of ['migrate', 'temporal-setup', 'minio-setup']) {
-        assert.equal(services[name].depends_on?.[oneShot]?.condition, 'service_completed_successfully', `${name} waits for ${oneShot}`);
+        assert.equal(
+          services[name].depends_on?.[oneShot]?.condition,
+          'service_completed_successfully',
+          `${name} waits for ${oneShot}`,
+        );
       }
     }
     let healthyWaits = 0;
@@ -137,10 +162,16 @@ describe('deployment files', function () {
         assert.ok(services[dependency], `${name} depends on an existing service ${dependency}`);
         if (condition === 'service_healthy') {
           healthyWaits++;
-          assert.ok(services[dependency].healthcheck?.test, `${name} waits for ${dependency} to be healthy, which needs a health check`);
+          assert.ok(
+            services[dependency].healthcheck?.test,
+            `${name} waits for ${dependency} to be healthy, which needs a health check`,
+          );
         }
         if (condition === 'service_completed_successfully') {
-          assert.ok([undefined, 'no'].includes(services[dependency].restart), `${dependency} is a one-shot that can complete`);
+          assert.ok(
+            [undefined, 'no'].includes(services[dependency].restart),
+            `${dependency} is a one-shot that can complete`,
+          );
         }
       }
     }
@@ -159,9 +190,13 @@ describe('deployment files', function () {
 
   it('sets no secret in the file itself: each comes from the environment', () => {
     const secretLike = /^\s*([A-Z0-9_]*(PASSWORD|PWD|SECRET|_KEY)[A-Z0-9_]*|SMTP_URL):\s*(.*)$/;
-    const lines = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8').split('\n').filter((l) => secretLike.test(l));
+    const lines = fs
+      .readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')
+      .split('\n')
+      .filter((l) => secretLike.test(l));
     assert.ok(lines.length >= 8, 'the secrets are set somewhere');
-    for (const line of lines) assert.match(secretLike.exec(line)![3], /^(\$\{[A-Z0-9_]+:?[?-]|\*[a-z-]+$)/, line.trim());
+    for (const line of lines)
+      assert.match(secretLike.exec(line)![3], /^(\$\{[A-Z0-9_]+:?[?-]|\*[a-z-]+$)/, line.trim());
   });
 
   it('gives our services only variables that src/config/variables.ts reads', () => {
@@ -169,7 +204,11 @@ describe('deployment files', function () {
     for (const name of OURS) {
       const variables = Object.keys(services[name].environment ?? {});
       assert.ok(variables.length > 0, `${name} sets its environment`);
-      assert.deepEqual(variables.filter((v) => !known.has(v)), [], `${name} sets only variables the service reads`);
+      assert.deepEqual(
+        variables.filter((v) => !known.has(v)),
+        [],
+        `${name} sets only variables the service reads`,
+      );
     }
   });
 
@@ -178,7 +217,11 @@ describe('deployment files', function () {
     const registered = /^SEARCH_ATTRIBUTES="([^"]*)"/m.exec(script)?.[1].split(/\s+/).sort();
     const defined = ['src', 'workflows', 'activities']
       .flatMap((dir) => sourceFiles(path.join(ROOT, dir)))
-      .flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/defineSearchAttributeKey\(\s*'(\w+)',\s*SearchAttributeType\.(\w+)\s*\)/g)])
+      .flatMap((file) => [
+        ...fs
+          .readFileSync(file, 'utf8')
+          .matchAll(/defineSearchAttributeKey\(\s*'(\w+)',\s*SearchAttributeType\.(\w+)\s*\)/g),
+      ])
       // Temporal's own (TemporalScheduledStartTime, read by the meter) exist on every server.
       .filter((m) => !m[1].startsWith('Temporal'))
       .map((m) => `${m[1]}:${cliType(m[2])}`)
@@ -189,7 +232,14 @@ describe('deployment files', function () {
 
   it('the gateway streams, hides /metrics and /readyz, and balances over every api replica', () => {
     const conf = fs.readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8');
-    for (const directive of ['resolver 127.0.0.11', 'proxy_pass $api;', 'proxy_buffering off;', 'proxy_request_buffering off;', 'client_max_body_size 0;', 'proxy_read_timeout 75s;']) {
+    for (const directive of [
+      'resolver 127.0.0.11',
+      'proxy_pass $api;',
+      'proxy_buffering off;',
+      'proxy_request_buffering off;',
+      'client_max_body_size 0;',
+      'proxy_read_timeout 75s;',
+    ]) {
       assert.ok(conf.includes(directive), directive);
     }
     assert.match(conf, /set \$api http:\/\/api:3000;/);
@@ -197,11 +247,17 @@ describe('deployment files', function () {
     assert.match(conf, /location = \/readyz \{\s*return 404;/);
     assert.match(conf, /proxy_set_header X-Forwarded-For /);
     assert.match(conf, /proxy_set_header X-Request-Id /);
-    assert.deepEqual(services.gateway.ports?.map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}`)), ['3000:3000']);
+    assert.deepEqual(
+      services.gateway.ports?.map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}`)),
+      ['3000:3000'],
+    );
   });
 
   it("the Dockerfile's runtime stage installs production dependencies only and runs as a non-root user", () => {
-    const stages = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split(/^FROM /m).slice(1);
+    const stages = fs
+      .readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
+      .split(/^FROM /m)
+      .slice(1);
     assert.equal(stages.length, 2);
     assert.ok(stages.every((s) => s.startsWith('node:20-bookworm-slim')));
     const runtime = stages[1];
@@ -239,18 +295,26 @@ describe('deployment files', function () {
 
     it('leaves out what only development and the tests run: the local stack, its tool installers and npm run dev', () => {
       assert.ok(fs.existsSync(path.join(outDir, 'src/main/api.js')), 'the build is there');
-      assert.deepEqual(['src/stack', 'src/main/dev.js'].filter((p) => fs.existsSync(path.join(outDir, p))), []);
+      assert.deepEqual(
+        ['src/stack', 'src/main/dev.js'].filter((p) => fs.existsSync(path.join(outDir, p))),
+        [],
+      );
     });
 
     it("each service's command names a file of the build, reaching production dependencies only", () => {
-      const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
       for (const name of OURS) {
         const entry = entryOf(name);
         assert.ok(fs.existsSync(entry), `${name}: ${entry} was built`);
         const reached = packagesReached(entry);
         assert.ok(reached.size > 0, `${name} reaches its packages`);
         for (const [dep, from] of reached) {
-          assert.ok(dep in pkg.dependencies, `${name} needs ${dep} (from ${path.relative(outDir, from)}), not a production dependency`);
+          assert.ok(
+            dep in pkg.dependencies,
+            `${name} needs ${dep} (from ${path.relative(outDir, from)}), not a production dependency`,
+          );
         }
         assert.ok(!reached.has('tsx'), `${name} runs without a TypeScript loader`);
       }
@@ -262,17 +326,28 @@ describe('deployment files', function () {
       assert.match(build, /^RUN [^\n]*npm run build:workflows/m);
       const named = services.worker.environment?.TEMPORAL_WORKFLOW_BUNDLE;
       assert.equal(named, 'dist/workflow-bundle.js');
-      const built = await run('npm', ['run', 'build:workflows', '--', path.join(outDir, 'workflow-bundle.js')], process.env);
+      const built = await run(
+        'npm',
+        ['run', 'build:workflows', '--', path.join(outDir, 'workflow-bundle.js')],
+        process.env,
+      );
       assert.equal(built.code, 0, built.stdout + built.stderr);
       const code = fs.readFileSync(path.join(outDir, named.slice('dist/'.length)), 'utf8');
       // Workflows of every kind the worker runs, by their exported names.
-      for (const name of ['jobWorkflow', 'webhookLane', 'webhookRedelivery', 'billingPeriod']) assert.match(code, new RegExp(`\\b${name}\\b`), name);
+      for (const name of ['jobWorkflow', 'webhookLane', 'webhookRedelivery', 'billingPeriod'])
+        assert.match(code, new RegExp(`\\b${name}\\b`), name);
     });
 
     it('the agent without a key exits at once, naming COMPUTE_AGENT_KEY', async function () {
       this.timeout(30_000);
       const { args } = commandOf('agent');
-      const env = { PATH: process.env.PATH, HOME: os.tmpdir(), NODE_PATH: path.join(ROOT, 'node_modules'), ...services.agent.environment, COMPUTE_AGENT_DIR: outDir };
+      const env = {
+        PATH: process.env.PATH,
+        HOME: os.tmpdir(),
+        NODE_PATH: path.join(ROOT, 'node_modules'),
+        ...services.agent.environment,
+        COMPUTE_AGENT_DIR: outDir,
+      };
       const started = await run(process.execPath, [entryOf('agent'), ...args], env);
       assert.equal(started.code, 1);
       assert.match(started.stderr, /COMPUTE_AGENT_KEY/);

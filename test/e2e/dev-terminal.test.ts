@@ -30,7 +30,7 @@ function processes(): Array<{ pid: number; ppid: number; tpgid: number; cmdline:
 function descendantsOf(root: number) {
   const all = processes();
   const found = new Set([root]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (!found.has(p.pid) && found.has(p.ppid)) {
@@ -50,7 +50,9 @@ function signalsOf(procs: Array<{ pid: number; cmdline: string }>): string {
         const stat = fs.readFileSync(`/proc/${p.pid}/stat`, 'utf8');
         const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
         const status = fs.readFileSync(`/proc/${p.pid}/status`, 'utf8');
-        const masks = ['SigBlk', 'SigIgn', 'SigCgt'].map((m) => `${m} ${new RegExp(`^${m}:\\s+(\\w+)`, 'm').exec(status)?.[1]}`).join(' ');
+        const masks = ['SigBlk', 'SigIgn', 'SigCgt']
+          .map((m) => `${m} ${new RegExp(`^${m}:\\s+(\\w+)`, 'm').exec(status)?.[1]}`)
+          .join(' ');
         return `  ${p.pid} ppid ${f[1]} pgrp ${f[2]} sid ${f[3]} tpgid ${f[5]} state ${f[0]} ${masks} ${p.cmdline.slice(0, 100)}`;
       } catch {
         return `  ${p.pid} gone`;
@@ -85,7 +87,9 @@ function threadsOf(pid: number): string {
     const syscall = read(`${dir}/syscall`).split(' ').slice(0, 2).join(' ');
     return `    thread ${tid} ${read(`${dir}/comm`)} state ${state} wchan ${read(`${dir}/wchan`)} syscall ${syscall}`;
   });
-  const fds = [0, 1, 2].map((fd) => `fd${fd} ${/^flags:\s+(\d+)/m.exec(read(`/proc/${pid}/fdinfo/${fd}`))?.[1]}`).join(' ');
+  const fds = [0, 1, 2]
+    .map((fd) => `fd${fd} ${/^flags:\s+(\d+)/m.exec(read(`/proc/${pid}/fdinfo/${fd}`))?.[1]}`)
+    .join(' ');
   const stack = read(`/proc/${pid}/stack`).split('\n').slice(0, 6).join(' | ');
   return [`  threads of ${pid} (${fds}); kernel stack: ${stack}`, ...lines].join('\n');
 }
@@ -109,7 +113,15 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
     PORT: '0',
   });
   // The services `npm run dev` starts itself, whatever this shell points at.
-  for (const name of ['NODE_ENV', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'STRIPE_SECRET_KEY', 'STRIPE_API_BASE']) delete env[name];
+  for (const name of [
+    'NODE_ENV',
+    'DATABASE_URL',
+    'TEMPORAL_ADDRESS',
+    'S3_ENDPOINT',
+    'STRIPE_SECRET_KEY',
+    'STRIPE_API_BASE',
+  ])
+    delete env[name];
   return env;
 }
 
@@ -119,7 +131,11 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
  * with a deadline, and Ctrl-C.
  */
 function devInTerminal(env: NodeJS.ProcessEnv) {
-  const child = spawn('/usr/bin/script', ['-qfec', 'exec node --import tsx src/main/dev.ts', '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/script', ['-qfec', 'exec node --import tsx src/main/dev.ts', '/dev/null'], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   let over = false;
   let signalled = 0;
@@ -166,7 +182,11 @@ function devInTerminal(env: NodeJS.ProcessEnv) {
         timer = setTimeout(() => {
           const procs = descendantsOf(child.pid!);
           const threads = procs.filter((p) => p.cmdline.includes('src/main/dev.ts')).map((p) => threadsOf(p.pid));
-          reject(new Error(`dev did not exit within ${timeoutMs} ms (Ctrl-C went to group ${signalled}):\n${output}\n${signalsOf(procs)}\n${threads.join('\n')}`));
+          reject(
+            new Error(
+              `dev did not exit within ${timeoutMs} ms (Ctrl-C went to group ${signalled}):\n${output}\n${signalsOf(procs)}\n${threads.join('\n')}`,
+            ),
+          );
         }, timeoutMs);
       });
       try {
@@ -217,7 +237,12 @@ describe('npm run dev in a terminal', () => {
     assert.equal(await dev.exitedWithin(45_000), 0, output().slice(before));
 
     const after = output().slice(before);
-    const steps = ['stopping the agent', 'stopping the API and the worker', 'stopping Temporal, PostgreSQL, MinIO, stripe-mock', 'stopped'];
+    const steps = [
+      'stopping the agent',
+      'stopping the API and the worker',
+      'stopping Temporal, PostgreSQL, MinIO, stripe-mock',
+      'stopped',
+    ];
     const at = steps.map((step) => after.indexOf(`\n${step}\r\n`));
     assert.ok(
       at.every((i, n) => i >= 0 && (n === 0 || i > at[n - 1])),
@@ -227,7 +252,9 @@ describe('npm run dev in a terminal', () => {
     assert.doesNotMatch(after, /ECONNREFUSED/);
     assert.doesNotMatch(after, /\] (WARN|ERROR|FATAL) /, 'nothing went wrong while stopping');
     assert.deepEqual(
-      processes().filter((p) => p.cmdline.includes(dataDir)).map((p) => p.cmdline),
+      processes()
+        .filter((p) => p.cmdline.includes(dataDir))
+        .map((p) => p.cmdline),
       [],
       'no postgres, temporal or minio of this data folder is left',
     );
@@ -255,14 +282,19 @@ describe('npm run dev in a terminal', () => {
 
       const second = await start();
       assert.equal(second.key, first.key, 'the same key after the restart');
-      const listed = await fetch(`${second.api}/api/compute/jobs/list`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': second.key }, body: '{}' });
+      const listed = await fetch(`${second.api}/api/compute/jobs/list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': second.key },
+        body: '{}',
+      });
       assert.equal(listed.status, 200, await listed.text());
       second.dev.ctrlC();
       assert.equal(await second.dev.exitedWithin(45_000), 0, second.dev.output());
     } finally {
       // Only when the test failed half-way: what it started does not outlive it.
       for (const { child: c } of runs) {
-        if (c.pid && c.exitCode === null && c.signalCode === null) for (const p of descendantsOf(c.pid)) process.kill(p.pid, 'SIGKILL');
+        if (c.pid && c.exitCode === null && c.signalCode === null)
+          for (const p of descendantsOf(c.pid)) process.kill(p.pid, 'SIGKILL');
       }
       for (const p of processes().filter((p) => p.cmdline.includes(folder))) process.kill(p.pid, 'SIGKILL');
       fs.rmSync(folder, { recursive: true, force: true });

@@ -13,7 +13,9 @@ describe('agent failures on the real stack', () => {
   it('kill -9 of an agent mid-job: requeued after the loss window, finished elsewhere, each line once; the agent resumes as its node', async () => {
     const { key } = await newWorkspace();
     const first = await start({ key });
-    const job = await submit(key, { command: 'echo attempt-$COMPUTE_ATTEMPT start; sleep 3; echo attempt-$COMPUTE_ATTEMPT end' });
+    const job = await submit(key, {
+      command: 'echo attempt-$COMPUTE_ATTEMPT start; sleep 3; echo attempt-$COMPUTE_ATTEMPT end',
+    });
     await waitFor('attempt 1 to start', hasLine(job.job_id, 'attempt-1 start'));
     process.kill(first.child.pid, 'SIGKILL');
     await first.child.exited;
@@ -28,7 +30,11 @@ describe('agent failures on the real stack', () => {
     const back = await start({ key, dir: first.dir });
     const next = await submit(key, { command: 'echo again' });
     await waitForJob(key, next.job_id, inState('succeeded'), 15_000);
-    assert.equal((await ok('/compute/nodes/list', {}, key)).nodes.length, nodesBefore, 'the restarted agent registered no new node');
+    assert.equal(
+      (await ok('/compute/nodes/list', {}, key)).nodes.length,
+      nodesBefore,
+      'the restarted agent registered no new node',
+    );
     assert.equal(back.nodeId(), firstNode, 'its identity file still names its node');
   });
 
@@ -37,17 +43,25 @@ describe('agent failures on the real stack', () => {
     const frozen = await start({ key, concurrency: 2 });
     const chatty = await submit(key, { command: 'echo x-$COMPUTE_ATTEMPT; sleep 2; echo late-x-$COMPUTE_ATTEMPT' });
     const quiet = await submit(key, { command: 'echo y-$COMPUTE_ATTEMPT; sleep 2' });
-    await waitFor('both first attempts', async () => (await hasLine(chatty.job_id, 'x-1')()) && hasLine(quiet.job_id, 'y-1')());
+    await waitFor(
+      'both first attempts',
+      async () => (await hasLine(chatty.job_id, 'x-1')()) && hasLine(quiet.job_id, 'y-1')(),
+    );
     process.kill(frozen.child.pid, 'SIGSTOP');
 
     await start({ key, concurrency: 2 });
-    for (const j of [chatty, quiet]) assert.equal((await waitForJob(key, j.job_id, inState('succeeded'), 30_000)).attempt, 2);
+    for (const j of [chatty, quiet])
+      assert.equal((await waitForJob(key, j.job_id, inState('succeeded'), 30_000)).attempt, 2);
     process.kill(frozen.child.pid, 'SIGCONT');
     await waitFor('the late agent to give up both jobs', () => {
       const log = frozen.log();
       return log.includes('stopping the job and forgetting it') && log.includes('result refused: the job moved on');
     });
-    assert.deepEqual(await storedLines(chatty.job_id), ['x-1', 'x-2', 'late-x-2'], "the late attempt's last line was refused");
+    assert.deepEqual(
+      await storedLines(chatty.job_id),
+      ['x-1', 'x-2', 'late-x-2'],
+      "the late attempt's last line was refused",
+    );
     assert.deepEqual(await storedLines(quiet.job_id), ['y-1', 'y-2']);
     for (const j of [chatty, quiet]) assert.equal((await retrieve(key, j.job_id)).state, 'succeeded');
   });
@@ -60,14 +74,22 @@ describe('agent failures on the real stack', () => {
     let api = await spawnApi(port, env);
     try {
       await start({ key, apiUrl: `http://127.0.0.1:${port}` });
-      const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'for i in $(seq 1 40); do echo line-$i; sleep 0.1; done' }, key, `http://127.0.0.1:${port}`);
+      const job = await ok(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: 'for i in $(seq 1 40); do echo line-$i; sleep 0.1; done' },
+        key,
+        `http://127.0.0.1:${port}`,
+      );
       await waitFor('the first lines', hasLine(job.job_id, 'line-3'));
       process.kill(-api.pid, 'SIGKILL');
       await api.exited;
       await sleep(1500);
       api = await spawnApi(port, env);
       await waitForJob(key, job.job_id, inState('succeeded'), 30_000);
-      assert.deepEqual(await storedLines(job.job_id), Array.from({ length: 40 }, (_, i) => `line-${i + 1}`));
+      assert.deepEqual(
+        await storedLines(job.job_id),
+        Array.from({ length: 40 }, (_, i) => `line-${i + 1}`),
+      );
     } finally {
       await api.stop(2000);
     }

@@ -30,9 +30,10 @@ const pushesOf = (proxy: ApiProxy, jobId: string): Push[] =>
  * How long each push waited once it could go: after its last line was read (the line's `ts` is
  * the agent's clock at reading it) and after the push before it was answered.
  */
-const waits = (pushes: Push[]) => pushes.map((p, i) => p.at - Math.max(Date.parse(p.lines.at(-1)!.ts), i > 0 ? pushes[i - 1].answeredAt : 0));
+const waits = (pushes: Push[]) =>
+  pushes.map((p, i) => p.at - Math.max(Date.parse(p.lines.at(-1)!.ts), i > 0 ? pushes[i - 1].answeredAt : 0));
 
-describe('the agent\'s logs, as the agents guide says', () => {
+describe("the agent's logs, as the agents guide says", () => {
   const start = agentPool();
   const { scratch, until, proxy, releaseFile, pidsOf } = agentScratch();
   // An API of its own: a log budget wide enough to keep megabytes, and a long loss window for the
@@ -55,7 +56,12 @@ describe('the agent\'s logs, as the agents guide says', () => {
       const api = await proxy(ownUrl);
       await start({ key, apiUrl: api.url });
       const release = releaseFile();
-      const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: `seq 1 650 | sed 's/^/line-/'; ${until(release)}` }, key, ownUrl);
+      const job = await ok(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: `seq 1 650 | sed 's/^/line-/'; ${until(release)}` },
+        key,
+        ownUrl,
+      );
       // The job holds on, so the pushes are the batcher's doing, not the flush at the job's end.
       const pushes = await waitFor('650 lines pushed', () => {
         const got = pushesOf(api, job.job_id);
@@ -65,14 +71,27 @@ describe('the agent\'s logs, as the agents guide says', () => {
       await waitForJob(key, job.job_id, inState('succeeded'), 20_000);
 
       const sizes = pushes.map((p) => p.lines.length);
-      assert.ok(sizes.every((s) => s <= 100), `no push over 100 lines: ${sizes}`);
-      assert.deepEqual(pushes.flatMap((p) => p.lines.map((l) => l.seq)), Array.from({ length: 650 }, (_, i) => i + 1), 'each line once, in order');
+      assert.ok(
+        sizes.every((s) => s <= 100),
+        `no push over 100 lines: ${sizes}`,
+      );
+      assert.deepEqual(
+        pushes.flatMap((p) => p.lines.map((l) => l.seq)),
+        Array.from({ length: 650 }, (_, i) => i + 1),
+        'each line once, in order',
+      );
       const full = pushes.filter((p) => p.lines.length === 100);
       assert.ok(full.length >= 5, `mostly full batches: ${sizes}`);
       // A full batch does not wait for the 200 ms tick (the loaded machine gets 150 ms of slack).
       const waited = waits(full);
-      assert.ok(waited.every((w) => w < 150), `full batches waited ${waited} ms`);
-      assert.deepEqual(await storedLines(job.job_id), Array.from({ length: 650 }, (_, i) => `line-${i + 1}`));
+      assert.ok(
+        waited.every((w) => w < 150),
+        `full batches waited ${waited} ms`,
+      );
+      assert.deepEqual(
+        await storedLines(job.job_id),
+        Array.from({ length: 650 }, (_, i) => `line-${i + 1}`),
+      );
     });
 
     it('512 KiB waiting go at once, never more in a push, and the API stores every line', async () => {
@@ -82,7 +101,12 @@ describe('the agent\'s logs, as the agents guide says', () => {
       const release = releaseFile();
       // 65 lines of 50000 bytes: ten make a batch (the eleventh would pass 512 KiB), 100 lines never.
       const big = `s=$(head -c 50000 /dev/zero | tr '\\0' x); i=1; while [ $i -le 65 ]; do echo "big-$i-$s"; i=$((i + 1)); done`;
-      const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: `${big}; ${until(release)}` }, key, ownUrl);
+      const job = await ok(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: `${big}; ${until(release)}` },
+        key,
+        ownUrl,
+      );
       const pushes = await waitFor('65 big lines pushed', () => {
         const got = pushesOf(api, job.job_id);
         return got.flatMap((p) => p.lines).length >= 65 && got;
@@ -91,13 +115,26 @@ describe('the agent\'s logs, as the agents guide says', () => {
       await waitForJob(key, job.job_id, inState('succeeded'), 20_000);
 
       const bytes = pushes.map((p) => p.lines.reduce((sum, l) => sum + Buffer.byteLength(l.line), 0));
-      assert.ok(bytes.every((b) => b <= 512 * 1024), `no push over 512 KiB: ${bytes}`);
-      assert.deepEqual(pushes.flatMap((p) => p.lines.map((l) => l.seq)), Array.from({ length: 65 }, (_, i) => i + 1));
+      assert.ok(
+        bytes.every((b) => b <= 512 * 1024),
+        `no push over 512 KiB: ${bytes}`,
+      );
+      assert.deepEqual(
+        pushes.flatMap((p) => p.lines.map((l) => l.seq)),
+        Array.from({ length: 65 }, (_, i) => i + 1),
+      );
       const full = pushes.filter((p) => p.lines.length === 10);
       assert.ok(full.length >= 5, `mostly 10-line batches: ${pushes.map((p) => p.lines.length)}`);
       const waited = waits(full);
-      assert.ok(waited.every((w) => w < 150), `full batches waited ${waited} ms`);
-      const stored = await testEnv().db('job_logs').where({ job_id: job.job_id, kind: 'line' }).orderBy('seq').select(testEnv().db.raw('length(line) as len'), testEnv().db.raw("split_part(line, '-', 2) as i"));
+      assert.ok(
+        waited.every((w) => w < 150),
+        `full batches waited ${waited} ms`,
+      );
+      const stored = await testEnv()
+        .db('job_logs')
+        .where({ job_id: job.job_id, kind: 'line' })
+        .orderBy('seq')
+        .select(testEnv().db.raw('length(line) as len'), testEnv().db.raw("split_part(line, '-', 2) as i"));
       assert.deepEqual(
         stored.map((r) => [Number(r.i), Number(r.len)]),
         Array.from({ length: 65 }, (_, i) => [i + 1, `big-${i + 1}-`.length + 50_000]),
@@ -109,8 +146,17 @@ describe('the agent\'s logs, as the agents guide says', () => {
       const api = await proxy(ownUrl);
       await start({ key, apiUrl: api.url });
       const release = releaseFile();
-      const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: `echo "lone $(date +%s%3N)"; ${until(release)}; echo after` }, key, ownUrl);
-      const [push] = await waitFor('the lone line', () => pushesOf(api, job.job_id).length > 0 && pushesOf(api, job.job_id), 10_000);
+      const job = await ok(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: `echo "lone $(date +%s%3N)"; ${until(release)}; echo after` },
+        key,
+        ownUrl,
+      );
+      const [push] = await waitFor(
+        'the lone line',
+        () => pushesOf(api, job.job_id).length > 0 && pushesOf(api, job.job_id),
+        10_000,
+      );
       fs.writeFileSync(release, '');
       assert.equal(push.lines.length, 1);
       const printedAt = Number(/^lone (\d+)$/.exec(push.lines[0].line)![1]);
@@ -128,19 +174,41 @@ describe('the agent\'s logs, as the agents guide says', () => {
       const api = await proxy(ownUrl);
       const dir = scratch('agent');
       // The Agent class itself, in this process, so the test can give it a 50-line buffer.
-      const agent = new Agent({ apiUrl: api.url, key, name: 'held', labels: {}, concurrency: 1, dir, killGraceMs: 1000, maxBufferedLines: 50, log: quietLog });
+      const agent = new Agent({
+        apiUrl: api.url,
+        key,
+        name: 'held',
+        labels: {},
+        concurrency: 1,
+        dir,
+        killGraceMs: 1000,
+        maxBufferedLines: 50,
+        log: quietLog,
+      });
       await agent.start();
       try {
-        await waitFor('the agent to wait in a long poll', () => api.calls.some((c) => c.path === '/api/compute/nodes/poll' && c.forwardedAt && c.status === undefined));
+        await waitFor('the agent to wait in a long poll', () =>
+          api.calls.some((c) => c.path === '/api/compute/nodes/poll' && c.forwardedAt && c.status === undefined),
+        );
         // From now on every call the agent makes has its connection cut; the poll already under way
         // still brings the job.
         api.fault = () => ({ reset: true });
         const pidFile = scratch('pid');
-        const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: `echo $$ > ${pidFile}; seq 1 80 | sed 's/^/line-/'` }, key, ownUrl);
+        const job = await ok(
+          '/compute/jobs/submit',
+          { type: 'COMMAND', command: `echo $$ > ${pidFile}; seq 1 80 | sed 's/^/line-/'` },
+          key,
+          ownUrl,
+        );
         await pidsOf(pidFile);
         // The job's folder goes once the command ended and every line of it was read.
-        await waitFor('the job to end on the agent', () => !fs.readdirSync(path.join(dir, 'work')).some((f) => f.startsWith(job.job_id)));
-        await waitFor('a push the API never got', () => api.calls.some((c) => c.path === '/api/compute/nodes/logs' && c.fault === 'reset'));
+        await waitFor(
+          'the job to end on the agent',
+          () => !fs.readdirSync(path.join(dir, 'work')).some((f) => f.startsWith(job.job_id)),
+        );
+        await waitFor('a push the API never got', () =>
+          api.calls.some((c) => c.path === '/api/compute/nodes/logs' && c.fault === 'reset'),
+        );
         assert.deepEqual(await storedLines(job.job_id), [], 'nothing reached the API');
 
         api.fault = () => undefined;
@@ -172,7 +240,10 @@ describe('the agent\'s logs, as the agents guide says', () => {
       await batcher.close();
       assert.equal(got.length, 100_001);
       assert.equal(got[99_999].line, 'l100000');
-      assert.equal(got[100_000].line, '[compute-agent] 7 lines dropped: output came faster than the API took it (or the API was unreachable)');
+      assert.equal(
+        got[100_000].line,
+        '[compute-agent] 7 lines dropped: output came faster than the API took it (or the API was unreachable)',
+      );
     });
   });
 });

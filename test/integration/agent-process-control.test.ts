@@ -13,7 +13,7 @@ import { inState, newWorkspace, ok, retrieve, storedLines, waitForJob } from '..
 //
 // The first SIGTERM's drain is proven by "the agent / drains on SIGTERM" (test/integration/agent.test.ts);
 // here the second SIGTERM, and the DRAINING state between the two.
-describe('the agent\'s processes and uploads, as the agents guide says', () => {
+describe("the agent's processes and uploads, as the agents guide says", () => {
   const start = agentPool();
   const { scratch, proxy, pidsOf } = agentScratch();
 
@@ -27,13 +27,23 @@ describe('the agent\'s processes and uploads, as the agents guide says', () => {
       `trap 'date +%s%3N > ${d}.term' TERM; echo $$ >> ${d}.pids; while :; do sleep 0.1; done`;
     const [c, t] = [scratch('cancelled'), scratch('timed-out')];
     const cancelled = await ok('/compute/jobs/submit', { type: 'COMMAND', command: stubborn(c) }, key);
-    const timedOut = await ok('/compute/jobs/submit', { type: 'COMMAND', command: stubborn(t), timeoutSeconds: 1 }, key);
+    const timedOut = await ok(
+      '/compute/jobs/submit',
+      { type: 'COMMAND', command: stubborn(t), timeoutSeconds: 1 },
+      key,
+    );
     const cancelPids = await pidsOf(`${c}.pids`, 2);
     await pidsOf(`${t}.pids`, 2);
     await ok('/compute/jobs/cancel', { job_id: cancelled.job_id }, key);
 
     const watch = async (d: string) => {
-      const termAt = Number(await waitFor(`SIGTERM in ${d}`, () => fs.existsSync(`${d}.term`) && fs.readFileSync(`${d}.term`, 'utf8').trim(), 15_000));
+      const termAt = Number(
+        await waitFor(
+          `SIGTERM in ${d}`,
+          () => fs.existsSync(`${d}.term`) && fs.readFileSync(`${d}.term`, 'utf8').trim(),
+          15_000,
+        ),
+      );
       await waitFor(`the child's SIGTERM in ${d}`, () => fs.existsSync(`${d}.child-term`));
       const group = await pidsWritten(`${d}.pids`, 2);
       assert.ok(group.every(running), 'both still there after SIGTERM');
@@ -57,7 +67,10 @@ describe('the agent\'s processes and uploads, as the agents guide says', () => {
     const left = scratch('left');
     const job = await ok(
       '/compute/jobs/submit',
-      { type: 'COMMAND', command: `sleep 1000 > /dev/null 2>&1 & echo $! >> ${left}; sleep 1000 & echo $! >> ${left}; echo bye` },
+      {
+        type: 'COMMAND',
+        command: `sleep 1000 > /dev/null 2>&1 & echo $! >> ${left}; sleep 1000 & echo $! >> ${left}; echo bye`,
+      },
       key,
     );
     const leftovers = await pidsOf(left, 2);
@@ -72,12 +85,22 @@ describe('the agent\'s processes and uploads, as the agents guide says', () => {
     const { key } = await newWorkspace();
     const agent = await start({ key });
     const pidFile = scratch('pid');
-    const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: `trap 'echo stopping; exit 3' TERM; echo $$ > ${pidFile}; echo started; while :; do sleep 0.1; done` }, key);
+    const job = await ok(
+      '/compute/jobs/submit',
+      {
+        type: 'COMMAND',
+        command: `trap 'echo stopping; exit 3' TERM; echo $$ > ${pidFile}; echo started; while :; do sleep 0.1; done`,
+      },
+      key,
+    );
     const [pid] = await pidsOf(pidFile);
     await waitFor('the job to run', async () => (await retrieve(key, job.job_id)).state === 'running');
 
     process.kill(agent.child.pid, 'SIGTERM');
-    await waitFor('the node to drain', async () => (await ok('/compute/nodes/list', {}, key)).nodes[0].state === 'DRAINING');
+    await waitFor(
+      'the node to drain',
+      async () => (await ok('/compute/nodes/list', {}, key)).nodes[0].state === 'DRAINING',
+    );
     assert.ok(running(pid), 'the first SIGTERM lets the job run');
     assert.equal((await retrieve(key, job.job_id)).state, 'running');
 
@@ -91,13 +114,18 @@ describe('the agent\'s processes and uploads, as the agents guide says', () => {
     assert.equal(done.state, 'failed', 'reported before the agent went');
     assert.equal(done.exitCode, 3);
     // (stderr has the shell's "Terminated" for its sleep.)
-    const stdout = await testEnv().db('job_logs').where({ job_id: job.job_id, kind: 'line', stream: 'stdout' }).orderBy('seq').pluck('line');
+    const stdout = await testEnv()
+      .db('job_logs')
+      .where({ job_id: job.job_id, kind: 'line', stream: 'stdout' })
+      .orderBy('seq')
+      .pluck('line');
     assert.deepEqual(stdout, ['started', 'stopping'], 'its last words arrived too');
   });
 
   describe('artifacts', () => {
     const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-    const uploadsOf = (api: ApiProxy, jobId: string) => api.calls.filter((c) => c.method === 'PUT' && c.path.startsWith(`/api/compute/artifacts/upload/${jobId}/`));
+    const uploadsOf = (api: ApiProxy, jobId: string) =>
+      api.calls.filter((c) => c.method === 'PUT' && c.path.startsWith(`/api/compute/artifacts/upload/${jobId}/`));
 
     it('an upload cut off, answered 503 or 429 is retried; each upload is noted in the log', async () => {
       const { key, workspaceId } = await newWorkspace();
@@ -116,12 +144,27 @@ describe('the agent\'s processes and uploads, as the agents guide says', () => {
         return fault;
       };
       await start({ key, apiUrl: api.url });
-      const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo one > a.txt; echo two > b.txt; echo three > c.txt', artifacts: { paths: ['*.txt'] } }, key);
+      const job = await ok(
+        '/compute/jobs/submit',
+        {
+          type: 'COMMAND',
+          command: 'echo one > a.txt; echo two > b.txt; echo three > c.txt',
+          artifacts: { paths: ['*.txt'] },
+        },
+        key,
+      );
       const done = await waitForJob(key, job.job_id, inState('succeeded', 'failed'), 30_000);
       assert.equal(done.state, 'succeeded');
 
       const tries = uploadsOf(api, job.job_id).map((c) => [c.query.get('name'), c.fault ?? c.status]);
-      assert.deepEqual(tries, [['a.txt', 'reset'], ['a.txt', 200], ['b.txt', '503'], ['b.txt', 200], ['c.txt', '429'], ['c.txt', 200]]);
+      assert.deepEqual(tries, [
+        ['a.txt', 'reset'],
+        ['a.txt', 200],
+        ['b.txt', '503'],
+        ['b.txt', 200],
+        ['c.txt', '429'],
+        ['c.txt', 200],
+      ]);
       const bodies: Record<string, string> = { 'a.txt': 'one\n', 'b.txt': 'two\n', 'c.txt': 'three\n' };
       assert.deepEqual(
         done.artifacts.map((a: { name: string; sha256: string }) => [a.name, a.sha256]).sort(),
@@ -132,7 +175,9 @@ describe('the agent\'s processes and uploads, as the agents guide says', () => {
       assert.deepEqual(unfinished, []);
       const notes = (await storedLines(job.job_id)).filter((l) => l.startsWith('[compute-agent]'));
       assert.deepEqual(
-        notes.map((l) => /^\[compute-agent\] uploaded artifact (\S+) \((\d+) bytes, sha256 (\w+)…\)$/.exec(l)?.slice(1)),
+        notes.map((l) =>
+          /^\[compute-agent\] uploaded artifact (\S+) \((\d+) bytes, sha256 (\w+)…\)$/.exec(l)?.slice(1),
+        ),
         Object.entries(bodies).map(([name, body]) => [name, String(body.length), sha256(body).slice(0, 12)]),
       );
     });
@@ -143,8 +188,16 @@ describe('the agent\'s processes and uploads, as the agents guide says', () => {
       await start({ key, apiUrl: api.url, concurrency: 2 });
       const [c, t] = [scratch('cancelled'), scratch('timed-out')];
       const job = (d: string) => `echo made > out.txt; echo $$ > ${d}; sleep 1000`;
-      const cancelled = await ok('/compute/jobs/submit', { type: 'COMMAND', command: job(c), artifacts: { paths: ['*.txt'] } }, key);
-      const timedOut = await ok('/compute/jobs/submit', { type: 'COMMAND', command: job(t), artifacts: { paths: ['*.txt'] }, timeoutSeconds: 1 }, key);
+      const cancelled = await ok(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: job(c), artifacts: { paths: ['*.txt'] } },
+        key,
+      );
+      const timedOut = await ok(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: job(t), artifacts: { paths: ['*.txt'] }, timeoutSeconds: 1 },
+        key,
+      );
       await pidsOf(c);
       await pidsOf(t);
       await ok('/compute/jobs/cancel', { job_id: cancelled.job_id }, key);

@@ -5,14 +5,18 @@ import { login } from '../support/auth';
 import { quietLog, testEnv } from '../support/env';
 import { ok, post, resultOf, sleep } from '../support/http';
 
-const createKey = (token: string, body: Record<string, unknown>) => ok('/compute/api-keys/create', { name: 'k', ...body }, token);
+const createKey = (token: string, body: Record<string, unknown>) =>
+  ok('/compute/api-keys/create', { name: 'k', ...body }, token);
 const submitWith = (key: string) => post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo quota' }, key);
 const registerWith = async (key: string, name = 'n') => {
   const reg = await ok('/compute/nodes/register', { name, labels: {} }, key);
   return { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
 };
 const pollJobs = async (node: { nodeId: string; nodeKey: string }, maxJobs = 5) =>
-  (await ok('/compute/nodes/poll', { nodeId: node.nodeId, maxJobs, waitSeconds: 0 }, node.nodeKey)).jobs as Array<{ job_id: string; leaseId: string }>;
+  (await ok('/compute/nodes/poll', { nodeId: node.nodeId, maxJobs, waitSeconds: 0 }, node.nodeKey)).jobs as Array<{
+    job_id: string;
+    leaseId: string;
+  }>;
 
 describe('API keys', () => {
   let second: ServiceProcess;
@@ -23,10 +27,17 @@ describe('API keys', () => {
 
   it('creates (JWT only), lists without secrets, and revokes at once on every API instance', async () => {
     const { token } = await login();
-    const made = await createKey(token, { name: 'ci', kind: 'agent', quotas: { maxJobsPerHour: 50, allowedJobTypes: ['COMMAND'] } });
+    const made = await createKey(token, {
+      name: 'ci',
+      kind: 'agent',
+      quotas: { maxJobsPerHour: 50, allowedJobTypes: ['COMMAND'] },
+    });
     assert.match(made.key, new RegExp(`^${made.prefix}_`));
     assert.match(made.id, /^key_/);
-    assert.deepEqual([made.kind, made.name, made.quotas, made.revokedAt], ['agent', 'ci', { maxJobsPerHour: 50, allowedJobTypes: ['COMMAND'] }, null]);
+    assert.deepEqual(
+      [made.kind, made.name, made.quotas, made.revokedAt],
+      ['agent', 'ci', { maxJobsPerHour: 50, allowedJobTypes: ['COMMAND'] }, null],
+    );
 
     const viaKey = await post('/compute/api-keys/create', { name: 'x' }, made.key);
     assert.deepEqual([viaKey.status, viaKey.body.code], [403, 'auth.forbidden'], 'a key cannot mint keys');
@@ -35,7 +46,10 @@ describe('API keys', () => {
 
     assert.equal((await post('/compute/jobs/list', {}, made.key, second.url!)).status, 200);
     const listed = await ok('/compute/api-keys/list', {}, made.key);
-    assert.deepEqual(listed.keys.map((k: { id: string }) => k.id), [made.id]);
+    assert.deepEqual(
+      listed.keys.map((k: { id: string }) => k.id),
+      [made.id],
+    );
     assert.ok(listed.keys[0].lastUsedAt, 'last use is recorded');
     assert.ok(!JSON.stringify(listed).includes(made.key.split('_')[1]), 'never the secret');
 
@@ -45,7 +59,11 @@ describe('API keys', () => {
       const refused = await post('/compute/jobs/list', {}, made.key, url);
       assert.deepEqual([refused.status, refused.body.code], [401, 'auth.unauthenticated']);
     }
-    assert.equal((await ok('/compute/api-keys/revoke', { id: made.id }, token)).revokedAt, revoked.revokedAt, 'idempotent');
+    assert.equal(
+      (await ok('/compute/api-keys/revoke', { id: made.id }, token)).revokedAt,
+      revoked.revokedAt,
+      'idempotent',
+    );
     const other = await login();
     const foreign = await post('/compute/api-keys/revoke', { id: made.id }, other.token);
     assert.deepEqual([foreign.status, foreign.body.code], [404, 'resource.not_found']);
@@ -75,7 +93,16 @@ describe('API keys', () => {
     const typed = (await createKey(token, { quotas: { allowedJobTypes: ['DOCKER'] } })).key;
     const forbidden = await submitWith(typed);
     assert.deepEqual([forbidden.status, forbidden.body.code], [403, 'auth.forbidden']);
-    const jobs = await testEnv().db('jobs').where({ submitted_with_key_id: (await testEnv().db('api_keys').where({ prefix: typed.split('_')[0] }).first()).id });
+    const jobs = await testEnv()
+      .db('jobs')
+      .where({
+        submitted_with_key_id: (
+          await testEnv()
+            .db('api_keys')
+            .where({ prefix: typed.split('_')[0] })
+            .first()
+        ).id,
+      });
     assert.equal(jobs.length, 0, 'a refused submit writes nothing');
   });
 

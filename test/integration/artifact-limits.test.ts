@@ -35,16 +35,20 @@ function generated(total: number) {
 /** Streams a download through sha256 without keeping it. */
 function download(url: string): Promise<{ status: number; size: number; sha256: string; length: string | undefined }> {
   return new Promise((resolve, reject) => {
-    http.get(url, (res) => {
-      const hash = createHash('sha256');
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        hash.update(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, size, sha256: hash.digest('hex'), length: res.headers['content-length'] }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, (res) => {
+        const hash = createHash('sha256');
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          hash.update(c);
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, size, sha256: hash.digest('hex'), length: res.headers['content-length'] }),
+        );
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -64,7 +68,9 @@ describe('artifact limits and outages', () => {
       assert.equal(declared.status, 413, 'a declared length past the limit');
       assert.equal(declared.json().code, 'request.too_large');
 
-      const chunked = await send('PUT', on((await presignUpload(token, jobId)).url), { body: generated(20 * MiB).stream });
+      const chunked = await send('PUT', on((await presignUpload(token, jobId)).url), {
+        body: generated(20 * MiB).stream,
+      });
       assert.equal(chunked.status, 413, 'a chunked body that grows past the limit');
       assert.equal(chunked.json().code, 'request.too_large');
 
@@ -73,9 +79,16 @@ describe('artifact limits and outages', () => {
       const req = http.request(cut, { method: 'PUT' });
       req.on('error', () => undefined);
       req.write(randomBytes(11 * MiB));
-      await waitFor('a part of the upload in storage', async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 1);
+      await waitFor(
+        'a part of the upload in storage',
+        async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 1,
+      );
       req.destroy();
-      await waitFor('the cut upload to be aborted in storage', async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 0, 10_000);
+      await waitFor(
+        'the cut upload to be aborted in storage',
+        async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 0,
+        10_000,
+      );
       assert.deepEqual(await storedKeys(workspaceId, jobId), { objects: [], unfinished: [] });
       const fits = await send('PUT', on((await presignUpload(token, jobId)).url), { body: randomBytes(12 * MiB) });
       assert.equal(fits.status, 200, 'exactly the limit is accepted');
@@ -85,7 +98,12 @@ describe('artifact limits and outages', () => {
   });
 
   it('takes at most ARTIFACT_UPLOADS_MAX uploads at once and answers 429 with Retry-After past it', async () => {
-    const api = await startServiceProcess({ config: testEnv().configWith({ ARTIFACT_UPLOADS_MAX: '1' }), log: quietLog, api: true, worker: false });
+    const api = await startServiceProcess({
+      config: testEnv().configWith({ ARTIFACT_UPLOADS_MAX: '1' }),
+      log: quietLog,
+      api: true,
+      worker: false,
+    });
     try {
       const { token, jobId, workspaceId } = await sessionWithJob();
       const on = (url: string) => url.replace(testEnv().url, api.url!);
@@ -93,14 +111,21 @@ describe('artifact limits and outages', () => {
       const first = send('PUT', on((await presignUpload(token, jobId)).url), { body: slow });
       // Under way, holding the one slot, once storage holds a part of it.
       slow.write(randomBytes(testEnv().config.s3.partSizeBytes + 1024));
-      await waitFor('a part of the first upload in storage', async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 1);
+      await waitFor(
+        'a part of the first upload in storage',
+        async () => (await storedKeys(workspaceId, jobId)).unfinished.length === 1,
+      );
       const second = await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('second') });
       assert.equal(second.status, 429);
       assert.equal(second.json().code, 'rate_limit.exceeded');
       assert.equal(second.headers['retry-after'], '1');
       slow.end(randomBytes(1024));
       assert.equal((await first).status, 200);
-      assert.equal((await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('third') })).status, 200, 'the slot is free again');
+      assert.equal(
+        (await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('third') })).status,
+        200,
+        'the slot is free again',
+      );
     } finally {
       await api.stop();
     }
@@ -121,7 +146,12 @@ describe('artifact limits and outages', () => {
     let minio = await startMinio(minioOpts);
     let api: ServiceProcess | undefined;
     try {
-      api = await startServiceProcess({ config: testEnv().configWith({ S3_ENDPOINT: minio.endpoint }), log: quietLog, api: true, worker: false });
+      api = await startServiceProcess({
+        config: testEnv().configWith({ S3_ENDPOINT: minio.endpoint }),
+        log: quietLog,
+        api: true,
+        worker: false,
+      });
       const on = (url: string) => url.replace(testEnv().url, api!.url!);
       const { token, jobId } = await sessionWithJob();
       const before = await presignUpload(token, jobId);
@@ -139,7 +169,10 @@ describe('artifact limits and outages', () => {
       }
 
       minio = await startMinio(minioOpts);
-      assert.equal((await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('after') })).status, 200);
+      assert.equal(
+        (await send('PUT', on((await presignUpload(token, jobId)).url), { body: Buffer.from('after') })).status,
+        200,
+      );
       const back = await send('GET', get);
       assert.equal(back.status, 200);
       assert.equal(back.body.toString(), 'before', 'what was stored before the outage is still there');
@@ -174,7 +207,9 @@ describe('artifact limits and outages', () => {
 
       const after = memoryOf(api.pid);
       const grewMiB = after.peakMiB - idle.rssMiB;
-      process.stderr.write(`      API memory: ${idle.rssMiB.toFixed(0)} MiB idle, peak ${after.peakMiB.toFixed(0)} MiB over 1 GiB up and down (+${grewMiB.toFixed(0)} MiB)\n`);
+      process.stderr.write(
+        `      API memory: ${idle.rssMiB.toFixed(0)} MiB idle, peak ${after.peakMiB.toFixed(0)} MiB over 1 GiB up and down (+${grewMiB.toFixed(0)} MiB)\n`,
+      );
       assert.ok(grewMiB < 128, `the API grew by ${grewMiB.toFixed(0)} MiB moving 1024 MiB`);
     } finally {
       await api.stop();

@@ -20,9 +20,11 @@ const objectKeyOf = async (jobId: string, id: string): Promise<string | undefine
 /** Runs `fn` over `items`, at most `limit` at a time. */
 async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 function assertRefused(reply: RawReply, status: number, code: string, what: string) {
@@ -46,13 +48,21 @@ describe('artifact claims of the artifacts guide', () => {
     assert.deepEqual(await storedKeys(workspaceId, jobId), { objects: [firstKey], unfinished: [] });
 
     const second = randomBytes(1000);
-    const put2 = await send('PUT', `${url}&name=second.txt`, { body: second, headers: { 'Content-Type': 'application/x-demo' } });
+    const put2 = await send('PUT', `${url}&name=second.txt`, {
+      body: second,
+      headers: { 'Content-Type': 'application/x-demo' },
+    });
     assert.equal(put2.status, 200, put2.body.toString());
     assert.deepEqual(put2.json().payload, { id, size: second.length, sha256: sha256(second) });
 
     const { artifacts } = await retrieve(token, jobId);
     assert.deepEqual(
-      artifacts.map((a: { id: string; name: string; size: number; sha256: string }) => [a.id, a.name, a.size, a.sha256]),
+      artifacts.map((a: { id: string; name: string; size: number; sha256: string }) => [
+        a.id,
+        a.name,
+        a.size,
+        a.sha256,
+      ]),
       [[id, 'second.txt', second.length, sha256(second)]],
       'one artifact, described by the second upload',
     );
@@ -65,7 +75,11 @@ describe('artifact claims of the artifacts guide', () => {
 
     const secondKey = await objectKeyOf(jobId, id);
     assert.notEqual(secondKey, firstKey, 'the upload went to an object of its own');
-    assert.deepEqual(await storedKeys(workspaceId, jobId), { objects: [secondKey], unfinished: [] }, 'the replaced object is gone from MinIO');
+    assert.deepEqual(
+      await storedKeys(workspaceId, jobId),
+      { objects: [secondKey], unfinished: [] },
+      'the replaced object is gone from MinIO',
+    );
   });
 
   it('keeps at most 1000 artifacts per job, also when uploads race for the last places; the 1001st is 409 resource.conflict and kept nowhere; a kept id can still be replaced', async function () {
@@ -79,7 +93,8 @@ describe('artifact claims of the artifacts guide', () => {
     const beating = heartbeatInBackground(node, [jobId]);
     try {
       // The agent's upload template: no API call (and no rate-limit budget) per upload.
-      const put = (id: string, body = Buffer.from(`bytes of ${id}`)) => send('PUT', held.artifactUploadUrl.replace('{id}', id), { body });
+      const put = (id: string, body = Buffer.from(`bytes of ${id}`)) =>
+        send('PUT', held.artifactUploadUrl.replace('{id}', id), { body });
       const started = Date.now();
       const first = Array.from({ length: 990 }, (_, i) => `a${i}`);
       await inParallel(first, 8, async (id) => {
@@ -91,7 +106,8 @@ describe('artifact claims of the artifacts guide', () => {
       const raced = await Promise.all(racing.map((id) => put(id)));
       const kept = racing.filter((_, i) => raced[i].status === 200);
       const refused = racing.filter((_, i) => raced[i].status !== 200);
-      for (const id of refused) assertRefused(raced[racing.indexOf(id)], 409, 'resource.conflict', `racing upload ${id}`);
+      for (const id of refused)
+        assertRefused(raced[racing.indexOf(id)], 409, 'resource.conflict', `racing upload ${id}`);
       assert.equal(kept.length, 10, `exactly the 10 free places were taken, not ${kept.length}`);
 
       const extra = await put('one-too-many', randomBytes(4096));
@@ -107,7 +123,10 @@ describe('artifact claims of the artifacts guide', () => {
       assert.equal(objects.length, 1000, 'one object per kept artifact');
       assert.deepEqual(unfinished, []);
       for (const id of [...refused, 'one-too-many']) {
-        assert.ok(!objects.some((k) => k.startsWith(`${session.user.workspaceId}/${jobId}/${id}/`)), `no object of the refused ${id}`);
+        assert.ok(
+          !objects.some((k) => k.startsWith(`${session.user.workspaceId}/${jobId}/${id}/`)),
+          `no object of the refused ${id}`,
+        );
       }
 
       const again = randomBytes(2048);
@@ -115,7 +134,15 @@ describe('artifact claims of the artifacts guide', () => {
       assert.equal(replaced.status, 200, `replacing a kept id at the cap: ${replaced.body.toString()}`);
       const got = await send('GET', (await presignDownload(session.token, jobId, first[17])).url);
       assert.ok(got.body.equals(again), 'the replacement is served');
-      assert.equal(await testEnv().db('artifacts').where({ job_id: jobId }).count({ n: '*' }).first().then((r) => Number(r!.n)), 1000);
+      assert.equal(
+        await testEnv()
+          .db('artifacts')
+          .where({ job_id: jobId })
+          .count({ n: '*' })
+          .first()
+          .then((r) => Number(r!.n)),
+        1000,
+      );
     } finally {
       await beating.stop();
     }
@@ -176,7 +203,10 @@ describe('artifact claims of the artifacts guide', () => {
         assertRefused(reply, 503, 'dependency.unavailable', `${what} on a hung MinIO`);
         assert.equal(reply.headers['retry-after'], String(testEnv().config.dependencyRetryAfterSeconds), what);
         assert.equal(reply.headers['content-disposition'], undefined, `${what}: an error is not offered as a file`);
-        assert.ok(ms >= TIMEOUT_MS && ms < UPPER_MS, `${what} answered after ${ms} ms, not after S3_TIMEOUT_MS (${TIMEOUT_MS} ms)`);
+        assert.ok(
+          ms >= TIMEOUT_MS && ms < UPPER_MS,
+          `${what} answered after ${ms} ms, not after S3_TIMEOUT_MS (${TIMEOUT_MS} ms)`,
+        );
       }
 
       proxy.resume();
@@ -194,7 +224,11 @@ describe('artifact claims of the artifacts guide', () => {
         [stored.id, after.id].sort(),
       );
       const { objects, unfinished } = await storedKeys(workspaceId, jobId);
-      assert.deepEqual(objects.sort(), [await objectKeyOf(jobId, stored.id), await objectKeyOf(jobId, after.id)].sort(), 'and no object');
+      assert.deepEqual(
+        objects.sort(),
+        [await objectKeyOf(jobId, stored.id), await objectKeyOf(jobId, after.id)].sort(),
+        'and no object',
+      );
       assert.deepEqual(unfinished, []);
     });
   });

@@ -21,14 +21,19 @@ describe("artifacts of an agent's job", () => {
       {
         type: 'COMMAND',
         // A stray file beside the job's folder must not be picked up by `../*`.
-        command: 'mkdir -p out && echo one > out/a.txt && printf two > out/b.txt && echo \'{"ok":true}\' > report.json && echo no > ../stray-$COMPUTE_JOB_ID.txt',
+        command:
+          'mkdir -p out && echo one > out/a.txt && printf two > out/b.txt && echo \'{"ok":true}\' > report.json && echo no > ../stray-$COMPUTE_JOB_ID.txt',
         artifacts: { paths: ['out/*.txt', 'report.json', 'missing/**', '../*'] },
       },
       session.token,
     );
     const done = await waitForJob(session.token, job.job_id, inState('succeeded', 'failed'), 30_000);
     assert.equal(done.state, 'succeeded');
-    const expected: Record<string, string> = { 'out/a.txt': 'one\n', 'out/b.txt': 'two', 'report.json': '{"ok":true}\n' };
+    const expected: Record<string, string> = {
+      'out/a.txt': 'one\n',
+      'out/b.txt': 'two',
+      'report.json': '{"ok":true}\n',
+    };
     const listed = [...done.artifacts].sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name));
     assert.deepEqual(
       listed.map((a: { name: string; size: number; sha256: string }) => [a.name, a.size, a.sha256]),
@@ -43,6 +48,9 @@ describe("artifacts of an agent's job", () => {
       assert.equal(got.body.toString(), expected[artifact.name]);
     }
     const lines = await testEnv().db('job_logs').where({ job_id: job.job_id, kind: 'line' }).pluck('line');
-    assert.ok(lines.some((l: string) => l.startsWith('[compute-agent] uploaded artifact out/a.txt (4 bytes')), lines.join('\n'));
+    assert.ok(
+      lines.some((l: string) => l.startsWith('[compute-agent] uploaded artifact out/a.txt (4 bytes')),
+      lines.join('\n'),
+    );
   });
 });

@@ -6,12 +6,25 @@ import { PassThrough } from 'node:stream';
 import { createObjectStore } from '../../src/artifacts/object-store';
 import { login } from '../support/auth';
 import { testEnv } from '../support/env';
-import { presignDownload, presignUpload, send, sessionWithJob, storedArtifact, storedKeys, tamper } from '../support/artifacts';
+import {
+  presignDownload,
+  presignUpload,
+  send,
+  sessionWithJob,
+  storedArtifact,
+  storedKeys,
+  tamper,
+} from '../support/artifacts';
 import { newWorkspace, ok, pollOne, post, registerNode, retrieve, sleep } from '../support/http';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-function assertRefused(reply: { status: number; json(): { code: string } }, status: number, code: string, what: string) {
+function assertRefused(
+  reply: { status: number; json(): { code: string } },
+  status: number,
+  code: string,
+  what: string,
+) {
   assert.equal(reply.status, status, `${what}: ${reply.status}`);
   assert.equal(reply.json().code, code, what);
 }
@@ -21,13 +34,19 @@ describe('artifacts through signed URLs', () => {
     const { token, jobId } = await sessionWithJob();
     const bytes = randomBytes(300_000);
     const { id, url } = await presignUpload(token, jobId);
-    const put = await send('PUT', `${url}&name=${encodeURIComponent('dist/app.bin')}`, { body: bytes, headers: { 'Content-Type': 'application/x-demo' } });
+    const put = await send('PUT', `${url}&name=${encodeURIComponent('dist/app.bin')}`, {
+      body: bytes,
+      headers: { 'Content-Type': 'application/x-demo' },
+    });
     assert.equal(put.status, 200, put.body.toString());
     assert.deepEqual(put.json().payload, { id, size: bytes.length, sha256: sha256(bytes) });
 
     const job = await retrieve(token, jobId);
     assert.equal(job.artifacts.length, 1);
-    assert.deepEqual({ ...job.artifacts[0], createdAt: undefined }, { id, name: 'dist/app.bin', size: bytes.length, sha256: sha256(bytes), createdAt: undefined });
+    assert.deepEqual(
+      { ...job.artifacts[0], createdAt: undefined },
+      { id, name: 'dist/app.bin', size: bytes.length, sha256: sha256(bytes), createdAt: undefined },
+    );
     assert.match(job.artifacts[0].createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const { url: download } = await presignDownload(token, jobId, id);
@@ -89,16 +108,33 @@ describe('artifacts through signed URLs', () => {
     const cases: Array<[string, string, string]> = [
       ['another job in the path', 'GET', tamper(download, { path: (p) => p.replace(jobId, other.job_id) })],
       ['another id in the path', 'GET', tamper(download, { path: (p) => p.replace(id, `${id}x`) })],
-      ['a later expiry', 'GET', tamper(download, { param: 'expires', value: String(Number(new URL(download).searchParams.get('expires')) + 3600) })],
+      [
+        'a later expiry',
+        'GET',
+        tamper(download, {
+          param: 'expires',
+          value: String(Number(new URL(download).searchParams.get('expires')) + 3600),
+        }),
+      ],
       ['a changed signature', 'GET', tamper(download, { param: 'sig', value: changedSig })],
       ['no signature', 'GET', tamper(download, { param: 'sig', value: '' })],
       ['a lease added', 'GET', tamper(download, { param: 'lease', value: 'lease_x' })],
     ];
     for (const [what, method, url] of cases) {
-      assertRefused(await send(method, url, method === 'PUT' ? { body: Buffer.from('x') } : {}), 403, 'auth.signature_invalid', what);
+      assertRefused(
+        await send(method, url, method === 'PUT' ? { body: Buffer.from('x') } : {}),
+        403,
+        'auth.signature_invalid',
+        what,
+      );
     }
     // A method the path does not take is 405 with Allow, signed or not.
-    for (const [method, url, allow] of [['PUT', download, 'GET, HEAD'], ['DELETE', download, 'GET, HEAD'], ['GET', upload, 'PUT'], ['TRACE', upload, 'PUT']]) {
+    for (const [method, url, allow] of [
+      ['PUT', download, 'GET, HEAD'],
+      ['DELETE', download, 'GET, HEAD'],
+      ['GET', upload, 'PUT'],
+      ['TRACE', upload, 'PUT'],
+    ]) {
       const reply = await send(method, url, method === 'PUT' ? { body: Buffer.from('x') } : {});
       assertRefused(reply, 405, 'request.invalid', `${method} on ${url}`);
       assert.equal(reply.headers.allow, allow);
@@ -114,21 +150,60 @@ describe('artifacts through signed URLs', () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo hi', artifacts: { paths: ['*.txt'] } }, key);
-    const held = (await pollOne(node)) as unknown as { job_id: string; leaseId: string; artifactUploadUrl: string; artifacts: { paths: string[] } };
+    const held = (await pollOne(node)) as unknown as {
+      job_id: string;
+      leaseId: string;
+      artifactUploadUrl: string;
+      artifacts: { paths: string[] };
+    };
     assert.deepEqual(held.artifacts, { paths: ['*.txt'] });
     assert.match(held.artifactUploadUrl, new RegExp(`/api/compute/artifacts/upload/${held.job_id}/\\{id\\}\\?`));
     const urlFor = (id: string) => held.artifactUploadUrl.replace('{id}', id);
 
     const put = await send('PUT', `${urlFor('report-1')}&name=report.txt`, { body: Buffer.from('hello\n') });
     assert.equal(put.status, 200, put.body.toString());
-    assertRefused(await send('PUT', tamper(urlFor('report-2'), { param: 'lease', value: 'lease_someone_else' }), { body: Buffer.from('x') }), 403, 'auth.signature_invalid', 'a changed lease');
-    assertRefused(await send('PUT', tamper(urlFor('report-2'), { path: (p) => p.replace(held.job_id, 'job_00000000000000000000000000') }), { body: Buffer.from('x') }), 403, 'auth.signature_invalid', 'another job');
-    assertRefused(await send('PUT', urlFor('-dash-first'), { body: Buffer.from('x') }), 400, 'request.invalid', 'an id outside the alphabet');
+    assertRefused(
+      await send('PUT', tamper(urlFor('report-2'), { param: 'lease', value: 'lease_someone_else' }), {
+        body: Buffer.from('x'),
+      }),
+      403,
+      'auth.signature_invalid',
+      'a changed lease',
+    );
+    assertRefused(
+      await send(
+        'PUT',
+        tamper(urlFor('report-2'), { path: (p) => p.replace(held.job_id, 'job_00000000000000000000000000') }),
+        { body: Buffer.from('x') },
+      ),
+      403,
+      'auth.signature_invalid',
+      'another job',
+    );
+    assertRefused(
+      await send('PUT', urlFor('-dash-first'), { body: Buffer.from('x') }),
+      400,
+      'request.invalid',
+      'an id outside the alphabet',
+    );
 
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 }, node.nodeKey);
-    assertRefused(await send('PUT', urlFor('late'), { body: Buffer.from('late') }), 409, 'job.not_assigned', 'a lease that no longer holds the job');
+    await ok(
+      '/compute/nodes/result',
+      { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 },
+      node.nodeKey,
+    );
+    assertRefused(
+      await send('PUT', urlFor('late'), { body: Buffer.from('late') }),
+      409,
+      'job.not_assigned',
+      'a lease that no longer holds the job',
+    );
     const job = await retrieve(key, held.job_id);
-    assert.deepEqual(job.artifacts.map((a: { name: string }) => a.name), ['report.txt'], 'only the live upload is listed');
+    assert.deepEqual(
+      job.artifacts.map((a: { name: string }) => a.name),
+      ['report.txt'],
+      'only the live upload is listed',
+    );
   });
 
   it('keeps nothing of an upload during which the job moved on to a result', async () => {
@@ -140,8 +215,15 @@ describe('artifacts through signed URLs', () => {
     const upload = send('PUT', held.artifactUploadUrl.replace('{id}', 'slow'), { body });
     // More than a part: the upload is under way (its lease checked at the start) once storage holds one.
     body.write(randomBytes(testEnv().config.s3.partSizeBytes + 1024));
-    await waitFor('a part of the upload in storage', async () => (await storedKeys(workspaceId, held.job_id)).unfinished.length === 1);
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 }, node.nodeKey);
+    await waitFor(
+      'a part of the upload in storage',
+      async () => (await storedKeys(workspaceId, held.job_id)).unfinished.length === 1,
+    );
+    await ok(
+      '/compute/nodes/result',
+      { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, exitCode: 0, runtimeMs: 5 },
+      node.nodeKey,
+    );
     body.end(randomBytes(64 * 1024));
     assertRefused(await upload, 409, 'job.not_assigned', 'an upload that outlived its lease');
     assert.deepEqual((await retrieve(key, held.job_id)).artifacts, []);
@@ -169,10 +251,18 @@ describe('artifacts through signed URLs', () => {
     assert.equal(withKey.status, 403);
     assert.equal(withKey.body.code, 'auth.forbidden');
     for (const path of ['presign-upload', 'presign-download']) {
-      const foreign = await post(`/compute/jobs/artifacts/${path}`, { job_id: jobId, ...(path === 'presign-download' && { id }) }, stranger.token);
+      const foreign = await post(
+        `/compute/jobs/artifacts/${path}`,
+        { job_id: jobId, ...(path === 'presign-download' && { id }) },
+        stranger.token,
+      );
       assert.equal(foreign.status, 404, `${path} of another workspace's job`);
       assert.equal(foreign.body.code, 'resource.not_found');
-      const tooLong = await post(`/compute/jobs/artifacts/${path}`, { job_id: jobId, ttlSeconds: 86_401, ...(path === 'presign-download' && { id }) }, token);
+      const tooLong = await post(
+        `/compute/jobs/artifacts/${path}`,
+        { job_id: jobId, ttlSeconds: 86_401, ...(path === 'presign-download' && { id }) },
+        token,
+      );
       assert.equal(tooLong.status, 400, `${path} past 24 h`);
       assert.equal(tooLong.body.code, 'request.invalid');
     }
@@ -183,6 +273,10 @@ describe('artifacts through signed URLs', () => {
     assert.ok(ttl > 86_390_000 && ttl <= 86_400_000, `a 24 h URL lasts 24 h (${ttl} ms)`);
     const { objects } = await storedKeys(workspaceId, jobId);
     assert.equal(objects.length, 1);
-    assert.match(objects[0], new RegExp(`^${workspaceId}/${jobId}/${id}/art_[0-9a-z]{26}$`), 'stored under workspace/job/id/upload');
+    assert.match(
+      objects[0],
+      new RegExp(`^${workspaceId}/${jobId}/${id}/art_[0-9a-z]{26}$`),
+      'stored under workspace/job/id/upload',
+    );
   });
 });

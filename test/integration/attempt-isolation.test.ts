@@ -14,7 +14,9 @@ describe('attempts and workspaces never reach into each other', () => {
     const job = await submit(session.token, { retry: { maxAttempts: 2, backoffSeconds: 0 } });
     const first = (await pollOne(node))!;
     const uploadUrl = (lease: string) =>
-      testEnv().service.services!.artifacts.uploadTemplate(testEnv().url, { id: job.job_id, timeoutSeconds: 3600 }, lease).replace('{id}', 'report');
+      testEnv()
+        .service.services!.artifacts.uploadTemplate(testEnv().url, { id: job.job_id, timeoutSeconds: 3600 }, lease)
+        .replace('{id}', 'report');
 
     // Attempt 1's upload of `report` is past its lease check and still sending when its attempt ends.
     let pulling: () => void = () => undefined;
@@ -27,7 +29,10 @@ describe('attempts and workspaces never reach into each other', () => {
       await lastBytes;
       yield Buffer.alloc(1024, 'a');
     }
-    const stale = testEnv().service.services!.artifacts.receive({ jobId: job.job_id, id: 'report', lease: first.leaseId }, staleBody());
+    const stale = testEnv().service.services!.artifacts.receive(
+      { jobId: job.job_id, id: 'report', lease: first.leaseId },
+      staleBody(),
+    );
     await underWay;
     const workspaceId = session.user.workspaceId;
     await ok('/compute/nodes/result', resultOf(node, first, 1), node.nodeKey);
@@ -52,7 +57,9 @@ describe('attempts and workspaces never reach into each other', () => {
     const node = await registerNode(session.token);
     const job = await submit(session.token);
     const held = (await pollOne(node))!;
-    const url = testEnv().service.services!.artifacts.uploadTemplate(testEnv().url, { id: job.job_id, timeoutSeconds: 3600 }, held.leaseId).replace('{id}', 'out');
+    const url = testEnv()
+      .service.services!.artifacts.uploadTemplate(testEnv().url, { id: job.job_id, timeoutSeconds: 3600 }, held.leaseId)
+      .replace('{id}', 'out');
     assert.equal((await send('PUT', url, { body: Buffer.from('one') })).status, 200);
     assert.equal((await send('PUT', url, { body: Buffer.from('two') })).status, 200);
     const store = createObjectStore(testEnv().config)!;
@@ -71,11 +78,17 @@ describe('attempts and workspaces never reach into each other', () => {
     try {
       // A's job row is locked, as a claim committing or a log push would hold it.
       await trx('jobs').where({ id: a.job.job_id }).forUpdate().first('id');
-      const beat = post('/compute/nodes/heartbeat', { nodeId: nodeB.nodeId, runningJobs: [a.job.job_id] }, nodeB.nodeKey);
+      const beat = post(
+        '/compute/nodes/heartbeat',
+        { nodeId: nodeB.nodeId, runningJobs: [a.job.job_id] },
+        nodeB.nodeKey,
+      );
       const outcome = await Promise.race([
         beat.then((r) => ({ answered: r })),
         waitFor('a backend waiting on a row lock', async () => {
-          const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from "jobs"%' AND ${OUR_SESSIONS}`);
+          const { rows } = await db.raw(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from "jobs"%' AND ${OUR_SESSIONS}`,
+          );
           return rows[0].n > 0;
         }).then(() => ({ blocked: true })),
       ]);
@@ -92,7 +105,11 @@ describe('attempts and workspaces never reach into each other', () => {
     const other = await registerNode(key, {}, 'other');
     // The attempt row is the read model's; the workflow is the one that must know the agent.
     await testEnv().db('job_attempts').where({ lease_id: job.leaseId }).delete();
-    const reply = await post('/compute/nodes/result', { nodeId: other.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 }, other.nodeKey);
+    const reply = await post(
+      '/compute/nodes/result',
+      { nodeId: other.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 },
+      other.nodeKey,
+    );
     assert.equal(reply.status, 409, JSON.stringify(reply.body));
     assert.equal(reply.body.code, 'job.not_assigned');
     assert.equal((await retrieve(key, job.job_id)).state, 'running');

@@ -7,9 +7,19 @@ import { ok, post, pollOne, registerNode, resultOf } from '../support/http';
 import { team } from '../support/team';
 import { v0, v0ok } from '../support/v0';
 
-type Row = { action: string; outcome: string; actor_id: string; actor_type: string; target_id: string; details: Record<string, unknown>; ip: string | null };
-const entriesOf = async (workspaceId: string): Promise<Row[]> => testEnv().db('audit_log').where({ workspace_id: workspaceId }).orderBy('id');
-const brief = (rows: Row[]) => rows.map((r) => `${r.action} ${r.outcome} ${r.actor_type}:${r.actor_id} -> ${r.target_id}`);
+type Row = {
+  action: string;
+  outcome: string;
+  actor_id: string;
+  actor_type: string;
+  target_id: string;
+  details: Record<string, unknown>;
+  ip: string | null;
+};
+const entriesOf = async (workspaceId: string): Promise<Row[]> =>
+  testEnv().db('audit_log').where({ workspace_id: workspaceId }).orderBy('id');
+const brief = (rows: Row[]) =>
+  rows.map((r) => `${r.action} ${r.outcome} ${r.actor_type}:${r.actor_id} -> ${r.target_id}`);
 const since = async (workspaceId: string, count: number) => brief((await entriesOf(workspaceId)).slice(count));
 
 describe('the audit log of Surface A and of refused credentials', () => {
@@ -85,12 +95,15 @@ describe('the audit log of Surface A and of refused credentials', () => {
     assert.equal((await v0('POST', '/tokens', { token: token.token, body: { name: 'more' } })).status, 403);
     assert.equal((await v0('POST', '/workspaces', { token: token.token, body: { name: 'elsewhere' } })).status, 403);
     const rows = (await entriesOf(ws)).slice(before);
-    assert.deepEqual(rows.map((r) => `${r.action} ${r.outcome} ${r.actor_type}:${r.actor_id} -> ${r.target_id}`), [
-      `job.read denied node:${node.nodeId} -> POST /api/compute/jobs/list`,
-      `key.create denied key:${userKey.id} -> POST /api/compute/api-keys/create`,
-      `token.create denied token:${token.id} -> POST /v0/tokens`,
-      `workspace.create denied token:${token.id} -> POST /v0/workspaces`,
-    ]);
+    assert.deepEqual(
+      rows.map((r) => `${r.action} ${r.outcome} ${r.actor_type}:${r.actor_id} -> ${r.target_id}`),
+      [
+        `job.read denied node:${node.nodeId} -> POST /api/compute/jobs/list`,
+        `key.create denied key:${userKey.id} -> POST /api/compute/api-keys/create`,
+        `token.create denied token:${token.id} -> POST /v0/tokens`,
+        `workspace.create denied token:${token.id} -> POST /v0/workspaces`,
+      ],
+    );
     assert.ok(rows.every((r) => r.details.status === 403 && typeof r.details.reason === 'string' && r.ip));
   });
 
@@ -105,18 +118,36 @@ describe('the audit log of Surface A and of refused credentials', () => {
     assert.equal((await v0('GET', '/workspaces', { token: token.token })).status, 401);
     // A removed member's session.
     await v0ok('DELETE', `/workspaces/${ws.id}/members/${member.user.id}`, { token: owner.token });
-    assert.equal((await v0('GET', `/workspaces/${ws.id}/members`, { token: member.token, ...at })).status, 404, 'a session of another workspace');
+    assert.equal(
+      (await v0('GET', `/workspaces/${ws.id}/members`, { token: member.token, ...at })).status,
+      404,
+      'a session of another workspace',
+    );
     // An expired session signed by us (for the owner's personal workspace) and a revoked Surface A key.
-    const expired = await createTokenIssuer({ secret: TEST_ENV.JWT_SECRET, issuer: 'compute-job-service', audience: 'compute-api', ttlSeconds: -60 }).issue({
-      userId: owner.user.id, workspaceId: ws.id, email: owner.user.email,
+    const expired = await createTokenIssuer({
+      secret: TEST_ENV.JWT_SECRET,
+      issuer: 'compute-job-service',
+      audience: 'compute-api',
+      ttlSeconds: -60,
+    }).issue({
+      userId: owner.user.id,
+      workspaceId: ws.id,
+      email: owner.user.email,
     });
     const refusedSession = await v0('POST', '/tokens', { token: expired.token, body: { name: 'late' } });
     assert.equal(refusedSession.status, 401);
     assert.equal(refusedSession.body.code, 'auth.unauthenticated');
 
     // Never issued: a forged session, a made-up token and key. No entry, whatever they claim.
-    const forged = await createTokenIssuer({ secret: 'not-our-secret-not-our-secret-0123456789', issuer: 'compute-job-service', audience: 'compute-api', ttlSeconds: 60 }).issue({
-      userId: owner.user.id, workspaceId: ws.id, email: owner.user.email,
+    const forged = await createTokenIssuer({
+      secret: 'not-our-secret-not-our-secret-0123456789',
+      issuer: 'compute-job-service',
+      audience: 'compute-api',
+      ttlSeconds: 60,
+    }).issue({
+      userId: owner.user.id,
+      workspaceId: ws.id,
+      email: owner.user.email,
     });
     assert.equal((await v0('GET', '/workspaces', { token: forged.token })).status, 401);
     const madeUp = `${token.token.slice(0, -1)}${token.token.endsWith('a') ? 'b' : 'a'}`;
@@ -139,7 +170,11 @@ describe('the audit log of Surface A and of refused credentials', () => {
     await ok('/compute/api-keys/revoke', { id: key.id }, s.token);
     const n = (await entriesOf(s.user.workspaceId)).length;
     assert.equal((await post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo' }, key.key)).status, 401);
-    assert.equal((await post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo' }, `${key.key.split('_')[0]}_wrongsecret`)).status, 401);
+    assert.equal(
+      (await post('/compute/jobs/submit', { type: 'COMMAND', command: 'echo' }, `${key.key.split('_')[0]}_wrongsecret`))
+        .status,
+      401,
+    );
     assert.deepEqual(await since(s.user.workspaceId, n), [`job.submit denied key:${key.id} -> ${key.id}`]);
   });
 });

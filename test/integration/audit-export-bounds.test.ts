@@ -30,7 +30,10 @@ const sockets: http.ClientRequest[] = [];
 /** Asks for an export on a connection of its own; admitted (200), its response is left unread. */
 function openExport(baseUrl: string, workspaceId: string, token: string): Promise<Opened> {
   return new Promise((resolve) => {
-    const req = http.get(`${baseUrl}/v0/workspaces/${workspaceId}/audit?format=jsonl`, { headers: { Authorization: `Bearer ${token}` }, agent: false });
+    const req = http.get(`${baseUrl}/v0/workspaces/${workspaceId}/audit?format=jsonl`, {
+      headers: { Authorization: `Bearer ${token}` },
+      agent: false,
+    });
     sockets.push(req);
     // No answer at all (the connection dropped first) is an outcome to compare, not a crash.
     req.on('error', (err) => resolve({ status: 0, headers: {}, body: String(err), req }));
@@ -67,7 +70,9 @@ async function bulkEntries(workspaceId: string): Promise<void> {
 }
 
 const idsOf = async (workspaceId: string): Promise<string[]> =>
-  (await testEnv().db('audit_log').where({ workspace_id: workspaceId }).orderBy('id').select('id')).map((r: { id: string }) => r.id);
+  (await testEnv().db('audit_log').where({ workspace_id: workspaceId }).orderBy('id').select('id')).map(
+    (r: { id: string }) => r.id,
+  );
 
 describe('the audit export is bounded and holds no database connection while its client stalls', function () {
   this.timeout(180_000);
@@ -75,7 +80,8 @@ describe('the audit export is bounded and holds no database connection while its
   let ws: { id: string };
   let owner: { token: string };
   const asOwner = () => ({ token: owner.token, headers: { 'X-Compute-Workspace': ws.id } });
-  const newToken = async (name: string): Promise<{ id: string; token: string }> => v0ok('POST', '/tokens', { ...asOwner(), body: { name, role: 'admin' } });
+  const newToken = async (name: string): Promise<{ id: string; token: string }> =>
+    v0ok('POST', '/tokens', { ...asOwner(), body: { name, role: 'admin' } });
 
   before(async () => {
     const config = testEnv().configWith({
@@ -101,7 +107,16 @@ describe('the audit export is bounded and holds no database connection while its
 
     const refused = (limit: number) => ({ status: 429, code: 'rate_limit.exceeded', limit, retryAfter: true });
     const want = [200, 200, refused(PER_CREDENTIAL), ...Array(8).fill(200), ...Array(14).fill(refused(PER_INSTANCE))];
-    const got = opened.map((o) => (o.status === 200 ? 200 : { status: o.status, code: o.body?.code, limit: o.body?.details?.limit, retryAfter: Number(o.headers['retry-after']) > 0 }));
+    const got = opened.map((o) =>
+      o.status === 200
+        ? 200
+        : {
+            status: o.status,
+            code: o.body?.code,
+            limit: o.body?.details?.limit,
+            retryAfter: Number(o.headers['retry-after']) > 0,
+          },
+    );
     assert.deepEqual(got, want);
 
     // Ten exports open, none read: the pool (4 connections) still serves everyone else.
@@ -131,21 +146,36 @@ describe('the audit export is bounded and holds no database connection while its
     const open = await openExport(api.url!, ws.id, token.token);
     assert.equal(open.status, 200);
     await v0ok('DELETE', `/tokens/${token.id}`, { ...asOwner(), status: 204 });
-    await waitFor('the export instance to refuse the token', async () => (await v0('GET', '/jobs', { token: token.token, baseUrl: api.url! })).status === 401);
+    await waitFor(
+      'the export instance to refuse the token',
+      async () => (await v0('GET', '/jobs', { token: token.token, baseUrl: api.url! })).status === 401,
+    );
     const rest = await readRest(open.res!);
     assert.equal(rest.complete, false, 'the response is cut, not completed');
-    assert.ok(rest.lines.length > 0 && rest.lines.length < total, `${rest.lines.length} of ${total} lines before the cut`);
+    assert.ok(
+      rest.lines.length > 0 && rest.lines.length < total,
+      `${rest.lines.length} of ${total} lines before the cut`,
+    );
   });
 
   it('exports every entry there was at its start, oldest first, while the log grows', async () => {
     const atStart = await idsOf(ws.id);
-    const res = await fetch(`${api.url!}/v0/workspaces/${ws.id}/audit?format=jsonl`, { headers: { Authorization: `Bearer ${owner.token}` } });
+    const res = await fetch(`${api.url!}/v0/workspaces/${ws.id}/audit?format=jsonl`, {
+      headers: { Authorization: `Bearer ${owner.token}` },
+    });
     assert.equal(res.status, 200);
     // Entries appended during the export are after its bound.
-    for (let i = 0; i < 3; i++) await v0ok('PATCH', `/workspaces/${ws.id}`, { token: owner.token, body: { name: `during ${i}` } });
-    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; workspaceId: string });
+    for (let i = 0; i < 3; i++)
+      await v0ok('PATCH', `/workspaces/${ws.id}`, { token: owner.token, body: { name: `during ${i}` } });
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; workspaceId: string });
     assert.equal(lines.length, atStart.length);
-    assert.deepEqual(lines.map((l) => l.id), atStart);
+    assert.deepEqual(
+      lines.map((l) => l.id),
+      atStart,
+    );
     assert.ok(lines.every((l) => l.workspaceId === ws.id));
     assert.equal((await idsOf(ws.id)).length, atStart.length + 3);
   });

@@ -8,21 +8,37 @@ import { v0, v0ok } from '../support/v0';
 import { team } from '../support/team';
 
 type Row = { action: string; outcome: string; actor_id: string; actor_type: string; target_id: string };
-const entriesOf = async (workspaceId: string): Promise<Row[]> => testEnv().db('audit_log').where({ workspace_id: workspaceId }).orderBy('id');
-const brief = (rows: Row[]) => rows.map((r) => `${r.action} ${r.outcome} ${r.actor_type}:${r.actor_id} -> ${r.target_id}`);
+const entriesOf = async (workspaceId: string): Promise<Row[]> =>
+  testEnv().db('audit_log').where({ workspace_id: workspaceId }).orderBy('id');
+const brief = (rows: Row[]) =>
+  rows.map((r) => `${r.action} ${r.outcome} ${r.actor_type}:${r.actor_id} -> ${r.target_id}`);
 
 describe('the audit log', () => {
   it('records every change once with its actor, every refused attempt as denied, and nothing for a change rolled back', async () => {
     const { ws, owner, admin, member } = await team();
     const at = { headers: { 'X-Compute-Workspace': ws.id } };
     await v0ok('PATCH', `/workspaces/${ws.id}`, { token: admin.token, body: { name: 'renamed' } });
-    assert.equal((await v0('PATCH', `/workspaces/${ws.id}`, { token: member.token, body: { name: 'no' } })).status, 403);
+    assert.equal(
+      (await v0('PATCH', `/workspaces/${ws.id}`, { token: member.token, body: { name: 'no' } })).status,
+      403,
+    );
     const token = await v0ok('POST', '/tokens', { token: owner.token, ...at, body: { name: 'ci' } });
     await v0ok('DELETE', `/tokens/${token.id}`, { token: admin.token, ...at, status: 204 });
     await v0ok('DELETE', `/tokens/${token.id}`, { token: admin.token, ...at, status: 204 }); // no change, no entry
-    await v0ok('PATCH', `/workspaces/${ws.id}/members/${member.user.id}`, { token: admin.token, body: { role: 'member' } }); // no change, no entry
+    await v0ok('PATCH', `/workspaces/${ws.id}/members/${member.user.id}`, {
+      token: admin.token,
+      body: { role: 'member' },
+    }); // no change, no entry
     // Refused by the rules after the role check passed: rolled back, no entry.
-    assert.equal((await v0('PATCH', `/workspaces/${ws.id}/members/${owner.user.id}`, { token: owner.token, body: { role: 'member' } })).status, 409);
+    assert.equal(
+      (
+        await v0('PATCH', `/workspaces/${ws.id}/members/${owner.user.id}`, {
+          token: owner.token,
+          body: { role: 'member' },
+        })
+      ).status,
+      409,
+    );
     assert.equal((await v0('GET', `/workspaces/${ws.id}/audit`, { token: member.token })).status, 403);
     await v0ok('DELETE', `/workspaces/${ws.id}/members/${member.user.id}`, { token: admin.token });
 
@@ -39,9 +55,22 @@ describe('the audit log', () => {
     ]);
     // A login is an entry of the user's personal workspace.
     const fresh = await login();
-    assert.deepEqual(brief(await entriesOf(fresh.user.workspaceId)), [`auth.login success user:${fresh.user.id} -> ${fresh.user.id}`]);
+    assert.deepEqual(brief(await entriesOf(fresh.user.workspaceId)), [
+      `auth.login success user:${fresh.user.id} -> ${fresh.user.id}`,
+    ]);
     const [entry] = (await v0ok('GET', `/workspaces/${fresh.user.workspaceId}/audit`, { token: fresh.token })).items;
-    assert.deepEqual(Object.keys(entry).sort(), ['action', 'actor', 'at', 'details', 'id', 'ip', 'outcome', 'target', 'userAgent', 'workspaceId']);
+    assert.deepEqual(Object.keys(entry).sort(), [
+      'action',
+      'actor',
+      'at',
+      'details',
+      'id',
+      'ip',
+      'outcome',
+      'target',
+      'userAgent',
+      'workspaceId',
+    ]);
     assert.deepEqual(entry.actor, { type: 'user', id: fresh.user.id, email: fresh.user.email });
     assert.match(entry.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(entry.ip);
@@ -59,26 +88,45 @@ describe('the audit log', () => {
 
   it('filters and pages, and the JSONL export holds the same entries, oldest first, line by line', async () => {
     const { ws, owner, admin } = await team();
-    for (let i = 0; i < 5; i++) await v0ok('PATCH', `/workspaces/${ws.id}`, { token: i % 2 ? owner.token : admin.token, body: { name: `n${i}` } });
+    for (let i = 0; i < 5; i++)
+      await v0ok('PATCH', `/workspaces/${ws.id}`, {
+        token: i % 2 ? owner.token : admin.token,
+        body: { name: `n${i}` },
+      });
     const paged: Array<{ id: string; action: string; at: string }> = [];
     let pageToken: string | null = null;
     do {
-      const page: { items: typeof paged; nextPageToken: string | null } = await v0ok('GET', `/workspaces/${ws.id}/audit?pageSize=2${pageToken ? `&pageToken=${pageToken}` : ''}`, { token: owner.token });
+      const page: { items: typeof paged; nextPageToken: string | null } = await v0ok(
+        'GET',
+        `/workspaces/${ws.id}/audit?pageSize=2${pageToken ? `&pageToken=${pageToken}` : ''}`,
+        { token: owner.token },
+      );
       paged.push(...page.items);
       pageToken = page.nextPageToken;
     } while (pageToken);
     assert.equal(paged.length, 3 + 5);
     const exported = await v0('GET', `/workspaces/${ws.id}/audit?format=jsonl`, { token: owner.token });
     assert.match(exported.headers.get('content-type') ?? '', /^application\/jsonl/);
-    const lines = (exported.body as string).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (exported.body as string)
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual(lines, [...paged].reverse());
 
-    const byAdmin = await v0ok('GET', `/workspaces/${ws.id}/audit?actor=${admin.user.id}&action=workspace.update&action=member.add`, { token: owner.token });
+    const byAdmin = await v0ok(
+      'GET',
+      `/workspaces/${ws.id}/audit?actor=${admin.user.id}&action=workspace.update&action=member.add`,
+      { token: owner.token },
+    );
     assert.equal(byAdmin.items.length, 3);
-    const adds = await v0ok('GET', `/workspaces/${ws.id}/audit?action=member.add&targetId=${admin.user.id}`, { token: owner.token });
+    const adds = await v0ok('GET', `/workspaces/${ws.id}/audit?action=member.add&targetId=${admin.user.id}`, {
+      token: owner.token,
+    });
     assert.equal(adds.items.length, 1);
     const since = paged[2].at;
-    const recent = await v0ok('GET', `/workspaces/${ws.id}/audit?since=${encodeURIComponent(since)}`, { token: owner.token });
+    const recent = await v0ok('GET', `/workspaces/${ws.id}/audit?since=${encodeURIComponent(since)}`, {
+      token: owner.token,
+    });
     assert.ok(recent.items.length >= 3 && recent.items.length < paged.length);
     const none = await v0ok('GET', `/workspaces/${ws.id}/audit?until=2000-01-01T00:00:00.000Z`, { token: owner.token });
     assert.equal(none.items.length, 0);
@@ -115,7 +163,9 @@ describe('the audit log', () => {
     let bytes = 0;
     let lines = 0;
     try {
-      const res = await fetch(`${testEnv().url}/v0/workspaces/${ws.id}/audit?format=jsonl`, { headers: { Authorization: `Bearer ${owner.token}` } });
+      const res = await fetch(`${testEnv().url}/v0/workspaces/${ws.id}/audit?format=jsonl`, {
+        headers: { Authorization: `Bearer ${owner.token}` },
+      });
       assert.equal(res.status, 200);
       let tail = '';
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -137,6 +187,9 @@ describe('the audit log', () => {
     const exportMiB = bytes / 2 ** 20;
     console.log(`      export ${exportMiB.toFixed(1)} MiB; live heap at most +${grewMiB.toFixed(1)} MiB while it ran`);
     // Loaded whole, the rows alone would hold more than the export's size.
-    assert.ok(grewMiB < exportMiB / 4, `the live heap grew ${grewMiB.toFixed(1)} MiB for a ${exportMiB.toFixed(1)} MiB export`);
+    assert.ok(
+      grewMiB < exportMiB / 4,
+      `the live heap grew ${grewMiB.toFixed(1)} MiB for a ${exportMiB.toFixed(1)} MiB export`,
+    );
   });
 });

@@ -18,7 +18,12 @@ const ROOT = path.resolve(__dirname, '../..');
 function apiWith(overrides: Record<string, string>) {
   let api: ServiceProcess | undefined;
   before(async () => {
-    api = await startServiceProcess({ config: testEnv().configWith(overrides), log: quietLog, api: true, worker: false });
+    api = await startServiceProcess({
+      config: testEnv().configWith(overrides),
+      log: quietLog,
+      api: true,
+      worker: false,
+    });
   });
   after(() => api?.stop());
   return () => api!.url!;
@@ -36,20 +41,33 @@ describe('login codes per hour (OTP_MAX_PER_HOUR)', () => {
     const mails = () => testEnv().mailbox.count(email);
     const ask = async () => {
       const reply = await postFrom(client, '/auth/request-otp', { email }, undefined, url());
-      assert.deepEqual([reply.status, reply.body], [200, { status: 'OK', payload: { sent: true } }], 'always the same 200');
+      assert.deepEqual(
+        [reply.status, reply.body],
+        [200, { status: 'OK', payload: { sent: true } }],
+        'always the same 200',
+      );
     };
     for (let i = 0; i < 3; i++) await ask();
     assert.equal(mails(), 2, 'the third code of the hour was not mailed');
 
     const age = (minutes: number) =>
-      testEnv().db('otp_codes').where({ email: email.toLowerCase(), client_ip: client }).update({ created_at: testEnv().db.raw(`now() - make_interval(mins => ?)`, [minutes]) });
+      testEnv()
+        .db('otp_codes')
+        .where({ email: email.toLowerCase(), client_ip: client })
+        .update({ created_at: testEnv().db.raw(`now() - make_interval(mins => ?)`, [minutes]) });
     await age(59);
     await ask();
     assert.equal(mails(), 2, 'codes 59 minutes old still count');
     await age(61);
     await ask();
     assert.equal(mails(), 3, 'codes 61 minutes old no longer count');
-    const verified = await postFrom(client, '/auth/verify-otp', { email, code: testEnv().mailbox.codeFor(email) }, undefined, url());
+    const verified = await postFrom(
+      client,
+      '/auth/verify-otp',
+      { email, code: testEnv().mailbox.codeFor(email) },
+      undefined,
+      url(),
+    );
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
   });
 });
@@ -68,17 +86,34 @@ describe('JWT_PREVIOUS_SECRET', () => {
 
     const email = newEmail();
     assert.equal((await post('/auth/request-otp', { email }, undefined, rotated())).status, 200);
-    const verified = await post('/auth/verify-otp', { email, code: testEnv().mailbox.codeFor(email) }, undefined, rotated());
+    const verified = await post(
+      '/auth/verify-otp',
+      { email, code: testEnv().mailbox.codeFor(email) },
+      undefined,
+      rotated(),
+    );
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
     const after = verified.body.payload as Session;
-    const verifyWith = (secret: string) => jwtVerify(after.token, key(secret), { algorithms: ['HS256'], issuer: 'compute-job-service', audience: 'compute-api' });
+    const verifyWith = (secret: string) =>
+      jwtVerify(after.token, key(secret), {
+        algorithms: ['HS256'],
+        issuer: 'compute-job-service',
+        audience: 'compute-api',
+      });
     await assert.doesNotReject(verifyWith(NEW), 'signed with the current secret');
     await assert.rejects(verifyWith(OLD), 'not signed with the previous secret');
     const kidNew = decodeProtectedHeader(after.token).kid;
     const kidOld = decodeProtectedHeader(before.token).kid;
-    assert.ok(kidNew && kidOld && kidNew !== kidOld, `the new token names the current secret (${kidNew}), not the previous (${kidOld})`);
+    assert.ok(
+      kidNew && kidOld && kidNew !== kidOld,
+      `the new token names the current secret (${kidNew}), not the previous (${kidOld})`,
+    );
     assert.equal((await list(after.token, rotated())).status, 200);
-    assert.equal((await list(after.token, testEnv().url)).status, 401, 'an API that knows only the old secret refuses it');
+    assert.equal(
+      (await list(after.token, testEnv().url)).status,
+      401,
+      'an API that knows only the old secret refuses it',
+    );
 
     const forge = (secret: string, kid: string) =>
       new SignJWT({ ws: before.user.workspaceId, email: before.user.email })
@@ -100,7 +135,11 @@ describe('JWT_PREVIOUS_SECRET', () => {
       const reply = await list(token, rotated());
       assert.deepEqual([reply.status, reply.body.code], [401, 'auth.unauthenticated'], what);
     }
-    assert.equal((await list(await forge(OLD, kidOld), rotated())).status, 200, 'the same claims, signed with the previous secret, pass');
+    assert.equal(
+      (await list(await forge(OLD, kidOld), rotated())).status,
+      200,
+      'the same claims, signed with the previous secret, pass',
+    );
   });
 });
 
@@ -111,7 +150,11 @@ describe('production start-up', () => {
     // LOG_LEVEL info, so an API that does start says so ("api listening") and the test fails at once.
     const env = childEnvironment({ ...testEnv().vars, NODE_ENV: 'production', PORT: '0', LOG_LEVEL: 'info' });
     delete env.SMTP_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     const started = new Promise<never>((_, reject) => {
@@ -141,7 +184,10 @@ describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit heade
   const headersOf = (reply: { headers: Headers }) => Object.fromEntries(HEADERS.map((h) => [h, reply.headers.get(h)]));
   /** Moves a budget window's start `seconds` back (the counts live in PostgreSQL); how many rows moved. */
   const ageWindow = (key: string, seconds: number) =>
-    testEnv().db('rate_limits').where({ key }).update({ expire: testEnv().db.raw('expire - ?', [seconds * 1000]) });
+    testEnv()
+      .db('rate_limits')
+      .where({ key })
+      .update({ expire: testEnv().db.raw('expire - ?', [seconds * 1000]) });
   const carriesAll = (reply: { status: number; headers: Headers }, what: string) => {
     for (const h of HEADERS) assert.ok(reply.headers.get(h), `${what} (${reply.status}) carries ${h}`);
   };
@@ -161,7 +207,10 @@ describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit heade
       await call('/compute/jobs/list', {}),
       await call('/compute/jobs/list', {}),
     ];
-    assert.deepEqual(replies.map((r) => r.status), [200, 404, 400, 200, 200, 429]);
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      [200, 404, 400, 200, 200, 429],
+    );
     replies.forEach((r, i) => carriesAll(r, `answer ${i + 1}`));
     const elapsed = (Date.now() - started) / 1000;
     replies.forEach((r, i) => {
@@ -172,11 +221,18 @@ describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit heade
       // What is left of the hour window: not a minute, and not the window's length either.
       const left = i === 0 ? 3600 : 3000;
       const reset = Number(h['ratelimit-reset']);
-      assert.ok(reset <= left && reset >= left - elapsed - 2, `answer ${i + 1}: RateLimit-Reset ${reset}, not about ${left}`);
+      assert.ok(
+        reset <= left && reset >= left - elapsed - 2,
+        `answer ${i + 1}: RateLimit-Reset ${reset}, not about ${left}`,
+      );
     });
     const refused = replies[5];
     assert.equal(refused.body.code, 'rate_limit.exceeded');
-    assert.equal(refused.headers.get('retry-after'), refused.headers.get('ratelimit-reset'), 'Retry-After is the hour window’s reset');
+    assert.equal(
+      refused.headers.get('retry-after'),
+      refused.headers.get('ratelimit-reset'),
+      'Retry-After is the hour window’s reset',
+    );
     assert.ok(Number(refused.headers.get('retry-after')) > 60);
   });
 
@@ -195,8 +251,14 @@ describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit heade
     assert.equal(h['ratelimit-remaining'], '998');
     const reset = Number(h['ratelimit-reset']);
     const elapsed = (Date.now() - started) / 1000;
-    assert.ok(Number.isInteger(reset) && reset <= 30 && reset >= 30 - elapsed - 2, `RateLimit-Reset ${reset}: what is left of the minute window`);
-    for (const [what, body] of [['request-otp', { email: newEmail() }], ['a malformed request-otp', { email: 'nope' }]] as const) {
+    assert.ok(
+      Number.isInteger(reset) && reset <= 30 && reset >= 30 - elapsed - 2,
+      `RateLimit-Reset ${reset}: what is left of the minute window`,
+    );
+    for (const [what, body] of [
+      ['request-otp', { email: newEmail() }],
+      ['a malformed request-otp', { email: 'nope' }],
+    ] as const) {
       carriesAll(await post('/auth/request-otp', body), what);
     }
   });
@@ -205,9 +267,15 @@ describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit heade
     const { token } = await login();
     const replies = [];
     for (let i = 0; i < 5; i++) replies.push(await post('/compute/jobs/list', {}, token, bothSpent()));
-    assert.deepEqual(replies.map((r) => r.status), [200, 200, 200, 429, 429]);
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      [200, 200, 200, 429, 429],
+    );
     // The minute's end would only bring another 429: the hour's 3 are spent too.
-    for (const [i, r] of [[4, replies[3]], [5, replies[4]]] as const) {
+    for (const [i, r] of [
+      [4, replies[3]],
+      [5, replies[4]],
+    ] as const) {
       const wait = Number(r.headers.get('retry-after'));
       assert.ok(wait > 60 && wait <= 3600, `request ${i}: Retry-After ${wait}, not the minute's end`);
       assert.equal(r.headers.get('ratelimit-limit'), '3', `request ${i}`);
@@ -219,13 +287,21 @@ describe('request budgets per hour (RATE_LIMIT_PER_HOUR) and the RateLimit heade
     const { token, user } = await login();
     const replies = [];
     for (let i = 0; i < 4; i++) replies.push(await post('/compute/jobs/list', {}, token, minuteFirst()));
-    assert.deepEqual(replies.map((r) => r.status), [200, 200, 429, 429]);
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      [200, 200, 429, 429],
+    );
     for (const r of replies.slice(2)) {
-      assert.ok(Number(r.headers.get('retry-after')) <= 60, `Retry-After ${r.headers.get('retry-after')}: the minute's end lets the next one through`);
+      assert.ok(
+        Number(r.headers.get('retry-after')) <= 60,
+        `Retry-After ${r.headers.get('retry-after')}: the minute's end lets the next one through`,
+      );
       assert.equal(r.headers.get('ratelimit-limit'), '2');
     }
-    const hour = await testEnv().db('rate_limits').where({ key: `rl_hour:usr:${user.id}` }).first('points');
+    const hour = await testEnv()
+      .db('rate_limits')
+      .where({ key: `rl_hour:usr:${user.id}` })
+      .first('points');
     assert.equal(hour.points, 2, 'the hour window counts the two requests let through, not the refusals');
   });
-
 });

@@ -20,7 +20,10 @@ const bearer = (path: string, body: unknown, token: string) =>
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as { code?: string; payload?: { job_id: string } } }));
+  }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { code?: string; payload?: { job_id: string } },
+  }));
 
 describe('login by e-mailed code', () => {
   it('mails a code, exchanges it for a JWT, and makes the user and an owned workspace on first login only', async () => {
@@ -39,7 +42,9 @@ describe('login by e-mailed code', () => {
     // Keyed: a plain hash of a 6-digit code would fall to a million guesses offline.
     const plain = [code, `${email.toLowerCase()}\n${code}`].map((t) => createHash('sha256').update(t).digest('hex'));
     assert.ok(!plain.includes(stored.code_hash), 'an HMAC, not a plain SHA-256');
-    const keyed = createHmac('sha256', `otp:${testEnv().config.auth.jwtSecret}`).update(`${email.toLowerCase()}\n${code}`).digest('hex');
+    const keyed = createHmac('sha256', `otp:${testEnv().config.auth.jwtSecret}`)
+      .update(`${email.toLowerCase()}\n${code}`)
+      .digest('hex');
     assert.equal(stored.code_hash, keyed, 'an HMAC under the server key');
 
     const submitted = await bearer('/compute/jobs/submit', { type: 'COMMAND', command: 'echo jwt' }, first.token);
@@ -62,7 +67,10 @@ describe('login by e-mailed code', () => {
     await post('/auth/request-otp', { email });
     const code = testEnv().mailbox.codeFor(email);
     for (let i = 0; i < 4; i++) {
-      const wrong = await post('/auth/verify-otp', { email, code: String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0') });
+      const wrong = await post('/auth/verify-otp', {
+        email,
+        code: String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0'),
+      });
       assert.deepEqual([wrong.status, wrong.body.code], [401, 'auth.unauthenticated']);
     }
     assert.equal((await post('/auth/verify-otp', { email, code })).status, 200);
@@ -81,14 +89,18 @@ describe('login by e-mailed code', () => {
     const email = newEmail();
     await post('/auth/request-otp', { email });
     const expired = testEnv().mailbox.codeFor(email);
-    await testEnv().db('otp_codes').where({ email: email.toLowerCase() }).update({ expires_at: testEnv().db.raw("now() - interval '1 second'") });
+    await testEnv()
+      .db('otp_codes')
+      .where({ email: email.toLowerCase() })
+      .update({ expires_at: testEnv().db.raw("now() - interval '1 second'") });
     assert.equal((await post('/auth/verify-otp', { email, code: expired })).status, 401);
 
     await post('/auth/request-otp', { email });
     const older = testEnv().mailbox.codeFor(email);
     await post('/auth/request-otp', { email });
     const newer = testEnv().mailbox.codeFor(email);
-    if (older !== newer) assert.equal((await post('/auth/verify-otp', { email, code: older })).status, 401, 'superseded');
+    if (older !== newer)
+      assert.equal((await post('/auth/verify-otp', { email, code: older })).status, 401, 'superseded');
     assert.equal((await post('/auth/verify-otp', { email, code: newer })).status, 200);
     assert.equal((await post('/auth/verify-otp', { email, code: newer })).status, 401, 'no replay');
   });
@@ -108,7 +120,14 @@ describe('login by e-mailed code', () => {
         .setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 600)
         .sign(opts.key ?? secret);
     const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-    const payload = { ...claims, sub: user.id, iss: 'compute-job-service', aud: 'compute-api', iat: 1, exp: 9_999_999_999 };
+    const payload = {
+      ...claims,
+      sub: user.id,
+      iss: 'compute-job-service',
+      aud: 'compute-api',
+      iat: 1,
+      exp: 9_999_999_999,
+    };
     const cases: Record<string, string> = {
       'alg none': `${b64({ alg: 'none', kid })}.${b64(payload)}.`,
       'wrong key': await sign({ key: new TextEncoder().encode('another-secret-another-secret-0123456789') }),
@@ -122,7 +141,11 @@ describe('login by e-mailed code', () => {
       const reply = await bearer('/compute/jobs/list', {}, bad);
       assert.deepEqual([reply.status, reply.body.code], [401, 'auth.unauthenticated'], name);
     }
-    assert.equal((await bearer('/compute/jobs/list', {}, await sign({}))).status, 200, 'the same claims, properly signed, pass');
+    assert.equal(
+      (await bearer('/compute/jobs/list', {}, await sign({}))).status,
+      200,
+      'the same claims, properly signed, pass',
+    );
     await testEnv().db('workspace_members').where({ user_id: user.id }).delete();
     // Heard through the listener (an operator's DELETE notifies like the API's own changes); the
     // request must not beat the notification to this instance, as on a loaded machine it can.
@@ -134,17 +157,32 @@ describe('login by e-mailed code', () => {
 });
 
 /** A login service over the suite's database with its own settings, mailing to `smtpUrl`. */
-function loginServiceWith(overrides: Record<string, string>, opts: { smtpUrl?: string; log?: ReturnType<typeof captureLog>['log'] } = {}) {
+function loginServiceWith(
+  overrides: Record<string, string>,
+  opts: { smtpUrl?: string; log?: ReturnType<typeof captureLog>['log'] } = {},
+) {
   const config: ServiceConfig = testEnv().configWith(overrides);
   const log = opts.log ?? quietLog;
-  const mailer = createMailer({ smtpUrl: opts.smtpUrl ?? testEnv().mailbox.url, from: config.mail.from, logCodes: false, log });
+  const mailer = createMailer({
+    smtpUrl: opts.smtpUrl ?? testEnv().mailbox.url,
+    from: config.mail.from,
+    logCodes: false,
+    log,
+  });
   const tokens = createTokenIssuer({
     secret: TEST_ENV.JWT_SECRET,
     issuer: config.auth.jwtIssuer,
     audience: config.auth.jwtAudience,
     ttlSeconds: config.auth.jwtTtlSeconds,
   });
-  return createLoginService({ db: testEnv().db, mailer, tokens, hashKey: `otp:${TEST_ENV.JWT_SECRET}`, auth: config.auth, log });
+  return createLoginService({
+    db: testEnv().db,
+    mailer,
+    tokens,
+    hashKey: `otp:${TEST_ENV.JWT_SECRET}`,
+    auth: config.auth,
+    log,
+  });
 }
 
 interface FromReply {
@@ -160,7 +198,11 @@ function postFrom(localAddress: string, baseUrl: string, path: string, body: unk
   return new Promise((resolve, reject) => {
     const req = request(
       `${baseUrl}/api${path}`,
-      { method: 'POST', localAddress, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } },
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -201,7 +243,10 @@ describe('login limits', () => {
       .select('closed_at', 'client_ip');
     assert.equal(rows.length, 5, 'exactly the hourly limit');
     assert.equal(rows.filter((r) => r.closed_at === null).length, 1, 'exactly one open code');
-    assert.ok(rows.every((r) => r.client_ip === '127.0.0.30'), 'each code remembers its client address');
+    assert.ok(
+      rows.every((r) => r.client_ip === '127.0.0.30'),
+      'each code remembers its client address',
+    );
     assert.equal(testEnv().mailbox.count(email), 5);
   });
 
@@ -215,11 +260,15 @@ describe('login limits', () => {
 
     assert.equal((await postFrom('127.0.0.3', api.url!, '/auth/request-otp', { email: victim })).status, 200);
     assert.equal(testEnv().mailbox.count(victim), 3, 'client B still got a code');
-    const verified = await postFrom('127.0.0.3', api.url!, '/auth/verify-otp', { email: victim, code: testEnv().mailbox.codeFor(victim) });
+    const verified = await postFrom('127.0.0.3', api.url!, '/auth/verify-otp', {
+      email: victim,
+      code: testEnv().mailbox.codeFor(victim),
+    });
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
 
     const addresses = Array.from({ length: 6 }, () => newEmail());
-    for (const email of addresses) assert.equal((await postFrom('127.0.0.4', api.url!, '/auth/request-otp', { email })).status, 200);
+    for (const email of addresses)
+      assert.equal((await postFrom('127.0.0.4', api.url!, '/auth/request-otp', { email })).status, 200);
     assert.deepEqual(
       addresses.map((email) => testEnv().mailbox.count(email)),
       [1, 1, 1, 1, 0, 0],
@@ -252,7 +301,10 @@ describe('login limits', () => {
     const refused = await postFrom('127.0.0.21', api.url!, '/auth/verify-otp', { email, code: wrong });
     assert.deepEqual([refused.status, refused.body.code], [429, 'rate_limit.exceeded']);
     const retryAfter = Number(refused.retryAfter);
-    assert.ok(Number.isInteger(retryAfter) && retryAfter > 3500 && retryAfter <= 3600, `Retry-After ${refused.retryAfter}`);
+    assert.ok(
+      Number.isInteger(retryAfter) && retryAfter > 3500 && retryAfter <= 3600,
+      `Retry-After ${refused.retryAfter}`,
+    );
     const rightButLate = await postFrom('127.0.0.21', api.url!, '/auth/verify-otp', { email, code });
     assert.equal(rightButLate.status, 429, 'refused before the code is checked');
 

@@ -20,7 +20,11 @@ interface Sample {
 // the API mounts: an operation without a sample here fails the test, so no route goes untested.
 /** A job queued in the team's workspace (no agent takes it). */
 async function teamJob(t: Team): Promise<Record<string, string>> {
-  const made = await v0('POST', '/jobs', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
+  const made = await v0('POST', '/jobs', {
+    token: t.owner.token,
+    headers: { 'X-Compute-Workspace': t.ws.id },
+    body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+  });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   return { id: made.body.id };
 }
@@ -35,8 +39,16 @@ async function teamAgent(t: Team): Promise<Record<string, string>> {
  * call: those of earlier calls are retired first, so the workspace stays under its endpoint bound.
  */
 async function teamWebhook(t: Team): Promise<Record<string, string>> {
-  await testEnv().db('webhooks').where({ workspace_id: t.ws.id }).whereNull('deleted_at').update({ deleted_at: testEnv().db.fn.now() });
-  const made = await v0('POST', '/webhooks', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { url: 'http://127.0.0.1:9/matrix', events: ['job.terminal'] } });
+  await testEnv()
+    .db('webhooks')
+    .where({ workspace_id: t.ws.id })
+    .whereNull('deleted_at')
+    .update({ deleted_at: testEnv().db.fn.now() });
+  const made = await v0('POST', '/webhooks', {
+    token: t.owner.token,
+    headers: { 'X-Compute-Workspace': t.ws.id },
+    body: { url: 'http://127.0.0.1:9/matrix', events: ['job.terminal'] },
+  });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   return { id: made.body.id };
 }
@@ -44,10 +56,20 @@ async function teamWebhook(t: Team): Promise<Record<string, string>> {
 async function teamDelivery(t: Team): Promise<Record<string, string>> {
   const { id } = await teamWebhook(t);
   const deliveryId = newId('dlv');
-  await testEnv().db('webhook_deliveries').insert({
-    id: deliveryId, webhook_id: id, event_id: newId('evt'), event_seq: 0, job_id: 'job_matrix', event_type: 'job.terminal',
-    attempt: 1, status: 'failed', error: 'connection refused', duration_ms: 1,
-  });
+  await testEnv()
+    .db('webhook_deliveries')
+    .insert({
+      id: deliveryId,
+      webhook_id: id,
+      event_id: newId('evt'),
+      event_seq: 0,
+      job_id: 'job_matrix',
+      event_type: 'job.terminal',
+      attempt: 1,
+      status: 'failed',
+      error: 'connection refused',
+      duration_ms: 1,
+    });
   return { id, deliveryId };
 }
 
@@ -66,7 +88,10 @@ const SAMPLES: Record<string, Sample> = {
   'patch /v0/workspaces/{id}': { body: () => ({ name: 'renamed' }) },
   'post /v0/workspaces/{id}/members': { body: () => ({ email: newEmail(), role: 'member' }) },
   'get /v0/workspaces/{id}/members': {},
-  'patch /v0/workspaces/{id}/members/{userId}': { params: async (t) => ({ userId: await victim(t) }), body: () => ({ role: 'member' }) },
+  'patch /v0/workspaces/{id}/members/{userId}': {
+    params: async (t) => ({ userId: await victim(t) }),
+    body: () => ({ role: 'member' }),
+  },
   'delete /v0/workspaces/{id}/members/{userId}': { params: async (t) => ({ userId: await victim(t) }) },
   'get /v0/workspaces/{id}/audit': {},
   'post /v0/tokens': { body: () => ({ name: 'matrix' }) },
@@ -90,7 +115,11 @@ const SAMPLES: Record<string, Sample> = {
   },
   'delete /v0/tokens/{id}': {
     params: async (t) => {
-      const made = await v0('POST', '/tokens', { token: t.owner.token, headers: { 'X-Compute-Workspace': t.ws.id }, body: { name: 'to revoke' } });
+      const made = await v0('POST', '/tokens', {
+        token: t.owner.token,
+        headers: { 'X-Compute-Workspace': t.ws.id },
+        body: { name: 'to revoke' },
+      });
       return { id: made.body.id };
     },
   },
@@ -98,7 +127,10 @@ const SAMPLES: Record<string, Sample> = {
 
 /** A plain member to change or remove. */
 async function victim(t: Team): Promise<string> {
-  const added = await v0('POST', `/workspaces/${t.ws.id}/members`, { token: t.owner.token, body: { email: newEmail(), role: 'member' } });
+  const added = await v0('POST', `/workspaces/${t.ws.id}/members`, {
+    token: t.owner.token,
+    body: { email: newEmail(), role: 'member' },
+  });
   return added.body.userId;
 }
 
@@ -111,7 +143,9 @@ describe('the authorization matrix, generated from the route table', () => {
       .map((op) => `${op.method} ${op.path}`)
       .filter((k) => !SAMPLES[k]);
     assert.deepEqual(missing, [], 'add these to SAMPLES');
-    for (const op of operations()) if (op.scope !== 'caller') assert.ok(op.action !== 'none' && REQUIRED_ROLE[op.action], `${op.method} ${op.path} names its role rule`);
+    for (const op of operations())
+      if (op.scope !== 'caller')
+        assert.ok(op.action !== 'none' && REQUIRED_ROLE[op.action], `${op.method} ${op.path} names its role rule`);
   });
 
   it('owner, admin, member and an outsider × two workspaces × every route: 404 outside, 403 below the role, allowed at it', async function () {
@@ -131,18 +165,36 @@ describe('the authorization matrix, generated from the route table', () => {
       ];
       for (const [who, caller, role] of callers) {
         const params = { id: t.ws.id, ...(await sample.params?.(t)) };
-        const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name as keyof typeof params]!).replace(/^\/v0/, '');
-        const deniedBefore = Number((await db('audit_log').where({ workspace_id: t.ws.id, outcome: 'denied' }).count('* as n').first())!.n);
-        const reply = await v0(op.method.toUpperCase(), path, { token: caller.token, body: sample.body?.(), headers: op.scope === 'active' ? { 'X-Compute-Workspace': t.ws.id } : {} });
-        const deniedAfter = Number((await db('audit_log').where({ workspace_id: t.ws.id, outcome: 'denied' }).count('* as n').first())!.n);
+        const path = op.path
+          .replace(/\{(\w+)\}/g, (_, name: string) => params[name as keyof typeof params]!)
+          .replace(/^\/v0/, '');
+        const deniedBefore = Number(
+          (await db('audit_log').where({ workspace_id: t.ws.id, outcome: 'denied' }).count('* as n').first())!.n,
+        );
+        const reply = await v0(op.method.toUpperCase(), path, {
+          token: caller.token,
+          body: sample.body?.(),
+          headers: op.scope === 'active' ? { 'X-Compute-Workspace': t.ws.id } : {},
+        });
+        const deniedAfter = Number(
+          (await db('audit_log').where({ workspace_id: t.ws.id, outcome: 'denied' }).count('* as n').first())!.n,
+        );
         const expected = role === null ? 404 : atLeast(role, need) ? 'allowed' : 403;
         const got = reply.status >= 200 && reply.status < 300 ? 'allowed' : reply.status;
         outcomes.push(`${op.method.toUpperCase()} ${op.path} as ${who}: ${got}`);
-        assert.equal(got, expected, `${op.method.toUpperCase()} ${op.path} as ${who}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        assert.equal(
+          got,
+          expected,
+          `${op.method.toUpperCase()} ${op.path} as ${who}: ${reply.status} ${JSON.stringify(reply.body)}`,
+        );
         if (expected === 403) assert.equal(reply.body.code, 'auth.forbidden');
         if (expected === 404) assert.equal(reply.body.code, 'resource.not_found');
         // A refusal for the role is an audit entry of the workspace; an outsider's 404 leaves none there.
-        assert.equal(deniedAfter - deniedBefore, expected === 403 ? 1 : 0, `${op.method} ${op.path} as ${who}: denied entries`);
+        assert.equal(
+          deniedAfter - deniedBefore,
+          expected === 403 ? 1 : 0,
+          `${op.method} ${op.path} as ${who}: denied entries`,
+        );
       }
     }
     assert.ok(outcomes.length >= 40);
@@ -175,7 +227,9 @@ const heldBy = async (f: Fixture) => {
   assert.equal(held.job_id, job.job_id);
   return { node, held };
 };
-const queuedJob = async (f: Fixture) => ({ body: { job_id: (await ok('/compute/jobs/submit', UNTAKEN, f.owner)).job_id } });
+const queuedJob = async (f: Fixture) => ({
+  body: { job_id: (await ok('/compute/jobs/submit', UNTAKEN, f.owner)).job_id },
+});
 
 const SAMPLES_A: Record<string, SampleA> = {
   'post /api/compute/jobs/submit': async () => ({ body: UNTAKEN }),
@@ -205,7 +259,15 @@ const SAMPLES_A: Record<string, SampleA> = {
   },
   'post /api/compute/nodes/logs': async (f) => {
     const { node, held } = await heldBy(f);
-    return { body: { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'x', ts: new Date().toISOString() }] }, node };
+    return {
+      body: {
+        nodeId: node.nodeId,
+        job_id: held.job_id,
+        leaseId: held.leaseId,
+        lines: [{ seq: 1, stream: 'stdout', line: 'x', ts: new Date().toISOString() }],
+      },
+      node,
+    };
   },
   'post /api/compute/nodes/result': async (f) => {
     const { node, held } = await heldBy(f);
@@ -224,10 +286,13 @@ const SAMPLES_A: Record<string, SampleA> = {
   'post /api/compute/api-keys/list': async () => ({ body: {} }),
   'post /api/compute/billing/plans/list': async () => ({ body: {} }),
   'post /api/compute/billing/subscription': async () => ({ body: {} }),
-  'post /api/compute/billing/checkout/create': async () => ({ body: { plan: 'payg', successUrl: 'https://app.example/done', cancelUrl: 'https://app.example/' } }),
+  'post /api/compute/billing/checkout/create': async () => ({
+    body: { plan: 'payg', successUrl: 'https://app.example/done', cancelUrl: 'https://app.example/' },
+  }),
   // A key the caller's own listing holds: the owner's (a session, or the owner's key), else an operator's.
   'post /api/compute/api-keys/revoke': async (f, caller) => {
-    if (caller === 'admin key') return { body: { id: (await createApiKey(testEnv().db, { workspaceId: f.ws, name: 'ops', kind: 'user' })).id } };
+    if (caller === 'admin key')
+      return { body: { id: (await createApiKey(testEnv().db, { workspaceId: f.ws, name: 'ops', kind: 'user' })).id } };
     return { body: { id: (await ok('/compute/api-keys/create', { name: 'to revoke' }, f.owner)).id } };
   },
 };
@@ -235,7 +300,9 @@ const SAMPLES_A: Record<string, SampleA> = {
 async function fixtureA(): Promise<Fixture> {
   const s = await login();
   const memberKey = (await ok('/compute/api-keys/create', { name: 'member' }, s.token)).key;
-  const adminKey = (await createApiKey(testEnv().db, { workspaceId: s.user.workspaceId, name: 'operator', kind: 'user' })).key;
+  const adminKey = (
+    await createApiKey(testEnv().db, { workspaceId: s.user.workspaceId, name: 'operator', kind: 'user' })
+  ).key;
   return { ws: s.user.workspaceId, owner: s.token, memberKey, adminKey, freshNode: () => registerNode(s.token) };
 }
 
@@ -245,8 +312,13 @@ describe('the authorization matrix of Surface A, generated from the route table'
   it('has a sample and a role rule for every Surface A route that takes a credential', () => {
     const routes = routesA();
     assert.ok(routes.length >= 18, `${routes.length} routes`);
-    assert.deepEqual(routes.map((r) => `${r.method} ${r.path}`).filter((k) => !SAMPLES_A[k]), [], 'add these to SAMPLES_A');
-    for (const r of routes) assert.ok(REQUIRED_ROLE[r.action as keyof typeof REQUIRED_ROLE], `${r.path} names its role rule`);
+    assert.deepEqual(
+      routes.map((r) => `${r.method} ${r.path}`).filter((k) => !SAMPLES_A[k]),
+      [],
+      'add these to SAMPLES_A',
+    );
+    for (const r of routes)
+      assert.ok(REQUIRED_ROLE[r.action as keyof typeof REQUIRED_ROLE], `${r.path} names its role rule`);
   });
 
   it('owner session, admin key, member key, node key and an outsider: 404 outside, 403 below the role, allowed at it', async function () {
@@ -257,27 +329,51 @@ describe('the authorization matrix of Surface A, generated from the route table'
     let calls = 0;
     for (const route of routesA()) {
       const need = REQUIRED_ROLE[route.action as keyof typeof REQUIRED_ROLE];
-      const takesId = /job_id|nodeId|\{jobId\}|\bid\b/.test(JSON.stringify((await SAMPLES_A[`${route.method} ${route.path}`](f, 'owner')).body) + route.path);
-      const callers: Array<[string, Role | 'node' | null]> = [['owner', 'owner'], ['admin key', 'admin'], ['member key', 'member'], ['node key', 'node'], ['outsider', null]];
+      const takesId = /job_id|nodeId|\{jobId\}|\bid\b/.test(
+        JSON.stringify((await SAMPLES_A[`${route.method} ${route.path}`](f, 'owner')).body) + route.path,
+      );
+      const callers: Array<[string, Role | 'node' | null]> = [
+        ['owner', 'owner'],
+        ['admin key', 'admin'],
+        ['member key', 'member'],
+        ['node key', 'node'],
+        ['outsider', null],
+      ];
       for (const [who, role] of callers) {
         const made = await SAMPLES_A[`${route.method} ${route.path}`](f, who);
-        const credential = { owner: f.owner, 'admin key': f.adminKey, 'member key': f.memberKey, outsider: outsider.token, 'node key': made.node?.nodeKey ?? (await f.freshNode()).nodeKey }[who]!;
-        const deniedBefore = Number((await db('audit_log').where({ workspace_id: f.ws, outcome: 'denied' }).count('* as n').first())!.n);
+        const credential = {
+          owner: f.owner,
+          'admin key': f.adminKey,
+          'member key': f.memberKey,
+          outsider: outsider.token,
+          'node key': made.node?.nodeKey ?? (await f.freshNode()).nodeKey,
+        }[who]!;
+        const deniedBefore = Number(
+          (await db('audit_log').where({ workspace_id: f.ws, outcome: 'denied' }).count('* as n').first())!.n,
+        );
         const reply =
           route.method === 'get'
-            ? await fetch(`${testEnv().url}${route.path.replace('{jobId}', made.body.job_id as string)}?follow=false`, { headers: credentialHeaders(credential) }).then(async (r) => ({
+            ? await fetch(`${testEnv().url}${route.path.replace('{jobId}', made.body.job_id as string)}?follow=false`, {
+                headers: credentialHeaders(credential),
+              }).then(async (r) => ({
                 status: r.status,
                 body: r.headers.get('content-type')?.includes('json') ? await r.json() : await r.text(),
               }))
             : await post(route.path.replace(/^\/api/, ''), made.body, credential);
-        const deniedAfter = Number((await db('audit_log').where({ workspace_id: f.ws, outcome: 'denied' }).count('* as n').first())!.n);
+        const deniedAfter = Number(
+          (await db('audit_log').where({ workspace_id: f.ws, outcome: 'denied' }).count('* as n').first())!.n,
+        );
         let expected: 'allowed' | 403 | 404;
         if (role === 'node') expected = route.nodeKey ? 'allowed' : 403;
         else if (route.sessionOnly && who !== 'owner' && who !== 'outsider') expected = 403;
         else if (role === null) expected = takesId ? 404 : 'allowed';
         else expected = atLeast(role, need) ? 'allowed' : 403;
         const got = reply.status >= 200 && reply.status < 300 ? 'allowed' : reply.status;
-        assert.equal(got, expected, `${route.method.toUpperCase()} ${route.path} as ${who}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        assert.equal(
+          got,
+          expected,
+          `${route.method.toUpperCase()} ${route.path} as ${who}: ${reply.status} ${JSON.stringify(reply.body)}`,
+        );
         if (expected === 403) assert.equal(reply.body.code, 'auth.forbidden');
         if (expected === 404) assert.equal(reply.body.code, 'resource.not_found');
         // Every 403 is one audit entry: below the role, a node key off its node, a key where only a session will do.

@@ -27,17 +27,20 @@ describe('a batch Terminate in Temporal of 1000 runs', function () {
   const db = () => testEnv().db;
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-  it('ends every job, queued and running, within the bound, and tells the running ones\' agent to stop', async () => {
+  it("ends every job, queued and running, within the bound, and tells the running ones' agent to stop", async () => {
     const started = Date.now();
     const owner = await login();
     const workspaceId = owner.user.workspaceId;
     const key = (await ok('/compute/api-keys/create', { name: 'ops', kind: 'user' }, owner.token)).key as string;
     const node = await registerNode(key, {}, 'runner');
     const queue = (selector?: Record<string, string>) =>
-      v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'sleep 600', selector } }).then((j) => j.id as string);
+      v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'sleep 600', selector } }).then(
+        (j) => j.id as string,
+      );
     const inBatches = async (n: number, make: () => Promise<string>) => {
       const ids: string[] = [];
-      for (let i = 0; i < n; i += 25) ids.push(...(await Promise.all(Array.from({ length: Math.min(25, n - i) }, make))));
+      for (let i = 0; i < n; i += 25)
+        ids.push(...(await Promise.all(Array.from({ length: Math.min(25, n - i) }, make))));
       return ids;
     };
 
@@ -45,27 +48,53 @@ describe('a batch Terminate in Temporal of 1000 runs', function () {
     const running = await inBatches(RUNNING, () => queue());
     const leases: string[] = [];
     while (leases.length < RUNNING) {
-      const { jobs } = await ok('/compute/nodes/poll', { nodeId: node.nodeId, maxJobs: RUNNING - leases.length, waitSeconds: 5 }, node.nodeKey);
+      const { jobs } = await ok(
+        '/compute/nodes/poll',
+        { nodeId: node.nodeId, maxJobs: RUNNING - leases.length, waitSeconds: 5 },
+        node.nodeKey,
+      );
       leases.push(...(jobs as Array<{ leaseId: string }>).map((j) => j.leaseId));
     }
     const beat = heartbeatInBackground(node, running);
-    const api = await startServiceProcess({ config: testEnv().configWith({ RECONCILE_INTERVAL_MS: String(INTERVAL_MS) }), log: quietLog, api: true, worker: false });
+    const api = await startServiceProcess({
+      config: testEnv().configWith({ RECONCILE_INTERVAL_MS: String(INTERVAL_MS) }),
+      log: quietLog,
+      api: true,
+      worker: false,
+    });
     const client = await suiteClient();
     try {
       const queued = await inBatches(JOBS - RUNNING, () => queue({ nobody: 'here' }));
       const ids = [...running, ...queued];
-      const countOf = async (query: string) => (await client.workflow.count(`WorkspaceId="${workspaceId}" AND ${query}`)).count;
-      await waitFor('the assignments written', async () => Number((await db()('jobs').whereIn('id', running).where({ state: 'RUNNING' }).count('* as n'))[0]!.n) === RUNNING);
-      await waitFor('visibility lists every run', async () => (await countOf('ExecutionStatus="Running"')) === JOBS, 60_000);
+      const countOf = async (query: string) =>
+        (await client.workflow.count(`WorkspaceId="${workspaceId}" AND ${query}`)).count;
+      await waitFor(
+        'the assignments written',
+        async () =>
+          Number((await db()('jobs').whereIn('id', running).where({ state: 'RUNNING' }).count('* as n'))[0]!.n) ===
+          RUNNING,
+      );
+      await waitFor(
+        'visibility lists every run',
+        async () => (await countOf('ExecutionStatus="Running"')) === JOBS,
+        60_000,
+      );
       const submitted = Date.now();
 
       await temporalCli('terminate', '--query', `WorkspaceId="${workspaceId}"`, '--reason', REASON, '--yes');
       const asked = Date.now();
-      await waitFor('the batch to terminate every run', async () => (await countOf('ExecutionStatus="Terminated"')) === JOBS, 120_000);
+      await waitFor(
+        'the batch to terminate every run',
+        async () => (await countOf('ExecutionStatus="Terminated"')) === JOBS,
+        120_000,
+      );
       const batchEnded = Date.now();
-      const unended = async () => Number((await db()('jobs').whereIn('id', ids).whereNotIn('state', TERMINAL_STATES).count('* as n'))[0]!.n);
+      const unended = async () =>
+        Number((await db()('jobs').whereIn('id', ids).whereNotIn('state', TERMINAL_STATES).count('* as n'))[0]!.n);
       await waitFor('every job ended', async () => (await unended()) === 0, BOUND_MS).catch(async (err: Error) => {
-        throw new Error(`${err.message}: ${await unended()} of ${JOBS} not ended ${seconds(Date.now() - batchEnded)} after the batch ended`);
+        throw new Error(
+          `${err.message}: ${await unended()} of ${JOBS} not ended ${seconds(Date.now() - batchEnded)} after the batch ended`,
+        );
       });
       const ended = Date.now();
       process.stderr.write(
@@ -74,26 +103,48 @@ describe('a batch Terminate in Temporal of 1000 runs', function () {
       );
 
       const rows = await db()('jobs').whereIn('id', ids).select('state', 'failure_reason');
-      assert.deepEqual([...new Set(rows.map((r) => `${r.state}: ${r.failure_reason}`))], [`CANCELLED: terminated in Temporal: ${REASON}`]);
+      assert.deepEqual(
+        [...new Set(rows.map((r) => `${r.state}: ${r.failure_reason}`))],
+        [`CANCELLED: terminated in Temporal: ${REASON}`],
+      );
       assert.equal(rows.length, JOBS);
-      const audited = await db()('audit_log').where({ workspace_id: workspaceId, action: 'job.cancel' }).count('* as n');
+      const audited = await db()('audit_log')
+        .where({ workspace_id: workspaceId, action: 'job.cancel' })
+        .count('* as n');
       assert.equal(Number(audited[0]!.n), JOBS, 'one job.cancel entry per job');
 
       // Both surfaces list no job of the workspace that has not ended, and show each running one terminated.
       const unendedStates = JOB_STATES.filter((s) => !TERMINAL_STATES.includes(s));
       assert.deepEqual((await ok('/compute/jobs/list', { state: unendedStates, limit: 200 }, key)).jobs, []);
-      assert.deepEqual((await v0ok('GET', `/jobs?${unendedStates.map((s) => `state=${s}`).join('&')}&pageSize=200`, { token: owner.token })).items, []);
+      assert.deepEqual(
+        (
+          await v0ok('GET', `/jobs?${unendedStates.map((s) => `state=${s}`).join('&')}&pageSize=200`, {
+            token: owner.token,
+          })
+        ).items,
+        [],
+      );
       for (const id of running) {
         const a = await ok('/compute/jobs/retrieve', { job_id: id }, key);
         const b = await v0ok('GET', `/jobs/${id}`, { token: owner.token });
-        assert.deepEqual([a.state, a.failureReason, b.state, b.failureReason], ['cancelled', `terminated in Temporal: ${REASON}`, 'CANCELLED', `terminated in Temporal: ${REASON}`]);
+        assert.deepEqual(
+          [a.state, a.failureReason, b.state, b.failureReason],
+          ['cancelled', `terminated in Temporal: ${REASON}`, 'CANCELLED', `terminated in Temporal: ${REASON}`],
+        );
       }
 
       // The agent still heartbeating its jobs is told to stop every one of them.
       const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: running }, node.nodeKey);
-      assert.deepEqual([...told.body.payload.cancel].sort(), [...running].sort(), 'the agent is told to stop each running job');
+      assert.deepEqual(
+        [...told.body.payload.cancel].sort(),
+        [...running].sort(),
+        'the agent is told to stop each running job',
+      );
       const attempts = await db()('job_attempts').whereIn('lease_id', leases).select('end_reason', 'kill_requested');
-      assert.deepEqual(attempts.map((a) => [a.end_reason, a.kill_requested]), leases.map(() => ['cancelled', true]));
+      assert.deepEqual(
+        attempts.map((a) => [a.end_reason, a.kill_requested]),
+        leases.map(() => ['cancelled', true]),
+      );
     } finally {
       await beat.stop();
       await api.stop();

@@ -30,10 +30,18 @@ async function billed(plan: 'hobby' | 'payg' | 'team', creditUsd = '0') {
 }
 
 const jobCount = async (workspaceId: string, pool?: 'managed') =>
-  Number((await db()('jobs').where({ workspace_id: workspaceId, ...(pool && { pool }) }).count<{ n: string }[]>('* as n'))[0].n);
+  Number(
+    (
+      await db()('jobs')
+        .where({ workspace_id: workspaceId, ...(pool && { pool }) })
+        .count<{ n: string }[]>('* as n')
+    )[0].n,
+  );
 
 const account = (workspaceId: string) =>
-  db()('billing_accounts').where({ workspace_id: workspaceId }).first(db().raw('spent_usd::text AS spent'), db().raw('reserved_usd::text AS reserved'));
+  db()('billing_accounts')
+    .where({ workspace_id: workspaceId })
+    .first(db().raw('spent_usd::text AS spent'), db().raw('reserved_usd::text AS reserved'));
 
 /** Long enough for the meter (every 2 s here) to tick at least `n` more times. */
 const ticks = (n: number) => sleep(n * 2000 + 500);
@@ -48,13 +56,19 @@ describe('the credit gate', () => {
     const writes: string[] = [];
     const api = testEnv().service.db;
     const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
-      if (/insert into "?(jobs|billing_reservations)"?/i.test(q.sql) && q.bindings?.includes(w.workspaceId)) writes.push(q.sql);
+      if (/insert into "?(jobs|billing_reservations)"?/i.test(q.sql) && q.bindings?.includes(w.workspaceId))
+        writes.push(q.sql);
     };
     api.on('query', onQuery);
-    const replies = await Promise.all(Array.from({ length: 200 }, () => post('/compute/jobs/submit', { type: 'COMMAND', ...manifest }, w.key))).finally(() => api.off('query', onQuery));
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, () => post('/compute/jobs/submit', { type: 'COMMAND', ...manifest }, w.key)),
+    ).finally(() => api.off('query', onQuery));
     // One statement per submit inserts the job and reserves its worst case together (or refuses both).
     assert.equal(writes.length, 200, `statements: ${writes.length}`);
-    assert.ok(writes.every((sql) => /insert into "?jobs"?/i.test(sql) && /insert into "?billing_reservations"?/i.test(sql)), writes.find((sql) => !/billing_reservations/i.test(sql)));
+    assert.ok(
+      writes.every((sql) => /insert into "?jobs"?/i.test(sql) && /insert into "?billing_reservations"?/i.test(sql)),
+      writes.find((sql) => !/billing_reservations/i.test(sql)),
+    );
     const accepted = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status === 402);
     assert.equal(accepted.length, 10, JSON.stringify(replies.find((r) => r.status !== 200 && r.status !== 402)?.body));
@@ -89,16 +103,30 @@ describe('the credit gate', () => {
   it('hobby has no managed pool (403 billing.not_available on both surfaces), and payg is gated at a zero credit', async function () {
     this.timeout(30_000);
     const hobby = await billed('hobby');
-    const onA = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed', timeoutSeconds: 86_400 }, hobby.key);
-    assert.deepEqual([onA.status, onA.body.code, onA.body.details], [403, 'billing.not_available', { plan: 'hobby' }], JSON.stringify(onA.body));
-    const onB = await v0('POST', '/jobs', { token: hobby.token, body: { type: 'COMMAND', command: 'true', pool: 'managed' } });
+    const onA = await post(
+      '/compute/jobs/submit',
+      { type: 'COMMAND', command: 'true', pool: 'managed', timeoutSeconds: 86_400 },
+      hobby.key,
+    );
+    assert.deepEqual(
+      [onA.status, onA.body.code, onA.body.details],
+      [403, 'billing.not_available', { plan: 'hobby' }],
+      JSON.stringify(onA.body),
+    );
+    const onB = await v0('POST', '/jobs', {
+      token: hobby.token,
+      body: { type: 'COMMAND', command: 'true', pool: 'managed' },
+    });
     assert.deepEqual([onB.status, onB.body.code], [403, 'billing.not_available'], JSON.stringify(onB.body));
     assert.equal(await jobCount(hobby.workspaceId), 0, 'nothing written');
     assert.equal((await account(hobby.workspaceId)).reserved, '0');
     assert.ok((await submit(hobby.key, {})).job_id, 'its own agents still run its jobs');
 
     const broke = await billed('payg', '0');
-    assert.equal((await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed' }, broke.key)).status, 402);
+    assert.equal(
+      (await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed' }, broke.key)).status,
+      402,
+    );
     assert.ok((await submit(broke.key, {})).job_id, 'self jobs at a zero credit');
   });
 
@@ -108,8 +136,15 @@ describe('the credit gate', () => {
     for (const status of ['past_due', 'canceled']) {
       await db()('billing_accounts').where({ workspace_id: w.workspaceId }).update({ status });
       const onA = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed' }, w.key);
-      assert.deepEqual([onA.status, onA.body.code, onA.body.details], [402, 'resource.limit_reached', { plan: 'team', status }], JSON.stringify(onA.body));
-      const onB = await v0('POST', '/jobs', { token: w.token, body: { type: 'COMMAND', command: 'true', pool: 'managed' } });
+      assert.deepEqual(
+        [onA.status, onA.body.code, onA.body.details],
+        [402, 'resource.limit_reached', { plan: 'team', status }],
+        JSON.stringify(onA.body),
+      );
+      const onB = await v0('POST', '/jobs', {
+        token: w.token,
+        body: { type: 'COMMAND', command: 'true', pool: 'managed' },
+      });
       assert.deepEqual([onB.status, onB.body.code], [402, 'resource.limit_reached'], JSON.stringify(onB.body));
       assert.ok((await submit(w.key, {})).job_id, 'self jobs go on');
     }
@@ -123,27 +158,47 @@ describe('caps', () => {
   it('start a managed job again only inside its reservation: a requeue the credit no longer covers ends billing.hard_cap, one it covers is topped up', async function () {
     this.timeout(60_000);
     const attemptUsd = 0.00265; // 1 CPU and 1024 MB for 100 s on payg: its one attempt's worst case
-    for (const [credit, covered] of [['0.00265', false], ['0.0053', true]] as const) {
+    for (const [credit, covered] of [
+      ['0.00265', false],
+      ['0.0053', true],
+    ] as const) {
       const w = await billed('payg', credit);
       const lost = await registerManaged(undefined, w.region, {}, 'lost');
       const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
       assert.equal((await pollOne(lost, 5))!.job_id, job.job_id);
       // It never heartbeats: the agent is lost, and the service starts the job again, not its retry policy.
-      await waitFor('the loss to requeue it', async () => (await db()('jobs').where({ id: job.job_id }).first('attempt')).attempt === 2, 20_000);
+      await waitFor(
+        'the loss to requeue it',
+        async () => (await db()('jobs').where({ id: job.job_id }).first('attempt')).attempt === 2,
+        20_000,
+      );
       const other = await registerManaged(undefined, w.region, {}, 'other');
       const again = await pollOne(other, 3);
       if (!covered) {
         assert.equal(again, undefined, 'not started outside its reservation');
-        await waitFor('it to end billing.hard_cap', async () => {
-          const row = await db()('jobs').where({ id: job.job_id }).first('state', 'failure_reason');
-          return row.state === 'CANCELLED' && row.failure_reason === 'billing.hard_cap';
-        }, 20_000);
+        await waitFor(
+          'it to end billing.hard_cap',
+          async () => {
+            const row = await db()('jobs').where({ id: job.job_id }).first('state', 'failure_reason');
+            return row.state === 'CANCELLED' && row.failure_reason === 'billing.hard_cap';
+          },
+          20_000,
+        );
         const left = await account(w.workspaceId);
         assert.ok(Number(left.spent) + Number(left.reserved) <= Number(credit), JSON.stringify(left));
       } else {
-        assert.deepEqual([again?.job_id, again?.attempt], [job.job_id, 2], 'started again, inside a reservation topped up');
-        const held = await db()('billing_reservations').where({ job_id: job.job_id }).first(db().raw('amount_usd::float8 AS amount'), db().raw('consumed_usd::float8 AS consumed'));
-        assert.ok(held.amount - held.consumed >= attemptUsd - 1e-9, `one attempt's worst case left: ${JSON.stringify(held)}`);
+        assert.deepEqual(
+          [again?.job_id, again?.attempt],
+          [job.job_id, 2],
+          'started again, inside a reservation topped up',
+        );
+        const held = await db()('billing_reservations')
+          .where({ job_id: job.job_id })
+          .first(db().raw('amount_usd::float8 AS amount'), db().raw('consumed_usd::float8 AS consumed'));
+        assert.ok(
+          held.amount - held.consumed >= attemptUsd - 1e-9,
+          `one attempt's worst case left: ${JSON.stringify(held)}`,
+        );
         await post('/compute/jobs/cancel', { job_id: job.job_id }, w.key);
       }
     }
@@ -163,10 +218,14 @@ describe('caps', () => {
       // A cap its metered spend passes within a tick or two (team: about 0.000022 USD a second).
       const patched = await v0('PATCH', '/billing/limits', { token: w.token, body: { hardCapUsd: 0.00001 } });
       assert.equal(patched.status, 202, JSON.stringify(patched.body));
-      await waitFor('the tick to stop it', async () => {
-        const row = await db()('jobs').where({ id: job.job_id }).first('state', 'failure_reason');
-        return row.failure_reason === 'billing.hard_cap' && ['CANCELLING', 'CANCELLED'].includes(row.state);
-      }, 30_000);
+      await waitFor(
+        'the tick to stop it',
+        async () => {
+          const row = await db()('jobs').where({ id: job.job_id }).first('state', 'failure_reason');
+          return row.failure_reason === 'billing.hard_cap' && ['CANCELLING', 'CANCELLED'].includes(row.state);
+        },
+        30_000,
+      );
     } finally {
       await beats.stop();
     }
@@ -180,44 +239,74 @@ describe('caps', () => {
     await v0ok('POST', '/webhooks', { token: w.token, body: { url: 'http://127.0.0.1:9/hooks' } });
     const agent = await registerManaged(undefined, w.region);
     const queued: string[] = [];
-    for (let i = 0; i < 4; i++) queued.push((await submit(w.key, { pool: 'managed', timeoutSeconds: 100, selector: { nobody: 'takes this' } })).job_id);
+    for (let i = 0; i < 4; i++)
+      queued.push(
+        (await submit(w.key, { pool: 'managed', timeoutSeconds: 100, selector: { nobody: 'takes this' } })).job_id,
+      );
     const running = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
     const held = (await pollOne(agent, 5))!;
     assert.equal(held.job_id, running.job_id);
     const beats = heartbeatInBackground(agent, [held.job_id]);
     try {
       // Room for two (0.0044) and what is already spent, not for three.
-      const patched = await v0('PATCH', '/billing/limits', { token: w.token, body: { hardCapUsd: 0.0045, softCapUsd: 0.004 } });
+      const patched = await v0('PATCH', '/billing/limits', {
+        token: w.token,
+        body: { hardCapUsd: 0.0045, softCapUsd: 0.004 },
+      });
       assert.equal(patched.status, 202, JSON.stringify(patched.body));
       assert.equal(patched.body.hardCapUsd, null, 'not in force before the tick');
       assert.deepEqual([patched.body.pending.hardCapUsd, patched.body.pending.softCapUsd], [0.0045, 0.004]);
 
       const newest = [running.job_id, queued[3], queued[2]];
-      await waitFor('the tick to stop the newest three', async () => {
-        const rows = await db()('jobs').whereIn('id', newest).select('state', 'failure_reason');
-        return rows.every((r) => r.failure_reason === 'billing.hard_cap' && ['CANCELLING', 'CANCELLED'].includes(r.state));
-      }, 20_000);
+      await waitFor(
+        'the tick to stop the newest three',
+        async () => {
+          const rows = await db()('jobs').whereIn('id', newest).select('state', 'failure_reason');
+          return rows.every(
+            (r) => r.failure_reason === 'billing.hard_cap' && ['CANCELLING', 'CANCELLED'].includes(r.state),
+          );
+        },
+        20_000,
+      );
       const kept = await db()('jobs').whereIn('id', queued.slice(0, 2)).pluck('state');
       assert.deepEqual(kept, ['QUEUED', 'QUEUED'], 'the oldest two fit and stay');
       const limits = await v0ok('GET', '/billing/limits', { token: w.token });
       assert.deepEqual(limits, { softCapUsd: 0.004, hardCapUsd: 0.0045, pending: null });
 
       // The running one: its agent is told to stop, and it ends CANCELLED for the same reason.
-      await waitFor('the running job cancelled', async () => (await db()('jobs').where({ id: running.job_id }).first('state')).state === 'CANCELLED', 20_000);
+      await waitFor(
+        'the running job cancelled',
+        async () => (await db()('jobs').where({ id: running.job_id }).first('state')).state === 'CANCELLED',
+        20_000,
+      );
       const job = await v0ok('GET', `/jobs/${running.job_id}`, { token: w.token });
       assert.deepEqual([job.state, job.failureReason], ['CANCELLED', 'billing.hard_cap']);
-      const events = await db()('webhook_events').where({ job_id: running.job_id }).orderBy('seq').select('type', 'data');
+      const events = await db()('webhook_events')
+        .where({ job_id: running.job_id })
+        .orderBy('seq')
+        .select('type', 'data');
       const terminal = events.find((e) => e.type === 'job.terminal');
-      assert.deepEqual([terminal?.data.job.state, terminal?.data.job.failure_reason], ['CANCELLED', 'billing.hard_cap'], JSON.stringify(events.map((e) => e.type)));
+      assert.deepEqual(
+        [terminal?.data.job.state, terminal?.data.job.failure_reason],
+        ['CANCELLED', 'billing.hard_cap'],
+        JSON.stringify(events.map((e) => e.type)),
+      );
     } finally {
       await beats.stop();
     }
     // What is left reserved fits the cap, and a new managed job would not.
     const left = await account(w.workspaceId);
     assert.ok(Number(left.spent) + Number(left.reserved) <= 0.0045, JSON.stringify(left));
-    const refused = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed', timeoutSeconds: 100 }, w.key);
+    const refused = await post(
+      '/compute/jobs/submit',
+      { type: 'COMMAND', command: 'true', pool: 'managed', timeoutSeconds: 100 },
+      w.key,
+    );
     assert.equal(refused.status, 402);
-    const audit = await db()('audit_log').where({ workspace_id: w.workspaceId }).whereIn('action', ['billing.limits_update', 'billing.limits_applied']).pluck('action');
+    const audit = await db()('audit_log')
+      .where({ workspace_id: w.workspaceId })
+      .whereIn('action', ['billing.limits_update', 'billing.limits_applied'])
+      .pluck('action');
     assert.deepEqual(audit.sort(), ['billing.limits_applied', 'billing.limits_update']);
   });
 
@@ -239,7 +328,10 @@ describe('caps', () => {
     await ok('/compute/nodes/result', resultOf(agent, held, 0), agent.nodeKey);
     await ok('/compute/nodes/result', resultOf(node, selfHeld, 0), node.nodeKey);
 
-    const noted = () => db()('audit_log').where({ workspace_id: w.workspaceId, action: 'billing.soft_cap_reached' }).select('actor_type', 'details');
+    const noted = () =>
+      db()('audit_log')
+        .where({ workspace_id: w.workspaceId, action: 'billing.soft_cap_reached' })
+        .select('actor_type', 'details');
     await waitFor('the soft cap noted', async () => (await noted()).length > 0, 15_000);
     await ticks(2);
     const entries = await noted();
@@ -277,20 +369,38 @@ describe('caps', () => {
   it('refuses bad caps and windows with the fields named, changing nothing', async function () {
     this.timeout(30_000);
     const w = await billed('payg', '1');
-    for (const body of [{ hardCapUsd: -1 }, { hardCapUsd: 1.1234567 }, { softCapUsd: 5, hardCapUsd: 2 }, {}, { hardCapUsd: 5, extra: 1 }, { hardCapUsd: '5' }]) {
+    for (const body of [
+      { hardCapUsd: -1 },
+      { hardCapUsd: 1.1234567 },
+      { softCapUsd: 5, hardCapUsd: 2 },
+      {},
+      { hardCapUsd: 5, extra: 1 },
+      { hardCapUsd: '5' },
+    ]) {
       const reply = await v0('PATCH', '/billing/limits', { token: w.token, body });
       assert.equal(reply.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(reply.body)}`);
       assert.equal(reply.body.code, 'request.invalid');
     }
-    assert.deepEqual(await v0ok('GET', '/billing/limits', { token: w.token }), { softCapUsd: null, hardCapUsd: null, pending: null }, 'nothing half-written');
-    const window = await v0('GET', '/billing/usage?windowStart=2026-02-01T00:00:00Z&windowEnd=2026-01-01T00:00:00Z', { token: w.token });
+    assert.deepEqual(
+      await v0ok('GET', '/billing/limits', { token: w.token }),
+      { softCapUsd: null, hardCapUsd: null, pending: null },
+      'nothing half-written',
+    );
+    const window = await v0('GET', '/billing/usage?windowStart=2026-02-01T00:00:00Z&windowEnd=2026-01-01T00:00:00Z', {
+      token: w.token,
+    });
     assert.equal(window.status, 400);
     assert.equal(window.body.errors?.[0]?.field ?? window.body.details?.fields?.[0]?.path, 'windowEnd');
-    const empty = await v0ok('GET', '/billing/usage?windowStart=2020-01-01T00:00:00Z&windowEnd=2020-02-01T00:00:00Z', { token: w.token });
+    const empty = await v0ok('GET', '/billing/usage?windowStart=2020-01-01T00:00:00Z&windowEnd=2020-02-01T00:00:00Z', {
+      token: w.token,
+    });
     assert.deepEqual(empty, {
       windowStart: '2020-01-01T00:00:00.000Z',
       windowEnd: '2020-02-01T00:00:00.000Z',
-      cpuSeconds: 0, gpuSeconds: 0, gbSeconds: 0, estimateUsd: 0,
+      cpuSeconds: 0,
+      gpuSeconds: 0,
+      gbSeconds: 0,
+      estimateUsd: 0,
       managed: { cpuSeconds: 0, gpuSeconds: 0, gbSeconds: 0, estimateUsd: 0 },
       self: { cpuSeconds: 0, gpuSeconds: 0, gbSeconds: 0, estimateUsd: 0 },
     });
@@ -308,14 +418,30 @@ describe('caps', () => {
     const asked = await me.succeed('billing', 'limits', '--hard', '4.5', '--soft', 'none');
     assert.match(asked.stdout, /hard cap\s+none\npending\s+soft none, hard 4.5 USD/);
     assert.match(asked.stderr, /the next meter tick applies it/);
-    await waitFor('the tick to apply it', async () => /hard cap\s+4.5 USD/.test(await me.ok('billing', 'limits')), 15_000);
+    await waitFor(
+      'the tick to apply it',
+      async () => /hard cap\s+4.5 USD/.test(await me.ok('billing', 'limits')),
+      15_000,
+    );
     const typo = await me.run('billing', 'limits', '--hard', '4.5000001');
     assert.notEqual(typo.code, 0);
     assert.match(typo.stderr, /more than 6 decimals/);
     assert.equal(typo.stderr.trim().split('\n').length, 1, typo.stderr);
     const usage = JSON.parse(await me.ok('billing', 'usage', '--json'));
-    assert.deepEqual(Object.keys(usage).sort(), ['cpuSeconds', 'estimateUsd', 'gbSeconds', 'gpuSeconds', 'managed', 'self', 'windowEnd', 'windowStart']);
-    assert.match(await me.ok('billing', 'usage'), /^POOL\s+CPU-SECONDS\s+GPU-SECONDS\s+GB-SECONDS\s+USD\nmanaged\s+0\s+0\s+0\s+0\.000000\n/);
+    assert.deepEqual(Object.keys(usage).sort(), [
+      'cpuSeconds',
+      'estimateUsd',
+      'gbSeconds',
+      'gpuSeconds',
+      'managed',
+      'self',
+      'windowEnd',
+      'windowStart',
+    ]);
+    assert.match(
+      await me.ok('billing', 'usage'),
+      /^POOL\s+CPU-SECONDS\s+GPU-SECONDS\s+GB-SECONDS\s+USD\nmanaged\s+0\s+0\s+0\s+0\.000000\n/,
+    );
   });
 
   it('a manual retry of a managed job passes the gate again', async function () {
@@ -325,7 +451,10 @@ describe('caps', () => {
     const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
     const held = (await pollOne(agent, 5))!;
     await ok('/compute/nodes/result', resultOf(agent, held, 1), agent.nodeKey);
-    await waitFor('failed, its reservation released', async () => Number((await account(w.workspaceId)).reserved) === 0);
+    await waitFor(
+      'failed, its reservation released',
+      async () => Number((await account(w.workspaceId)).reserved) === 0,
+    );
     await setBilling(db(), { workspaceId: w.workspaceId, creditUsd: '0.001', actor: OPERATOR });
     const refused = await post('/compute/jobs/retry', { job_id: job.job_id }, w.key);
     assert.equal(refused.status, 402, JSON.stringify(refused.body));

@@ -25,12 +25,29 @@ async function periodEnded(workspaceId: string): Promise<Date> {
 }
 
 /** A finished managed job of the workspace, as rows, with ledger entries of these amounts recorded at these times (SQL). */
-async function jobWithEntries(w: { workspaceId: string; region: string }, entries: Array<[amount: string, toAt: string]>): Promise<string> {
+async function jobWithEntries(
+  w: { workspaceId: string; region: string },
+  entries: Array<[amount: string, toAt: string]>,
+): Promise<string> {
   const id = newId('job');
   await db()('jobs').insert({
-    id, workspace_id: w.workspaceId, type: 'COMMAND', command: 'true', env: '{}', labels: '{}', selector: '{}', resources: '{}',
-    retry: JSON.stringify({ maxAttempts: 1, backoffSeconds: 10 }), timeout_seconds: 60, state: 'SUCCEEDED', attempt: 1,
-    pool: 'managed', region: w.region, created_at: new Date(), available_at: new Date(), finished_at: new Date(),
+    id,
+    workspace_id: w.workspaceId,
+    type: 'COMMAND',
+    command: 'true',
+    env: '{}',
+    labels: '{}',
+    selector: '{}',
+    resources: '{}',
+    retry: JSON.stringify({ maxAttempts: 1, backoffSeconds: 10 }),
+    timeout_seconds: 60,
+    state: 'SUCCEEDED',
+    attempt: 1,
+    pool: 'managed',
+    region: w.region,
+    created_at: new Date(),
+    available_at: new Date(),
+    finished_at: new Date(),
     // As a run would have left it: the interrupted-submit reconciler removes rows never started.
     workflow_started: true,
   });
@@ -48,12 +65,24 @@ describe('billing periods', () => {
   it('rounds only at the line, carrying the difference, in a fixed order; the draft shows what it opens with; earlier periods are not swept in', async function () {
     const w = await billedWorkspace('team');
     const inPeriod = `now() - interval '1 second'`;
-    for (const amounts of [['0.004'], ['0.004'], ['0.004'], ['0.0049', '0.0001'], ['-0.0031']]) await jobWithEntries(w, amounts.map((a) => [a, inPeriod]));
+    for (const amounts of [['0.004'], ['0.004'], ['0.004'], ['0.0049', '0.0001'], ['-0.0031']])
+      await jobWithEntries(
+        w,
+        amounts.map((a) => [a, inPeriod]),
+      );
     // Usage before the period (the workspace was on another plan then, say): never invoiced.
-    const before = await jobWithEntries(w, [['0.5', `(SELECT current_period_start FROM billing_accounts WHERE workspace_id = '${w.workspaceId}') - interval '1 hour'`]]);
+    const before = await jobWithEntries(w, [
+      [
+        '0.5',
+        `(SELECT current_period_start FROM billing_accounts WHERE workspace_id = '${w.workspaceId}') - interval '1 hour'`,
+      ],
+    ]);
     // Running totals 0.004 0.008 0.012 0.017 0.0139, rounded 0.00 0.01 0.01 0.02 0.01: each line is the step.
     const expected = ['0.00', '0.01', '0.00', '0.01', '-0.01'];
-    assert.deepEqual(await closePeriods(db(), { ...periods(), at: new Date(), workspaceId: w.workspaceId, force: true }), { periods: 1, invoices: 1 });
+    assert.deepEqual(
+      await closePeriods(db(), { ...periods(), at: new Date(), workspaceId: w.workspaceId, force: true }),
+      { periods: 1, invoices: 1 },
+    );
     const [draft] = (await readInvoices(db(), w.workspaceId, { limit: 5 })).invoices;
     assert.deepEqual([draft.status, draft.lines.map((l) => l.amountUsd), draft.totalUsd], ['draft', expected, '0.01']);
     await openDueInvoices(db(), new Date(), { workspaceId: w.workspaceId, skipGrace: true });
@@ -64,7 +93,9 @@ describe('billing periods', () => {
        FROM invoices i WHERE i.workspace_id = ?`,
       [before, w.workspaceId],
     );
-    assert.deepEqual(rows, [{ status: 'open', total: '0.01', exact: true, rounding: true, amounts: expected, swept: 0 }]);
+    assert.deepEqual(rows, [
+      { status: 'open', total: '0.01', exact: true, rounding: true, amounts: expected, swept: 0 },
+    ]);
     const [open] = (await readInvoices(db(), w.workspaceId, { limit: 5 })).invoices;
     assert.deepEqual({ ...open, status: 'draft' }, draft, 'the draft showed what it opened with');
     assert.equal(open.roundingUsd, '-0.003900000000');
@@ -78,7 +109,10 @@ describe('billing periods', () => {
     // Past its end to the microsecond (a time read back is cut to the millisecond).
     const at = new Date(end.getTime() + 1);
     await Promise.all(Array.from({ length: 6 }, () => closePeriods(db(), { ...periods(), at })));
-    const account = () => db()('billing_accounts').where({ workspace_id: w.workspaceId }).first('current_period_start', 'current_period_end', db().raw('spent_usd::text AS spent'));
+    const account = () =>
+      db()('billing_accounts')
+        .where({ workspace_id: w.workspaceId })
+        .first('current_period_start', 'current_period_end', db().raw('spent_usd::text AS spent'));
     const rolled = await account();
     assert.deepEqual([rolled.current_period_start, rolled.spent], [end, '0']);
     assert.equal(rolled.current_period_end.getTime(), end.getTime() + 3600_000, 'BILLING_PERIOD: an hour on');
@@ -89,7 +123,10 @@ describe('billing periods', () => {
     assert.equal(draft.closes_at.getTime(), end.getTime() + periods().graceSeconds * 1000);
 
     // Before its grace it stays a draft; after it, openers racing open it once (times read back to the millisecond).
-    assert.equal(await openDueInvoices(db(), new Date(draft.closes_at.getTime() - 1), { workspaceId: w.workspaceId }), 0);
+    assert.equal(
+      await openDueInvoices(db(), new Date(draft.closes_at.getTime() - 1), { workspaceId: w.workspaceId }),
+      0,
+    );
     const due = new Date(draft.closes_at.getTime() + 1);
     const opened = await Promise.all(Array.from({ length: 6 }, () => openDueInvoices(db(), due)));
     assert.ok(opened.some((n) => n >= 1));
@@ -106,8 +143,14 @@ describe('billing periods', () => {
     const { taskQueue } = testEnv().config.temporal;
     await withTemporal(async (client) => {
       const suite = await client.schedule.getHandle(periodScheduleId(taskQueue)).describe();
-      assert.deepEqual(suite.spec.intervals?.map((i) => i.every), [3600_000]);
-      assert.deepEqual([suite.action.type, suite.action.type === 'startWorkflow' && suite.action.workflowType], ['startWorkflow', 'billingPeriod']);
+      assert.deepEqual(
+        suite.spec.intervals?.map((i) => i.every),
+        [3600_000],
+      );
+      assert.deepEqual(
+        [suite.action.type, suite.action.type === 'startWorkflow' && suite.action.workflowType],
+        ['startWorkflow', 'billingPeriod'],
+      );
       // The production spec, on a schedule of its own: its next runs are the 1sts of the months at midnight UTC.
       const monthly = `periods-month-${Date.now()}`;
       await ensurePeriodSchedule(client, { taskQueue: monthly, period: 'month', log: pino({ level: 'silent' }) });
@@ -133,9 +176,17 @@ describe('billing periods', () => {
       // TemporalScheduledStartTime): one triggered in the second the period ended would not close it.
       await sleep(Math.floor(end.getTime() / 1000) * 1000 + 1000 - Date.now());
       await handle.trigger();
-      const draft = await waitFor('the triggered run to close the period', async () => (await invoicesOf(w.workspaceId))[0], 10_000);
+      const draft = await waitFor(
+        'the triggered run to close the period',
+        async () => (await invoicesOf(w.workspaceId))[0],
+        10_000,
+      );
       assert.deepEqual([draft.status, draft.period_end], ['draft', end]);
-      await waitFor('the run to open it after the grace', async () => (await invoicesOf(w.workspaceId))[0].status === 'open', 30_000);
+      await waitFor(
+        'the run to open it after the grace',
+        async () => (await invoicesOf(w.workspaceId))[0].status === 'open',
+        30_000,
+      );
     });
     const invoices = await invoicesOf(w.workspaceId);
     assert.equal(invoices.length, 1);

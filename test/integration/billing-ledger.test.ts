@@ -9,7 +9,18 @@ import { periodScheduleId } from '../../src/billing/period-schedule';
 import { waitFor } from '../support/agents';
 import { testEnv } from '../support/env';
 import { spawnWorker } from '../support/worker-process';
-import { heartbeatInBackground, heldJob, inState, newWorkspace, ok, pollOne, registerNode, resultOf, sleep, waitForJob } from '../support/http';
+import {
+  heartbeatInBackground,
+  heldJob,
+  inState,
+  newWorkspace,
+  ok,
+  pollOne,
+  registerNode,
+  resultOf,
+  sleep,
+  waitForJob,
+} from '../support/http';
 
 // The usage ledger (CONTRACT §9): for every attempt, however it ended and however the meter's
 // ticks (every 2 s here) fell across it, the entries add up to exactly its runtime × resources,
@@ -32,13 +43,26 @@ async function sumsOf(jobId: string) {
      WHERE a.job_id = ? ORDER BY a.attempt`,
     [jobId],
   );
-  return rows as Array<{ attempt: number; end_reason: string; cpu_exact: boolean; gpu_exact: boolean; gb_exact: boolean; entries: number; ticks: number; cpu: string; secs: string }>;
+  return rows as Array<{
+    attempt: number;
+    end_reason: string;
+    cpu_exact: boolean;
+    gpu_exact: boolean;
+    gb_exact: boolean;
+    entries: number;
+    ticks: number;
+    cpu: string;
+    secs: string;
+  }>;
 }
 
 function assertExact(label: string, sums: Awaited<ReturnType<typeof sumsOf>>, attempts: number) {
   assert.equal(sums.length, attempts, `${label}: ${JSON.stringify(sums)}`);
   for (const s of sums) {
-    assert.ok(s.cpu_exact && s.gpu_exact && s.gb_exact, `${label}, attempt ${s.attempt} (${s.end_reason}): ${s.cpu} CPU-s over ${s.secs} s`);
+    assert.ok(
+      s.cpu_exact && s.gpu_exact && s.gb_exact,
+      `${label}, attempt ${s.attempt} (${s.end_reason}): ${s.cpu} CPU-s over ${s.secs} s`,
+    );
   }
 }
 
@@ -52,9 +76,11 @@ describe('the usage ledger', () => {
       await beats.stop();
       // A refusal says where the job's run stood (a 503 here may be an Update the server kept aborting:
       // WorkflowNotReady in docs/reference/behaviour.md).
-      await ok('/compute/nodes/result', resultOf(held.node, held.job, exitCode), held.node.nodeKey).catch(async (err) => {
-        throw new Error(`${err.message}\n${await jobRunStory(held.job.job_id)}`);
-      });
+      await ok('/compute/nodes/result', resultOf(held.node, held.job, exitCode), held.node.nodeKey).catch(
+        async (err) => {
+          throw new Error(`${err.message}\n${await jobRunStory(held.job.job_id)}`);
+        },
+      );
     };
     const scenarios: Array<{ label: string; attempts: number; run: () => Promise<string> }> = [
       {
@@ -125,21 +151,29 @@ describe('the usage ledger', () => {
     let ticked = 0;
     for (const [i, s] of scenarios.entries()) {
       // The end's entry is written with the end; a retry's second attempt ends with its result.
-      await waitFor(`${s.label}: every attempt ended`, async () => (await sumsOf(jobIds[i])).filter((r) => r.entries > 0).length === s.attempts);
+      await waitFor(
+        `${s.label}: every attempt ended`,
+        async () => (await sumsOf(jobIds[i])).filter((r) => r.entries > 0).length === s.attempts,
+      );
       const sums = await sumsOf(jobIds[i]);
       assertExact(s.label, sums, s.attempts);
       ticked += sums.reduce((n, r) => n + r.ticks, 0);
     }
     assert.ok(ticked > 0, 'some attempt was metered by a tick while it ran, then ended');
     const reasons = (await Promise.all(jobIds.map(sumsOf))).flat().map((r) => r.end_reason);
-    for (const reason of ['result', 'timeout', 'cancelled', 'agent_lost']) assert.ok(reasons.includes(reason), `an attempt ended by ${reason}: ${reasons}`);
+    for (const reason of ['result', 'timeout', 'cancelled', 'agent_lost'])
+      assert.ok(reasons.includes(reason), `an attempt ended by ${reason}: ${reasons}`);
   });
 
   it("takes the agent's reported usage where it gives it, and the metered figure where it does not", async function () {
     this.timeout(30_000);
     const held = await heldJob({ resources: RESOURCES });
     await sleep(300);
-    await ok('/compute/nodes/result', { ...resultOf(held.node, held.job, 0), usage: { cpuSeconds: 5.5, gbSeconds: 0.125, somethingElse: 7 } }, held.node.nodeKey);
+    await ok(
+      '/compute/nodes/result',
+      { ...resultOf(held.node, held.job, 0), usage: { cpuSeconds: 5.5, gbSeconds: 0.125, somethingElse: 7 } },
+      held.node.nodeKey,
+    );
     const { rows } = await db().raw(
       `SELECT sum(cpu_seconds)::text AS cpu, sum(gb_seconds)::text AS gb, sum(gpu_seconds) = extract(epoch FROM a.ended_at - a.assigned_at) AS gpu_metered
        FROM usage_ledger u JOIN job_attempts a ON a.job_id = u.job_id AND a.attempt = u.attempt WHERE u.job_id = ? GROUP BY a.ended_at, a.assigned_at`,
@@ -149,8 +183,15 @@ describe('the usage ledger', () => {
     assert.equal(Number(rows[0].gb), 0.125);
     assert.equal(rows[0].gpu_metered, true);
     // A result repeated (its answer was lost) changes nothing.
-    await ok('/compute/nodes/result', { ...resultOf(held.node, held.job, 0), usage: { cpuSeconds: 9 } }, held.node.nodeKey);
-    const again = await db()('usage_ledger').where({ job_id: held.job.job_id }).sum({ cpu: 'cpu_seconds' }).count({ n: '*' });
+    await ok(
+      '/compute/nodes/result',
+      { ...resultOf(held.node, held.job, 0), usage: { cpuSeconds: 9 } },
+      held.node.nodeKey,
+    );
+    const again = await db()('usage_ledger')
+      .where({ job_id: held.job.job_id })
+      .sum({ cpu: 'cpu_seconds' })
+      .count({ n: '*' });
     assert.equal(Number(again[0].cpu), 5.5);
   });
 
@@ -161,7 +202,10 @@ describe('the usage ledger', () => {
     const node = await registerNode(key, {}, 'meters');
     const N = 6000;
     const perWindow = async () =>
-      (await db()('usage_ledger').where({ workspace_id: workspaceId }).groupBy('meter_window').select('meter_window', db().raw('count(*)::int AS n'))) as Array<{ meter_window: string; n: number }>;
+      (await db()('usage_ledger')
+        .where({ workspace_id: workspaceId })
+        .groupBy('meter_window')
+        .select('meter_window', db().raw('count(*)::int AS n'))) as Array<{ meter_window: string; n: number }>;
     // Every window metered meanwhile is the test's: the suite's meter would lock attempts beside it.
     const jobIds = await withMeterPaused('billing-ledger: a meter killed midway', async (client) => {
       const jobIds = await insertRunning(workspaceId, node.nodeId, N, RESOURCES);
@@ -176,7 +220,11 @@ describe('the usage ledger', () => {
         // A tick of an earlier window, run late (its retry after a later one ran): nothing to add.
         const t0 = new Date(t1.getTime() - 60_000);
         await meterRunning(db(), t0, 10_000);
-        assert.equal((await perWindow()).find((w) => w.meter_window === `tick:${t0.toISOString()}`), undefined, 'nothing for the earlier window');
+        assert.equal(
+          (await perWindow()).find((w) => w.meter_window === `tick:${t0.toISOString()}`),
+          undefined,
+          'nothing for the earlier window',
+        );
       } finally {
         // Their ends, as the seam writes them: each attempt's remainder.
         await endAll(jobIds);
@@ -191,7 +239,11 @@ describe('the usage ledger', () => {
     );
     // An attempt without entries (a sum of none is null) or without an end counts as off too.
     assert.equal(rows[0].attempts, N);
-    assert.equal(rows[0].off, 0, `every attempt adds up exactly; one that does not: ${JSON.stringify(await entriesOfOneOff(jobIds))}`);
+    assert.equal(
+      rows[0].off,
+      0,
+      `every attempt adds up exactly; one that does not: ${JSON.stringify(await entriesOfOneOff(jobIds))}`,
+    );
   });
   it('counts nothing twice when ticks of different windows run at once over the same attempts', async function () {
     this.timeout(120_000);
@@ -216,7 +268,11 @@ describe('the usage ledger', () => {
          FROM job_attempts a WHERE a.job_id = ANY(?)) x`,
       [jobIds],
     );
-    assert.equal(rows[0].off, 0, `every attempt adds up exactly; one that does not: ${JSON.stringify(await entriesOfOneOff(jobIds))}`);
+    assert.equal(
+      rows[0].off,
+      0,
+      `every attempt adds up exactly; one that does not: ${JSON.stringify(await entriesOfOneOff(jobIds))}`,
+    );
     assert.ok(rows[0].fewest >= 2, 'each attempt was metered by ticks before its end');
   });
 });
@@ -229,7 +285,10 @@ async function entriesOfOneOff(jobIds: string[]) {
     [jobIds],
   );
   if (!rows[0]) return null;
-  const entries = await db()('usage_ledger').where({ job_id: rows[0].job_id }).orderBy('id').select('meter_window', 'from_at', 'to_at', 'cpu_seconds', 'created_at');
+  const entries = await db()('usage_ledger')
+    .where({ job_id: rows[0].job_id })
+    .orderBy('id')
+    .select('meter_window', 'from_at', 'to_at', 'cpu_seconds', 'created_at');
   return { attempt: rows[0], entries };
 }
 
@@ -238,11 +297,19 @@ async function entriesOfOneOff(jobIds: string[]) {
  * attempts metered, not all: its batches commit one by one); another worker takes the tick's
  * activity up once its heartbeat is missed, and the window completes, once.
  */
-async function killedTickRetried(client: Client, perWindow: () => Promise<Array<{ meter_window: string; n: number }>>, n: number): Promise<void> {
+async function killedTickRetried(
+  client: Client,
+  perWindow: () => Promise<Array<{ meter_window: string; n: number }>>,
+  n: number,
+): Promise<void> {
   const taskQueue = `meter-kill-${Date.now()}`;
   const workers = [await spawnWorker(taskQueue, 'meter-worker-1', { METER_TICK_SECONDS: '3' })];
   try {
-    const partial = await waitFor('a tick midway', async () => (await perWindow()).find((w) => w.n > 0 && w.n < n), 60_000);
+    const partial = await waitFor(
+      'a tick midway',
+      async () => (await perWindow()).find((w) => w.n > 0 && w.n < n),
+      60_000,
+    );
     process.kill(-workers[0].pid, 'SIGKILL');
     await workers[0].exited;
     const cut = (await perWindow()).find((w) => w.meter_window === partial.meter_window)!.n;
@@ -252,20 +319,40 @@ async function killedTickRetried(client: Client, perWindow: () => Promise<Array<
     // Bounded by the test's timeout, not a speed: the retry waits out the heartbeat timeout (10 s)
     // and a worker start, then meters beside the ticks of later windows, all on a loaded machine.
     const meterRuns = `WorkflowType = "meter" AND TaskQueue = "${taskQueue}"`;
-    await waitFor('the killed tick completed by the other worker', async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === n, 120_000).catch(async (err) => {
-      throw new Error(`${err.message}\n${await pendingWork(client, meterRuns, workers.map((w) => w.logFile))}`);
+    await waitFor(
+      'the killed tick completed by the other worker',
+      async () => (await perWindow()).find((w) => w.meter_window === partial.meter_window)?.n === n,
+      120_000,
+    ).catch(async (err) => {
+      throw new Error(
+        `${err.message}\n${await pendingWork(
+          client,
+          meterRuns,
+          workers.map((w) => w.logFile),
+        )}`,
+      );
     });
-    const retried = await waitFor('the retried activity in the run\'s history', async () => {
-      for await (const run of client.workflow.list({ query: meterRuns })) {
-        const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
-        if (events.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) >= 2)) return run.workflowId;
-      }
-      return undefined;
-    }, 30_000);
+    const retried = await waitFor(
+      "the retried activity in the run's history",
+      async () => {
+        for await (const run of client.workflow.list({ query: meterRuns })) {
+          const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
+          if (events.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) >= 2)) return run.workflowId;
+        }
+        return undefined;
+      },
+      30_000,
+    );
     assert.ok(retried);
   } finally {
     for (const w of workers) await w.stop(2000);
-    await client.schedule.getHandle(meterScheduleId(taskQueue)).delete().catch(() => undefined);
-    await client.schedule.getHandle(periodScheduleId(taskQueue)).delete().catch(() => undefined);
+    await client.schedule
+      .getHandle(meterScheduleId(taskQueue))
+      .delete()
+      .catch(() => undefined);
+    await client.schedule
+      .getHandle(periodScheduleId(taskQueue))
+      .delete()
+      .catch(() => undefined);
   }
 }

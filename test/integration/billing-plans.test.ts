@@ -16,7 +16,8 @@ const PRICES = {
 };
 
 /** The workspace's billing.set entries, oldest first. */
-const billingEntries = (workspaceId: string) => testEnv().db('audit_log').where({ workspace_id: workspaceId, action: 'billing.set' }).orderBy('id');
+const billingEntries = (workspaceId: string) =>
+  testEnv().db('audit_log').where({ workspace_id: workspaceId, action: 'billing.set' }).orderBy('id');
 
 describe('plans and prices', () => {
   const apiWith = apisPerTest();
@@ -47,14 +48,30 @@ describe('plans and prices', () => {
     const columns = await testEnv()
       .db('information_schema.columns')
       .where({ table_schema: 'public' })
-      .whereIn('table_name', ['billing_plans', 'billing_accounts', 'usage_ledger', 'billing_reservations', 'credit_ledger', 'credit_grants', 'invoices', 'invoice_lines'])
+      .whereIn('table_name', [
+        'billing_plans',
+        'billing_accounts',
+        'usage_ledger',
+        'billing_reservations',
+        'credit_ledger',
+        'credit_grants',
+        'invoices',
+        'invoice_lines',
+      ])
       .whereLike('column_name', '%_usd')
       .select('table_name', 'column_name', 'data_type', 'numeric_scale');
     const typed = columns.map((c) => `${c.table_name}.${c.column_name} ${c.data_type}(${c.numeric_scale})`);
     // Every amount of money is a numeric, never a float; prices with a fixed scale. The credit's
     // balance is exact at any scale (draws carry the usage's decimals).
-    assert.deepEqual(columns.filter((c) => c.data_type !== 'numeric'), []);
-    for (const fixed of ['billing_plans.cpu_second_usd numeric(12)', 'billing_plans.gb_second_usd numeric(12)', 'billing_plans.gpu_second_usd numeric(12)']) {
+    assert.deepEqual(
+      columns.filter((c) => c.data_type !== 'numeric'),
+      [],
+    );
+    for (const fixed of [
+      'billing_plans.cpu_second_usd numeric(12)',
+      'billing_plans.gb_second_usd numeric(12)',
+      'billing_plans.gpu_second_usd numeric(12)',
+    ]) {
       assert.ok(typed.includes(fixed), `${fixed} in ${typed.join(', ')}`);
     }
     assert.ok(typed.length >= 10, 'the ledger, reservations and caps are read too');
@@ -67,7 +84,11 @@ describe('plans and prices', () => {
     const read = async (credential: string) => {
       const reply = await fetch(`${testEnv().url}/api/compute/billing/subscription`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...credentialHeaders(credential), ...(credential.startsWith('eyJ') ? asMember : {}) },
+        headers: {
+          'Content-Type': 'application/json',
+          ...credentialHeaders(credential),
+          ...(credential.startsWith('eyJ') ? asMember : {}),
+        },
         body: '{}',
       });
       assert.equal(reply.status, 200);
@@ -90,7 +111,17 @@ describe('plans and prices', () => {
       creditUsd: 0,
     });
 
-    const set = await compute(['admin', 'billing', 'set', '--workspace', t.ws.id, '--plan', 'payg', '--credit-usd', '1250.123456']);
+    const set = await compute([
+      'admin',
+      'billing',
+      'set',
+      '--workspace',
+      t.ws.id,
+      '--plan',
+      'payg',
+      '--credit-usd',
+      '1250.123456',
+    ]);
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, new RegExp(`${t.ws.id} is on the payg plan with 1250.123456 USD of prepaid credit`));
     // A member's session in the workspace and a member's API key read the same record.
@@ -121,9 +152,30 @@ describe('plans and prices', () => {
     assert.deepEqual(
       entries.map((e) => [e.actor_type, e.actor_id, e.target_type, e.target_id, e.outcome, e.details]),
       [
-        ['system', 'operator', 'workspace', t.ws.id, 'success', { plan: { old: 'hobby', new: 'payg' }, creditUsd: { old: '0', new: '1250.123456' } }],
-        ['system', 'operator', 'workspace', t.ws.id, 'success', { plan: { old: 'payg', new: 'team' }, creditUsd: { old: '1250.123456', new: '1250.123456' } }],
-        ['system', 'operator', 'workspace', t.ws.id, 'success', { plan: { old: 'team', new: 'team' }, creditUsd: { old: '1250.123456', new: '0.5' } }],
+        [
+          'system',
+          'operator',
+          'workspace',
+          t.ws.id,
+          'success',
+          { plan: { old: 'hobby', new: 'payg' }, creditUsd: { old: '0', new: '1250.123456' } },
+        ],
+        [
+          'system',
+          'operator',
+          'workspace',
+          t.ws.id,
+          'success',
+          { plan: { old: 'payg', new: 'team' }, creditUsd: { old: '1250.123456', new: '1250.123456' } },
+        ],
+        [
+          'system',
+          'operator',
+          'workspace',
+          t.ws.id,
+          'success',
+          { plan: { old: 'team', new: 'team' }, creditUsd: { old: '1250.123456', new: '0.5' } },
+        ],
       ],
     );
     // The owner reads them in the workspace's audit log.
@@ -177,23 +229,35 @@ describe('plans and prices', () => {
   it("/v0's budget follows the plan at once: payg refuses past its burst, back on hobby nothing is refused", async function () {
     this.timeout(60_000);
     const s = await login();
-    const burst = async (n: number) => (await Promise.all(Array.from({ length: n }, () => v0('GET', '/tokens', { token: s.token })))).map((r) => r.status);
+    const burst = async (n: number) =>
+      (await Promise.all(Array.from({ length: n }, () => v0('GET', '/tokens', { token: s.token })))).map(
+        (r) => r.status,
+      );
 
-    assert.equal((await compute(['admin', 'billing', 'set', '--workspace', s.user.workspaceId, '--plan', 'payg'])).code, 0);
+    assert.equal(
+      (await compute(['admin', 'billing', 'set', '--workspace', s.user.workspaceId, '--plan', 'payg'])).code,
+      0,
+    );
     // Batches of 50 at once until the first refusal: faster than 100/s, so one must come (at the
     // latest past 1000 in ten seconds), and not before the burst of 200 has gone through.
     let passed = 0;
     let refused = 0;
     while (!refused && passed < 1500) {
       const batch = await burst(50);
-      assert.deepEqual(batch.filter((st) => st !== 200 && st !== 429), []);
+      assert.deepEqual(
+        batch.filter((st) => st !== 200 && st !== 429),
+        [],
+      );
       refused = batch.filter((st) => st === 429).length;
       passed += batch.length - refused;
     }
     assert.ok(refused > 0, `no refusal after ${passed} requests`);
     assert.ok(passed >= 200, `refused after ${passed} passed: the burst of 200 goes through`);
 
-    assert.equal((await compute(['admin', 'billing', 'set', '--workspace', s.user.workspaceId, '--plan', 'hobby'])).code, 0);
+    assert.equal(
+      (await compute(['admin', 'billing', 'set', '--workspace', s.user.workspaceId, '--plan', 'hobby'])).code,
+      0,
+    );
     assert.deepEqual([...new Set(await burst(300))], [200]);
   });
 
@@ -201,13 +265,21 @@ describe('plans and prices', () => {
     this.timeout(60_000);
     const db = testEnv().db;
     const s = await login();
-    assert.equal((await compute(['admin', 'billing', 'set', '--workspace', s.user.workspaceId, '--plan', 'payg'])).code, 0);
+    assert.equal(
+      (await compute(['admin', 'billing', 'set', '--workspace', s.user.workspaceId, '--plan', 'payg'])).code,
+      0,
+    );
     const original = await db('billing_plans').where({ id: 'payg' }).first('requests_per_second', 'burst');
     await db('billing_plans').where({ id: 'payg' }).update({ requests_per_second: 3, burst: 5 });
     try {
       // An instance started now reads the plans afresh.
       const api = await apiWith();
-      const statuses = await Promise.all(Array.from({ length: 12 }, async () => (await v0('GET', '/tokens', { token: s.token, baseUrl: api.url })).status));
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 12 },
+          async () => (await v0('GET', '/tokens', { token: s.token, baseUrl: api.url })).status,
+        ),
+      );
       // 5 in any one second, on one instance exactly; 12 at once may still span two such windows.
       const passed = statuses.filter((st) => st === 200).length;
       assert.ok(passed >= 5 && passed <= 10, `${passed} passed: ${statuses.join(' ')}`);
@@ -221,7 +293,9 @@ describe('plans and prices', () => {
     const s = await login();
     const set = await compute(['admin', 'set-plan', s.user.workspaceId, 'enterprise', '--rps', '3', '--burst', '5']);
     assert.equal(set.code, 0, set.stderr);
-    const statuses = await Promise.all(Array.from({ length: 12 }, async () => (await v0('GET', '/tokens', { token: s.token })).status));
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, async () => (await v0('GET', '/tokens', { token: s.token })).status),
+    );
     const passed = statuses.filter((st) => st === 200).length;
     assert.ok(passed >= 5 && passed <= 10, `${passed} passed: ${statuses.join(' ')}`);
     assert.equal(passed + statuses.filter((st) => st === 429).length, 12, statuses.join(' '));
@@ -241,6 +315,7 @@ describe('money as exact decimals', () => {
     assert.equal(parseUsdAmount('12.50'), '12.5');
     assert.equal(parseUsdAmount('0'), '0');
     assert.equal(parseUsdAmount('0.000001'), '0.000001');
-    for (const bad of ['-1', 'abc', '1.1234567', '1e3', '', '.5', '5.', ' ', '0x10', 'Infinity', '1,5']) assert.throws(() => parseUsdAmount(bad), RangeError, bad);
+    for (const bad of ['-1', 'abc', '1.1234567', '1e3', '', '.5', '5.', ' ', '0x10', 'Infinity', '1,5'])
+      assert.throws(() => parseUsdAmount(bad), RangeError, bad);
   });
 });

@@ -28,8 +28,12 @@ async function customerOn(plan: 'payg' | 'team', creditUsd: string) {
   const user = await login();
   const workspaceId = user.user.workspaceId as string;
   const session = await ok('/compute/billing/checkout/create', { plan, ...URLS }, user.token);
-  const customer = (await db()('billing_accounts').where({ workspace_id: workspaceId }).first('stripe_customer_id')).stripe_customer_id;
-  const done = signedEvent({ type: 'checkout.session.completed', object: { id: session.sessionId, object: 'checkout.session', customer, client_reference_id: workspaceId } });
+  const customer = (await db()('billing_accounts').where({ workspace_id: workspaceId }).first('stripe_customer_id'))
+    .stripe_customer_id;
+  const done = signedEvent({
+    type: 'checkout.session.completed',
+    object: { id: session.sessionId, object: 'checkout.session', customer, client_reference_id: workspaceId },
+  });
   assert.equal((await sendEvent(done)).body.outcome, 'applied');
   await setBilling(db(), { workspaceId, creditUsd, actor: OPERATOR });
   const region = newRegion();
@@ -39,7 +43,11 @@ async function customerOn(plan: 'payg' | 'team', creditUsd: string) {
 }
 
 /** A managed job run for about `ms` on a managed agent of the region. */
-async function runManaged(w: { key: string; region: string }, ms: number, usage?: { cpuSeconds: number; gpuSeconds: number; gbSeconds: number }) {
+async function runManaged(
+  w: { key: string; region: string },
+  ms: number,
+  usage?: { cpuSeconds: number; gpuSeconds: number; gbSeconds: number },
+) {
   const agent = await registerManaged(undefined, w.region);
   const sub = await submit(w.key, { pool: 'managed', timeoutSeconds: 60, resources: { cpu: 1, memoryMb: 1024 } });
   const held = (await pollOne(agent, 5))!;
@@ -75,7 +83,20 @@ async function owed(workspaceId: string) {
      WHERE u.micro <> 0`,
     [workspaceId],
   );
-  return rows[0] as { entries: number; owed: number; delivered: number; most_attempts: number; identifiers: number; sent: string; priced: string; corrections: number; held: number; held_usd: string; corrected: string; not_positive: number };
+  return rows[0] as {
+    entries: number;
+    owed: number;
+    delivered: number;
+    most_attempts: number;
+    identifiers: number;
+    sent: string;
+    priced: string;
+    corrections: number;
+    held: number;
+    held_usd: string;
+    corrected: string;
+    not_positive: number;
+  };
 }
 
 describe('billing: Stripe through failures', () => {
@@ -84,7 +105,10 @@ describe('billing: Stripe through failures', () => {
     const user = await login();
     const workspaceId = user.user.workspaceId as string;
     const session = await ok('/compute/billing/checkout/create', { plan: 'team', ...URLS }, user.token);
-    const ev = signedEvent({ type: 'checkout.session.completed', object: { id: session.sessionId, object: 'checkout.session', client_reference_id: workspaceId } });
+    const ev = signedEvent({
+      type: 'checkout.session.completed',
+      object: { id: session.sessionId, object: 'checkout.session', client_reference_id: workspaceId },
+    });
     const port = await freePort();
     const api = await spawnApi(port, {});
     const hold = await db().transaction();
@@ -92,23 +116,38 @@ describe('billing: Stripe through failures', () => {
       // The account is held, so the API's transaction stops after storing the event, before the plan.
       await hold.raw('SELECT 1 FROM billing_accounts WHERE workspace_id = ? FOR UPDATE', [workspaceId]);
       const sent = sendEvent(ev, `http://127.0.0.1:${port}`).catch(() => 'cut off');
-      const blocked = await waitFor('the event to wait on the account', async () => {
-        const { rows } = await db().raw(
-          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%billing_accounts%' AND pid <> pg_backend_pid() AND ${OUR_SESSIONS}`,
-        );
-        return rows[0]?.pid as number | undefined;
-      }, 15_000);
-      const stored = await db().raw(`SELECT count(*)::int AS n FROM pg_locks WHERE pid = ? AND locktype = 'transactionid' AND mode = 'ExclusiveLock' AND granted`, [blocked]);
+      const blocked = await waitFor(
+        'the event to wait on the account',
+        async () => {
+          const { rows } = await db().raw(
+            `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%billing_accounts%' AND pid <> pg_backend_pid() AND ${OUR_SESSIONS}`,
+          );
+          return rows[0]?.pid as number | undefined;
+        },
+        15_000,
+      );
+      const stored = await db().raw(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE pid = ? AND locktype = 'transactionid' AND mode = 'ExclusiveLock' AND granted`,
+        [blocked],
+      );
       assert.ok(stored.rows[0].n > 0, 'the waiting transaction has written (the event row)');
       process.kill(-api.pid, 'SIGKILL');
       assert.equal(await sent, 'cut off');
       await hold.rollback();
-      await waitFor('the killed API\'s session to end', async () => (await db().raw('SELECT 1 FROM pg_stat_activity WHERE pid = ?', [blocked])).rows.length === 0, 15_000);
+      await waitFor(
+        "the killed API's session to end",
+        async () => (await db().raw('SELECT 1 FROM pg_stat_activity WHERE pid = ?', [blocked])).rows.length === 0,
+        15_000,
+      );
     } finally {
       if (!hold.isCompleted()) await hold.rollback();
       await api.stop().catch(() => undefined);
     }
-    assert.equal((await db()('stripe_events').where({ id: ev.id }).first()) ?? null, null, 'no event row without its effect');
+    assert.equal(
+      (await db()('stripe_events').where({ id: ev.id }).first()) ?? null,
+      null,
+      'no event row without its effect',
+    );
     assert.equal((await db()('workspaces').where({ id: workspaceId }).first('plan')).plan, 'hobby');
     // Stripe resends what was not acknowledged.
     assert.equal((await sendEvent(ev)).body.outcome, 'applied');
@@ -120,10 +159,14 @@ describe('billing: Stripe through failures', () => {
     this.timeout(120_000);
     const w = await customerOn('team', '0');
     await runManaged(w, 2500);
-    const before = await waitFor('the meter events delivered', async () => {
-      const o = await owed(w.workspaceId);
-      return o.entries > 0 && o.delivered === o.entries ? o : undefined;
-    }, 20_000);
+    const before = await waitFor(
+      'the meter events delivered',
+      async () => {
+        const o = await owed(w.workspaceId);
+        return o.entries > 0 && o.delivered === o.entries ? o : undefined;
+      },
+      20_000,
+    );
     assert.equal(before.owed, before.entries, 'every priced managed entry is owed');
     assert.equal(before.identifiers, before.entries, 'one identifier per ledger key');
     assert.equal(before.sent, before.priced);
@@ -134,20 +177,30 @@ describe('billing: Stripe through failures', () => {
     try {
       // The agent reports less than the estimate: a negative correcting entry, held for the invoice.
       await runManaged(w, 2500, { cpuSeconds: 0.5, gpuSeconds: 0, gbSeconds: 0.5 });
-      await waitFor('a failed attempt while Stripe is down', async () => {
-        const { rows } = await db().raw(
-          `SELECT 1 FROM stripe_meter_events WHERE workspace_id = ? AND delivered_at IS NULL AND attempts > 0 AND last_error IS NOT NULL`, [w.workspaceId]);
-        return rows.length > 0;
-      }, 20_000);
+      await waitFor(
+        'a failed attempt while Stripe is down',
+        async () => {
+          const { rows } = await db().raw(
+            `SELECT 1 FROM stripe_meter_events WHERE workspace_id = ? AND delivered_at IS NULL AND attempts > 0 AND last_error IS NOT NULL`,
+            [w.workspaceId],
+          );
+          return rows.length > 0;
+        },
+        20_000,
+      );
       const during = await owed(w.workspaceId);
       assert.ok(during.delivered < during.owed, `events wait while Stripe is down: ${JSON.stringify(during)}`);
     } finally {
       await stripeMock.restart();
     }
-    const after = await waitFor('every meter event delivered after the outage', async () => {
-      const o = await owed(w.workspaceId);
-      return o.delivered === o.entries ? o : undefined;
-    }, 30_000);
+    const after = await waitFor(
+      'every meter event delivered after the outage',
+      async () => {
+        const o = await owed(w.workspaceId);
+        return o.delivered === o.entries ? o : undefined;
+      },
+      30_000,
+    );
     assert.ok(after.entries > before.entries);
     assert.equal(after.owed, after.entries, 'none lost');
     assert.equal(after.identifiers, after.entries, 'none sent as two events');
@@ -156,31 +209,57 @@ describe('billing: Stripe through failures', () => {
     // Stripe's meter takes no negative events: the correction waits for the invoice (billing-credit.test.ts settles one).
     assert.equal(after.not_positive, 0, 'no event of zero or less');
     assert.ok(after.corrections >= 1, JSON.stringify(after));
-    assert.deepEqual([after.held, after.held_usd], [after.corrections, after.corrected], 'every correction held, to the micro-dollar');
+    assert.deepEqual(
+      [after.held, after.held_usd],
+      [after.corrections, after.corrected],
+      'every correction held, to the micro-dollar',
+    );
   });
 
   it('marks our invoice paid on invoice.paid, and an account past due active again', async function () {
     this.timeout(60_000);
     const w = await customerOn('payg', '10');
     const jobId = await runManaged(w, 1500);
-    await waitFor('the attempt metered', async () => (await db()('usage_ledger').where({ job_id: jobId, meter_window: 'end' }).first()) !== undefined, 10_000);
+    await waitFor(
+      'the attempt metered',
+      async () => (await db()('usage_ledger').where({ job_id: jobId, meter_window: 'end' }).first()) !== undefined,
+      10_000,
+    );
     await closePeriods(db(), { ...periods(), at: new Date(), workspaceId: w.workspaceId, force: true });
     await openDueInvoices(db(), new Date(), { workspaceId: w.workspaceId, skipGrace: true });
     const invoice = await db()('invoices').where({ workspace_id: w.workspaceId }).first('id', 'status', 'period_end');
     assert.equal(invoice.status, 'open');
     const now = Math.floor(Date.now() / 1000);
-    const failed = signedEvent({ type: 'invoice.payment_failed', created: now + 1, object: { id: 'in_fail', object: 'invoice', customer: w.customer } });
+    const failed = signedEvent({
+      type: 'invoice.payment_failed',
+      created: now + 1,
+      object: { id: 'in_fail', object: 'invoice', customer: w.customer },
+    });
     assert.equal((await sendEvent(failed)).body.outcome, 'applied');
-    assert.equal((await db()('billing_accounts').where({ workspace_id: w.workspaceId }).first('status')).status, 'past_due');
+    assert.equal(
+      (await db()('billing_accounts').where({ workspace_id: w.workspaceId }).first('status')).status,
+      'past_due',
+    );
     // Stripe's invoice names ours in its metadata (ours by period end would do as well).
-    const paid = signedEvent({ type: 'invoice.paid', created: now + 2, object: { id: 'in_stripe_1', object: 'invoice', customer: w.customer, metadata: { invoiceId: invoice.id } } });
+    const paid = signedEvent({
+      type: 'invoice.paid',
+      created: now + 2,
+      object: { id: 'in_stripe_1', object: 'invoice', customer: w.customer, metadata: { invoiceId: invoice.id } },
+    });
     assert.equal((await sendEvent(paid)).body.outcome, 'applied');
     const after = await db()('invoices').where({ id: invoice.id }).first('status', 'stripe_invoice_id', 'paid_at');
     assert.equal(after.status, 'paid');
     assert.equal(after.stripe_invoice_id, 'in_stripe_1');
     assert.ok(after.paid_at);
-    assert.equal((await db()('billing_accounts').where({ workspace_id: w.workspaceId }).first('status')).status, 'active');
-    const again = signedEvent({ type: 'invoice.paid', created: now + 3, object: { id: 'in_stripe_1', object: 'invoice', customer: w.customer } });
+    assert.equal(
+      (await db()('billing_accounts').where({ workspace_id: w.workspaceId }).first('status')).status,
+      'active',
+    );
+    const again = signedEvent({
+      type: 'invoice.paid',
+      created: now + 3,
+      object: { id: 'in_stripe_1', object: 'invoice', customer: w.customer },
+    });
     assert.equal((await sendEvent(again)).body.outcome, 'ignored', 'a paid invoice stays paid; nothing else changes');
   });
 });

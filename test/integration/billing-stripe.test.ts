@@ -16,7 +16,11 @@ const db = () => testEnv().db;
 const URLS = { successUrl: 'https://app.example/billing/done', cancelUrl: 'https://app.example/billing' };
 const account = (workspaceId: string) => db()('billing_accounts').where({ workspace_id: workspaceId }).first();
 const planOf = async (workspaceId: string) => (await db()('workspaces').where({ id: workspaceId }).first('plan')).plan;
-const planChanges = (workspaceId: string) => db()('audit_log').where({ workspace_id: workspaceId, action: 'billing.plan_changed' }).orderBy([{ column: 'at' }, { column: 'id' }]).select('details', 'actor_type');
+const planChanges = (workspaceId: string) =>
+  db()('audit_log')
+    .where({ workspace_id: workspaceId, action: 'billing.plan_changed' })
+    .orderBy([{ column: 'at' }, { column: 'id' }])
+    .select('details', 'actor_type');
 
 /** A user's personal workspace with a checkout to payg opened, as its admin (the owner) would. */
 async function checkedOut(plan = 'payg') {
@@ -34,14 +38,23 @@ describe('billing: checkout through Stripe', () => {
     const first = await account(workspaceId);
     assert.match(first.stripe_customer_id, /^cus_/);
     assert.equal(first.status, 'pending');
-    assert.equal(await planOf(workspaceId), 'hobby', 'the plan changes only on Stripe\'s word');
+    assert.equal(await planOf(workspaceId), 'hobby', "the plan changes only on Stripe's word");
     const sub = await ok('/compute/billing/subscription', {}, user.token);
     assert.equal(sub.status, 'pending');
     await ok('/compute/billing/checkout/create', { plan: 'team', ...URLS }, user.token);
-    assert.equal((await account(workspaceId)).stripe_customer_id, first.stripe_customer_id, 'one customer per workspace');
-    const sessions = await db()('stripe_checkout_sessions').where({ workspace_id: workspaceId }).orderBy('created_at').pluck('plan');
+    assert.equal(
+      (await account(workspaceId)).stripe_customer_id,
+      first.stripe_customer_id,
+      'one customer per workspace',
+    );
+    const sessions = await db()('stripe_checkout_sessions')
+      .where({ workspace_id: workspaceId })
+      .orderBy('created_at')
+      .pluck('plan');
     assert.deepEqual(sessions, ['payg', 'team']);
-    const audited = await db()('audit_log').where({ workspace_id: workspaceId, action: 'billing.checkout' }).count<{ count: string }[]>('* as count');
+    const audited = await db()('audit_log')
+      .where({ workspace_id: workspaceId, action: 'billing.checkout' })
+      .count<{ count: string }[]>('* as count');
     assert.equal(Number(audited[0].count), 2);
   });
 
@@ -49,7 +62,11 @@ describe('billing: checkout through Stripe', () => {
     const t = await team();
     const asMember = await fetch(`${testEnv().url}/api/compute/billing/checkout/create`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${t.member.token}`, 'X-Compute-Workspace': t.ws.id },
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${t.member.token}`,
+        'X-Compute-Workspace': t.ws.id,
+      },
       body: JSON.stringify({ plan: 'payg', ...URLS }),
     });
     assert.equal(asMember.status, 403);
@@ -61,7 +78,11 @@ describe('billing: checkout through Stripe', () => {
       assert.equal(r.body.code, 'request.invalid');
       assert.match(r.body.message, /plan/);
     }
-    const bad = await post('/compute/billing/checkout/create', { plan: 'payg', successUrl: 'javascript:alert(1)', cancelUrl: URLS.cancelUrl }, user.token);
+    const bad = await post(
+      '/compute/billing/checkout/create',
+      { plan: 'payg', successUrl: 'javascript:alert(1)', cancelUrl: URLS.cancelUrl },
+      user.token,
+    );
     assert.equal(bad.status, 400);
     assert.equal((await account(user.user.workspaceId)).stripe_customer_id, null, 'nothing made for a refused request');
   });
@@ -71,7 +92,16 @@ describe('billing: Stripe signed events', () => {
   it('applies checkout.session.completed once, however often it is sent', async () => {
     const { workspaceId, session } = await checkedOut();
     const customer = (await account(workspaceId)).stripe_customer_id;
-    const ev = signedEvent({ type: 'checkout.session.completed', object: { id: session.sessionId, object: 'checkout.session', customer, subscription: 'sub_test_1', client_reference_id: workspaceId } });
+    const ev = signedEvent({
+      type: 'checkout.session.completed',
+      object: {
+        id: session.sessionId,
+        object: 'checkout.session',
+        customer,
+        subscription: 'sub_test_1',
+        client_reference_id: workspaceId,
+      },
+    });
     const outcomes = [];
     for (let i = 0; i < 5; i++) outcomes.push((await sendEvent(ev)).body.outcome);
     assert.deepEqual(outcomes, ['applied', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
@@ -84,7 +114,10 @@ describe('billing: Stripe signed events', () => {
     assert.equal(changes[0].actor_type, 'system');
     assert.deepEqual(changes[0].details.plan, { old: 'hobby', new: 'payg' });
     assert.equal(changes[0].details.eventId, ev.id);
-    const again = signedEvent({ type: 'checkout.session.completed', object: { id: session.sessionId, object: 'checkout.session', customer } });
+    const again = signedEvent({
+      type: 'checkout.session.completed',
+      object: { id: session.sessionId, object: 'checkout.session', customer },
+    });
     assert.equal((await sendEvent(again)).body.outcome, 'ignored', 'a session completes once, whatever the event id');
   });
 
@@ -92,8 +125,14 @@ describe('billing: Stripe signed events', () => {
     const { workspaceId, session } = await checkedOut();
     const object = { id: session.sessionId, object: 'checkout.session', client_reference_id: workspaceId };
     const good = signedEvent({ type: 'checkout.session.completed', object });
-    const forged = { payload: good.payload.replace('checkout.session.completed', 'checkout.session.expired'), header: good.header };
-    const stale = signedEvent({ type: 'checkout.session.completed', object }, { timestamp: Math.floor(Date.now() / 1000) - 301 });
+    const forged = {
+      payload: good.payload.replace('checkout.session.completed', 'checkout.session.expired'),
+      header: good.header,
+    };
+    const stale = signedEvent(
+      { type: 'checkout.session.completed', object },
+      { timestamp: Math.floor(Date.now() / 1000) - 301 },
+    );
     const foreign = signedEvent({ type: 'checkout.session.completed', object }, { secret: 'whsec_someone_else' });
     const unsigned = { payload: good.payload };
     for (const [name, ev] of Object.entries({ forged, stale, foreign, unsigned })) {
@@ -101,7 +140,9 @@ describe('billing: Stripe signed events', () => {
       assert.equal(r.status, 403, name);
       assert.equal(r.body.code, 'auth.signature_invalid', name);
     }
-    const stored = await db()('stripe_events').whereIn('id', [good.id, stale.id, foreign.id]).count<{ count: string }[]>('* as count');
+    const stored = await db()('stripe_events')
+      .whereIn('id', [good.id, stale.id, foreign.id])
+      .count<{ count: string }[]>('* as count');
     assert.equal(Number(stored[0].count), 0);
     assert.equal(await planOf(workspaceId), 'hobby');
     assert.equal((await sendEvent(good)).body.outcome, 'applied', 'the genuine one still applies');
@@ -112,7 +153,11 @@ describe('billing: Stripe signed events', () => {
     const customer = (await account(workspaceId)).stripe_customer_id;
     const now = Math.floor(Date.now() / 1000);
     const sub = (created: number, status: string, plan: string) =>
-      signedEvent({ type: 'customer.subscription.updated', created, object: { id: 'sub_order', object: 'subscription', customer, status, metadata: { plan }, items: { data: [] } } });
+      signedEvent({
+        type: 'customer.subscription.updated',
+        created,
+        object: { id: 'sub_order', object: 'subscription', customer, status, metadata: { plan }, items: { data: [] } },
+      });
     const oldest = sub(now - 30, 'active', 'payg');
     const middle = sub(now - 20, 'past_due', 'payg');
     const newest = sub(now - 10, 'active', 'team');
@@ -121,10 +166,18 @@ describe('billing: Stripe signed events', () => {
     assert.deepEqual(outcomes, ['applied', 'stale', 'stale']);
     assert.equal(await planOf(workspaceId), 'team');
     assert.equal((await account(workspaceId)).status, 'active');
-    const failed = signedEvent({ type: 'invoice.payment_failed', created: now - 5, object: { id: 'in_x', object: 'invoice', customer } });
+    const failed = signedEvent({
+      type: 'invoice.payment_failed',
+      created: now - 5,
+      object: { id: 'in_x', object: 'invoice', customer },
+    });
     assert.equal((await sendEvent(failed)).body.outcome, 'applied');
     assert.equal((await account(workspaceId)).status, 'past_due');
-    const deleted = signedEvent({ type: 'customer.subscription.deleted', created: now, object: { id: 'sub_order', object: 'subscription', customer, status: 'canceled', metadata: {} } });
+    const deleted = signedEvent({
+      type: 'customer.subscription.deleted',
+      created: now,
+      object: { id: 'sub_order', object: 'subscription', customer, status: 'canceled', metadata: {} },
+    });
     assert.equal((await sendEvent(deleted)).body.outcome, 'applied');
     assert.equal(await planOf(workspaceId), 'hobby');
     assert.equal((await account(workspaceId)).status, 'canceled');
@@ -136,13 +189,39 @@ describe('billing: Stripe signed events', () => {
     const { workspaceId } = await checkedOut();
     const customer = (await account(workspaceId)).stripe_customer_id;
     const now = Math.floor(Date.now() / 1000);
-    const updated = signedEvent({ type: 'customer.subscription.updated', created: now, object: { id: 'sub_tie', object: 'subscription', customer, status: 'active', metadata: { plan: 'team' }, items: { data: [] } } });
-    const deleted = signedEvent({ type: 'customer.subscription.deleted', created: now, object: { id: 'sub_tie', object: 'subscription', customer, status: 'canceled', metadata: {} } });
+    const updated = signedEvent({
+      type: 'customer.subscription.updated',
+      created: now,
+      object: {
+        id: 'sub_tie',
+        object: 'subscription',
+        customer,
+        status: 'active',
+        metadata: { plan: 'team' },
+        items: { data: [] },
+      },
+    });
+    const deleted = signedEvent({
+      type: 'customer.subscription.deleted',
+      created: now,
+      object: { id: 'sub_tie', object: 'subscription', customer, status: 'canceled', metadata: {} },
+    });
     assert.equal((await sendEvent(updated)).body.outcome, 'applied');
     assert.equal((await sendEvent(deleted)).body.outcome, 'applied', 'the cancel of the same second is no stale event');
     assert.deepEqual([await planOf(workspaceId), (await account(workspaceId)).status], ['hobby', 'canceled']);
     // The update again, as a retry of the same second would bring it (a new event id): canceled stays.
-    const replayed = signedEvent({ type: 'customer.subscription.updated', created: now, object: { id: 'sub_tie', object: 'subscription', customer, status: 'active', metadata: { plan: 'team' }, items: { data: [] } } });
+    const replayed = signedEvent({
+      type: 'customer.subscription.updated',
+      created: now,
+      object: {
+        id: 'sub_tie',
+        object: 'subscription',
+        customer,
+        status: 'active',
+        metadata: { plan: 'team' },
+        items: { data: [] },
+      },
+    });
     assert.equal((await sendEvent(replayed)).body.outcome, 'stale');
     assert.deepEqual([await planOf(workspaceId), (await account(workspaceId)).status], ['hobby', 'canceled']);
   });
@@ -151,30 +230,71 @@ describe('billing: Stripe signed events', () => {
     const { workspaceId, session } = await checkedOut();
     const customer = (await account(workspaceId)).stripe_customer_id;
     const now = Math.floor(Date.now() / 1000);
-    const newer = signedEvent({ type: 'customer.subscription.updated', created: now, object: { id: 'sub_newer', object: 'subscription', customer, status: 'past_due', metadata: { plan: 'payg' }, items: { data: [] } } });
+    const newer = signedEvent({
+      type: 'customer.subscription.updated',
+      created: now,
+      object: {
+        id: 'sub_newer',
+        object: 'subscription',
+        customer,
+        status: 'past_due',
+        metadata: { plan: 'payg' },
+        items: { data: [] },
+      },
+    });
     assert.equal((await sendEvent(newer)).body.outcome, 'applied');
-    const older = signedEvent({ type: 'checkout.session.completed', created: now - 60, object: { id: session.sessionId, object: 'checkout.session', customer, subscription: 'sub_newer' } });
+    const older = signedEvent({
+      type: 'checkout.session.completed',
+      created: now - 60,
+      object: { id: session.sessionId, object: 'checkout.session', customer, subscription: 'sub_newer' },
+    });
     assert.equal((await sendEvent(older)).body.outcome, 'stale');
-    assert.equal((await db()('stripe_checkout_sessions').where({ id: session.sessionId }).first('status')).status, 'open', 'not marked complete by an event that applied nothing');
+    assert.equal(
+      (await db()('stripe_checkout_sessions').where({ id: session.sessionId }).first('status')).status,
+      'open',
+      'not marked complete by an event that applied nothing',
+    );
     assert.equal((await account(workspaceId)).status, 'past_due');
 
     for (const object of [{ object: 'checkout.session' }, { id: '', object: 'subscription' }]) {
-      const nameless = signedEvent({ type: object.object === 'subscription' ? 'customer.subscription.updated' : 'checkout.session.completed', object });
+      const nameless = signedEvent({
+        type: object.object === 'subscription' ? 'customer.subscription.updated' : 'checkout.session.completed',
+        object,
+      });
       const refused = await sendEvent(nameless);
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       assert.equal(refused.body.code, 'request.invalid');
-      assert.deepEqual(refused.body.details.fields.map((f: { path: string }) => f.path), ['data.object.id']);
+      assert.deepEqual(
+        refused.body.details.fields.map((f: { path: string }) => f.path),
+        ['data.object.id'],
+      );
       assert.equal(await db()('stripe_events').where({ id: nameless.id }).first(), undefined, 'nothing stored');
     }
   });
 
   it('ignores events about objects that are not ours, and expires a checkout back to active', async () => {
     const { workspaceId, session } = await checkedOut();
-    const stranger = signedEvent({ type: 'customer.subscription.updated', object: { id: 'sub_x', object: 'subscription', customer: 'cus_not_ours', status: 'active', metadata: { plan: 'team', workspaceId } } });
-    assert.equal((await sendEvent(stranger)).body.outcome, 'ignored', 'a workspace with a customer is reached through its customer only');
+    const stranger = signedEvent({
+      type: 'customer.subscription.updated',
+      object: {
+        id: 'sub_x',
+        object: 'subscription',
+        customer: 'cus_not_ours',
+        status: 'active',
+        metadata: { plan: 'team', workspaceId },
+      },
+    });
+    assert.equal(
+      (await sendEvent(stranger)).body.outcome,
+      'ignored',
+      'a workspace with a customer is reached through its customer only',
+    );
     const other = signedEvent({ type: 'charge.refunded', object: { id: 'ch_1', object: 'charge' } });
     assert.equal((await sendEvent(other)).body.outcome, 'ignored');
-    const expired = signedEvent({ type: 'checkout.session.expired', object: { id: session.sessionId, object: 'checkout.session' } });
+    const expired = signedEvent({
+      type: 'checkout.session.expired',
+      object: { id: session.sessionId, object: 'checkout.session' },
+    });
     assert.equal((await sendEvent(expired)).body.outcome, 'applied');
     assert.equal((await account(workspaceId)).status, 'active');
     assert.equal(await planOf(workspaceId), 'hobby');
@@ -186,8 +306,14 @@ describe('billing: Stripe settings', () => {
     const production = { ...PRODUCTION_SECRETS, NODE_ENV: 'production' };
     // The API checks Stripe's events; the worker sends the meter's: both refuse alike.
     for (const load of [loadApiConfig, loadWorkerConfig]) {
-      assert.throws(() => load({ ...production, STRIPE_SECRET_KEY: 'sk_live_x' }), /STRIPE_WEBHOOK_SECRET is required in production/);
-      assert.equal(load({ ...production, STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe.webhookSecret, 'whsec_x');
+      assert.throws(
+        () => load({ ...production, STRIPE_SECRET_KEY: 'sk_live_x' }),
+        /STRIPE_WEBHOOK_SECRET is required in production/,
+      );
+      assert.equal(
+        load({ ...production, STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe.webhookSecret,
+        'whsec_x',
+      );
       assert.equal(load({ NODE_ENV: 'development' }).stripe.webhookSecret, DEV_STRIPE_WEBHOOK_SECRET);
       assert.equal(load(production).stripe.webhookSecret, undefined);
       assert.equal(load({ NODE_ENV: 'test' }).stripe.webhookSecret, undefined);
@@ -201,13 +327,25 @@ describe('billing: checkout from the CLI', () => {
     const url = await me.ok('billing', 'checkout', 'payg');
     assert.match(url, /^https:\/\/checkout\.stripe\.com\/\S+\n$/);
     assert.match(await me.ok('billing', 'subscription'), /plan\s+hobby \(pending\)/);
-    const sent = await me.ok('billing', 'simulate-event', 'checkout.session.completed', '--secret', testEnv().vars.STRIPE_WEBHOOK_SECRET);
+    const sent = await me.ok(
+      'billing',
+      'simulate-event',
+      'checkout.session.completed',
+      '--secret',
+      testEnv().vars.STRIPE_WEBHOOK_SECRET,
+    );
     assert.match(sent, /^evt_simulated_\w+ applied\n$/);
     assert.match(await me.ok('billing', 'subscription'), /plan\s+payg \(active\)/);
     const typo = await me.run('billing', 'checkout', 'pay-g');
     assert.notEqual(typo.code, 0);
     assert.match(typo.stderr, /plan/);
-    const wrongSecret = await me.run('billing', 'simulate-event', 'checkout.session.completed', '--secret', 'whsec_wrong');
+    const wrongSecret = await me.run(
+      'billing',
+      'simulate-event',
+      'checkout.session.completed',
+      '--secret',
+      'whsec_wrong',
+    );
     assert.notEqual(wrongSecret.code, 0);
     assert.match(wrongSecret.stderr, /refused \(403\)/);
   });

@@ -39,15 +39,22 @@ describe('a poll never holds a database connection across a Temporal call', () =
     const { key, workspaceId } = await newWorkspace();
     const url = api.url!;
     const jobIds: string[] = [];
-    for (let i = 0; i < POLLS; i++) jobIds.push((await ok('/compute/jobs/submit', { type: 'COMMAND', command: `echo ${i}` }, key, url)).job_id);
+    for (let i = 0; i < POLLS; i++)
+      jobIds.push((await ok('/compute/jobs/submit', { type: 'COMMAND', command: `echo ${i}` }, key, url)).job_id);
     const nodes: Array<{ nodeId: string; nodeKey: string }> = [];
     for (let i = 0; i < POLLS; i++) nodes.push(await registerNode(key, {}, `n${i}`));
 
     let pollsDone = false;
-    const polls = Promise.all(nodes.map((n) => post('/compute/nodes/poll', { nodeId: n.nodeId, waitSeconds: 0 }, n.nodeKey, url))).finally(() => (pollsDone = true));
+    const polls = Promise.all(
+      nodes.map((n) => post('/compute/nodes/poll', { nodeId: n.nodeId, waitSeconds: 0 }, n.nodeKey, url)),
+    ).finally(() => (pollsDone = true));
     // As many claims as the instance allows are reserved and waiting: more than its connections.
     await waitFor('claims reserved up to the in-flight bound', async () => {
-      const [{ n }] = await testEnv().db('jobs').where({ workspace_id: workspaceId }).whereNotNull('claimed_until').count<{ n: string }[]>('* as n');
+      const [{ n }] = await testEnv()
+        .db('jobs')
+        .where({ workspace_id: workspaceId })
+        .whereNotNull('claimed_until')
+        .count<{ n: string }[]>('* as n');
       return Number(n) === IN_FLIGHT;
     });
     // Sampled for a second while the Updates hang: a transaction held across one would sit idle
@@ -60,7 +67,10 @@ describe('a poll never holds a database connection across a Temporal call', () =
       assert.deepEqual(held, [], 'no connection is held in a transaction while the workflow is asked');
       await new Promise((r) => setTimeout(r, 200));
     }
-    const { rows: ours } = await testEnv().db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ?`, [sessions]);
+    const { rows: ours } = await testEnv().db.raw(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ?`,
+      [sessions],
+    );
     assert.ok(ours[0].n > 0, "the check above looks at this API's sessions");
     const list = await post('/compute/jobs/list', {}, key, url);
     assert.equal(list.status, 200, JSON.stringify(list.body));
@@ -71,7 +81,10 @@ describe('a poll never holds a database connection across a Temporal call', () =
     // The claims that waited on the workflow failed as unavailable; the poll past the bound,
     // which could not wait (waitSeconds 0), was answered with nothing.
     assert.equal(answers.filter((a) => a.status === 503).length, IN_FLIGHT, JSON.stringify(answers.map((a) => a.body)));
-    assert.deepEqual(answers.filter((a) => a.status === 200).map((a) => a.body.payload.jobs), [[]]);
+    assert.deepEqual(
+      answers.filter((a) => a.status === 200).map((a) => a.body.payload.jobs),
+      [[]],
+    );
 
     // A worker appears: whatever the timed-out Updates did, the withdrawn leases cost no agent loss.
     const connection = await NativeConnection.connect({ address: testEnv().config.temporal.address! });
@@ -85,10 +98,18 @@ describe('a poll never holds a database connection across a Temporal call', () =
     await worker.runUntil(async () => {
       const client = await suiteClient();
       // Settled: back in the queue (or never taken), and claimable again.
-      await waitFor('every job queued again', async () => {
-        const states = await Promise.all(jobIds.map(async (id) => (await client.workflow.getHandle(workflowIdOf(id)).query('state')) as { state: string }));
-        return states.every((s) => s.state === 'QUEUED');
-      }, 30_000);
+      await waitFor(
+        'every job queued again',
+        async () => {
+          const states = await Promise.all(
+            jobIds.map(
+              async (id) => (await client.workflow.getHandle(workflowIdOf(id)).query('state')) as { state: string },
+            ),
+          );
+          return states.every((s) => s.state === 'QUEUED');
+        },
+        30_000,
+      );
       const node = nodes[0];
       for (let i = 0; i < POLLS; i++) {
         const held = (await pollOne(node, 5))!;
@@ -101,10 +122,15 @@ describe('a poll never holds a database connection across a Temporal call', () =
       const late = await Promise.all(
         jobIds.map(async (id) => {
           const events = (await client.workflow.getHandle(workflowIdOf(id)).fetchHistory()).events ?? [];
-          return events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'assign').length;
+          return events.filter(
+            (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'assign',
+          ).length;
         }),
       );
-      assert.ok(late.some((n) => n >= 2), `a late assignment applied and the job was assigned again after it: ${late}`);
+      assert.ok(
+        late.some((n) => n >= 2),
+        `a late assignment applied and the job was assigned again after it: ${late}`,
+      );
     });
     await connection.close();
   });

@@ -34,11 +34,17 @@ interface FuzzRun {
 }
 
 async function schemathesis(args: string[], logFile: string): Promise<FuzzRun> {
-  const python = await ensurePythonTool('schemathesis', loadToolsDir(), (msg) => process.stderr.write(`      [python] ${msg}\n`));
+  const python = await ensurePythonTool('schemathesis', loadToolsDir(), (msg) =>
+    process.stderr.write(`      [python] ${msg}\n`),
+  );
   const bin = path.join(path.dirname(python), 'schemathesis');
   return new Promise((resolve, reject) => {
     // Its cache folder goes to the temporary folder, not the checkout.
-    const child = spawn(bin, args, { cwd: os.tmpdir(), env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, {
+      cwd: os.tmpdir(),
+      env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     for (const s of [child.stdout, child.stderr]) s.on('data', (c: Buffer) => (output += c.toString()));
     child.once('error', reject);
@@ -63,26 +69,42 @@ describe('the OpenAPI document, fuzzed against the running API (schemathesis)', 
 
   const run = async (surface: 'a' | 'b', header: string) => {
     // An instance of its own, so the fuzzer's flood meets no rate limit meant for people.
-    const api = await apiWith({ RATE_LIMIT_PER_MINUTE: '10000000', RATE_LIMIT_PER_HOUR: '100000000', AUTH_FAILURES_PER_MINUTE: '10000000' });
+    const api = await apiWith({
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      RATE_LIMIT_PER_HOUR: '100000000',
+      AUTH_FAILURES_PER_MINUTE: '10000000',
+    });
     // Kept after the run (the stack's folder is not): the whole report of the last run.
     const logFile = path.join(os.tmpdir(), `compute-schemathesis-${surface}.log`);
     const out = await schemathesis(
       [
-        '--config-file', path.join(__dirname, '..', 'fixtures', 'schemathesis.toml'),
-        'run', `${api.url}/${surface === 'a' ? 'api' : 'v0'}/openapi.json`,
-        '--url', api.url!,
-        '--include-path-regex', surface === 'a' ? '^/api/' : '^/v0/',
-        '-H', header,
-        '--checks', CHECKS.join(','),
-        '--phases', 'examples,coverage,fuzzing',
-        '--max-examples', String(MAX_EXAMPLES),
-        '--seed', '1',
+        '--config-file',
+        path.join(__dirname, '..', 'fixtures', 'schemathesis.toml'),
+        'run',
+        `${api.url}/${surface === 'a' ? 'api' : 'v0'}/openapi.json`,
+        '--url',
+        api.url!,
+        '--include-path-regex',
+        surface === 'a' ? '^/api/' : '^/v0/',
+        '-H',
+        header,
+        '--checks',
+        CHECKS.join(','),
+        '--phases',
+        'examples,coverage,fuzzing',
+        '--max-examples',
+        String(MAX_EXAMPLES),
+        '--seed',
+        '1',
         // One worker thread: with two, CPython 3.11's AST constructor (Hypothesis parses lambda
         // sources as it describes strategies) failed one run in a few with "AST constructor recursion
         // depth mismatch", a race between threads in the interpreter, not a finding (cpython#106905).
-        '--workers', process.env.FUZZ_WORKERS ?? '1',
-        '--request-timeout', '35',
-        '--suppress-health-check', 'all',
+        '--workers',
+        process.env.FUZZ_WORKERS ?? '1',
+        '--request-timeout',
+        '35',
+        '--suppress-health-check',
+        'all',
         '--no-shrink',
         ...(process.env.FUZZ_HAR ? ['--report', 'har', '--report-har-path', process.env.FUZZ_HAR] : []),
       ],

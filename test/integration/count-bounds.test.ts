@@ -22,7 +22,11 @@ describe('count bounds', () => {
     const api = await apiWith({ WEBHOOK_ENDPOINTS_MAX: '3' });
     const s = await login();
     const at = { token: s.token, baseUrl: api.url };
-    const made = await Promise.all(Array.from({ length: 8 }, (_, i) => v0('POST', '/webhooks', { ...at, body: { url: `http://127.0.0.1:9/hook-${i}` } })));
+    const made = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        v0('POST', '/webhooks', { ...at, body: { url: `http://127.0.0.1:9/hook-${i}` } }),
+      ),
+    );
     assert.deepEqual(statuses(made), [201, 201, 201, 409, 409, 409, 409, 409]);
     for (const r of made.filter((m) => m.status === 409)) refusedAt(r, 3);
     assert.equal((await v0ok('GET', '/webhooks', at)).items.length, 3);
@@ -35,7 +39,9 @@ describe('count bounds', () => {
     const api = await apiWith({ ACCESS_TOKENS_MAX: '2' });
     const s = await login();
     const at = { token: s.token, baseUrl: api.url };
-    const made = await Promise.all(Array.from({ length: 5 }, (_, i) => v0('POST', '/tokens', { ...at, body: { name: `t${i}` } })));
+    const made = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => v0('POST', '/tokens', { ...at, body: { name: `t${i}` } })),
+    );
     assert.deepEqual(statuses(made), [201, 201, 409, 409, 409]);
     for (const r of made.filter((m) => m.status === 409)) refusedAt(r, 2);
     await v0ok('DELETE', `/tokens/${made.find((m) => m.status === 201)!.body.id}`, { ...at, status: 204 });
@@ -46,10 +52,18 @@ describe('count bounds', () => {
   it('workspaces a user creates: the personal one does not count, and each user has their own bound', async () => {
     const api = await apiWith({ WORKSPACES_CREATED_MAX: '2' });
     const s = await login();
-    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => v0('POST', '/workspaces', { token: s.token, baseUrl: api.url, body: { name: `w${i}` } })));
+    const made = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        v0('POST', '/workspaces', { token: s.token, baseUrl: api.url, body: { name: `w${i}` } }),
+      ),
+    );
     assert.deepEqual(statuses(made), [201, 201, 409, 409, 409, 409]);
     for (const r of made.filter((m) => m.status === 409)) refusedAt(r, 2);
-    assert.equal((await v0ok('GET', '/workspaces', { token: s.token, baseUrl: api.url })).items.length, 3, 'two created and the personal one');
+    assert.equal(
+      (await v0ok('GET', '/workspaces', { token: s.token, baseUrl: api.url })).items.length,
+      3,
+      'two created and the personal one',
+    );
     const other = await login();
     await v0ok('POST', '/workspaces', { token: other.token, baseUrl: api.url, body: { name: 'theirs' } });
   });
@@ -59,7 +73,11 @@ describe('count bounds', () => {
     const { ws, owner, outsider } = await team(); // three members
     const at = { token: owner.token, baseUrl: api.url };
     const extra = [outsider, await login(), await login()];
-    const added = await Promise.all(extra.map((u) => v0('POST', `/workspaces/${ws.id}/members`, { ...at, body: { email: u.user.email, role: 'member' } })));
+    const added = await Promise.all(
+      extra.map((u) =>
+        v0('POST', `/workspaces/${ws.id}/members`, { ...at, body: { email: u.user.email, role: 'member' } }),
+      ),
+    );
     assert.deepEqual(statuses(added), [201, 409, 409]);
     for (const r of added.filter((m) => m.status === 409)) refusedAt(r, 4);
     assert.equal((await v0ok('GET', `/workspaces/${ws.id}/members`, at)).items.length, 4);

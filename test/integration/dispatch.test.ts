@@ -14,14 +14,21 @@ describe('dispatch', () => {
     await pollOne(node, 0); // warm the path
     const latencies: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const polling = ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 10 }, node.nodeKey).then((out) => ({ out, at: Date.now() }));
+      const polling = ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 10 }, node.nodeKey).then((out) => ({
+        out,
+        at: Date.now(),
+      }));
       await new Promise((r) => setTimeout(r, 300));
       const submittedAt = Date.now();
       const sub = await submit(key);
       const { out, at } = await polling;
       assert.equal(out.jobs[0].job_id, sub.job_id);
       latencies.push(at - submittedAt);
-      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: sub.job_id, leaseId: out.jobs[0].leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+      await ok(
+        '/compute/nodes/result',
+        { nodeId: node.nodeId, job_id: sub.job_id, leaseId: out.jobs[0].leaseId, exitCode: 0, runtimeMs: 1 },
+        node.nodeKey,
+      );
     }
     latencies.sort((a, b) => a - b);
     process.stderr.write(`      submit→poll (incl. submit round trip) ms: ${latencies.join(', ')}\n`);
@@ -51,8 +58,12 @@ describe('dispatch', () => {
     const LOCK = 7_321_001;
     // Every projection of this node's assignment (the claim's, or the workflow's own) waits on an
     // advisory lock this test holds, holding the job's row: the window stays open until released.
-    await db.raw(`CREATE OR REPLACE FUNCTION test_hold_assignment() RETURNS trigger AS $$ BEGIN PERFORM pg_advisory_xact_lock(${LOCK}); RETURN NEW; END $$ LANGUAGE plpgsql`);
-    await db.raw(`CREATE TRIGGER test_hold_assignment BEFORE INSERT ON job_attempts FOR EACH ROW WHEN (NEW.agent_id = '${node.nodeId}') EXECUTE FUNCTION test_hold_assignment()`);
+    await db.raw(
+      `CREATE OR REPLACE FUNCTION test_hold_assignment() RETURNS trigger AS $$ BEGIN PERFORM pg_advisory_xact_lock(${LOCK}); RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
+    await db.raw(
+      `CREATE TRIGGER test_hold_assignment BEFORE INSERT ON job_attempts FOR EACH ROW WHEN (NEW.agent_id = '${node.nodeId}') EXECUTE FUNCTION test_hold_assignment()`,
+    );
     const holder = await db.transaction();
     const connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     try {
@@ -61,27 +72,46 @@ describe('dispatch', () => {
       const poll = ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey);
       // The workflow knows the lease as soon as it assigned the job; the read model does not yet.
       const workflow = (await suiteClient(connection)).workflow.getHandle(workflowIdOf(sub.job_id));
-      const leaseId: string = await waitFor('the workflow to assign the job', async () => ((await workflow.query(stateQuery)) as JobSnapshot).leaseId ?? undefined);
-      const uploadUrl = testEnv().service.services!.artifacts.uploadTemplate(testEnv().url, { id: sub.job_id, timeoutSeconds: 3600 }, leaseId).replace('{id}', 'early');
+      const leaseId: string = await waitFor(
+        'the workflow to assign the job',
+        async () => ((await workflow.query(stateQuery)) as JobSnapshot).leaseId ?? undefined,
+      );
+      const uploadUrl = testEnv()
+        .service.services!.artifacts.uploadTemplate(testEnv().url, { id: sub.job_id, timeoutSeconds: 3600 }, leaseId)
+        .replace('{id}', 'early');
       const calls = Promise.all([
         ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [sub.job_id] }, node.nodeKey),
-        ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: sub.job_id, leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'early' }] }, node.nodeKey),
+        ok(
+          '/compute/nodes/logs',
+          { nodeId: node.nodeId, job_id: sub.job_id, leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'early' }] },
+          node.nodeKey,
+        ),
         fetch(uploadUrl, { method: 'PUT', body: 'x' }),
         retrieve(key, sub.job_id),
       ]);
       await waitFor('the four calls to wait on the job row', async () => {
-        const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from %jobs%for %' AND ${OUR_SESSIONS}`);
+        const { rows } = await db.raw(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from %jobs%for %' AND ${OUR_SESSIONS}`,
+        );
         return rows[0].n >= 4;
       });
       await holder.commit();
       const [held] = (await poll).jobs;
       assert.deepEqual([held.job_id, held.leaseId], [sub.job_id, leaseId]);
       const [beat, pushed, upload, seen] = await calls;
-      assert.deepEqual([seen.state, seen.nodeId], ['running', node.nodeId], 'the client reads the job as the agent was told it');
+      assert.deepEqual(
+        [seen.state, seen.nodeId],
+        ['running', node.nodeId],
+        'the client reads the job as the agent was told it',
+      );
       assert.deepEqual(beat.cancel, [], 'the heartbeat does not tell the agent to stop the job it was just given');
       assert.equal(pushed.accepted, 1);
       assert.equal(upload.status, 200);
-      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: sub.job_id, leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+      await ok(
+        '/compute/nodes/result',
+        { nodeId: node.nodeId, job_id: sub.job_id, leaseId, exitCode: 0, runtimeMs: 1 },
+        node.nodeKey,
+      );
     } finally {
       if (!holder.isCompleted()) await holder.rollback();
       await connection.close();
@@ -123,7 +153,7 @@ describe('dispatch', () => {
     assert.equal(job?.attempt, 1, 'at once, not after the gone agent was counted lost');
   });
 
-  it('never hands a job to another workspace\'s node', async () => {
+  it("never hands a job to another workspace's node", async () => {
     const a = await newWorkspace();
     const b = await newWorkspace();
     await submit(a.key);

@@ -12,8 +12,10 @@ async function docsPage(path: string) {
   return { res, html, ids: new Set([...html.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1])) };
 }
 
-const attrs = (html: string, tag: string, attr: string) => [...html.matchAll(new RegExp(`<${tag}\\b[^>]*\\b${attr}="([^"]+)"`, 'g'))].map((m) => m[1]);
-const decodeEntities = (s: string) => s.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
+const attrs = (html: string, tag: string, attr: string) =>
+  [...html.matchAll(new RegExp(`<${tag}\\b[^>]*\\b${attr}="([^"]+)"`, 'g'))].map((m) => m[1]);
+const decodeEntities = (s: string) =>
+  s.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
 
 describe('The docs page', () => {
   for (const prefix of ['/v0', '/api']) {
@@ -29,9 +31,13 @@ describe('The docs page', () => {
       assert.ok(codes.length >= 16);
       for (const code of codes) {
         assert.ok(ids.has(`problem-${code}`), `anchor for ${code}`);
-        const row = html.match(new RegExp(`<tr id="problem-${code.replace(/\./g, '\\.')}">([\\s\\S]*?)</tr>`))?.[1] ?? '';
+        const row =
+          html.match(new RegExp(`<tr id="problem-${code.replace(/\./g, '\\.')}">([\\s\\S]*?)</tr>`))?.[1] ?? '';
         const text = decodeEntities(row.replace(/<[^>]+>/g, ''));
-        assert.ok(row.includes(`<td>${ERROR_CODES[code].status}</td>`), `${code}: status ${ERROR_CODES[code].status} in ${row}`);
+        assert.ok(
+          row.includes(`<td>${ERROR_CODES[code].status}</td>`),
+          `${code}: status ${ERROR_CODES[code].status} in ${row}`,
+        );
         assert.ok(text.includes(ERROR_CODES[code].title), `${code}: title`);
         assert.ok(text.includes(ERROR_CODES[code].meaning.replace(/`/g, '')), `${code}: meaning`);
       }
@@ -50,13 +56,20 @@ describe('The docs page', () => {
     const { html } = await docsPage('/v0/docs');
     const scripts = attrs(html, 'script', 'src');
     const styles = attrs(html, 'link', 'href').filter((h) => h.includes('.css'));
-    assert.ok(scripts.some((s) => s.includes('swagger-ui-bundle.js')), `the renderer among ${scripts.join(', ')}`);
+    assert.ok(
+      scripts.some((s) => s.includes('swagger-ui-bundle.js')),
+      `the renderer among ${scripts.join(', ')}`,
+    );
     assert.ok(styles.length >= 1);
     for (const src of [...scripts, ...styles]) {
       assert.ok(src.startsWith('/v0/docs/assets/'), `${src} is served here, not from a CDN`);
       const res = await get(src);
       assert.equal(res.status, 200, src);
-      assert.match(res.headers.get('content-type') ?? '', src.includes('.css') ? /^text\/css/ : /^text\/javascript/, src);
+      assert.match(
+        res.headers.get('content-type') ?? '',
+        src.includes('.css') ? /^text\/css/ : /^text\/javascript/,
+        src,
+      );
       assert.match(res.headers.get('cache-control') ?? '', /max-age=31536000, immutable/, src);
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
       const body = await res.text();
@@ -66,7 +79,10 @@ describe('The docs page', () => {
       const again = await get(src, { 'If-None-Match': res.headers.get('etag') ?? '', 'Cache-Control': 'max-age=0' });
       assert.equal(again.status, 304, src);
     }
-    const bundle = await get(scripts.find((s) => s.includes('swagger-ui-bundle.js'))!, { 'Accept-Encoding': 'gzip' });
+    const bundle = await get(
+      scripts.find((s) => s.includes('swagger-ui-bundle.js'))!,
+      { 'Accept-Encoding': 'gzip' },
+    );
     assert.equal(bundle.headers.get('content-encoding'), 'gzip');
     const code = await bundle.text(); // fetch decompresses
     assert.ok(code.length > 1_000_000, `the whole bundle (${code.length} bytes)`);

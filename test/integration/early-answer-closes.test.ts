@@ -52,7 +52,9 @@ function hold(port: number, what: string, head: string, held: Held[]): Held {
 }
 
 const head = (method: string, path: string, headers: Record<string, string | number> = {}) =>
-  `${method} ${path} HTTP/1.1\r\nHost: x\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  `${method} ${path} HTTP/1.1\r\nHost: x\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
 const declared = { 'Content-Type': 'application/json', 'Content-Length': 1_000_000 };
 const answerHead = (h: Held) => h.text.split('\r\n\r\n')[0];
 
@@ -81,14 +83,30 @@ describe('an answer given before the body arrived closes the connection', () => 
     // Uploads are exempt from the deadline (they have an idle timeout once their URL is verified):
     // one with a forged signature, and a path under the upload prefix that is no upload route.
     const uploads = [
-      hold(port, 'PUT forged upload', head('PUT', '/api/compute/artifacts/upload/j1/a1?expires=9999999999&sig=forged', { 'Content-Length': 20_000_000 }), held),
-      hold(port, 'PUT under the upload prefix', head('PUT', '/api/compute/artifacts/upload/nowhere', { 'Content-Length': 20_000_000 }), held),
+      hold(
+        port,
+        'PUT forged upload',
+        head('PUT', '/api/compute/artifacts/upload/j1/a1?expires=9999999999&sig=forged', {
+          'Content-Length': 20_000_000,
+        }),
+        held,
+      ),
+      hold(
+        port,
+        'PUT under the upload prefix',
+        head('PUT', '/api/compute/artifacts/upload/nowhere', { 'Content-Length': 20_000_000 }),
+        held,
+      ),
     ];
 
     const listed = await ok('/compute/jobs/list', {}, key, `http://127.0.0.1:${port}`);
     assert.ok(Array.isArray(listed.jobs), 'the API answers a normal request while they are connected');
 
-    await waitFor('every socket to be closed', () => held.every((h) => h.closedAfterMs !== undefined), DEADLINE_MS + SLACK_MS).catch(() => undefined);
+    await waitFor(
+      'every socket to be closed',
+      () => held.every((h) => h.closedAfterMs !== undefined),
+      DEADLINE_MS + SLACK_MS,
+    ).catch(() => undefined);
     const open = held.filter((h) => h.closedAfterMs === undefined);
     assert.deepEqual(
       open.map((h) => `${h.what}: ${answerHead(h).split('\r\n')[0] || 'no answer'}`),
@@ -100,7 +118,10 @@ describe('an answer given before the body arrived closes the connection', () => 
       assert.match(answer, uploads.includes(h) ? /^HTTP\/1\.1 4\d\d / : /^HTTP\/1\.1 401 /, `${h.what}: ${answer}`);
       assert.match(answer, /\r\nConnection: close(\r\n|$)/i, `${h.what}: ${answer}`);
       // The server ends the connection with its answer, not at the deadline.
-      assert.ok(h.endedAfterMs !== undefined && h.endedAfterMs - h.answeredAfterMs! < DEADLINE_MS / 2, `${h.what}: answered after ${h.answeredAfterMs} ms, ended after ${h.endedAfterMs} ms`);
+      assert.ok(
+        h.endedAfterMs !== undefined && h.endedAfterMs - h.answeredAfterMs! < DEADLINE_MS / 2,
+        `${h.what}: answered after ${h.answeredAfterMs} ms, ended after ${h.endedAfterMs} ms`,
+      );
       assert.ok(h.closedAfterMs! < DEADLINE_MS + SLACK_MS, `${h.what}: closed after ${h.closedAfterMs} ms`);
     }
   });
@@ -112,7 +133,9 @@ describe('an answer given before the body arrived closes the connection', () => 
     let text = '';
     socket.on('data', (d) => (text += d.toString()));
     socket.on('error', () => undefined);
-    socket.write(`${head('POST', '/api/compute/jobs/list', { 'Content-Type': 'application/json', 'Content-Length': 2, 'X-API-Key': key })}{}`);
+    socket.write(
+      `${head('POST', '/api/compute/jobs/list', { 'Content-Type': 'application/json', 'Content-Length': 2, 'X-API-Key': key })}{}`,
+    );
     await waitFor('the answer', () => /\r\n\r\n\{.*\}$/s.test(text));
     assert.match(text, /^HTTP\/1\.1 200 /);
     assert.match(text, /\r\nConnection: keep-alive\r\n/i);

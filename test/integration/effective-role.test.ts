@@ -10,20 +10,42 @@ describe('effective role', () => {
     const { ws, owner, admin } = await team();
     const at = { headers: { 'X-Compute-Workspace': ws.id } };
     const rolesSeenBy = async (token: string) => ({
-      listed: (await v0ok('GET', '/workspaces', { token })).items.map((w: { id: string; role: string }) => [w.id, w.role]),
+      listed: (await v0ok('GET', '/workspaces', { token })).items.map((w: { id: string; role: string }) => [
+        w.id,
+        w.role,
+      ]),
       one: (await v0ok('GET', `/workspaces/${ws.id}`, { token })).role,
     });
 
-    const memberToken = await v0ok('POST', '/tokens', { token: admin.token, ...at, body: { name: 'reader', role: 'member' } });
-    assert.deepEqual(await rolesSeenBy(memberToken.token), { listed: [[ws.id, 'member']], one: 'member' }, 'the token’s role, not the admin issuer’s');
+    const memberToken = await v0ok('POST', '/tokens', {
+      token: admin.token,
+      ...at,
+      body: { name: 'reader', role: 'member' },
+    });
+    assert.deepEqual(
+      await rolesSeenBy(memberToken.token),
+      { listed: [[ws.id, 'member']], one: 'member' },
+      'the token’s role, not the admin issuer’s',
+    );
     // The issuer's session still lists its membership's role in each workspace.
     const sessions = (await v0ok('GET', '/workspaces', { token: admin.token })).items;
     assert.deepEqual(sessions.find((w: { id: string }) => w.id === ws.id)?.role, 'admin');
 
     // An admin token whose issuer is demoted acts as a member: both reads say so at once.
-    const adminToken = await v0ok('POST', '/tokens', { token: admin.token, ...at, body: { name: 'deploy', role: 'admin' } });
+    const adminToken = await v0ok('POST', '/tokens', {
+      token: admin.token,
+      ...at,
+      body: { name: 'deploy', role: 'admin' },
+    });
     assert.deepEqual(await rolesSeenBy(adminToken.token), { listed: [[ws.id, 'admin']], one: 'admin' });
-    await v0ok('PATCH', `/workspaces/${ws.id}/members/${admin.user.id}`, { token: owner.token, body: { role: 'member' } });
-    assert.deepEqual(await rolesSeenBy(adminToken.token), { listed: [[ws.id, 'member']], one: 'member' }, 'capped by the issuer’s current role');
+    await v0ok('PATCH', `/workspaces/${ws.id}/members/${admin.user.id}`, {
+      token: owner.token,
+      body: { role: 'member' },
+    });
+    assert.deepEqual(
+      await rolesSeenBy(adminToken.token),
+      { listed: [[ws.id, 'member']], one: 'member' },
+      'capped by the issuer’s current role',
+    );
   });
 });

@@ -22,10 +22,14 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 /** Every row of every table in the database that holds `marker` anywhere, as text. */
 async function rowsHolding(marker: string): Promise<string[]> {
   const db = testEnv().db;
-  const tables: string[] = await db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).pluck('table_name');
+  const tables: string[] = await db('information_schema.tables')
+    .where({ table_schema: 'public', table_type: 'BASE TABLE' })
+    .pluck('table_name');
   const found: string[] = [];
   for (const table of tables) {
-    const [{ n }] = (await db.raw(`SELECT count(*)::int AS n FROM ?? AS t WHERE t::text LIKE ?`, [table, `%${marker}%`])).rows;
+    const [{ n }] = (
+      await db.raw(`SELECT count(*)::int AS n FROM ?? AS t WHERE t::text LIKE ?`, [table, `%${marker}%`])
+    ).rows;
     if (n > 0) found.push(`${table}: ${n}`);
   }
   assert.ok(tables.length > 20, `searched every table (${tables.length})`);
@@ -38,39 +42,67 @@ describe('job env at rest', function () {
 
   it('is sealed in PostgreSQL and in no log line, shown by name only, and reaches the agent that runs the job', async () => {
     const captured = captureLog('debug');
-    const api = await startServiceProcess({ config: testEnv().configWith({ LOG_LEVEL: 'debug' }), log: captured.log, api: true, worker: false });
+    const api = await startServiceProcess({
+      config: testEnv().configWith({ LOG_LEVEL: 'debug' }),
+      log: captured.log,
+      api: true,
+      worker: false,
+    });
     const receiver = await new WebhookReceiver().start();
     try {
       const owner = await login();
       await v0ok('POST', '/webhooks', { token: owner.token, body: { url: receiver.url, events: ['job.terminal'] } });
       const marker = `envsecret-${randomBytes(8).toString('hex')}`;
-      const key = (await ok('/compute/api-keys/create', { name: 'a', kind: 'agent' }, owner.token, api.url)).key as string;
+      const key = (await ok('/compute/api-keys/create', { name: 'a', kind: 'agent' }, owner.token, api.url))
+        .key as string;
       await agents({ key, apiUrl: api.url, env: { LOG_LEVEL: 'debug' } });
       const job = await v0ok('POST', '/jobs', {
         token: owner.token,
         baseUrl: api.url,
         body: { type: 'COMMAND', command: 'printf %s "$SECRET" | sha256sum', env: { SECRET: marker, PLAIN: 'x' } },
       });
-      await waitFor('the job done', async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'SUCCEEDED', 30_000);
+      await waitFor(
+        'the job done',
+        async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'SUCCEEDED',
+        30_000,
+      );
       const { lines } = await v0ok('GET', `/jobs/${job.id}/logs?afterSeq=0`, { token: owner.token, status: 200 });
       assert.match(lines[0].line, new RegExp(`^${sha256(marker)}`), 'the agent got the value');
 
       const record = await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 });
       assert.deepEqual(record.env, { SECRET: '[redacted]', PLAIN: '[redacted]' }, 'names only');
-      assert.deepEqual((await ok('/compute/jobs/retrieve', { job_id: job.id }, owner.token)).env, record.env, 'on Surface A too');
+      assert.deepEqual(
+        (await ok('/compute/jobs/retrieve', { job_id: job.id }, owner.token)).env,
+        record.env,
+        'on Surface A too',
+      );
       assert.deepEqual(await rowsHolding(marker), [], 'in no row of any table');
       const stored = await testEnv().db('jobs').where({ id: job.id }).first('env');
       assert.deepEqual(stored.env.$sealed.names, ['SECRET', 'PLAIN']);
       assert.ok(captured.lines().length > 3, `the API logged its requests at debug (${captured.lines().length} lines)`);
       assert.ok(!captured.text().includes(marker), 'and never its env');
-      await receiver.waitFor((all) => all.some((r) => r.event?.data?.job?.id === job.id), 20_000, 'the job.terminal event');
+      await receiver.waitFor(
+        (all) => all.some((r) => r.event?.data?.job?.id === job.id),
+        20_000,
+        'the job.terminal event',
+      );
       const [event] = receiver.of(job.id);
-      assert.deepEqual(event.event.data.job.env, { SECRET: '[redacted]', PLAIN: '[redacted]' }, 'webhooks carry the names only');
+      assert.deepEqual(
+        event.event.data.job.env,
+        { SECRET: '[redacted]', PLAIN: '[redacted]' },
+        'webhooks carry the names only',
+      );
       assert.ok(!event.body.includes(marker));
 
       // Sealed for that job only: copied to another job's row, it does not open.
-      const other = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'true', selector: { nobody: 'here' } } });
-      await assert.rejects(openEnv(await suiteDataKeys(), owner.user.workspaceId, other.id, stored.env), /does not open/);
+      const other = await v0ok('POST', '/jobs', {
+        token: owner.token,
+        body: { type: 'COMMAND', command: 'true', selector: { nobody: 'here' } },
+      });
+      await assert.rejects(
+        openEnv(await suiteDataKeys(), owner.user.workspaceId, other.id, stored.env),
+        /does not open/,
+      );
       await v0ok('POST', `/jobs/${other.id}:cancel`, { token: owner.token, status: 200 });
     } finally {
       await receiver.stop();
@@ -80,8 +112,14 @@ describe('job env at rest', function () {
 
   it('seals env an older version left clear, and opens it the same', async () => {
     const owner = await login();
-    const job = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'true', selector: { nobody: 'here' } } });
-    await testEnv().db('jobs').where({ id: job.id }).update({ env: JSON.stringify({ LEGACY: 'clear-value' }) });
+    const job = await v0ok('POST', '/jobs', {
+      token: owner.token,
+      body: { type: 'COMMAND', command: 'true', selector: { nobody: 'here' } },
+    });
+    await testEnv()
+      .db('jobs')
+      .where({ id: job.id })
+      .update({ env: JSON.stringify({ LEGACY: 'clear-value' }) });
     const keys = await suiteDataKeys();
     assert.ok((await sealStoredEnvs(testEnv().db, keys)) >= 1);
     const { env } = await testEnv().db('jobs').where({ id: job.id }).first('env');
@@ -95,7 +133,15 @@ describe('job env at rest', function () {
     const db = testEnv().db;
     const [key1, key2] = testEnv().config.temporal.codecKeys!;
     const owner = await login();
-    const job = await v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'echo "got $TOKEN"', env: { TOKEN: 'rotated-ok' }, selector: { rotation: 'yes' } } });
+    const job = await v0ok('POST', '/jobs', {
+      token: owner.token,
+      body: {
+        type: 'COMMAND',
+        command: 'echo "got $TOKEN"',
+        env: { TOKEN: 'rotated-ok' },
+        selector: { rotation: 'yes' },
+      },
+    });
     const before = await db('workspace_data_keys').where({ workspace_id: owner.user.workspaceId }).first();
     assert.equal(before.wrapped_by, keyIdOf(key1));
     const rotatedAt = new Date();
@@ -110,12 +156,18 @@ describe('job env at rest', function () {
       // Re-wrapped with the new first key at start. A suite process that starts since (the other
       // lane's: its first key is still key 1) wraps it back with key 1 at its own start; both are
       // re-wraps, which a row never wrapped since its creation would not show.
-      const rewrapped = after.wrapped_by === keyIdOf(key2) || (after.wrapped_by === keyIdOf(key1) && after.rewrapped_at >= rotatedAt);
+      const rewrapped =
+        after.wrapped_by === keyIdOf(key2) || (after.wrapped_by === keyIdOf(key1) && after.rewrapped_at >= rotatedAt);
       assert.ok(rewrapped, `re-wrapped at start: by ${after.wrapped_by} at ${after.rewrapped_at}`);
       assert.ok(!after.wrapped.equals(before.wrapped));
-      const agentKey = (await post('/compute/api-keys/create', { name: 'r', kind: 'agent' }, owner.token)).body.payload.key as string;
+      const agentKey = (await post('/compute/api-keys/create', { name: 'r', kind: 'agent' }, owner.token)).body.payload
+        .key as string;
       await agents({ key: agentKey, apiUrl: rotated.url, labels: { rotation: 'yes' } });
-      await waitFor('the job done', async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'SUCCEEDED', 30_000);
+      await waitFor(
+        'the job done',
+        async () => (await v0ok('GET', `/jobs/${job.id}`, { token: owner.token, status: 200 })).state === 'SUCCEEDED',
+        30_000,
+      );
       const { lines } = await v0ok('GET', `/jobs/${job.id}/logs?afterSeq=0`, { token: owner.token, status: 200 });
       assert.equal(lines[0].line, 'got rotated-ok');
     } finally {

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { agentPool } from '../support/agents';
 import { heldJob, inState, newWorkspace, ok, submit, waitForJob, storedLines } from '../support/http';
 
-
 describe('hostile bytes in a job’s output', () => {
   const start = agentPool();
 
@@ -25,7 +24,11 @@ describe('hostile bytes in a job’s output', () => {
       { seq: 2, stream: 'stderr', line: 'half \uD800 pair' },
       { seq: 3, stream: 'stdout', line: '\uDC00' },
     ];
-    const out = await ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines }, node.nodeKey);
+    const out = await ok(
+      '/compute/nodes/logs',
+      { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines },
+      node.nodeKey,
+    );
     assert.equal(out.accepted, 3);
     assert.deepEqual(await storedLines(job.job_id), ['x\uFFFDy', 'half \uFFFD pair', '\uFFFD']);
   });

@@ -10,7 +10,16 @@ describe('a crash of the API between the steps of a submit', () => {
   it('neither loses an acknowledged job nor runs an unacknowledged one', async () => {
     const { key, workspaceId } = await newWorkspace();
     const jobs = testEnv().service.services!.jobs;
-    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
+    const principal: Principal = {
+      workspaceId,
+      kind: 'user',
+      credential: 'api_key',
+      keyId: 'key_test',
+      role: 'member',
+      actor: { type: 'key', id: 'key_test' },
+      rateSubject: `ws:${workspaceId}`,
+      credentialId: 'key_test',
+    };
     const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo interrupted' });
 
     // Crash after the row, before the workflow: never acknowledged, so it must never run.
@@ -29,22 +38,41 @@ describe('a crash of the API between the steps of a submit', () => {
     assert.equal((await retrieve(key, acknowledged.id)).state, 'running');
     assert.equal(await pollOne(node, 0), undefined, 'nothing else to run: no duplicate');
     // The job was acknowledged once, by the reconciler: its submit is recorded once, the orphan's never.
-    const submits = await testEnv().db('audit_log').where({ workspace_id: workspaceId, action: 'job.submit' }).select('target_id', 'actor_id');
+    const submits = await testEnv()
+      .db('audit_log')
+      .where({ workspace_id: workspaceId, action: 'job.submit' })
+      .select('target_id', 'actor_id');
     assert.deepEqual(submits, [{ target_id: acknowledged.id, actor_id: 'key_test' }]);
   });
 
   it('is settled by the periodic reconciler of a running API, on its own', async () => {
     const { workspaceId } = await newWorkspace();
     const jobs = testEnv().service.services!.jobs;
-    const principal: Principal = { workspaceId, kind: 'user', credential: 'api_key', keyId: 'key_test', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'key_test' };
+    const principal: Principal = {
+      workspaceId,
+      kind: 'user',
+      credential: 'api_key',
+      keyId: 'key_test',
+      role: 'member',
+      actor: { type: 'key', id: 'key_test' },
+      rateSubject: `ws:${workspaceId}`,
+      credentialId: 'key_test',
+    };
     const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo settled' });
     const orphan = await jobs.insertUnstarted(principal, manifest);
     const acknowledged = await jobs.submit(principal, manifest);
     const db = testEnv().db;
     await db('jobs').where({ id: acknowledged.id }).update({ workflow_started: false });
     // Older than any submit still under way, by the database's clock.
-    await db('jobs').whereIn('id', [orphan.id, acknowledged.id]).update({ created_at: db.raw("now() - interval '1 minute'") });
-    const api = await startServiceProcess({ config: testEnv().configWith({ RECONCILE_INTERVAL_MS: '200' }), log: quietLog, api: true, worker: false });
+    await db('jobs')
+      .whereIn('id', [orphan.id, acknowledged.id])
+      .update({ created_at: db.raw("now() - interval '1 minute'") });
+    const api = await startServiceProcess({
+      config: testEnv().configWith({ RECONCILE_INTERVAL_MS: '200' }),
+      log: quietLog,
+      api: true,
+      worker: false,
+    });
     try {
       await waitFor('the reconciler to settle both rows', async () => {
         const rows = await db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');

@@ -1,7 +1,19 @@
 // lane: isolated (test/lanes.ts)
 import assert from 'node:assert/strict';
 import { testEnv } from '../support/env';
-import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob, heldJob, resultOf } from '../support/http';
+import {
+  inState,
+  newWorkspace,
+  ok,
+  pollOne,
+  post,
+  registerNode,
+  retrieve,
+  submit,
+  waitForJob,
+  heldJob,
+  resultOf,
+} from '../support/http';
 import { readLogStream } from '../support/sse';
 
 describe('a job through the agent protocol', () => {
@@ -16,10 +28,19 @@ describe('a job through the agent protocol', () => {
     assert.equal(job.job_id, sub.job_id);
     assert.deepEqual(job.env, { A: '1' });
     assert.equal((await retrieve(key, sub.job_id)).state, 'running');
-    await ok('/compute/nodes/logs', {
-      nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId,
-      lines: [{ seq: 1, stream: 'stdout', line: 'hello' }, { seq: 2, stream: 'stderr', line: 'oops' }],
-    }, node.nodeKey);
+    await ok(
+      '/compute/nodes/logs',
+      {
+        nodeId: node.nodeId,
+        job_id: job.job_id,
+        leaseId: job.leaseId,
+        lines: [
+          { seq: 1, stream: 'stdout', line: 'hello' },
+          { seq: 2, stream: 'stderr', line: 'oops' },
+        ],
+      },
+      node.nodeKey,
+    );
     const done = await ok('/compute/nodes/result', resultOf(node, job, 0, 42), node.nodeKey);
     assert.equal(done.state, 'succeeded');
     const rec = await retrieve(key, sub.job_id);
@@ -28,7 +49,14 @@ describe('a job through the agent protocol', () => {
     assert.equal(rec.nodeId, node.nodeId);
     assert.ok(rec.finishedAt && rec.startedAt);
     const { events } = await readLogStream(key, sub.job_id);
-    assert.deepEqual(events.map((e) => [e.event, e.data.line ?? e.data.state]), [['log', 'hello'], ['log', 'oops'], ['end', 'succeeded']]);
+    assert.deepEqual(
+      events.map((e) => [e.event, e.data.line ?? e.data.state]),
+      [
+        ['log', 'hello'],
+        ['log', 'oops'],
+        ['end', 'succeeded'],
+      ],
+    );
     assert.deepEqual(events.map((e) => e.data.stream).slice(0, 2), ['stdout', 'stderr']);
   });
 
@@ -79,7 +107,10 @@ describe('a job through the agent protocol', () => {
     const job = await waitForJob(key, sub.job_id, inState('cancelled'), 10_000);
     assert.equal(job.state, 'cancelled');
     const graceMs = testEnv().config.durations.cancelGraceMs;
-    assert.ok(Date.now() - asked >= graceMs - 50, `cancelled ${Date.now() - asked} ms after the cancel, before the ${graceMs} ms grace`);
+    assert.ok(
+      Date.now() - asked >= graceMs - 50,
+      `cancelled ${Date.now() - asked} ms after the cancel, before the ${graceMs} ms grace`,
+    );
   });
 
   it('retries a failed job by hand with attempt + 1 and a new lease; the old lease is refused', async () => {
@@ -100,7 +131,16 @@ describe('a job through the agent protocol', () => {
     const stale = await post('/compute/nodes/result', resultOf(node, first, 0), node.nodeKey);
     assert.equal(stale.status, 409);
     assert.equal(stale.body.code, 'job.not_assigned');
-    const staleLogs = await post('/compute/nodes/logs', { nodeId: node.nodeId, job_id: first.job_id, leaseId: first.leaseId, lines: [{ seq: 9, stream: 'stdout', line: 'late' }] }, node.nodeKey);
+    const staleLogs = await post(
+      '/compute/nodes/logs',
+      {
+        nodeId: node.nodeId,
+        job_id: first.job_id,
+        leaseId: first.leaseId,
+        lines: [{ seq: 9, stream: 'stdout', line: 'late' }],
+      },
+      node.nodeKey,
+    );
     assert.equal(staleLogs.body.code, 'job.not_assigned');
     const done = await ok('/compute/nodes/result', resultOf(node, second, 0), node.nodeKey);
     assert.equal(done.state, 'succeeded');
@@ -115,14 +155,20 @@ describe('a job through the agent protocol', () => {
     const sub = await submit(key, { retry: { maxAttempts: 3, backoffSeconds: 1 } });
     let held = (await pollOne(node))!;
     // A durable timer never fires early, so the lower bounds are exact; the upper ones are generous.
-    for (const [attempt, backoffMs] of [[2, 1000], [3, 2000]]) {
+    for (const [attempt, backoffMs] of [
+      [2, 1000],
+      [3, 2000],
+    ]) {
       const failedAt = Date.now();
       const requeued = await ok('/compute/nodes/result', resultOf(node, held, 2), node.nodeKey);
       assert.equal(requeued.state, 'queued');
       assert.equal(requeued.attempt, attempt);
       held = (await pollOne(node, 15))!;
       const waited = Date.now() - failedAt;
-      assert.ok(waited >= backoffMs - 50 && waited < backoffMs + 5000, `attempt ${attempt} handed out after ${waited} ms, not its ${backoffMs} ms backoff`);
+      assert.ok(
+        waited >= backoffMs - 50 && waited < backoffMs + 5000,
+        `attempt ${attempt} handed out after ${waited} ms, not its ${backoffMs} ms backoff`,
+      );
       assert.equal(held.attempt, attempt);
     }
     await ok('/compute/nodes/result', resultOf(node, held, 2), node.nodeKey);

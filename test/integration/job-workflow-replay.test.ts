@@ -19,7 +19,10 @@ const read = (dir: string, prefix: string) =>
   fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
-    .map((f) => ({ name: `${prefix}${f.replace(/\.json$/, '')}`, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))) }));
+    .map((f) => ({
+      name: `${prefix}${f.replace(/\.json$/, '')}`,
+      history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))),
+    }));
 const current = read(DIR, '');
 const legacy = read(path.join(DIR, 'legacy'), 'legacy/');
 const webhooks = read(path.join(DIR, 'webhooks'), 'webhooks/');
@@ -48,7 +51,12 @@ interface Edit {
 }
 
 const MACHINE_MADE = '  const m = new JobMachine(input, Date.now());\n';
-const UPSERT = ['      upsertSearchAttributes([', '        { key: JobStateKey, value: to.state },', '        { key: AgentIdKey, value: to.agentId },', '      ]);\n'].join('\n');
+const UPSERT = [
+  '      upsertSearchAttributes([',
+  '        { key: JobStateKey, value: to.state },',
+  '        { key: AgentIdKey, value: to.agentId },',
+  '      ]);\n',
+].join('\n');
 
 const EDITS: Edit[] = [
   {
@@ -83,7 +91,8 @@ const EDITS: Edit[] = [
       ],
     ],
     caughtBy: ALL,
-    detail: /Nondeterminism error: \w+ machine does not handle this event: HistoryEvent\(id: \d+, UpsertWorkflowSearchAttributes\)/,
+    detail:
+      /Nondeterminism error: \w+ machine does not handle this event: HistoryEvent\(id: \d+, UpsertWorkflowSearchAttributes\)/,
   },
   {
     // The projection scheduled when a requeued job's backoff is over. Only histories in which the
@@ -107,7 +116,12 @@ const EDITS: Edit[] = [
     // Update, where the histories record none (the Update's caller writes it).
     name: 'the run projecting the transitions of Updates as well',
     file: 'job-machine.ts',
-    replacements: [['    this.written = Math.max(this.written, this.snap.version);\n    return { snapshot: this.snap', '    return { snapshot: this.snap']],
+    replacements: [
+      [
+        '    this.written = Math.max(this.written, this.snap.version);\n    return { snapshot: this.snap',
+        '    return { snapshot: this.snap',
+      ],
+    ],
     // Every history with an Update: a run cancelled in Temporal while queued has none.
     caughtBy: ALL.filter((name) => name !== 'temporal-cancel-queued'),
     detail: /Nondeterminism error/,
@@ -117,11 +131,15 @@ const EDITS: Edit[] = [
     name: 'a webhook lane pausing between events',
     file: 'webhook-delivery.ts',
     replacements: [
-      ["import { proxyActivities, setHandler } from '@temporalio/workflow';", "import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';"],
+      [
+        "import { proxyActivities, setHandler } from '@temporalio/workflow';",
+        "import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';",
+      ],
       ['    tally[next.outcome]++;\n', '    tally[next.outcome]++;\n    await sleep(1000);\n'],
     ],
     caughtBy: ['webhooks/lane-delivered', 'webhooks/lane-retried', 'webhooks/lane-woken-while-reading'],
-    detail: /Nondeterminism error: Timer machine does not handle this event: HistoryEvent\(id: \d+, ActivityTaskScheduled\)/,
+    detail:
+      /Nondeterminism error: Timer machine does not handle this event: HistoryEvent\(id: \d+, ActivityTaskScheduled\)/,
   },
   {
     // "A lane that found nothing is done": it closes though the relay woke it during the read.
@@ -129,16 +147,22 @@ const EDITS: Edit[] = [
     file: 'webhook-delivery.ts',
     replacements: [['      if (woken) continue;\n', '']],
     caughtBy: ['webhooks/lane-woken-while-reading'],
-    detail: /Nondeterminism error: Complete workflow machine does not handle this event: HistoryEvent\(id: \d+, ActivityTaskScheduled\)/,
+    detail:
+      /Nondeterminism error: Complete workflow machine does not handle this event: HistoryEvent\(id: \d+, ActivityTaskScheduled\)/,
   },
 ];
-const suiteOf = (edit: Edit) => (edit.file.startsWith('webhook') ? { histories: webhooks, all: ALL_WEBHOOKS } : { histories: current, all: ALL });
+const suiteOf = (edit: Edit) =>
+  edit.file.startsWith('webhook') ? { histories: webhooks, all: ALL_WEBHOOKS } : { histories: current, all: ALL };
 
 function alteredSource(edit: Edit): string {
   let source = fs.readFileSync(path.join(WORKFLOWS, edit.file), 'utf8');
   for (const [find, replace] of edit.replacements) {
     const matches = source.split(find).length - 1;
-    assert.equal(matches, 1, `"${edit.name}": ${JSON.stringify(find)} occurs ${matches} times in workflows/${edit.file}, not once`);
+    assert.equal(
+      matches,
+      1,
+      `"${edit.name}": ${JSON.stringify(find)} occurs ${matches} times in workflows/${edit.file}, not once`,
+    );
     source = source.replace(find, () => replace);
   }
   return source;
@@ -162,7 +186,11 @@ async function bundleAltered(edit: Edit): Promise<WorkflowBundleWithSourceMap> {
 }
 
 /** Replays the histories on one replay worker; the error of each that failed, by name. */
-async function replayAll(workflowBundle: WorkflowBundleWithSourceMap, replayName: string, of: typeof current): Promise<Map<string, Error>> {
+async function replayAll(
+  workflowBundle: WorkflowBundleWithSourceMap,
+  replayName: string,
+  of: typeof current,
+): Promise<Map<string, Error>> {
   const failed = new Map<string, Error>();
   const input = of.map(({ name, history }) => ({ workflowId: name, history }));
   for await (const { workflowId, error } of Worker.runReplayHistories({ workflowBundle, replayName }, input)) {
@@ -188,7 +216,10 @@ describe('job workflow replay', () => {
   for (const { name, history } of histories) {
     it(`replays the recorded "${name}" history deterministically`, async () => {
       // With the service's codec: histories recorded before it pass through it unchanged.
-      await Worker.runReplayHistory({ workflowBundle: testEnv().bundle, replayName: name, dataConverter: await suiteDataConverter() }, history);
+      await Worker.runReplayHistory(
+        { workflowBundle: testEnv().bundle, replayName: name, dataConverter: await suiteDataConverter() },
+        history,
+      );
     });
   }
 

@@ -14,7 +14,11 @@ describe('lock order between the meter and an attempt end', () => {
     const db = testEnv().db;
     const { sub, job, workspaceId } = await heldJob();
     // The claim answers before its write commits: wait for the row and the attempt.
-    const attempt = await waitFor('the attempt row', () => db('job_attempts').where({ lease_id: job.leaseId }).first(), 5_000);
+    const attempt = await waitFor(
+      'the attempt row',
+      () => db('job_attempts').where({ lease_id: job.leaseId }).first(),
+      5_000,
+    );
     const row = await db('jobs').where({ id: sub.job_id }).first();
     const meter = await db.transaction();
     let ending: Promise<unknown> | undefined;
@@ -24,19 +28,35 @@ describe('lock order between the meter and an attempt end', () => {
       ending = applyProjection(db, {
         workspaceId,
         snapshot: {
-          jobId: row.id, state: 'SUCCEEDED', attempt: row.attempt, leaseId: row.lease_id, agentId: row.agent_id,
-          startedAt: new Date(row.started_at).toISOString(), finishedAt: new Date().toISOString(), exitCode: 0, runtimeMs: 1,
-          failureReason: null, error: null, availableAt: new Date(row.available_at).toISOString(), version: Number(row.version) + 1,
+          jobId: row.id,
+          state: 'SUCCEEDED',
+          attempt: row.attempt,
+          leaseId: row.lease_id,
+          agentId: row.agent_id,
+          startedAt: new Date(row.started_at).toISOString(),
+          finishedAt: new Date().toISOString(),
+          exitCode: 0,
+          runtimeMs: 1,
+          failureReason: null,
+          error: null,
+          availableAt: new Date(row.available_at).toISOString(),
+          version: Number(row.version) + 1,
         },
         attemptEnds: [{ leaseId: job.leaseId, reason: 'result', kill: false }],
       });
       ending.catch(() => undefined); // awaited below; a deadlock must not surface as unhandled first
       // The end holds the job's row and waits for the attempt the meter holds.
-      await waitFor('the end to wait on the attempt', async () => {
-        const { rows } = await db.raw(
-          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ? AND query LIKE 'update "job_attempts"%' AND ${OUR_SESSIONS}`, [pid]);
-        return rows.length > 0;
-      }, 5_000);
+      await waitFor(
+        'the end to wait on the attempt',
+        async () => {
+          const { rows } = await db.raw(
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ? AND query LIKE 'update "job_attempts"%' AND ${OUR_SESSIONS}`,
+            [pid],
+          );
+          return rows.length > 0;
+        },
+        5_000,
+      );
       await meter.raw(`SET LOCAL lock_timeout = '3s'`);
       await meter.raw(
         `INSERT INTO usage_ledger (workspace_id, job_id, attempt, lease_id, pool, meter_window, from_at, to_at,

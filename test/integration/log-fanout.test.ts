@@ -15,8 +15,14 @@ const pushLines = (h: Awaited<ReturnType<typeof heldJob>>, from: number, count: 
   ok(
     '/compute/nodes/logs',
     {
-      nodeId: h.node.nodeId, job_id: h.job.job_id, leaseId: h.job.leaseId,
-      lines: Array.from({ length: count }, (_, i) => ({ seq: from + i, stream: 'stdout', line: lineOf(from + i, width) })),
+      nodeId: h.node.nodeId,
+      job_id: h.job.job_id,
+      leaseId: h.job.leaseId,
+      lines: Array.from({ length: count }, (_, i) => ({
+        seq: from + i,
+        stream: 'stdout',
+        line: lineOf(from + i, width),
+      })),
     },
     h.node.nodeKey,
     baseUrl,
@@ -33,7 +39,13 @@ describe('log fan-out: one read per job, whatever the number of followers', () =
     const other = await apiWith(budget);
     const h = await heldJob();
     // Separate readers: one key each (a credential holds at most 16 streams).
-    const keys = await Promise.all(Array.from({ length: 50 }, async (_, i) => (await createApiKey(testEnv().db, { workspaceId: h.workspaceId, name: `reader ${i}`, kind: 'user' })).key));
+    const keys = await Promise.all(
+      Array.from(
+        { length: 50 },
+        async (_, i) =>
+          (await createApiKey(testEnv().db, { workspaceId: h.workspaceId, name: `reader ${i}`, kind: 'user' })).key,
+      ),
+    );
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
     process.on('warning', onWarning);
@@ -60,32 +72,53 @@ describe('log fan-out: one read per job, whatever the number of followers', () =
       const expected = Array.from({ length: 2000 }, (_, i) => lineOf(i + 1));
       for (const [i, s] of streams.entries()) {
         const lines = s.events.filter((e) => e.event === 'log');
-        assert.deepEqual(lines.map((e) => Number(e.id)), expected.map((_, n) => n + 1), `follower ${i}: every id once, in order`);
-        assert.deepEqual(lines.map((e) => e.data.line), expected, `follower ${i}: the lines`);
+        assert.deepEqual(
+          lines.map((e) => Number(e.id)),
+          expected.map((_, n) => n + 1),
+          `follower ${i}: every id once, in order`,
+        );
+        assert.deepEqual(
+          lines.map((e) => e.data.line),
+          expected,
+          `follower ${i}: the lines`,
+        );
         assert.equal(s.events.at(-1)?.event, 'end');
       }
       // At most one read per push (one through this instance is read back only when its NOTIFY
       // overtakes the hand-over) and one for the job's end.
-      assert.ok(reads.length <= 21, `${reads.length} reads of job_logs for 20 pushes, the end and 50 followers (one per follower per push would be 1000)`);
+      assert.ok(
+        reads.length <= 21,
+        `${reads.length} reads of job_logs for 20 pushes, the end and 50 followers (one per follower per push would be 1000)`,
+      );
       assert.equal(api.services!.feeds.stats().feeds, 0, 'the feed is gone with its followers');
     } finally {
       process.off('warning', onWarning);
     }
-    assert.deepEqual(warnings.map((w) => `${w.name}: ${w.message}`), []);
+    assert.deepEqual(
+      warnings.map((w) => `${w.name}: ${w.message}`),
+      [],
+    );
   });
 
   it('cuts a follower that stops reading once its buffer is full, while the others and the pushes go on; it resumes after its last whole event', async function () {
     this.timeout(90_000);
     // A big log budget: the lines must all be stored, and each push must stay under 1 MiB.
-    const api = await apiWith({ SSE_BUFFER_BYTES: String(2 * 1024 * 1024), LOG_LIMIT_BYTES: String(512 * 1024 * 1024) });
+    const api = await apiWith({
+      SSE_BUFFER_BYTES: String(2 * 1024 * 1024),
+      LOG_LIMIT_BYTES: String(512 * 1024 * 1024),
+    });
     const h = await heldJob();
     const steady = readLogStream(h.key, h.job.job_id, { baseUrl: api.url, timeoutMs: 80_000 });
     // The slow one reads nothing: its socket's buffers fill, then what waits for it on our side.
     let slowResponse: http.IncomingMessage | undefined;
-    const slowRequest = http.get(`${api.url}/api/compute/jobs/${h.job.job_id}/logs`, { headers: { 'X-API-Key': h.key } }, (res) => {
-      res.pause();
-      slowResponse = res;
-    });
+    const slowRequest = http.get(
+      `${api.url}/api/compute/jobs/${h.job.job_id}/logs`,
+      { headers: { 'X-API-Key': h.key } },
+      (res) => {
+        res.pause();
+        slowResponse = res;
+      },
+    );
     slowRequest.on('error', () => undefined);
     await waitFor('both followers on the feed', () => api.services!.feeds.stats().followers === 2 && slowResponse);
 
@@ -99,7 +132,10 @@ describe('log fan-out: one read per job, whatever the number of followers', () =
       pushMs.push(Date.now() - started);
     }
     await waitFor('the slow follower to be cut', () => api.services!.feeds.stats().followers === 1, 10_000);
-    assert.ok(Math.max(...pushMs) < 5_000, `pushes went on while a follower stalled (slowest ${Math.max(...pushMs)} ms)`);
+    assert.ok(
+      Math.max(...pushMs) < 5_000,
+      `pushes went on while a follower stalled (slowest ${Math.max(...pushMs)} ms)`,
+    );
     await beats.stop();
     await ok('/compute/nodes/result', resultOf(h.node, h.job, 0), h.node.nodeKey);
     const total = PUSHES * PER_PUSH;
@@ -110,14 +146,23 @@ describe('log fan-out: one read per job, whatever the number of followers', () =
     const received: number[] = [];
     slowResponse!.resume();
     try {
-      for await (const frame of sseFrames(slowResponse as unknown as ReadableStream<Uint8Array>)) if (frame.event === 'log') received.push(Number(frame.id));
+      for await (const frame of sseFrames(slowResponse as unknown as ReadableStream<Uint8Array>))
+        if (frame.event === 'log') received.push(Number(frame.id));
     } catch {
       // The connection was cut: what was whole before it counts.
     }
     assert.ok(received.length < total, `the slow follower was cut short (${received.length} of ${total})`);
     // ... then the rest, resumed with Last-Event-ID.
-    const resumed = await readLogStream(h.key, h.job.job_id, { baseUrl: api.url, lastEventId: String(received.at(-1) ?? 0), timeoutMs: 60_000 });
+    const resumed = await readLogStream(h.key, h.job.job_id, {
+      baseUrl: api.url,
+      lastEventId: String(received.at(-1) ?? 0),
+      timeoutMs: 60_000,
+    });
     const all = [...received, ...resumed.events.filter((e) => e.event === 'log').map((e) => Number(e.id))];
-    assert.deepEqual(all, Array.from({ length: total }, (_, i) => i + 1), 'every line once, in order, across the cut');
+    assert.deepEqual(
+      all,
+      Array.from({ length: total }, (_, i) => i + 1),
+      'every line once, in order, across the cut',
+    );
   });
 });

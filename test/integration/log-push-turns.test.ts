@@ -15,10 +15,17 @@ describe('log pushes in their turn', () => {
     this.timeout(30_000);
     const api = await apiWith({ LOG_LINES_IN_FLIGHT_MAX: '8' });
     const [a, b] = [await heldJob(), await heldJob()];
-    const lines = (text: string) => Array.from({ length: 5 }, (_, i) => ({ seq: i + 1, stream: 'stdout', line: `${text} ${i + 1}` }));
+    const lines = (text: string) =>
+      Array.from({ length: 5 }, (_, i) => ({ seq: i + 1, stream: 'stdout', line: `${text} ${i + 1}` }));
     const push = (j: typeof a, text: string) =>
-      post('/compute/nodes/logs', { nodeId: j.node.nodeId, job_id: j.job.job_id, leaseId: j.job.leaseId, lines: lines(text) }, j.node.nodeKey, api.url!);
-    const stored = async (jobId: string) => Number((await testEnv().db('job_logs').where({ job_id: jobId }).count('* as n'))[0].n);
+      post(
+        '/compute/nodes/logs',
+        { nodeId: j.node.nodeId, job_id: j.job.job_id, leaseId: j.job.leaseId, lines: lines(text) },
+        j.node.nodeKey,
+        api.url!,
+      );
+    const stored = async (jobId: string) =>
+      Number((await testEnv().db('job_logs').where({ job_id: jobId }).count('* as n'))[0].n);
 
     const lock = await testEnv().db.transaction();
     let first: ReturnType<typeof push> | undefined;

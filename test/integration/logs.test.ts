@@ -8,12 +8,22 @@ import { waitFor } from '../support/agents';
 async function runningJob() {
   const { key, node, sub, job } = await heldJob();
   const push = (lines: Array<{ seq: number; line: string }>) =>
-    ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, lines: lines.map((l) => ({ ...l, stream: 'stdout' })) }, node.nodeKey);
+    ok(
+      '/compute/nodes/logs',
+      {
+        nodeId: node.nodeId,
+        job_id: job.job_id,
+        leaseId: job.leaseId,
+        lines: lines.map((l) => ({ ...l, stream: 'stdout' })),
+      },
+      node.nodeKey,
+    );
   const finish = () => ok('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey);
   return { key, jobId: sub.job_id as string, push, finish };
 }
 
-const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, line: `line ${from + i}` }));
+const lines = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, line: `line ${from + i}` }));
 
 describe('job logs', () => {
   it('stores pushes idempotently on seq', async () => {
@@ -23,7 +33,10 @@ describe('job logs', () => {
     assert.deepEqual([first.accepted, again.accepted, again.duplicates], [3, 1, 2]);
     await j.finish();
     const { events } = await readLogStream(j.key, j.jobId);
-    assert.deepEqual(events.filter((e) => e.event === 'log').map((e) => e.data.line), ['line 1', 'line 2', 'line 3', 'line 4']);
+    assert.deepEqual(
+      events.filter((e) => e.event === 'log').map((e) => e.data.line),
+      ['line 1', 'line 2', 'line 3', 'line 4'],
+    );
   });
 
   it('replays, follows live, and resumes after Last-Event-ID with no line lost or doubled', async () => {
@@ -38,16 +51,26 @@ describe('job logs', () => {
     await waitFor('line 10 to arrive live', () => seen.includes('line 10'));
     await j.push(lines(11, 12));
     await waitFor('line 12 to arrive live', () => seen.includes('line 12'));
-    assert.equal((await testEnv().db('jobs').where({ id: j.jobId }).first('state')).state, 'RUNNING', 'all of it before the job finished');
+    assert.equal(
+      (await testEnv().db('jobs').where({ id: j.jobId }).first('state')).state,
+      'RUNNING',
+      'all of it before the job finished',
+    );
     await j.finish();
     const live = await follower;
     const got = live.events.filter((e) => e.event === 'log').map((e) => e.data.line);
-    assert.deepEqual(got, lines(1, 12).map((l) => l.line));
+    assert.deepEqual(
+      got,
+      lines(1, 12).map((l) => l.line),
+    );
     assert.equal(live.events.at(-1)!.event, 'end');
     assert.deepEqual(live.events.at(-1)!.data, { state: 'succeeded', exitCode: 0 });
     const resumed = await readLogStream(j.key, j.jobId, { lastEventId: partial.events.at(-1)!.id });
     const rest = resumed.events.filter((e) => e.event === 'log').map((e) => e.data.line);
-    assert.deepEqual([...partial.events.map((e) => e.data.line), ...rest], lines(1, 12).map((l) => l.line));
+    assert.deepEqual(
+      [...partial.events.map((e) => e.data.line), ...rest],
+      lines(1, 12).map((l) => l.line),
+    );
   });
 
   it('sends keep-alive comments while a job is quiet', async () => {
@@ -63,7 +86,9 @@ describe('job logs', () => {
     const j = await runningJob();
     const big = 'x'.repeat(1000);
     for (let batch = 0; batch < 4; batch++) {
-      await j.push(Array.from({ length: 50 }, (_, i) => ({ seq: batch * 50 + i + 1, line: `${batch * 50 + i + 1} ${big}` })));
+      await j.push(
+        Array.from({ length: 50 }, (_, i) => ({ seq: batch * 50 + i + 1, line: `${batch * 50 + i + 1} ${big}` })),
+      );
     }
     await j.finish();
     const { events } = await readLogStream(j.key, j.jobId);

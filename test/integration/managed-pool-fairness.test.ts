@@ -17,21 +17,33 @@ describe('the managed pool across workspaces', () => {
     const [x, z, y] = [await workspaceIn(region), await workspaceIn(region), await workspaceIn(region)];
     const xJobs = await submitMany(x.key, 300);
     const zJobs = await submitMany(z.key, 60);
-    const owner = new Map<string, string>([...xJobs.map((id) => [id, 'X'] as const), ...zJobs.map((id) => [id, 'Z'] as const)]);
+    const owner = new Map<string, string>([
+      ...xJobs.map((id) => [id, 'X'] as const),
+      ...zJobs.map((id) => [id, 'Z'] as const),
+    ]);
     const node = await registerManaged(await managedKey(), region);
     const handOut = async () => {
       const job = (await pollOne(node, 0))!;
-      await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 }, node.nodeKey);
+      await ok(
+        '/compute/nodes/result',
+        { nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 },
+        node.nodeKey,
+      );
       return job.job_id;
     };
 
     // X and Z take turns, whatever their queues' sizes and ages.
     const turns: string[] = [];
     for (let i = 0; i < 12; i++) turns.push(owner.get(await handOut())!);
-    assert.ok(turns.every((w, i) => i === 0 || w !== turns[i - 1]), turns.join(' '));
+    assert.ok(
+      turns.every((w, i) => i === 0 || w !== turns[i - 1]),
+      turns.join(' '),
+    );
 
     // Y's one job, submitted behind all of theirs: measured in hand-outs to others, and in time.
-    const queuedAhead = Number((await db()('jobs').where({ region, state: 'QUEUED' }).count<{ n: string }[]>('* as n'))[0].n);
+    const queuedAhead = Number(
+      (await db()('jobs').where({ region, state: 'QUEUED' }).count<{ n: string }[]>('* as n'))[0].n,
+    );
     const submittedAt = Date.now();
     const mine = (await managedJob(y.key)).job_id;
     let before = 0;
@@ -68,7 +80,13 @@ describe('the managed pool across workspaces', () => {
     for (const ws of others) await insert(ws, 5);
     const selfWs = await newWorkspace();
     await db().raw('ANALYZE jobs');
-    const agent: ReservingAgent = { id: 'agent_explain', workspace_id: 'ws_operator', labels: {}, pool: 'managed', region };
+    const agent: ReservingAgent = {
+      id: 'agent_explain',
+      workspace_id: 'ws_operator',
+      labels: {},
+      pool: 'managed',
+      region,
+    };
     try {
       const taken: string[] = [];
       const started = process.hrtime.bigint();
@@ -76,7 +94,10 @@ describe('the managed pool across workspaces', () => {
       const meanMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
       // 100 hand-outs in turn among 21 workspaces: 4 or 5 each, the big one no more than the rest.
       const counts = [big, ...others].map((w) => taken.filter((t) => t === w).length);
-      assert.ok(counts.every((n) => n === 4 || n === 5), counts.join(' '));
+      assert.ok(
+        counts.every((n) => n === 4 || n === 5),
+        counts.join(' '),
+      );
 
       const plan = async (a: ReservingAgent) => {
         let sql = '';
@@ -87,10 +108,12 @@ describe('the managed pool across workspaces', () => {
         const conn = await db().client.acquireConnection();
         try {
           db().on('query', capture);
-          await db().transaction(async (trx) => {
-            await reserveNext(trx, a, [], 30);
-            await trx.rollback();
-          }).catch(() => undefined);
+          await db()
+            .transaction(async (trx) => {
+              await reserveNext(trx, a, [], 30);
+              await trx.rollback();
+            })
+            .catch(() => undefined);
           db().off('query', capture);
           await conn.query('BEGIN');
           const { rows } = await conn.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, bindings);
@@ -103,7 +126,9 @@ describe('the managed pool across workspaces', () => {
       const managedPlan = await plan(agent);
       const selfPlan = await plan({ ...agent, pool: 'self', region: null, workspace_id: selfWs.workspaceId });
       const time = (p: string) => Number(/Execution Time: ([\d.]+) ms/.exec(p)![1]);
-      process.stderr.write(`      managed reservation, 10 000 + 100 queued in 21 workspaces: ${meanMs.toFixed(2)} ms per call over 100 calls; EXPLAIN ANALYZE ${time(managedPlan)} ms\n`);
+      process.stderr.write(
+        `      managed reservation, 10 000 + 100 queued in 21 workspaces: ${meanMs.toFixed(2)} ms per call over 100 calls; EXPLAIN ANALYZE ${time(managedPlan)} ms\n`,
+      );
       process.stderr.write(`      a workspace agent's reservation beside them: EXPLAIN ANALYZE ${time(selfPlan)} ms\n`);
       for (const p of [managedPlan, selfPlan]) assert.doesNotMatch(p, /Seq Scan on jobs/, p);
       assert.match(managedPlan, /jobs_managed_queue/, managedPlan);

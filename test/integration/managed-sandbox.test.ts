@@ -13,7 +13,8 @@ import { managedJob, managedKey, newRegion, workspaceIn } from '../support/manag
 // against the agent that runs it; on an unsandboxed agent every one of them succeeds.
 
 /** A shell function that runs its second argument and prints whether it worked. */
-const PROBE = 'probe() { if sh -c "$2" >/dev/null 2>&1; then echo "probe $1: ALLOWED"; else echo "probe $1: denied"; fi; }';
+const PROBE =
+  'probe() { if sh -c "$2" >/dev/null 2>&1; then echo "probe $1: ALLOWED"; else echo "probe $1: denied"; fi; }';
 
 /** Each probe's name and outcome, in the job's log as `probe <name>: denied|ALLOWED`. */
 const probesOf = (lines: string[]) =>
@@ -61,7 +62,11 @@ describe('the managed agent’s sandbox', () => {
       `ln -s ${agent.dir}/node.json stolen.txt`,
       'echo kept > out.txt',
     ].join('\n');
-    const job = await managedJob(key, { command, env: { DEPLOY_TOKEN: 'tok-123' }, artifacts: { paths: ['out.txt', 'stolen.txt'] } });
+    const job = await managedJob(key, {
+      command,
+      env: { DEPLOY_TOKEN: 'tok-123' },
+      artifacts: { paths: ['out.txt', 'stolen.txt'] },
+    });
     const done = await waitForJob(key, job.job_id, inState('succeeded', 'failed'), 30_000);
     assert.equal(done.state, 'succeeded', JSON.stringify(done));
     const lines = await storedLines(job.job_id);
@@ -85,12 +90,28 @@ describe('the managed agent’s sandbox', () => {
     assert.ok(uid >= 900_000, `a sandbox user, not root nor the agent's: uid ${uid}`);
     assert.ok(lines.includes('token tok-123'), 'the job sees its own env');
     const all = lines.join('\n');
-    for (const [what, secret] of [['the node key', nodeKey], ['the managed-pool key', pool]]) {
-      assert.ok(!all.includes(secret) && !all.includes(secret.split('_')[1]!), `${what} shows nowhere in the job's output`);
+    for (const [what, secret] of [
+      ['the node key', nodeKey],
+      ['the managed-pool key', pool],
+    ]) {
+      assert.ok(
+        !all.includes(secret) && !all.includes(secret.split('_')[1]!),
+        `${what} shows nowhere in the job's output`,
+      );
     }
-    assert.ok(!lines.some((l) => l.startsWith('ps ') && l.includes('compute.js')), `ps shows no agent:\n${lines.filter((l) => l.startsWith('ps ')).join('\n')}`);
-    assert.ok(lines.some((l) => l.startsWith('proc ')), 'the /proc walk ran');
-    assert.deepEqual(done.artifacts.map((a: { name: string }) => a.name), ['out.txt'], 'the link out is no artifact');
+    assert.ok(
+      !lines.some((l) => l.startsWith('ps ') && l.includes('compute.js')),
+      `ps shows no agent:\n${lines.filter((l) => l.startsWith('ps ')).join('\n')}`,
+    );
+    assert.ok(
+      lines.some((l) => l.startsWith('proc ')),
+      'the /proc walk ran',
+    );
+    assert.deepEqual(
+      done.artifacts.map((a: { name: string }) => a.name),
+      ['out.txt'],
+      'the link out is no artifact',
+    );
 
     // The probes were not denied for want of a target: the neighbour's file and the agent were there.
     assert.equal(fs.readFileSync(path.join(neighbourDir, 'secret.txt'), 'utf8').trim(), 'neighbour-secret');
@@ -108,19 +129,35 @@ describe('the managed agent’s sandbox', () => {
     assert.equal(fs.statSync(agent.dir).mode & 0o777, 0o700);
     assert.equal(fs.statSync(path.join(agent.dir, 'node.json')).mode & 0o777, 0o600);
 
-    const onArgv = await compute(['agent', '--key', pool, '--dir', fs.mkdtempSync(path.join(testEnv().dataDir, 'agent-')), '--region', newRegion()]);
+    const onArgv = await compute([
+      'agent',
+      '--key',
+      pool,
+      '--dir',
+      fs.mkdtempSync(path.join(testEnv().dataDir, 'agent-')),
+      '--region',
+      newRegion(),
+    ]);
     assert.equal(onArgv.code, 1);
-    assert.match(onArgv.stderr.trim(), /^error: a managed-pool key never goes on the command line, where ps shows it to every user of the host/);
+    assert.match(
+      onArgv.stderr.trim(),
+      /^error: a managed-pool key never goes on the command line, where ps shows it to every user of the host/,
+    );
   });
 
   it('refuses to start without its sandbox, in one line that says what is missing', async function () {
     this.timeout(60_000);
     const dir = fs.mkdtempSync(path.join(testEnv().dataDir, 'agent-'));
     // No bwrap on this PATH (node is run by its absolute path).
-    const run = await compute(['agent', '--dir', dir, '--region', newRegion()], { env: { COMPUTE_AGENT_KEY: await managedKey(), PATH: dir } });
+    const run = await compute(['agent', '--dir', dir, '--region', newRegion()], {
+      env: { COMPUTE_AGENT_KEY: await managedKey(), PATH: dir },
+    });
     assert.equal(run.code, 1);
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
-    assert.match(run.stderr, /^error: a managed-pool agent runs every job in a sandbox, and the job sandbox needs bwrap \(Debian's bubblewrap package\), which is not installed/);
+    assert.match(
+      run.stderr,
+      /^error: a managed-pool agent runs every job in a sandbox, and the job sandbox needs bwrap \(Debian's bubblewrap package\), which is not installed/,
+    );
     assert.ok(!fs.existsSync(path.join(dir, 'node.json')), 'it registered nothing');
   });
 
@@ -129,7 +166,9 @@ describe('the managed agent’s sandbox', () => {
     const region = newRegion();
     const { key } = await workspaceIn(region);
     const agent = await start({ key: await managedKey(), region, env: { AGENT_KILL_GRACE_MS: '5000' } });
-    const job = await managedJob(key, { command: "trap 'echo stopping; exit 3' TERM; echo started; while :; do sleep 0.1; done" });
+    const job = await managedJob(key, {
+      command: "trap 'echo stopping; exit 3' TERM; echo started; while :; do sleep 0.1; done",
+    });
     await waitForJob(key, job.job_id, inState('running'), 30_000);
     await waitFor('the job to start', async () => (await storedLines(job.job_id)).includes('started'));
     process.kill(agent.child.pid, 'SIGTERM'); // drain
@@ -157,7 +196,10 @@ describe('the managed agent’s sandbox', () => {
 /** The work folder the agent made for `jobId` (named `<jobId>-…`). */
 async function waitForDir(workRoot: string, jobId: string): Promise<string> {
   let found: string | undefined;
-  await waitFor(`the work folder of ${jobId}`, () => (found = fs.existsSync(workRoot) ? fs.readdirSync(workRoot).find((d) => d.startsWith(`${jobId}-`)) : undefined));
+  await waitFor(
+    `the work folder of ${jobId}`,
+    () =>
+      (found = fs.existsSync(workRoot) ? fs.readdirSync(workRoot).find((d) => d.startsWith(`${jobId}-`)) : undefined),
+  );
   return path.join(workRoot, found!);
 }
-

@@ -34,9 +34,20 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
     // One user drives everything; its rate limits are not what this test measures. A submit the
     // killed API held is retried once its key's hold runs out: 8 s rather than 30, still far
     // beyond a submit's own time here, so the wait is the hold's and the run stays short.
-    const common = { TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000', IDEMPOTENCY_HOLD_MS: '8000' };
+    const common = {
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PER_HOUR: '10000000',
+      IDEMPOTENCY_HOLD_MS: '8000',
+    };
     const workers: Array<Awaited<ReturnType<typeof spawnWorker>>> = [];
-    for (const n of [1, 2]) workers.push(await spawnWorker(taskQueue, `scale-worker-${n}`, { ...common, TEMPORAL_METRICS_PORT: String(await freePort()) }));
+    for (const n of [1, 2])
+      workers.push(
+        await spawnWorker(taskQueue, `scale-worker-${n}`, {
+          ...common,
+          TEMPORAL_METRICS_PORT: String(await freePort()),
+        }),
+      );
     children.push(...workers);
     const ports = [await freePort(), await freePort()];
     const apis = [await spawnApi(ports[0], common), await spawnApi(ports[1], common)];
@@ -47,7 +58,8 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
     const session = await login();
     const workspaceId = session.user.workspaceId;
     const { key } = await createApiKey(testEnv().db, { workspaceId, name: 'agents', kind: 'user' });
-    for (let i = 0; i < 2; i++) agents.push(await spawnAgent({ key, apiUrl: balancer.url, concurrency: 8, env: { LOG_LEVEL: 'info' } }));
+    for (let i = 0; i < 2; i++)
+      agents.push(await spawnAgent({ key, apiUrl: balancer.url, concurrency: 8, env: { LOG_LEVEL: 'info' } }));
 
     // Submits alternate between the APIs; one that fails (the instance died under it) is retried
     // on the other with the same Idempotency-Key, as a careful client does.
@@ -60,11 +72,14 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
       for (let attempt = 0; ; attempt++) {
         const baseUrl = urls[(i + attempt) % 2];
         const reply = await v0('POST', '/jobs', {
-          token: session.token, baseUrl, headers: { 'Idempotency-Key': `scale-${i}` },
+          token: session.token,
+          baseUrl,
+          headers: { 'Idempotency-Key': `scale-${i}` },
           body: { type: 'COMMAND', command: 'true', labels: { n: String(i) } },
         }).catch(() => undefined);
         if (reply?.status === 201) return jobIds.set(i, reply.body.id);
-        if (reply && reply.status < 500 && reply.status !== 409 && reply.status !== 429) throw new Error(`submit ${i}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        if (reply && reply.status < 500 && reply.status !== 409 && reply.status !== 429)
+          throw new Error(`submit ${i}: ${reply.status} ${JSON.stringify(reply.body)}`);
         // 409: the key is held by a submit the killed instance never finished (held IDEMPOTENCY_HOLD_MS).
         if (reply?.status === 409) retried.held++;
         else retried.unreachable++;
@@ -73,7 +88,11 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
     };
     const kill = async () => {
       // The doomed worker's own count of workflow tasks, read before it goes.
-      tasksBeforeKill.push(total(await scrape(workers[0].url), 'temporal_workflow_task_execution_latency_count', { task_queue: taskQueue }));
+      tasksBeforeKill.push(
+        total(await scrape(workers[0].url), 'temporal_workflow_task_execution_latency_count', {
+          task_queue: taskQueue,
+        }),
+      );
       killedAt = Date.now();
       for (const doomed of [apis[0], workers[0]]) process.kill(-doomed.pid, 'SIGKILL');
       for (const doomed of [apis[0], workers[0]]) assert.equal(await doomed.exited, null);
@@ -90,25 +109,40 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
     const submittedIn = Date.now() - started;
 
     const { db } = testEnv();
-    const terminal = () => db('jobs').where({ workspace_id: workspaceId }).whereIn('state', TERMINAL).count<{ count: string }[]>('* as count').then((r) => Number(r[0].count));
+    const terminal = () =>
+      db('jobs')
+        .where({ workspace_id: workspaceId })
+        .whereIn('state', TERMINAL)
+        .count<{ count: string }[]>('* as count')
+        .then((r) => Number(r[0].count));
     await waitFor(`all ${JOBS} jobs terminal`, async () => (await terminal()) === JOBS, 300_000);
     const elapsed = Date.now() - started;
 
     // Exactly the jobs asked for: one per idempotency key, each ended once, in success.
     assert.equal(new Set(jobIds.values()).size, JOBS);
-    const jobs = await db('jobs').where({ workspace_id: workspaceId }).select('id', 'state', 'attempt', 'failure_reason', 'error');
+    const jobs = await db('jobs')
+      .where({ workspace_id: workspaceId })
+      .select('id', 'state', 'attempt', 'failure_reason', 'error');
     assert.equal(jobs.length, JOBS, 'no duplicate job from a retried submit');
     // A job that did not succeed is reported with why, and how each of its attempts ended.
     const unsuccessful = jobs.filter((j) => j.state !== 'SUCCEEDED');
-    const endsOf = (ids: string[]) => db('job_attempts').whereIn('job_id', ids).orderBy('assigned_at').select('job_id', 'attempt', 'agent_id', 'assigned_at', 'ended_at', 'end_reason');
+    const endsOf = (ids: string[]) =>
+      db('job_attempts')
+        .whereIn('job_id', ids)
+        .orderBy('assigned_at')
+        .select('job_id', 'attempt', 'agent_id', 'assigned_at', 'ended_at', 'end_reason');
     assert.deepEqual(unsuccessful, [], JSON.stringify(await endsOf(unsuccessful.map((j) => j.id))));
-    const attempts = await db('job_attempts').whereIn('job_id', [...jobIds.values()]).orderBy('assigned_at').select('job_id', 'attempt', 'agent_id', 'lease_id', 'assigned_at', 'ended_at', 'result');
+    const attempts = await db('job_attempts')
+      .whereIn('job_id', [...jobIds.values()])
+      .orderBy('assigned_at')
+      .select('job_id', 'attempt', 'agent_id', 'lease_id', 'assigned_at', 'ended_at', 'result');
     const byJob = new Map<string, typeof attempts>();
     for (const a of attempts) byJob.set(a.job_id, [...(byJob.get(a.job_id) ?? []), a]);
     for (const [jobId, list] of byJob) {
       assert.equal(list.filter((a) => a.result !== null).length, 1, `${jobId}: one result`);
       // A job is handed out again only after its previous attempt ended (a lost answer counts as a loss).
-      for (let k = 1; k < list.length; k++) assert.ok(list[k - 1].ended_at && list[k - 1].ended_at <= list[k].assigned_at, `${jobId}: attempts overlap`);
+      for (let k = 1; k < list.length; k++)
+        assert.ok(list[k - 1].ended_at && list[k - 1].ended_at <= list[k].assigned_at, `${jobId}: attempts overlap`);
     }
     assert.equal(byJob.size, JOBS);
 
@@ -116,37 +150,65 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
     // one an agent ran is an attempt the service recorded.
     const recorded = new Set(attempts.map((a) => `${a.job_id}#${a.attempt}`));
     const ran = agents.flatMap((a) =>
-      a.log().split('\n').filter((l) => l.includes('"job started"')).map((l) => JSON.parse(l) as { jobId: string; attempt: number }),
+      a
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('"job started"'))
+        .map((l) => JSON.parse(l) as { jobId: string; attempt: number }),
     );
     const runs = ran.map((r) => `${r.jobId}#${r.attempt}`);
     assert.equal(new Set(runs).size, runs.length, 'an attempt was handed out twice');
-    assert.deepEqual(runs.filter((r) => !recorded.has(r)), []);
-    const perAgent = agents.map((a) => a.log().split('\n').filter((l) => l.includes('"job started"')).length);
+    assert.deepEqual(
+      runs.filter((r) => !recorded.has(r)),
+      [],
+    );
+    const perAgent = agents.map(
+      (a) =>
+        a
+          .log()
+          .split('\n')
+          .filter((l) => l.includes('"job started"')).length,
+    );
 
     // Every job's workflow ran once, to completion, wherever its tasks went.
     const connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     const runsByWorkflow = new Map<string, string[]>();
     try {
       const temporal = await suiteClient(connection);
-      await waitFor('visibility to catch up', async () => {
-        runsByWorkflow.clear();
-        for await (const run of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
-          runsByWorkflow.set(run.workflowId, [...(runsByWorkflow.get(run.workflowId) ?? []), run.status.name]);
-        }
-        return [...runsByWorkflow.values()].every((s) => s.join() === 'COMPLETED') && runsByWorkflow.size === JOBS;
-      }, 30_000).catch(() => undefined);
+      await waitFor(
+        'visibility to catch up',
+        async () => {
+          runsByWorkflow.clear();
+          for await (const run of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
+            runsByWorkflow.set(run.workflowId, [...(runsByWorkflow.get(run.workflowId) ?? []), run.status.name]);
+          }
+          return [...runsByWorkflow.values()].every((s) => s.join() === 'COMPLETED') && runsByWorkflow.size === JOBS;
+        },
+        30_000,
+      ).catch(() => undefined);
     } finally {
       await connection.close();
     }
     assert.equal(runsByWorkflow.size, JOBS);
-    assert.deepEqual([...runsByWorkflow].filter(([, s]) => s.join() !== 'COMPLETED'), []);
+    assert.deepEqual(
+      [...runsByWorkflow].filter(([, s]) => s.join() !== 'COMPLETED'),
+      [],
+    );
 
     // Both workers ran workflow tasks: the killed one before it went, the survivor after.
-    const survivorTasks = total(await scrape(workers[1].url), 'temporal_workflow_task_execution_latency_count', { task_queue: taskQueue });
+    const survivorTasks = total(await scrape(workers[1].url), 'temporal_workflow_task_execution_latency_count', {
+      task_queue: taskQueue,
+    });
     assert.ok(tasksBeforeKill[0] > 0, 'the killed worker had run workflow tasks');
     assert.ok(survivorTasks > 0, 'the surviving worker ran workflow tasks');
-    assert.ok(balancer.answered.every((n) => n > 0), 'both APIs answered agents');
-    assert.ok(perAgent.every((n) => n > 0), 'both agents ran jobs');
+    assert.ok(
+      balancer.answered.every((n) => n > 0),
+      'both APIs answered agents',
+    );
+    assert.ok(
+      perAgent.every((n) => n > 0),
+      'both agents ran jobs',
+    );
     await balancer.close();
 
     const reassigned = [...byJob.values()].filter((l) => l.length > 1).length;

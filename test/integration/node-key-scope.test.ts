@@ -4,8 +4,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { agentPool } from '../support/agents';
 import { testEnv } from '../support/env';
-import { credentialHeaders, inState, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit, waitForJob, storedLines } from '../support/http';
-
+import {
+  credentialHeaders,
+  inState,
+  newWorkspace,
+  ok,
+  pollOne,
+  post,
+  registerNode,
+  resultOf,
+  retrieve,
+  submit,
+  waitForJob,
+  storedLines,
+} from '../support/http';
 
 describe('a node key acts for its node only', () => {
   const start = agentPool();
@@ -14,7 +26,10 @@ describe('a node key acts for its node only', () => {
     const { key, workspaceId } = await newWorkspace();
     const node = await registerNode(key);
     const queued = await submit(key);
-    const keyRow = await testEnv().db('api_keys').where({ prefix: key.split('_')[0] }).first('id');
+    const keyRow = await testEnv()
+      .db('api_keys')
+      .where({ prefix: key.split('_')[0] })
+      .first('id');
     const refused: Array<[string, Record<string, unknown>]> = [
       ['/compute/jobs/submit', { type: 'COMMAND', command: 'echo from a node' }],
       ['/compute/jobs/retrieve', { job_id: queued.job_id }],
@@ -33,23 +48,41 @@ describe('a node key acts for its node only', () => {
       assert.equal(reply.status, 403, `${route}: ${JSON.stringify(reply.body)}`);
       assert.equal(reply.body.code, 'auth.forbidden', route);
     }
-    const sse = await fetch(`${testEnv().url}/api/compute/jobs/${queued.job_id}/logs`, { headers: credentialHeaders(node.nodeKey) });
+    const sse = await fetch(`${testEnv().url}/api/compute/jobs/${queued.job_id}/logs`, {
+      headers: credentialHeaders(node.nodeKey),
+    });
     assert.equal(sse.status, 403);
 
     // Nothing the node asked for happened.
     assert.equal((await retrieve(key, queued.job_id)).state, 'queued');
     assert.equal((await testEnv().db('api_keys').where({ id: keyRow.id }).first()).revoked_at, null);
-    assert.equal(Number((await testEnv().db('jobs').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'))[0].n), 1);
+    assert.equal(
+      Number((await testEnv().db('jobs').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'))[0].n),
+      1,
+    );
 
     // Its own protocol still works, end to end.
     await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [] }, node.nodeKey);
     const held = (await pollOne(node, 2))!;
     assert.equal(held.job_id, queued.job_id);
-    await ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'hi' }] }, node.nodeKey);
+    await ok(
+      '/compute/nodes/logs',
+      {
+        nodeId: node.nodeId,
+        job_id: held.job_id,
+        leaseId: held.leaseId,
+        lines: [{ seq: 1, stream: 'stdout', line: 'hi' }],
+      },
+      node.nodeKey,
+    );
     await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey);
     await ok('/compute/nodes/drain', { nodeId: node.nodeId, enable: true }, node.nodeKey);
     const rotated = await ok('/compute/nodes/rotate-key', { nodeId: node.nodeId }, node.nodeKey);
-    assert.equal((await post('/compute/jobs/list', {}, rotated.apiKey)).status, 403, 'a rotated node key is still only a node key');
+    assert.equal(
+      (await post('/compute/jobs/list', {}, rotated.apiKey)).status,
+      403,
+      'a rotated node key is still only a node key',
+    );
   });
 
   it("starts jobs with an allow-listed environment, never the agent's, and keeps the identity file private", async () => {

@@ -7,7 +7,16 @@ import { freePort } from '../../src/stack/ports';
 import { presignUpload, send, sessionWithJob } from '../support/artifacts';
 import { waitFor } from '../support/agents';
 import { testEnv } from '../support/env';
-import { heartbeatInBackground, inState, newWorkspace, ok, post, registerNode, submit, waitForJob } from '../support/http';
+import {
+  heartbeatInBackground,
+  inState,
+  newWorkspace,
+  ok,
+  post,
+  registerNode,
+  submit,
+  waitForJob,
+} from '../support/http';
 import { scrape, total } from '../support/metrics';
 import { readLogStream } from '../support/sse';
 import { apisPerTest } from '../support/api-process';
@@ -26,7 +35,10 @@ describe('health, readiness, metrics and request IDs', () => {
     assert.deepEqual((await get(`${testEnv().url}/healthz`)).body, { ok: true });
     const ready = await get(`${testEnv().url}/readyz`);
     assert.equal(ready.status, 200);
-    assert.deepEqual(ready.body, { ready: true, checks: { postgres: 'ok', migrations: 'ok', temporal: 'ok', objectStorage: 'ok', workers: 'ok' } });
+    assert.deepEqual(ready.body, {
+      ready: true,
+      checks: { postgres: 'ok', migrations: 'ok', temporal: 'ok', objectStorage: 'ok', workers: 'ok' },
+    });
   });
 
   it('is not ready, and says why, while object storage is unreachable or a migration is missing', async () => {
@@ -71,20 +83,43 @@ describe('health, readiness, metrics and request IDs', () => {
 
   it("writes the request's ID on every log line written for it, down to the dependency that failed", async () => {
     const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString())), done()) });
-    const config = testEnv().configWith({ LOG_LEVEL: 'debug', S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`, S3_TIMEOUT_MS: '500' });
-    const api = await startServiceProcess({ config, log: createLogger('debug', 'api', sink), api: true, worker: false });
+    const sink = new Writable({
+      write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString())), done()),
+    });
+    const config = testEnv().configWith({
+      LOG_LEVEL: 'debug',
+      S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      S3_TIMEOUT_MS: '500',
+    });
+    const api = await startServiceProcess({
+      config,
+      log: createLogger('debug', 'api', sink),
+      api: true,
+      worker: false,
+    });
     try {
       const { token, jobId } = await sessionWithJob();
       const { url } = await presignUpload(token, jobId);
-      const put = await send('PUT', url.replace(testEnv().url, api.url!), { body: Buffer.from('x'), headers: { 'X-Request-Id': 'upload-during-outage' } });
+      const put = await send('PUT', url.replace(testEnv().url, api.url!), {
+        body: Buffer.from('x'),
+        headers: { 'X-Request-Id': 'upload-during-outage' },
+      });
       assert.equal(put.status, 503);
       const mine = lines.filter((l) => l.requestId === 'upload-during-outage');
-      assert.ok(mine.some((l) => l.msg === 'request'), 'the access line');
-      assert.ok(mine.some((l) => l.level === 40 && /storage/i.test(String(l.msg))), `the outage warning: ${JSON.stringify(lines.slice(-5))}`);
+      assert.ok(
+        mine.some((l) => l.msg === 'request'),
+        'the access line',
+      );
+      assert.ok(
+        mine.some((l) => l.level === 40 && /storage/i.test(String(l.msg))),
+        `the outage warning: ${JSON.stringify(lines.slice(-5))}`,
+      );
       // Nothing written during the request without it (startup lines precede it).
       const during = lines.slice(lines.indexOf(mine[0]));
-      assert.deepEqual(during.filter((l) => !l.requestId).map((l) => l.msg), []);
+      assert.deepEqual(
+        during.filter((l) => !l.requestId).map((l) => l.msg),
+        [],
+      );
     } finally {
       await api.stop();
     }
@@ -96,10 +131,18 @@ describe('health, readiness, metrics and request IDs', () => {
     const { key, workspaceId } = await newWorkspace();
     const node = await registerNode(key);
     // Four long polls wait (the per-credential cap), a fifth is refused.
-    const polls = Array.from({ length: 4 }, () => ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 3 }, node.nodeKey));
-    const waiting = await waitFor('four polls waiting', async () => total(await scrape(url), 'compute_long_polls_waiting') >= 4 && true);
+    const polls = Array.from({ length: 4 }, () =>
+      ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 3 }, node.nodeKey),
+    );
+    const waiting = await waitFor(
+      'four polls waiting',
+      async () => total(await scrape(url), 'compute_long_polls_waiting') >= 4 && true,
+    );
     assert.ok(waiting);
-    assert.equal((await post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey)).status, 429);
+    assert.equal(
+      (await post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey)).status,
+      429,
+    );
 
     const sub = await submit(key);
     // The node heartbeats from its hand-out on, so the job is not requeued as lost meanwhile.
@@ -108,24 +151,43 @@ describe('health, readiness, metrics and request IDs', () => {
     const handed = (await Promise.all(polls)).flatMap((p) => p.jobs);
     assert.deepEqual(handed, [first]);
     // The hand-out's row commits a moment after its answer (the claim's design): the gauge follows.
-    const running = async () => total(await scrape(url), 'compute_jobs', { workspace: workspaceId, state: 'RUNNING' }) === 1;
+    const running = async () =>
+      total(await scrape(url), 'compute_jobs', { workspace: workspaceId, state: 'RUNNING' }) === 1;
     assert.ok(await waitFor('the job counted RUNNING in its workspace', running, 5000));
 
     const stream = readLogStream(key, sub.job_id);
     await waitFor('the SSE stream open', async () => total(await scrape(url), 'compute_sse_streams_open') >= 1 && true);
-    const lines = [1, 2, 3].map((seq) => ({ seq, ts: new Date().toISOString(), stream: 'stdout', line: `line ${seq}` }));
-    await ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: sub.job_id, leaseId: handed[0].leaseId, lines }, node.nodeKey);
+    const lines = [1, 2, 3].map((seq) => ({
+      seq,
+      ts: new Date().toISOString(),
+      stream: 'stdout',
+      line: `line ${seq}`,
+    }));
+    await ok(
+      '/compute/nodes/logs',
+      { nodeId: node.nodeId, job_id: sub.job_id, leaseId: handed[0].leaseId, lines },
+      node.nodeKey,
+    );
     const put = await send('PUT', handed[0].artifactUploadUrl.replace('{id}', 'out'), { body: Buffer.alloc(1000, 1) });
     assert.equal(put.status, 200, put.body.toString());
-    await ok('/compute/nodes/result', { nodeId: node.nodeId, job_id: sub.job_id, leaseId: handed[0].leaseId, exitCode: 0, runtimeMs: 5 }, node.nodeKey);
+    await ok(
+      '/compute/nodes/result',
+      { nodeId: node.nodeId, job_id: sub.job_id, leaseId: handed[0].leaseId, exitCode: 0, runtimeMs: 5 },
+      node.nodeKey,
+    );
     await waitForJob(key, sub.job_id, inState('succeeded'));
     await beat.stop();
     assert.equal((await stream).events.filter((e) => e.event === 'log').length, 3);
 
     const after = await scrape(url);
-    const moved = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
-    assert.ok(moved('compute_http_requests_total', { route: '/api/compute/jobs/submit', method: 'POST', status: '200' }) >= 1);
-    assert.ok(moved('compute_http_request_duration_seconds_count', { route: '/api/compute/nodes/poll', method: 'POST' }) >= 5);
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      total(after, name, labels) - total(before, name, labels);
+    assert.ok(
+      moved('compute_http_requests_total', { route: '/api/compute/jobs/submit', method: 'POST', status: '200' }) >= 1,
+    );
+    assert.ok(
+      moved('compute_http_request_duration_seconds_count', { route: '/api/compute/nodes/poll', method: 'POST' }) >= 5,
+    );
     assert.ok(moved('compute_rate_limit_refusals_total', { route: '/api/compute/nodes/poll' }) >= 1);
     assert.ok(moved('compute_dispatch_latency_seconds_count') >= 1);
     // Every statement the job's requests sent waited for a connection, if only for microseconds.
@@ -141,7 +203,10 @@ describe('health, readiness, metrics and request IDs', () => {
 
   it("serves the worker's health and metrics on its own port, the SDK's worker series included, and logs activities with their job", async () => {
     const taskQueue = `metrics-${Date.now()}`;
-    const worker = await spawnWorker(taskQueue, 'metrics-worker', { TEMPORAL_METRICS_PORT: String(await freePort()), LOG_LEVEL: 'debug' });
+    const worker = await spawnWorker(taskQueue, 'metrics-worker', {
+      TEMPORAL_METRICS_PORT: String(await freePort()),
+      LOG_LEVEL: 'debug',
+    });
     try {
       assert.deepEqual((await get(`${worker.url}/healthz`)).body, { ok: true });
       const ready = await get(`${worker.url}/readyz`);
@@ -152,33 +217,59 @@ describe('health, readiness, metrics and request IDs', () => {
       const node = await registerNode(key);
       // Through this API, whose jobs run on the worker's queue. The job times out on the worker's
       // durable timer, so the worker itself writes the transition (an activity).
-      const sub = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'sleep 60', timeoutSeconds: 1 }, key, api.url);
-      const job = (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 10 }, node.nodeKey, api.url)).jobs[0];
+      const sub = await ok(
+        '/compute/jobs/submit',
+        { type: 'COMMAND', command: 'sleep 60', timeoutSeconds: 1 },
+        key,
+        api.url,
+      );
+      const job = (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 10 }, node.nodeKey, api.url))
+        .jobs[0];
       assert.equal(job.job_id, sub.job_id);
       await waitForJob(key, sub.job_id, inState('timed-out'));
 
       // The row reads timed-out once the workflow has projected it; the run itself ends a moment later.
       const samples = await waitFor('the run to end on the worker', async () => {
         const now = await scrape(worker.url);
-        return now.some((s) => /^temporal_workflow_(completed|failed)$/.test(s.name) && s.labels.task_queue === taskQueue && s.value >= 1) && now;
+        return (
+          now.some(
+            (s) =>
+              /^temporal_workflow_(completed|failed)$/.test(s.name) &&
+              s.labels.task_queue === taskQueue &&
+              s.value >= 1,
+          ) && now
+        );
       }).catch(() => scrape(worker.url));
       const sdk = samples.filter((s) => s.name.startsWith('temporal_'));
       assert.ok(sdk.length > 0, 'the SDK exporter is included');
       const names = JSON.stringify([...new Set(sdk.map((s) => s.name))]);
-      const tasks = sdk.filter((s) => /^temporal_workflow_task_execution_latency.*_count$/.test(s.name) && s.labels.task_queue === taskQueue);
+      const tasks = sdk.filter(
+        (s) => /^temporal_workflow_task_execution_latency.*_count$/.test(s.name) && s.labels.task_queue === taskQueue,
+      );
       assert.ok(tasks.reduce((n, s) => n + s.value, 0) >= 1, `workflow tasks counted: ${names}`);
       // A timed-out job's run ends failed.
-      const runsEnded = sdk.filter((s) => /^temporal_workflow_(completed|failed)$/.test(s.name) && s.labels.task_queue === taskQueue);
+      const runsEnded = sdk.filter(
+        (s) => /^temporal_workflow_(completed|failed)$/.test(s.name) && s.labels.task_queue === taskQueue,
+      );
       assert.ok(runsEnded.reduce((n, s) => n + s.value, 0) >= 1, `workflows ended: ${names}`);
-      assert.ok(total(sdk, 'temporal_activity_execution_latency_count', { task_queue: taskQueue }) >= 1, 'the transition activity ran here');
+      assert.ok(
+        total(sdk, 'temporal_activity_execution_latency_count', { task_queue: taskQueue }) >= 1,
+        'the transition activity ran here',
+      );
       assert.ok(samples.some((s) => s.name === 'compute_process_resident_memory_bytes'));
 
       const logged = await waitFor('activity lines with the job', () => {
-        const lines = fs.readFileSync(worker.logFile, 'utf8').split('\n').filter((l: string) => l.startsWith('{')).map((l: string) => JSON.parse(l));
+        const lines = fs
+          .readFileSync(worker.logFile, 'utf8')
+          .split('\n')
+          .filter((l: string) => l.startsWith('{'))
+          .map((l: string) => JSON.parse(l));
         const mine = lines.filter((l: { jobId?: string }) => l.jobId === sub.job_id);
         return mine.length > 0 && mine;
       });
-      assert.ok(logged.every((l: { workflowId?: string; activity?: string }) => l.workflowId === sub.job_id && l.activity));
+      assert.ok(
+        logged.every((l: { workflowId?: string; activity?: string }) => l.workflowId === sub.job_id && l.activity),
+      );
     } finally {
       await worker.stop();
     }

@@ -16,7 +16,9 @@ const waitingNow = async () => (await longPollsWaiting.get()).values[0]?.value ?
 /** Poll answers observed by the duration histogram with `status`, and how many took longer than `seconds`. */
 async function pollDurations(status: string, seconds: number) {
   const labelsOf = (v: { labels: object }) => v.labels as Record<string, string | number>;
-  const values = (await httpDuration.get()).values.filter((v) => Object.entries({ ...POLL_ROUTE, status }).every(([k, x]) => labelsOf(v)[k] === x));
+  const values = (await httpDuration.get()).values.filter((v) =>
+    Object.entries({ ...POLL_ROUTE, status }).every(([k, x]) => labelsOf(v)[k] === x),
+  );
   const count = values.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
   const within = values.find((v) => v.metricName?.endsWith('_bucket') && labelsOf(v).le === seconds)?.value ?? 0;
   return { count, longer: count - within };
@@ -34,7 +36,7 @@ function startPoll(node: { nodeId: string; nodeKey: string }, requestId: string,
 describe('a waiting poll answered after its middleware chain', function () {
   this.timeout(60_000);
 
-  it('answers the job it waited for in the envelope, with the chain\'s headers, counted with the time it waited', async () => {
+  it("answers the job it waited for in the envelope, with the chain's headers, counted with the time it waited", async () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     const before = await pollDurations('200', 2.5);
@@ -49,17 +51,26 @@ describe('a waiting poll answered after its middleware chain', function () {
     assert.equal(res.headers.get('x-request-id'), 'late-poll-1');
     assert.match(res.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/);
     assert.ok(res.headers.get('ratelimit-remaining'), 'the rate limit headers the chain set');
-    const body = (await res.json()) as { status: string; payload: { jobs: Array<{ job_id: string; artifactUploadUrl: string }>; cancel: string[] } };
+    const body = (await res.json()) as {
+      status: string;
+      payload: { jobs: Array<{ job_id: string; artifactUploadUrl: string }>; cancel: string[] };
+    };
     assert.equal(body.status, 'OK');
-    assert.deepEqual(body.payload.jobs.map((j) => j.job_id), [job.job_id]);
+    assert.deepEqual(
+      body.payload.jobs.map((j) => j.job_id),
+      [job.job_id],
+    );
     assert.deepEqual(body.payload.cancel, []);
-    assert.ok(body.payload.jobs[0].artifactUploadUrl.startsWith(`${testEnv().url}/api/`), 'an upload URL built from the request');
+    assert.ok(
+      body.payload.jobs[0].artifactUploadUrl.startsWith(`${testEnv().url}/api/`),
+      'an upload URL built from the request',
+    );
     const after = await pollDurations('200', 2.5);
     assert.equal(after.count - before.count, 1, 'counted once, when answered');
     assert.equal(after.longer - before.longer, 1, 'with the time it waited');
   });
 
-  it('answers a poll whose node is removed while it waits with the envelope\'s error and the request ID', async () => {
+  it("answers a poll whose node is removed while it waits with the envelope's error and the request ID", async () => {
     const s = await login();
     const { key } = await createApiKey(testEnv().db, { workspaceId: s.user.workspaceId, name: 'fleet', kind: 'user' });
     const node = await registerNode(key);
@@ -70,7 +81,12 @@ describe('a waiting poll answered after its middleware chain', function () {
     const res = await answer;
     assert.equal(res.status, 401);
     assert.equal(res.headers.get('x-request-id'), 'late-poll-2');
-    assert.deepEqual(await res.json(), { status: 'ERROR', code: 'auth.unauthenticated', message: 'This node was removed; its key no longer works', requestId: 'late-poll-2' });
+    assert.deepEqual(await res.json(), {
+      status: 'ERROR',
+      code: 'auth.unauthenticated',
+      message: 'This node was removed; its key no longer works',
+      requestId: 'late-poll-2',
+    });
   });
 
   it('stops waiting as soon as its client goes away', async () => {

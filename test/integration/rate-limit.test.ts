@@ -18,8 +18,13 @@ describe('rate limits', () => {
     await testEnv().db.raw(`CREATE SCHEMA IF NOT EXISTS ${detour}`);
     const url = new URL(testEnv().config.databaseUrl!);
     url.searchParams.set('options', `-c search_path=${detour},public`);
-    const config = testEnv().configWith({ DATABASE_URL: url.toString(), RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES) });
-    for (let i = 0; i < 2; i++) apis.push(await startServiceProcess({ config, log: quietLog, api: true, worker: false }));
+    const config = testEnv().configWith({
+      DATABASE_URL: url.toString(),
+      RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
+      AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES),
+    });
+    for (let i = 0; i < 2; i++)
+      apis.push(await startServiceProcess({ config, log: quietLog, api: true, worker: false }));
   });
   after(async () => {
     for (const api of apis) await api.stop();
@@ -29,7 +34,8 @@ describe('rate limits', () => {
   it('lets exactly the per-minute budget through across two API instances, then 429 with Retry-After', async () => {
     const { token } = await login();
     const replies = [];
-    for (let i = 0; i < PER_MINUTE + 10; i++) replies.push(await post('/compute/jobs/list', {}, token, apis[i % 2].url!));
+    for (let i = 0; i < PER_MINUTE + 10; i++)
+      replies.push(await post('/compute/jobs/list', {}, token, apis[i % 2].url!));
     const passed = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status === 429);
     assert.equal(passed.length, PER_MINUTE);
@@ -38,7 +44,10 @@ describe('rate limits', () => {
     // (leased-limiter.ts: up to (instances - 1) x lease early; a lease is 1 of a 30 budget).
     const firstRefusal = replies.findIndex((r) => r.status === 429);
     assert.ok(firstRefusal >= PER_MINUTE - 1, `refused from request ${firstRefusal + 1}`);
-    assert.ok(replies.slice(firstRefusal).filter((r) => r.status === 200).length <= 1, `statuses: ${replies.map((r) => r.status).join(' ')}`);
+    assert.ok(
+      replies.slice(firstRefusal).filter((r) => r.status === 200).length <= 1,
+      `statuses: ${replies.map((r) => r.status).join(' ')}`,
+    );
     for (const r of refused) {
       assert.equal(r.body.code, 'rate_limit.exceeded');
       const wait = Number(r.headers.get('retry-after'));
@@ -55,14 +64,23 @@ describe('rate limits', () => {
     const busy = await login();
     const key = (await post('/compute/api-keys/create', { name: 'mine' }, busy.token)).body.payload.key as string;
     for (let i = 0; i < PER_MINUTE; i++) await post('/compute/jobs/list', {}, busy.token, apis[0].url!);
-    assert.equal((await post('/compute/jobs/list', {}, key, apis[1].url!)).status, 429, "the user's key shares the user's budget");
+    assert.equal(
+      (await post('/compute/jobs/list', {}, key, apis[1].url!)).status,
+      429,
+      "the user's key shares the user's budget",
+    );
     const { key: otherKey } = await newWorkspace();
-    assert.equal((await post('/compute/jobs/list', {}, otherKey, apis[1].url!)).status, 200, 'another caller is unaffected');
+    assert.equal(
+      (await post('/compute/jobs/list', {}, otherKey, apis[1].url!)).status,
+      200,
+      'another caller is unaffected',
+    );
   });
 
   it("spends a user's budget for their agent keys and the nodes registered with them; a key without a user spends its workspace's", async () => {
     const owner = await login();
-    const agentKey = (await post('/compute/api-keys/create', { name: 'fleet', kind: 'agent' }, owner.token)).body.payload.key as string;
+    const agentKey = (await post('/compute/api-keys/create', { name: 'fleet', kind: 'agent' }, owner.token)).body
+      .payload.key as string;
     const node = await registerNode(agentKey, {}, 'fleet-1');
     const bySession = await registerNode(owner.token, {}, 'fleet-2');
     // The node registered with the agent key spends the budget alone until it is refused. Setting
@@ -70,7 +88,10 @@ describe('rate limits', () => {
     // test counts no exact remainder: it spends until the refusal, then every credential of the
     // user is refused, which a budget of their own would not be.
     const beats: number[] = [];
-    for (let i = 0; i < PER_MINUTE + 2 && beats[beats.length - 1] !== 429; i++) beats.push((await post('/compute/nodes/heartbeat', { nodeId: node.nodeId }, node.nodeKey, apis[i % 2].url!)).status);
+    for (let i = 0; i < PER_MINUTE + 2 && beats[beats.length - 1] !== 429; i++)
+      beats.push(
+        (await post('/compute/nodes/heartbeat', { nodeId: node.nodeId }, node.nodeKey, apis[i % 2].url!)).status,
+      );
     assert.equal(beats[0], 200, `the node's first heartbeat passes: ${beats}`);
     assert.equal(beats[beats.length - 1], 429, `the node's heartbeats spend a budget: ${beats}`);
     assert.ok(beats.filter((s) => s === 200).length <= PER_MINUTE, `never past the budget: ${beats}`);
@@ -86,17 +107,23 @@ describe('rate limits', () => {
       }
       assert.equal(statuses[statuses.length - 1], 429, `the node's heartbeats spent the user's budget: ${statuses}`);
     }
-    assert.equal((await post('/compute/jobs/list', {}, agentKey, apis[1].url!)).status, 429, "the user's agent key too");
+    assert.equal(
+      (await post('/compute/jobs/list', {}, agentKey, apis[1].url!)).status,
+      429,
+      "the user's agent key too",
+    );
 
     // Operator keys (no user) of one workspace share the workspace's budget.
     const ws = await newWorkspace();
     const second = await createApiKey(testEnv().db, { workspaceId: ws.workspaceId, name: 'second', kind: 'agent' });
     const statuses: number[] = [];
-    for (let i = 0; i < PER_MINUTE; i++) statuses.push((await post('/compute/jobs/list', {}, ws.key, apis[i % 2].url!)).status);
+    for (let i = 0; i < PER_MINUTE; i++)
+      statuses.push((await post('/compute/jobs/list', {}, ws.key, apis[i % 2].url!)).status);
     // The other key is refused once the budget is spent. A lease (one request of a 30 budget) the
     // other instance still holds may let it through once first, if the first key met a refusal
     // early for it; never past the budget the two keys share.
-    for (let i = 0; i < 2 && statuses[statuses.length - 1] !== 429; i++) statuses.push((await post('/compute/jobs/list', {}, second.key, apis[i % 2].url!)).status);
+    for (let i = 0; i < 2 && statuses[statuses.length - 1] !== 429; i++)
+      statuses.push((await post('/compute/jobs/list', {}, second.key, apis[i % 2].url!)).status);
     assert.equal(statuses[statuses.length - 1], 429, `the second key shares the workspace's budget: ${statuses}`);
     assert.ok(statuses.filter((s) => s === 200).length <= PER_MINUTE, `never past the budget: ${statuses}`);
   });
@@ -109,7 +136,8 @@ describe('rate limits', () => {
     };
     const guesser = '127.0.0.7';
     const bad = 'ckuguessguess_' + 'x'.repeat(32);
-    for (let i = 0; i < AUTH_FAILURES; i++) assert.equal((await postFrom(guesser, '/compute/jobs/list', {}, bad, api.url!)).status, 401);
+    for (let i = 0; i < AUTH_FAILURES; i++)
+      assert.equal((await postFrom(guesser, '/compute/jobs/list', {}, bad, api.url!)).status, 401);
     api.db.on('query', onQuery);
     try {
       for (let i = 0; i < 20; i++) {
@@ -123,8 +151,16 @@ describe('rate limits', () => {
       api.db.off('query', onQuery);
     }
     const { key } = await newWorkspace();
-    assert.equal((await postFrom('127.0.0.8', '/compute/jobs/list', {}, key, api.url!)).status, 200, 'another address is unaffected');
-    assert.equal((await postFrom(guesser, '/compute/jobs/list', {}, key, apis[1].url!)).status, 200, 'counted per instance, in memory');
+    assert.equal(
+      (await postFrom('127.0.0.8', '/compute/jobs/list', {}, key, api.url!)).status,
+      200,
+      'another address is unaffected',
+    );
+    assert.equal(
+      (await postFrom(guesser, '/compute/jobs/list', {}, key, apis[1].url!)).status,
+      200,
+      'counted per instance, in memory',
+    );
   });
 
   it('falls back to the same limits per instance when the shared store fails, and shares them again once it is back', async () => {
@@ -153,17 +189,27 @@ describe('rate limits', () => {
       // Meanwhile the suite's own API, on the same database, still leases from the shared store.
       const bystander = await login();
       assert.equal((await post('/compute/jobs/list', {}, bystander.token)).status, 200);
-      assert.ok(await testEnv().db('rate_limits').where({ key: `rl_min:usr:${bystander.user.id}` }).first(), 'the other APIs keep the shared store');
+      assert.ok(
+        await testEnv()
+          .db('rate_limits')
+          .where({ key: `rl_min:usr:${bystander.user.id}` })
+          .first(),
+        'the other APIs keep the shared store',
+      );
     } finally {
       await testEnv().db.raw(`DROP VIEW ${detour}.rate_limits`);
     }
     const other = await login();
     const statuses = [];
-    for (let i = 0; i < PER_MINUTE + 2; i++) statuses.push((await post('/compute/jobs/list', {}, other.token, apis[i % 2].url!)).status);
+    for (let i = 0; i < PER_MINUTE + 2; i++)
+      statuses.push((await post('/compute/jobs/list', {}, other.token, apis[i % 2].url!)).status);
     // Both instances draw from the shared store again: the budget once across the two, refused in
     // order but for the one lease the other instance may hold (as in the first test).
     assert.equal(statuses.filter((s) => s === 200).length, PER_MINUTE, `statuses: ${statuses.join(' ')}`);
     const firstRefusal = statuses.indexOf(429);
-    assert.ok(firstRefusal >= PER_MINUTE - 1 && statuses.slice(firstRefusal).filter((s) => s === 200).length <= 1, `statuses: ${statuses.join(' ')}`);
+    assert.ok(
+      firstRefusal >= PER_MINUTE - 1 && statuses.slice(firstRefusal).filter((s) => s === 200).length <= 1,
+      `statuses: ${statuses.join(' ')}`,
+    );
   });
 });

@@ -20,7 +20,8 @@ async function statementsDuring(db: Knex, fn: () => Promise<void>): Promise<stri
   }
   return seen;
 }
-const touching = (statements: string[], table: string) => statements.filter((s) => new RegExp(`\\b${table}\\b`).test(s));
+const touching = (statements: string[], table: string) =>
+  statements.filter((s) => new RegExp(`\\b${table}\\b`).test(s));
 
 describe('what a request costs: cached credentials and leased budgets', () => {
   const apiWith = apisPerTest();
@@ -29,9 +30,14 @@ describe('what a request costs: cached credentials and leased budgets', () => {
     const api = await apiWith();
     const { key } = await newWorkspace();
     const job = await submit(key);
-    assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key, api.url)).status, 200, 'the first request looks the key up');
+    assert.equal(
+      (await post('/compute/jobs/retrieve', { job_id: job.job_id }, key, api.url)).status,
+      200,
+      'the first request looks the key up',
+    );
     const statements = await statementsDuring(api.db, async () => {
-      for (let i = 0; i < 100; i++) assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key, api.url)).status, 200);
+      for (let i = 0; i < 100; i++)
+        assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key, api.url)).status, 200);
     });
     assert.equal(touching(statements, 'jobs').length, 100, statements.join('\n'));
     assert.deepEqual(touching(statements, 'api_keys'), [], 'no key lookup');
@@ -45,11 +51,15 @@ describe('what a request costs: cached credentials and leased budgets', () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(testEnv().config.databaseUrl!).port) });
     try {
       const direct = await apiWith();
-      const cut = await apiWith({ DATABASE_URL: testEnv().config.databaseUrl!.replace(/@[^/]+\//, `@${proxy.address}/`), NOTIFY_PING_MS: '200' });
+      const cut = await apiWith({
+        DATABASE_URL: testEnv().config.databaseUrl!.replace(/@[^/]+\//, `@${proxy.address}/`),
+        NOTIFY_PING_MS: '200',
+      });
       const { key } = await newWorkspace();
       const { token } = await login();
       const made = (await post('/compute/api-keys/create', { name: 'cached' }, token)).body.payload;
-      for (const api of [direct, cut]) assert.equal((await post('/compute/jobs/list', {}, made.key, api.url)).status, 200);
+      for (const api of [direct, cut])
+        assert.equal((await post('/compute/jobs/list', {}, made.key, api.url)).status, 200);
 
       // Revoked through one instance: it refuses the next request at once. PostgreSQL handed the
       // change to the other's listener before the revoke was answered; once that listener has read
@@ -65,7 +75,10 @@ describe('what a request costs: cached credentials and leased budgets', () => {
       // its ping goes unanswered, the instance stops trusting what it holds in memory.
       assert.equal((await post('/compute/jobs/list', {}, key, cut.url)).status, 200);
       proxy.blackhole();
-      await testEnv().db('api_keys').where({ workspace_id: (await keyRow(key)).workspace_id }).update({ revoked_at: testEnv().db.fn.now() });
+      await testEnv()
+        .db('api_keys')
+        .where({ workspace_id: (await keyRow(key)).workspace_id })
+        .update({ revoked_at: testEnv().db.fn.now() });
       await waitFor('the hung listener to be found out', async () => !cut.services!.notifier.live, 5_000);
       // Its database is unreachable too, so the honest answer is none (or a 503), never a 200.
       const during = await fetch(`${cut.url}/api/compute/jobs/list`, {
@@ -81,11 +94,15 @@ describe('what a request costs: cached credentials and leased budgets', () => {
       proxy.resume();
       await waitFor('the listener to be back', async () => cut.services!.notifier.live, 15_000);
       // Connections that lost bytes in the hang are replaced first (a 503 meanwhile); a 200 never comes.
-      await waitFor('the revoked key to be refused', async () => {
-        const status = (await post('/compute/jobs/list', {}, key, cut.url)).status;
-        assert.notEqual(status, 200, 'the revoked key was let through after the listener came back');
-        return status === 401;
-      }, 15_000);
+      await waitFor(
+        'the revoked key to be refused',
+        async () => {
+          const status = (await post('/compute/jobs/list', {}, key, cut.url)).status;
+          assert.notEqual(status, 200, 'the revoked key was let through after the listener came back');
+          return status === 401;
+        },
+        15_000,
+      );
     } finally {
       await proxy.close();
     }
@@ -93,20 +110,27 @@ describe('what a request costs: cached credentials and leased budgets', () => {
 
   it('lets at most the limit through across two instances under a concurrent burst, short of it by at most one lease', async () => {
     const LIMIT = 200;
-    const pair = [await apiWith({ RATE_LIMIT_PER_MINUTE: String(LIMIT) }), await apiWith({ RATE_LIMIT_PER_MINUTE: String(LIMIT) })];
+    const pair = [
+      await apiWith({ RATE_LIMIT_PER_MINUTE: String(LIMIT) }),
+      await apiWith({ RATE_LIMIT_PER_MINUTE: String(LIMIT) }),
+    ];
     const { key } = await newWorkspace();
     const statuses: number[] = [];
     // 20 clients on each instance, 20 requests each: 800 requests for a budget of 200.
     await Promise.all(
       Array.from({ length: 40 }, async (_, lane) => {
-        for (let i = 0; i < 20; i++) statuses.push((await post('/compute/jobs/list', {}, key, pair[lane % 2].url)).status);
+        for (let i = 0; i < 20; i++)
+          statuses.push((await post('/compute/jobs/list', {}, key, pair[lane % 2].url)).status);
       }),
     );
     const admitted = statuses.filter((s) => s === 200).length;
     assert.equal(admitted + statuses.filter((s) => s === 429).length, statuses.length, 'only 200 and 429');
     const lease = LIMIT / 20; // the largest lease: 1/20 of the limit
     assert.ok(admitted <= LIMIT, `${admitted} let through, the limit is ${LIMIT}`);
-    assert.ok(admitted >= LIMIT - lease, `${admitted} let through: at most one lease (${lease}) may sit unspent on the other instance`);
+    assert.ok(
+      admitted >= LIMIT - lease,
+      `${admitted} let through: at most one lease (${lease}) may sit unspent on the other instance`,
+    );
   });
 
   it('refuses from memory: once an instance knows the window is spent, a 429 costs no statement', async () => {
@@ -126,5 +150,8 @@ describe('what a request costs: cached credentials and leased budgets', () => {
 });
 
 async function keyRow(key: string) {
-  return testEnv().db('api_keys').where({ prefix: key.slice(0, key.lastIndexOf('_')) }).first();
+  return testEnv()
+    .db('api_keys')
+    .where({ prefix: key.slice(0, key.lastIndexOf('_')) })
+    .first();
 }

@@ -15,7 +15,13 @@ interface Answer {
 }
 
 /** One request to a path exactly as written (the support helpers add a prefix of their own). */
-async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown, baseUrl = testEnv().url): Promise<Answer & { requestId: string | null }> {
+async function call(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+  baseUrl = testEnv().url,
+): Promise<Answer & { requestId: string | null }> {
   const res = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
@@ -23,7 +29,13 @@ async function call(method: string, path: string, headers: Record<string, string
   });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
-  return { status: res.status, type, version: res.headers.get('x-compute-api-version'), requestId: res.headers.get('x-request-id'), body: /json/.test(type) && text ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    type,
+    version: res.headers.get('x-compute-api-version'),
+    requestId: res.headers.get('x-request-id'),
+    body: /json/.test(type) && text ? JSON.parse(text) : text,
+  };
 }
 
 const assertProblem404 = (a: Answer, what: string) => {
@@ -53,13 +65,29 @@ describe('Route case', () => {
     const w2 = await v0ok('POST', '/workspaces', { token: s.token, body: { name: 'two' } });
     const auth = { Authorization: `Bearer ${s.token}` };
 
-    const wrong = await call('PATCH', `/v0/Workspaces/${w1.id}`, { ...auth, 'X-Compute-Workspace': w2.id }, { name: 'hijacked' });
+    const wrong = await call(
+      'PATCH',
+      `/v0/Workspaces/${w1.id}`,
+      { ...auth, 'X-Compute-Workspace': w2.id },
+      { name: 'hijacked' },
+    );
     assertProblem404(wrong, 'PATCH /v0/Workspaces/{W1} with X-Compute-Workspace: W2');
-    const names = async () => Object.fromEntries((await v0ok('GET', '/workspaces', { token: s.token })).items.map((w: { id: string; name: string }) => [w.id, w.name]));
+    const names = async () =>
+      Object.fromEntries(
+        (await v0ok('GET', '/workspaces', { token: s.token })).items.map((w: { id: string; name: string }) => [
+          w.id,
+          w.name,
+        ]),
+      );
     assert.deepEqual([(await names())[w1.id], (await names())[w2.id]], ['one', 'two'], 'neither workspace renamed');
 
     // Through the route as spelled, the path's workspace wins over the header.
-    const right = await call('PATCH', `/v0/workspaces/${w1.id}`, { ...auth, 'X-Compute-Workspace': w2.id }, { name: 'renamed' });
+    const right = await call(
+      'PATCH',
+      `/v0/workspaces/${w1.id}`,
+      { ...auth, 'X-Compute-Workspace': w2.id },
+      { name: 'renamed' },
+    );
     assert.equal(right.status, 200, JSON.stringify(right.body));
     assert.equal(right.body.id, w1.id);
     const after = await names();
@@ -71,10 +99,19 @@ describe('Route case', () => {
     const { key } = await newWorkspace();
     assertProblem404(await call('GET', '/V0/jobs', { Authorization: `Bearer ${s.token}` }), 'GET /V0/jobs');
     assertProblem404(await call('GET', '/v0/Jobs', { Authorization: `Bearer ${s.token}` }), 'GET /v0/Jobs');
-    assertEnvelope404(await call('POST', '/API/compute/jobs/list', { 'X-API-Key': key }, {}), 'POST /API/compute/jobs/list');
-    assertEnvelope404(await call('POST', '/api/compute/Jobs/list', { 'X-API-Key': key }, {}), 'POST /api/compute/Jobs/list');
+    assertEnvelope404(
+      await call('POST', '/API/compute/jobs/list', { 'X-API-Key': key }, {}),
+      'POST /API/compute/jobs/list',
+    );
+    assertEnvelope404(
+      await call('POST', '/api/compute/Jobs/list', { 'X-API-Key': key }, {}),
+      'POST /api/compute/Jobs/list',
+    );
 
-    const versioned = await call('GET', '/V0/jobs', { Authorization: `Bearer ${s.token}`, 'X-Compute-API-Version': 'v9' });
+    const versioned = await call('GET', '/V0/jobs', {
+      Authorization: `Bearer ${s.token}`,
+      'X-Compute-API-Version': 'v9',
+    });
     assert.notEqual(versioned.status, 500, JSON.stringify(versioned.body));
     assert.doesNotMatch(versioned.type, /text\/plain/);
     assert.match(versioned.type, /^application\/problem\+json/);
@@ -110,17 +147,29 @@ describe('Surfaces behind the mount', () => {
   it('keep the request ID and, behind a trusted proxy, the client address on both surfaces', async () => {
     const api = await apiWith({ TRUST_PROXY: 'true' });
     const t = await team();
-    const audited = async (ip: string) => testEnv().db('audit_log').where({ workspace_id: t.ws.id, outcome: 'denied', ip }).first('action', 'actor_id');
+    const audited = async (ip: string) =>
+      testEnv().db('audit_log').where({ workspace_id: t.ws.id, outcome: 'denied', ip }).first('action', 'actor_id');
 
     // A member is refused an admin's work on each surface: the refusal's entry records the address
     // the proxy names, and the answer carries the request's ID.
-    const b = await call('PATCH', `/v0/workspaces/${t.ws.id}`, { Authorization: `Bearer ${t.member.token}`, 'X-Forwarded-For': '203.0.113.7', 'X-Request-Id': 'route-case-b' }, { name: 'x' }, api.url);
+    const b = await call(
+      'PATCH',
+      `/v0/workspaces/${t.ws.id}`,
+      { Authorization: `Bearer ${t.member.token}`, 'X-Forwarded-For': '203.0.113.7', 'X-Request-Id': 'route-case-b' },
+      { name: 'x' },
+      api.url,
+    );
     assert.equal(b.status, 403, JSON.stringify(b.body));
     assert.equal(b.requestId, 'route-case-b');
     assert.equal(b.body.requestId, 'route-case-b');
     assert.deepEqual(await audited('203.0.113.7'), { action: 'workspace.update', actor_id: t.member.user.id });
 
-    const headersA = { Authorization: `Bearer ${t.member.token}`, 'X-Compute-Workspace': t.ws.id, 'X-Forwarded-For': '203.0.113.8', 'X-Request-Id': 'route-case-a' };
+    const headersA = {
+      Authorization: `Bearer ${t.member.token}`,
+      'X-Compute-Workspace': t.ws.id,
+      'X-Forwarded-For': '203.0.113.8',
+      'X-Request-Id': 'route-case-a',
+    };
     const a = await call('POST', '/api/compute/nodes/drain', headersA, { nodeId: 'node_x' }, api.url);
     assert.equal(a.status, 403, JSON.stringify(a.body));
     assert.equal(a.requestId, 'route-case-a');

@@ -25,7 +25,10 @@ describe('safe defaults', () => {
     try {
       assert.equal(loadApiConfig({ ...PRODUCTION_SECRETS, COMPUTE_DATA_DIR: dataDir }).env, 'production');
       const { JWT_SECRET, SMTP_URL, ...rest } = PRODUCTION_SECRETS;
-      assert.throws(() => loadApiConfig({ ...rest, COMPUTE_DATA_DIR: dataDir }), /JWT_SECRET is required in production.*; SMTP_URL is required in production/);
+      assert.throws(
+        () => loadApiConfig({ ...rest, COMPUTE_DATA_DIR: dataDir }),
+        /JWT_SECRET is required in production.*; SMTP_URL is required in production/,
+      );
       assert.deepEqual(fs.readdirSync(dataDir), [], 'no secret was written');
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -36,12 +39,22 @@ describe('safe defaults', () => {
     const captured = captureLog('trace');
     const email = newEmail();
     const code = String(100_000 + Math.floor(Math.random() * 900_000));
-    await mailerFor(loadApiConfig({ ...PRODUCTION_SECRETS, SMTP_URL: testEnv().mailbox.url }), captured.log).sendLoginCode(email, code, 10);
+    await mailerFor(
+      loadApiConfig({ ...PRODUCTION_SECRETS, SMTP_URL: testEnv().mailbox.url }),
+      captured.log,
+    ).sendLoginCode(email, code, 10);
     assert.equal(testEnv().mailbox.codeFor(email), code, 'the code went out by mail');
 
     const refused = `smtp://127.0.0.1:${await freePort()}`;
-    await mailerFor(loadApiConfig({ ...PRODUCTION_SECRETS, SMTP_URL: refused }), captured.log).sendLoginCode(email, code, 10);
-    assert.ok(captured.lines().some((l) => l.msg === 'sending a login code failed'), captured.text());
+    await mailerFor(loadApiConfig({ ...PRODUCTION_SECRETS, SMTP_URL: refused }), captured.log).sendLoginCode(
+      email,
+      code,
+      10,
+    );
+    assert.ok(
+      captured.lines().some((l) => l.msg === 'sending a login code failed'),
+      captured.text(),
+    );
     assert.doesNotMatch(captured.text(), new RegExp(code));
   });
 
@@ -49,7 +62,11 @@ describe('safe defaults', () => {
     const env = childEnvironment(testEnv().vars);
     delete env.NODE_ENV;
     delete env.JWT_SECRET;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     api = child;
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));

@@ -29,13 +29,17 @@ describe('sign-out', () => {
       body: '{}',
     });
     assert.equal(out.status, 200);
-    for (const url of [one.url!, two.url!, testEnv().url]) assert.deepEqual(await works(s.token, url), [401, 401], `refused at ${url}`);
+    for (const url of [one.url!, two.url!, testEnv().url])
+      assert.deepEqual(await works(s.token, url), [401, 401], `refused at ${url}`);
     // An instance that never held it reads the revocation from the database.
     const three = await apiWith();
     assert.deepEqual(await works(s.token, three.url!), [401, 401]);
     assert.deepEqual(await works(other.token, two.url!), [200, 200], 'another session of the same person goes on');
 
-    const { jti, exp } = JSON.parse(Buffer.from(s.token.split('.')[1]!, 'base64url').toString()) as { jti: string; exp: number };
+    const { jti, exp } = JSON.parse(Buffer.from(s.token.split('.')[1]!, 'base64url').toString()) as {
+      jti: string;
+      exp: number;
+    };
     const row = await testEnv().db('revoked_sessions').where({ jti }).first('expires_at');
     assert.equal(new Date(row.expires_at).getTime(), exp * 1000, 'kept until the token would have expired');
   });

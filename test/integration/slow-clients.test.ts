@@ -25,7 +25,12 @@ interface RawOutcome {
  * Writes `head` to the API over a raw socket and then nothing more; resolves when the server
  * closes. `seen` receives what the server writes as it arrives.
  */
-function stall(url: string, head: string, more?: (socket: net.Socket) => void, seen?: (text: string) => void): Promise<RawOutcome> {
+function stall(
+  url: string,
+  head: string,
+  more?: (socket: net.Socket) => void,
+  seen?: (text: string) => void,
+): Promise<RawOutcome> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -47,7 +52,9 @@ function stall(url: string, head: string, more?: (socket: net.Socket) => void, s
 }
 
 const postHead = (path: string, headers: Record<string, string | number>) =>
-  `POST ${path} HTTP/1.1\r\nHost: x\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  `POST ${path} HTTP/1.1\r\nHost: x\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
 
 describe('slow and idle clients cannot hold the server', () => {
   let api: ServiceProcess;
@@ -64,14 +71,31 @@ describe('slow and idle clients cannot hold the server', () => {
 
   it('closes a request that declares Content-Length: 1000000 and sends nothing, within the request timeout', async () => {
     const { key } = await newWorkspace();
-    const out = await stall(api.url!, postHead('/api/compute/jobs/submit', { 'Content-Type': 'application/json', 'Content-Length': 1_000_000, 'X-API-Key': key }));
-    assert.ok(out.closedAfterMs >= TIMEOUT_MS - 50 && out.closedAfterMs < TIMEOUT_MS + SLACK_MS, `closed after ${out.closedAfterMs} ms`);
+    const out = await stall(
+      api.url!,
+      postHead('/api/compute/jobs/submit', {
+        'Content-Type': 'application/json',
+        'Content-Length': 1_000_000,
+        'X-API-Key': key,
+      }),
+    );
+    assert.ok(
+      out.closedAfterMs >= TIMEOUT_MS - 50 && out.closedAfterMs < TIMEOUT_MS + SLACK_MS,
+      `closed after ${out.closedAfterMs} ms`,
+    );
     assert.match(out.text, /^HTTP\/1\.1 408 /);
     assert.match(out.text, /"code":"request.invalid"/);
   });
 
   it('authenticates before reading a body: a bad credential is refused at once, and the unsent body is not waited for', async () => {
-    const out = await stall(api.url!, postHead('/api/compute/jobs/submit', { 'Content-Type': 'application/json', 'Content-Length': 1_000_000, 'X-API-Key': 'cku_nonsense' }));
+    const out = await stall(
+      api.url!,
+      postHead('/api/compute/jobs/submit', {
+        'Content-Type': 'application/json',
+        'Content-Length': 1_000_000,
+        'X-API-Key': 'cku_nonsense',
+      }),
+    );
     assert.match(out.text, /^HTTP\/1\.1 401 /);
     assert.ok(out.answeredAfterMs! < TIMEOUT_MS, `answered after ${out.answeredAfterMs} ms, not after the body`);
     assert.ok(out.closedAfterMs < TIMEOUT_MS + SLACK_MS, `closed after ${out.closedAfterMs} ms`);
@@ -88,13 +112,21 @@ describe('slow and idle clients cannot hold the server', () => {
     // requeue the job, and the last upload would be refused for a lease that no longer holds it.
     const beat = heartbeatInBackground(node, [job.job_id]);
     try {
-      const url = (id: string) => testEnv().service.services!.artifacts.uploadTemplate(api.url!, { id: job.job_id, timeoutSeconds: 3600 }, job.leaseId).replace('{id}', id);
+      const url = (id: string) =>
+        testEnv()
+          .service.services!.artifacts.uploadTemplate(api.url!, { id: job.job_id, timeoutSeconds: 3600 }, job.leaseId)
+          .replace('{id}', id);
       const target = new URL(url('stalled'));
       // 64 KiB of a declared 20 MiB, then silence: the only upload slot stays taken until the idle timeout.
       const startStall = () => {
         const attempt = { outcome: Promise.resolve({} as RawOutcome), turnedAway: false };
         const head = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: x\r\nContent-Length: ${20 * MiB}\r\n\r\n`;
-        attempt.outcome = stall(api.url!, head, (sock) => sock.write(Buffer.alloc(64 * 1024, 1)), (text) => (attempt.turnedAway = text.startsWith('HTTP/1.1 429')));
+        attempt.outcome = stall(
+          api.url!,
+          head,
+          (sock) => sock.write(Buffer.alloc(64 * 1024, 1)),
+          (text) => (attempt.turnedAway = text.startsWith('HTTP/1.1 429')),
+        );
         return attempt;
       };
       let stalled = startStall();

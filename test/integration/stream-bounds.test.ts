@@ -14,7 +14,10 @@ const POLLS = 1;
 /** Opens a following log stream; `closed` resolves with the comments seen when the server ends it. */
 async function follow(baseUrl: string, credential: string, jobId: string) {
   const abort = new AbortController();
-  const res = await fetch(`${baseUrl}/api/compute/jobs/${jobId}/logs`, { headers: credentialHeaders(credential), signal: abort.signal });
+  const res = await fetch(`${baseUrl}/api/compute/jobs/${jobId}/logs`, {
+    headers: credentialHeaders(credential),
+    signal: abort.signal,
+  });
   const closed =
     res.status !== 200
       ? Promise.resolve([] as string[])
@@ -35,7 +38,10 @@ async function follow(baseUrl: string, credential: string, jobId: string) {
 describe('streams and waiters are bounded', () => {
   let api: ServiceProcess;
   before(async () => {
-    const config = testEnv().configWith({ SSE_STREAMS_PER_CREDENTIAL: String(STREAMS), POLLS_PER_CREDENTIAL: String(POLLS) });
+    const config = testEnv().configWith({
+      SSE_STREAMS_PER_CREDENTIAL: String(STREAMS),
+      POLLS_PER_CREDENTIAL: String(POLLS),
+    });
     api = await startServiceProcess({ config, log: quietLog, api: true, worker: false });
   });
   after(() => api?.stop());
@@ -43,12 +49,19 @@ describe('streams and waiters are bounded', () => {
   it('caps log streams per credential (429 past it) and frees a slot when a stream closes', async () => {
     const { key, job } = await heldJob();
     const open = [await follow(api.url!, key, job.job_id), await follow(api.url!, key, job.job_id)];
-    assert.deepEqual(open.map((s) => s.status), [200, 200]);
+    assert.deepEqual(
+      open.map((s) => s.status),
+      [200, 200],
+    );
     const third = await follow(api.url!, key, job.job_id);
     assert.equal(third.status, 429);
     assert.equal(third.body.code, 'rate_limit.exceeded');
     const other = await follow(api.url!, (await login()).token, job.job_id);
-    assert.equal(other.status, 404, "another credential is not capped by this one's streams (and sees its own workspace only)");
+    assert.equal(
+      other.status,
+      404,
+      "another credential is not capped by this one's streams (and sees its own workspace only)",
+    );
     open[0].stop();
     await open[0].closed;
     let again = await follow(api.url!, key, job.job_id);
@@ -66,47 +79,85 @@ describe('streams and waiters are bounded', () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key, { pool: 'capped' });
     const longPoll = () => {
-      const poll = { done: false, turnedAway: false, reply: post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 6 }, node.nodeKey, api.url!) };
+      const poll = {
+        done: false,
+        turnedAway: false,
+        reply: post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 6 }, node.nodeKey, api.url!),
+      };
       void poll.reply.then((r) => Object.assign(poll, { done: true, turnedAway: r.status === 429 }));
       return poll;
     };
     let first = longPoll();
     // Until the long poll waits, a quick one may pass, and may even hold the one slot as the long
     // poll arrives (which then is turned away and sent again); once it waits, the next is refused.
-    const second = await waitFor('a second poll to be refused', async () => {
-      if (first.turnedAway) first = longPoll();
-      const reply = await post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url!);
-      return reply.status === 429 && reply;
-    }, 10_000);
+    const second = await waitFor(
+      'a second poll to be refused',
+      async () => {
+        if (first.turnedAway) first = longPoll();
+        const reply = await post(
+          '/compute/nodes/poll',
+          { nodeId: node.nodeId, waitSeconds: 0 },
+          node.nodeKey,
+          api.url!,
+        );
+        return reply.status === 429 && reply;
+      },
+      10_000,
+    );
     assert.equal(first.done, false, 'refused while the long poll was still waiting');
     assert.equal(second.body.code, 'rate_limit.exceeded');
     const another = await registerNode(key, { pool: 'capped' }, 'another');
-    assert.equal((await post('/compute/nodes/poll', { nodeId: another.nodeId, waitSeconds: 0 }, another.nodeKey, api.url!)).status, 200);
+    assert.equal(
+      (await post('/compute/nodes/poll', { nodeId: another.nodeId, waitSeconds: 0 }, another.nodeKey, api.url!)).status,
+      200,
+    );
     assert.equal((await first.reply).status, 200);
-    assert.equal((await post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url!)).status, 200, 'the slot is free again');
+    assert.equal(
+      (await post('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url!)).status,
+      200,
+      'the slot is free again',
+    );
   });
 
   it('ends a stream when its API key is revoked', async () => {
     const { key, job } = await heldJob();
     const stream = await follow(testEnv().url, key, job.job_id);
     assert.equal(stream.status, 200);
-    const row = await testEnv().db('api_keys').where({ prefix: key.split('_')[0] }).first('id');
+    const row = await testEnv()
+      .db('api_keys')
+      .where({ prefix: key.split('_')[0] })
+      .first('id');
     await ok('/compute/api-keys/revoke', { id: row.id }, key);
     const comments = await stream.closed;
-    assert.ok(comments.some((c) => /credential revoked or expired/.test(c)), comments.join('|'));
+    assert.ok(
+      comments.some((c) => /credential revoked or expired/.test(c)),
+      comments.join('|'),
+    );
     assert.equal((await follow(testEnv().url, key, job.job_id)).status, 401);
   });
 
   it('ends a stream when its session token expires', async () => {
     const session = await login();
     const { auth } = testEnv().config;
-    const shortLived = createTokenIssuer({ secret: auth.jwtSecret!, issuer: auth.jwtIssuer, audience: auth.jwtAudience, ttlSeconds: 2 });
-    const { token, expiresAt } = await shortLived.issue({ userId: session.user.id, workspaceId: session.user.workspaceId, email: session.user.email });
+    const shortLived = createTokenIssuer({
+      secret: auth.jwtSecret!,
+      issuer: auth.jwtIssuer,
+      audience: auth.jwtAudience,
+      ttlSeconds: 2,
+    });
+    const { token, expiresAt } = await shortLived.issue({
+      userId: session.user.id,
+      workspaceId: session.user.workspaceId,
+      email: session.user.email,
+    });
     const job = await submit(session.token, { command: 'sleep 60' });
     const stream = await follow(testEnv().url, token, job.job_id);
     assert.equal(stream.status, 200);
     const comments = await stream.closed;
     assert.ok(Date.now() >= Date.parse(expiresAt) - 50, 'not before the expiry');
-    assert.ok(comments.some((c) => /credential revoked or expired/.test(c)), comments.join('|'));
+    assert.ok(
+      comments.some((c) => /credential revoked or expired/.test(c)),
+      comments.join('|'),
+    );
   });
 });

@@ -14,7 +14,8 @@ import { quietLog, reconcileWorkspace, testEnv } from '../support/env';
 import { newWorkspace, pollOne, registerNode, resultOf, ok, retrieve } from '../support/http';
 
 /** A gRPC failure as the Temporal client reports it. */
-const grpcError = (code: number, what: string) => new ServiceError(what, { cause: Object.assign(new Error(what), { code }) });
+const grpcError = (code: number, what: string) =>
+  new ServiceError(what, { cause: Object.assign(new Error(what), { code }) });
 const DEADLINE_EXCEEDED = 4;
 const UNAVAILABLE = 14;
 const INVALID_ARGUMENT = 3;
@@ -50,20 +51,49 @@ describe('submit across an ambiguous Temporal error', () => {
     });
     const client = Object.create(real, { workflow: { value: workflow } }) as Client;
     const { config } = testEnv();
-    const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
-    return createJobsService({ db: testEnv().db, dataKeys, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
+    const workflows = createJobWorkflowClient(client, {
+      taskQueue: config.temporal.taskQueue,
+      retryAfterSeconds: 1,
+      eager: false,
+    });
+    return createJobsService({
+      db: testEnv().db,
+      dataKeys,
+      workflows,
+      transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }),
+      config,
+      log: quietLog,
+    });
   }
 
-  const principalOf = (workspaceId: string): Principal => ({ workspaceId, kind: 'user', credential: 'api_key', role: 'member', actor: { type: 'key', id: 'key_test' }, rateSubject: `ws:${workspaceId}`, credentialId: 'test' });
+  const principalOf = (workspaceId: string): Principal => ({
+    workspaceId,
+    kind: 'user',
+    credential: 'api_key',
+    role: 'member',
+    actor: { type: 'key', id: 'key_test' },
+    rateSubject: `ws:${workspaceId}`,
+    credentialId: 'test',
+  });
   const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo ambiguous' });
-  const rowsOf = (workspaceId: string) => testEnv().db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
+  const rowsOf = (workspaceId: string) =>
+    testEnv().db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
   const workflowStatus = async (jobId: string) =>
-    real.workflow.getHandle(workflowIdOf(jobId)).describe().then((d) => d.status.name, () => 'NONE');
+    real.workflow
+      .getHandle(workflowIdOf(jobId))
+      .describe()
+      .then(
+        (d) => d.status.name,
+        () => 'NONE',
+      );
 
   it('a deadline after the start applied keeps the row for the reconciler, which makes it visible; it runs once', async () => {
     const { key, workspaceId } = await newWorkspace();
     const jobs = jobsWith({ when: 'after', error: () => grpcError(DEADLINE_EXCEEDED, 'deadline exceeded') });
-    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
+    await assert.rejects(
+      jobs.submit(principalOf(workspaceId), manifest),
+      (e: AppError) => e.code === 'dependency.unavailable',
+    );
     const [row] = await rowsOf(workspaceId);
     assert.ok(row, 'the row is kept: the workflow may exist');
     assert.equal(row.workflow_started, false, 'not yet visible');
@@ -80,7 +110,10 @@ describe('submit across an ambiguous Temporal error', () => {
   it('unavailable before the start reached the server: the reconciler finds no workflow and removes the row', async () => {
     const { workspaceId } = await newWorkspace();
     const jobs = jobsWith({ when: 'before', error: () => grpcError(UNAVAILABLE, 'unavailable') });
-    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
+    await assert.rejects(
+      jobs.submit(principalOf(workspaceId), manifest),
+      (e: AppError) => e.code === 'dependency.unavailable',
+    );
     const [row] = await rowsOf(workspaceId);
     assert.ok(row && !row.workflow_started, 'an unconfirmed start leaves its row to the reconciler');
     await reconcileWorkspace(workspaceId);
@@ -110,9 +143,23 @@ describe('submit across an ambiguous Temporal error', () => {
     });
     const client = Object.create(real, { workflow: { value: workflow } }) as Client;
     const { config } = testEnv();
-    const workflows = createJobWorkflowClient(client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
-    const jobs = createJobsService({ db: testEnv().db, dataKeys, workflows, transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }), config, log: quietLog });
-    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest), (e: AppError) => e.code === 'dependency.unavailable');
+    const workflows = createJobWorkflowClient(client, {
+      taskQueue: config.temporal.taskQueue,
+      retryAfterSeconds: 1,
+      eager: false,
+    });
+    const jobs = createJobsService({
+      db: testEnv().db,
+      dataKeys,
+      workflows,
+      transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }),
+      config,
+      log: quietLog,
+    });
+    await assert.rejects(
+      jobs.submit(principalOf(workspaceId), manifest),
+      (e: AppError) => e.code === 'dependency.unavailable',
+    );
     assert.deepEqual(await rowsOf(workspaceId), []);
     assert.equal(await workflowStatus(jobId), 'TERMINATED', 'no run is left that nobody can see');
   });
@@ -123,11 +170,17 @@ describe('submit across an ambiguous Temporal error', () => {
     await assert.rejects(jobs.submit(principalOf(workspaceId), manifest));
     const [row] = await rowsOf(workspaceId);
     // Stamped by the database: a row is young to the database however the API's clock is set.
-    const { rows } = await testEnv().db.raw('SELECT extract(epoch from now() - created_at) AS age FROM jobs WHERE id = ?', [row.id]);
+    const { rows } = await testEnv().db.raw(
+      'SELECT extract(epoch from now() - created_at) AS age FROM jobs WHERE id = ?',
+      [row.id],
+    );
     assert.ok(Number(rows[0].age) >= 0 && Number(rows[0].age) < 5);
     await testEnv().service.services!.jobs.reconcile(60_000);
     assert.equal((await rowsOf(workspaceId)).length, 1, 'too young to settle');
-    await testEnv().db('jobs').where({ id: row.id }).update({ created_at: testEnv().db.raw("now() - interval '2 minutes'") });
+    await testEnv()
+      .db('jobs')
+      .where({ id: row.id })
+      .update({ created_at: testEnv().db.raw("now() - interval '2 minutes'") });
     await testEnv().service.services!.jobs.reconcile(60_000);
     assert.deepEqual(await rowsOf(workspaceId), []);
   });

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { waitFor } from '../support/agents';
 import { testEnv } from '../support/env';
 import { login } from '../support/auth';
-import { heartbeatInBackground, newWorkspace, ok, pollOne, post, registerNode, resultOf, submit } from '../support/http';
+import {
+  heartbeatInBackground,
+  newWorkspace,
+  ok,
+  pollOne,
+  post,
+  registerNode,
+  resultOf,
+  submit,
+} from '../support/http';
 import { v0ok } from '../support/v0';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { suiteClient } from '../support/temporal-client';
@@ -29,17 +38,20 @@ async function neverHandedOut(key: string, idle: { nodeId: string; nodeKey: stri
   await ok('/compute/jobs/cancel', { job_id: control.job_id }, key);
 }
 
-const terminate = (workflowId: string, reason: string) => temporalCli('terminate', '--workflow-id', workflowId, '--reason', reason);
+const terminate = (workflowId: string, reason: string) =>
+  temporalCli('terminate', '--workflow-id', workflowId, '--reason', reason);
 
 describe('a job whose run is terminated in Temporal', function () {
   this.timeout(120_000);
   const db = () => testEnv().db;
   const transitions = () => testEnv().service.services!.transitions;
   const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
-  const sweep = async () => (await transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) })).repaired;
+  const sweep = async () =>
+    (await transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) })).repaired;
 
   /** The job's webhook events in the outbox, by type. */
-  const eventsOf = async (jobId: string) => (await db()('webhook_events').where({ job_id: jobId }).orderBy('seq').pluck('type')) as string[];
+  const eventsOf = async (jobId: string) =>
+    (await db()('webhook_events').where({ job_id: jobId }).orderBy('seq').pluck('type')) as string[];
 
   it('ends a queued job at the next sweep: CANCELLED with the reason, audited, its events sent, never handed out', async () => {
     const owner = await login();
@@ -53,18 +65,37 @@ describe('a job whose run is terminated in Temporal', function () {
     assert.equal((await rowOf(job.job_id)).state, 'QUEUED', 'nothing tells the row at once');
     assert.ok((await sweep()) >= 1);
     const row = await rowOf(job.job_id);
-    assert.deepEqual([row.state, row.failure_reason, row.lease_id], ['CANCELLED', 'terminated in Temporal: stuck in review', null]);
-    const [audit] = await db()('audit_log').where({ workspace_id: workspaceId, target_id: job.job_id, action: 'job.cancel' }).select('actor_type', 'details');
+    assert.deepEqual(
+      [row.state, row.failure_reason, row.lease_id],
+      ['CANCELLED', 'terminated in Temporal: stuck in review', null],
+    );
+    const [audit] = await db()('audit_log')
+      .where({ workspace_id: workspaceId, target_id: job.job_id, action: 'job.cancel' })
+      .select('actor_type', 'details');
     assert.deepEqual([audit.actor_type, audit.details.reason], ['system', 'terminated in Temporal: stuck in review']);
     assert.deepEqual(await eventsOf(job.job_id), ['job.created', 'job.transitioned', 'job.terminal']);
     await receiver.waitFor(() => receiver.of(job.job_id).length === 3, 20_000, 'the three events delivered');
-    assert.deepEqual(receiver.of(job.job_id).map((r) => [r.event.type, r.event.data.job.state]), [['job.created', 'QUEUED'], ['job.transitioned', 'CANCELLED'], ['job.terminal', 'CANCELLED']]);
+    assert.deepEqual(
+      receiver.of(job.job_id).map((r) => [r.event.type, r.event.data.job.state]),
+      [
+        ['job.created', 'QUEUED'],
+        ['job.transitioned', 'CANCELLED'],
+        ['job.terminal', 'CANCELLED'],
+      ],
+    );
     await v0ok('DELETE', `/webhooks/${hook.id}`, { token: owner.token, status: 204 });
     await receiver.stop();
     const retrieved = await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key);
-    assert.deepEqual([retrieved.state, retrieved.failureReason], ['cancelled', 'terminated in Temporal: stuck in review']);
+    assert.deepEqual(
+      [retrieved.state, retrieved.failureReason],
+      ['cancelled', 'terminated in Temporal: stuck in review'],
+    );
     await neverHandedOut(key, node);
-    assert.equal((await sweep()) >= 0 && (await rowOf(job.job_id)).version, row.version, 'a second sweep changes nothing');
+    assert.equal(
+      (await sweep()) >= 0 && (await rowOf(job.job_id)).version,
+      row.version,
+      'a second sweep changes nothing',
+    );
   });
 
   it('a queued job claimed after its run was terminated is ended by the claim, not handed out', async () => {
@@ -92,11 +123,26 @@ describe('a job whose run is terminated in Temporal', function () {
       assert.equal(late.body.code, 'job.not_assigned');
       const row = await rowOf(job.job_id);
       assert.deepEqual([row.state, row.failure_reason], ['CANCELLED', 'terminated in Temporal: runaway']);
-      const attempt = await db()('job_attempts').where({ lease_id: held.leaseId }).first('end_reason', 'kill_requested');
+      const attempt = await db()('job_attempts')
+        .where({ lease_id: held.leaseId })
+        .first('end_reason', 'kill_requested');
       assert.deepEqual(attempt, { end_reason: 'cancelled', kill_requested: true });
-      const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+      const told = await post(
+        '/compute/nodes/heartbeat',
+        { nodeId: node.nodeId, runningJobs: [job.job_id] },
+        node.nodeKey,
+      );
       assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the agent is told to stop it');
-      const logs = await post('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'late', ts: new Date().toISOString() }] }, node.nodeKey);
+      const logs = await post(
+        '/compute/nodes/logs',
+        {
+          nodeId: node.nodeId,
+          job_id: job.job_id,
+          leaseId: held.leaseId,
+          lines: [{ seq: 1, stream: 'stdout', line: 'late', ts: new Date().toISOString() }],
+        },
+        node.nodeKey,
+      );
       assert.equal(logs.status, 409, 'its late logs too');
     } finally {
       await beat.stop();
@@ -108,7 +154,8 @@ describe('a job whose run is cancelled in Temporal', function () {
   this.timeout(180_000);
   const db = () => testEnv().db;
   const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
-  const auditOf = (jobId: string) => db()('audit_log').where({ target_id: jobId, action: 'job.cancel' }).select('actor_type', 'actor_id', 'details');
+  const auditOf = (jobId: string) =>
+    db()('audit_log').where({ target_id: jobId, action: 'job.cancel' }).select('actor_type', 'actor_id', 'details');
 
   it('cancels a queued job at once, audited as Temporal, never handed out', async () => {
     const { key } = await newWorkspace();
@@ -118,8 +165,14 @@ describe('a job whose run is cancelled in Temporal', function () {
     const row = await rowOf(job.job_id);
     assert.deepEqual([row.failure_reason, row.lease_id], ['cancelled in Temporal', null]);
     const [entry] = await auditOf(job.job_id);
-    assert.deepEqual([entry.actor_type, entry.actor_id, entry.details.reason], ['system', 'temporal', 'cancelled in Temporal']);
-    assert.equal((await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key)).failureReason, 'cancelled in Temporal');
+    assert.deepEqual(
+      [entry.actor_type, entry.actor_id, entry.details.reason],
+      ['system', 'temporal', 'cancelled in Temporal'],
+    );
+    assert.equal(
+      (await ok('/compute/jobs/retrieve', { job_id: job.job_id }, key)).failureReason,
+      'cancelled in Temporal',
+    );
     await neverHandedOut(key, await registerNode(key, {}, 'late'));
   });
 
@@ -130,7 +183,11 @@ describe('a job whose run is cancelled in Temporal', function () {
     const held = (await pollOne(node, 5))!;
     await temporalCli('cancel', '--workflow-id', job.job_id);
     await waitFor('the job cancelling', async () => (await rowOf(job.job_id)).state === 'CANCELLING');
-    const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+    const told = await post(
+      '/compute/nodes/heartbeat',
+      { nodeId: node.nodeId, runningJobs: [job.job_id] },
+      node.nodeKey,
+    );
     assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the agent is told to stop it');
     const stopped = await post('/compute/nodes/result', resultOf(node, held, 137), node.nodeKey);
     assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
@@ -145,25 +202,41 @@ describe('a job whose run is cancelled in Temporal', function () {
     const JOBS = 1000;
     const started = Date.now();
     const ids: string[] = [];
-    const queue = (labels: Record<string, string>) => v0ok('POST', '/jobs', { token: owner.token, body: { type: 'COMMAND', command: 'true', labels, selector: { nobody: 'here' } } });
+    const queue = (labels: Record<string, string>) =>
+      v0ok('POST', '/jobs', {
+        token: owner.token,
+        body: { type: 'COMMAND', command: 'true', labels, selector: { nobody: 'here' } },
+      });
     for (let i = 0; i < JOBS; i += 25) {
       const made = await Promise.all(Array.from({ length: Math.min(25, JOBS - i) }, () => queue({ batch })));
       ids.push(...made.map((j) => j.id as string));
     }
     const bystander = { job_id: (await queue({ batch: `${batch}-other` })).id as string };
     const submitted = Date.now();
-    await waitFor('visibility lists every job', async () => {
-      const out = await temporalCli('count', '--query', `Labels="batch=${batch}" AND ExecutionStatus="Running"`);
-      return out.includes(String(JOBS));
-    }, 30_000);
+    await waitFor(
+      'visibility lists every job',
+      async () => {
+        const out = await temporalCli('count', '--query', `Labels="batch=${batch}" AND ExecutionStatus="Running"`);
+        return out.includes(String(JOBS));
+      },
+      30_000,
+    );
     const asked = Date.now();
     await temporalCli('cancel', '--query', `Labels="batch=${batch}"`, '--reason', 'batch test', '--yes');
-    await waitFor('every job cancelled', async () => {
-      const { n } = (await db()('jobs').whereIn('id', ids).where({ state: 'CANCELLED' }).count('* as n'))[0] as { n: string };
-      return Number(n) === JOBS;
-    }, 120_000);
+    await waitFor(
+      'every job cancelled',
+      async () => {
+        const { n } = (await db()('jobs').whereIn('id', ids).where({ state: 'CANCELLED' }).count('* as n'))[0] as {
+          n: string;
+        };
+        return Number(n) === JOBS;
+      },
+      120_000,
+    );
     const done = Date.now();
-    process.stderr.write(`      batch: ${JOBS} jobs submitted in ${((submitted - started) / 1000).toFixed(1)} s; batch cancel asked → all CANCELLED in the API in ${((done - asked) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `      batch: ${JOBS} jobs submitted in ${((submitted - started) / 1000).toFixed(1)} s; batch cancel asked → all CANCELLED in the API in ${((done - asked) / 1000).toFixed(1)} s\n`,
+    );
     assert.equal((await rowOf(bystander.job_id)).state, 'QUEUED', 'a job the query does not name is left alone');
     const reasons = await db()('jobs').whereIn('id', ids).distinct('failure_reason').pluck('failure_reason');
     assert.deepEqual(reasons, ['cancelled in Temporal']);
@@ -195,20 +268,54 @@ describe('a job whose run is reset or signalled in Temporal', function () {
     const beat = heartbeatInBackground(node, [job.job_id]);
     try {
       // The UI's Reset, its default: Updates after the point are reapplied (the assignment among them).
-      await temporalCli('reset', '--workflow-id', job.job_id, '--type', 'FirstWorkflowTask', '--reason', 'replay from the start');
+      await temporalCli(
+        'reset',
+        '--workflow-id',
+        job.job_id,
+        '--type',
+        'FirstWorkflowTask',
+        '--reason',
+        'replay from the start',
+      );
       await waitFor('the reset run took the row over', async () => (await rowOf(job.job_id)).version > before.version);
       const row = await rowOf(job.job_id);
-      assert.deepEqual([row.state, row.attempt, row.lease_id], ['QUEUED', 2, null], 'the state at the reset point, as a new attempt');
-      assert.deepEqual(await db()('job_attempts').where({ lease_id: held.leaseId }).first('end_reason', 'kill_requested'), { end_reason: 'reset', kill_requested: true });
-      const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
-      assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the old attempt\'s agent is told to stop');
+      assert.deepEqual(
+        [row.state, row.attempt, row.lease_id],
+        ['QUEUED', 2, null],
+        'the state at the reset point, as a new attempt',
+      );
+      assert.deepEqual(
+        await db()('job_attempts').where({ lease_id: held.leaseId }).first('end_reason', 'kill_requested'),
+        { end_reason: 'reset', kill_requested: true },
+      );
+      const told = await post(
+        '/compute/nodes/heartbeat',
+        { nodeId: node.nodeId, runningJobs: [job.job_id] },
+        node.nodeKey,
+      );
+      assert.deepEqual(told.body.payload.cancel, [job.job_id], "the old attempt's agent is told to stop");
       const late = await post('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey);
       assert.deepEqual([late.status, late.body.code], [409, 'job.not_assigned'], 'the old lease is fenced');
-      const logs = await post('/compute/nodes/logs', { nodeId: node.nodeId, job_id: job.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'late', ts: new Date().toISOString() }] }, node.nodeKey);
+      const logs = await post(
+        '/compute/nodes/logs',
+        {
+          nodeId: node.nodeId,
+          job_id: job.job_id,
+          leaseId: held.leaseId,
+          lines: [{ seq: 1, stream: 'stdout', line: 'late', ts: new Date().toISOString() }],
+        },
+        node.nodeKey,
+      );
       assert.equal(logs.status, 409, 'its logs too');
-      const [audit] = await db()('audit_log').where({ target_id: job.job_id, action: 'job.reset' }).select('actor_type', 'actor_id', 'details');
+      const [audit] = await db()('audit_log')
+        .where({ target_id: job.job_id, action: 'job.reset' })
+        .select('actor_type', 'actor_id', 'details');
       assert.deepEqual([audit.actor_type, audit.actor_id, audit.details.leaseFenced], ['system', 'temporal', true]);
-      assert.match(audit.details.reason, /: replay from the start$/, 'the reason as Temporal gives it, after who reset');
+      assert.match(
+        audit.details.reason,
+        /: replay from the start$/,
+        'the reason as Temporal gives it, after who reset',
+      );
       const events = await db()('webhook_events').where({ job_id: job.job_id }).orderBy('seq').select('type', 'data');
       assert.deepEqual(events.map((e) => [e.type, e.data.job.state]).slice(-1), [['job.transitioned', 'QUEUED']]);
     } finally {
@@ -228,7 +335,10 @@ describe('a job whose run is reset or signalled in Temporal', function () {
     const replayed = await client.workflow.getHandle(job.job_id).query(stateQuery);
     assert.deepEqual([replayed.state, replayed.attempt, replayed.leaseId], ['SUCCEEDED', 2, again.leaseId]);
     const { events } = await client.workflow.getHandle(job.job_id).fetchHistory();
-    assert.ok(events!.some((e) => e.workflowTaskFailedEventAttributes?.failure?.message?.endsWith('replay from the start')), 'the history shows why');
+    assert.ok(
+      events!.some((e) => e.workflowTaskFailedEventAttributes?.failure?.message?.endsWith('replay from the start')),
+      'the history shows why',
+    );
   });
 
   it('the `cancel` signal with its documented input cancels a running job, as the API does', async () => {
@@ -238,18 +348,46 @@ describe('a job whose run is reset or signalled in Temporal', function () {
     const job = await submit(key, { command: 'sleep 60' });
     const held = (await pollOne(node, 5))!;
     // What the UI shows on the run's page: its handlers, decoded by the codec endpoint for an owner.
-    const metadata = await temporalCli('metadata', '--workflow-id', job.job_id, '--codec-endpoint', `${testEnv().url}/codec`, '--codec-auth', `Bearer ${owner.token}`);
+    const metadata = await temporalCli(
+      'metadata',
+      '--workflow-id',
+      job.job_id,
+      '--codec-endpoint',
+      `${testEnv().url}/codec`,
+      '--codec-auth',
+      `Bearer ${owner.token}`,
+    );
     assert.match(metadata, /cancel/, 'the UI lists the signal');
     assert.match(metadata, /Input: \{\} or \{"reason": "why"\}/, 'with its input');
-    await temporalCli('signal', '--workflow-id', job.job_id, '--name', 'cancel', '--input', '{"reason": "from the UI"}');
+    await temporalCli(
+      'signal',
+      '--workflow-id',
+      job.job_id,
+      '--name',
+      'cancel',
+      '--input',
+      '{"reason": "from the UI"}',
+    );
     await waitFor('the job cancelling', async () => (await rowOf(job.job_id)).state === 'CANCELLING');
-    const told = await post('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [job.job_id] }, node.nodeKey);
+    const told = await post(
+      '/compute/nodes/heartbeat',
+      { nodeId: node.nodeId, runningJobs: [job.job_id] },
+      node.nodeKey,
+    );
     assert.deepEqual(told.body.payload.cancel, [job.job_id], 'the agent is told to stop it');
     assert.equal((await post('/compute/nodes/result', resultOf(node, held, 143), node.nodeKey)).status, 200);
     await waitFor('the job cancelled', async () => (await rowOf(job.job_id)).state === 'CANCELLED');
     assert.equal((await rowOf(job.job_id)).failure_reason, 'cancelled in Temporal');
-    const entries = await db()('audit_log').where({ target_id: job.job_id, action: 'job.cancel' }).select('actor_type', 'actor_id');
+    const entries = await db()('audit_log')
+      .where({ target_id: job.job_id, action: 'job.cancel' })
+      .select('actor_type', 'actor_id');
     assert.deepEqual(entries, [{ actor_type: 'system', actor_id: 'temporal' }]);
-    assert.deepEqual(await db()('webhook_events').where({ job_id: job.job_id }).orderBy('seq').pluck('type'), ['job.created', 'job.transitioned', 'job.transitioned', 'job.transitioned', 'job.terminal']);
+    assert.deepEqual(await db()('webhook_events').where({ job_id: job.job_id }).orderBy('seq').pluck('type'), [
+      'job.created',
+      'job.transitioned',
+      'job.transitioned',
+      'job.transitioned',
+      'job.terminal',
+    ]);
   });
 });

@@ -2,7 +2,19 @@
 import assert from 'node:assert/strict';
 import { testEnv } from '../support/env';
 import { jobRunStory } from '../support/temporal-client';
-import { inState, newWorkspace, ok, pollOne, post, registerNode, retrieve, submit, waitForJob, heldJob, resultOf } from '../support/http';
+import {
+  inState,
+  newWorkspace,
+  ok,
+  pollOne,
+  post,
+  registerNode,
+  retrieve,
+  submit,
+  waitForJob,
+  heldJob,
+  resultOf,
+} from '../support/http';
 
 // Test config: agents are lost after 2.5 s without a heartbeat naming the job, backoff 200 ms.
 describe('durable timers', () => {
@@ -26,7 +38,11 @@ describe('durable timers', () => {
     const first = (await pollOne(node))!;
     for (let i = 0; i < 4; i++) {
       await new Promise((r) => setTimeout(r, 1000));
-      const hb = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [first.job_id] }, node.nodeKey);
+      const hb = await ok(
+        '/compute/nodes/heartbeat',
+        { nodeId: node.nodeId, runningJobs: [first.job_id] },
+        node.nodeKey,
+      );
       assert.deepEqual(hb.cancel, []);
     }
     assert.equal((await retrieve(key, sub.job_id)).state, 'running', 'heartbeats keep the job through 4 s > 2.5 s');
@@ -38,7 +54,11 @@ describe('durable timers', () => {
     const second = (await pollOne(other, 30))!;
     assert.equal(second.job_id, sub.job_id);
     assert.notEqual(second.leaseId, first.leaseId);
-    const back = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [first.job_id] }, node.nodeKey);
+    const back = await ok(
+      '/compute/nodes/heartbeat',
+      { nodeId: node.nodeId, runningJobs: [first.job_id] },
+      node.nodeKey,
+    );
     assert.deepEqual(back.cancel, [first.job_id], 'the lost agent, back, is told to kill its copy');
     const late = await post('/compute/nodes/result', resultOf(node, first, 0), node.nodeKey);
     assert.equal(late.body.code, 'job.not_assigned');
@@ -61,7 +81,10 @@ describe('durable timers', () => {
     const failed = await retrieve(key, sub.job_id);
     assert.equal(failed.state, 'failed');
     assert.equal(failed.failureReason, 'agent_lost');
-    const losses = await testEnv().db('job_attempts').where({ job_id: sub.job_id, end_reason: 'agent_lost' }).count<{ count: string }[]>('* as count');
+    const losses = await testEnv()
+      .db('job_attempts')
+      .where({ job_id: sub.job_id, end_reason: 'agent_lost' })
+      .count<{ count: string }[]>('* as count');
     assert.equal(Number(losses[0].count), 3);
   });
 

@@ -5,7 +5,18 @@ import { type JobWorkflowClient, createJobWorkflowClient } from '../../src/tempo
 import { waitFor } from '../support/agents';
 import { testEnv, OUR_SESSIONS } from '../support/env';
 import { login } from '../support/auth';
-import { heartbeatInBackground, heldJob, newWorkspace, ok, pollOne, post, registerNode, resultOf, retrieve, submit } from '../support/http';
+import {
+  heartbeatInBackground,
+  heldJob,
+  newWorkspace,
+  ok,
+  pollOne,
+  post,
+  registerNode,
+  resultOf,
+  retrieve,
+  submit,
+} from '../support/http';
 import { v0, v0ok } from '../support/v0';
 
 // Each transition runs the workflow's Update, then writes its answer into the read model. Here the
@@ -19,7 +30,9 @@ describe('a crash between a transition and its write', () => {
     connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     const { config } = testEnv();
     workflows = createJobWorkflowClient(await suiteClient(connection), {
-      taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false,
+      taskQueue: config.temporal.taskQueue,
+      retryAfterSeconds: 1,
+      eager: false,
     });
   });
   after(() => connection.close());
@@ -28,12 +41,15 @@ describe('a crash between a transition and its write', () => {
   const transitions = () => testEnv().service.services!.transitions;
   const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
   /** The reconciler's sweep, as its periodic timer runs it, on rows of any age. */
-  const sweep = async (closedSince = new Date(Date.now() - 60_000)) => (await transitions().repairBehind({ silentForMs: 0, closedSince })).repaired;
+  const sweep = async (closedSince = new Date(Date.now() - 60_000)) =>
+    (await transitions().repairBehind({ silentForMs: 0, closedSince })).repaired;
 
   /** A queued job reserved by `agentId` and assigned by its workflow, with no write after. */
   async function assignedBehind(key: string, agentId: string) {
     const sub = await submit(key);
-    await db()('jobs').where({ id: sub.job_id }).update({ claimed_by: agentId, claimed_until: db().raw("now() - interval '1 minute'") });
+    await db()('jobs')
+      .where({ id: sub.job_id })
+      .update({ claimed_by: agentId, claimed_until: db().raw("now() - interval '1 minute'") });
     const { snapshot } = await workflows.assign(sub.job_id, { leaseId: `lease_crash_${sub.job_id}`, agentId });
     assert.equal(snapshot.state, 'RUNNING');
     assert.equal((await rowOf(sub.job_id)).state, 'QUEUED', 'the row is behind');
@@ -50,7 +66,10 @@ describe('a crash between a transition and its write', () => {
     assert.equal(row.state, 'RUNNING');
     assert.equal(row.lease_id, leaseId);
     assert.equal(row.agent_id, first.nodeId);
-    assert.ok(await db()('job_attempts').where({ lease_id: leaseId, agent_id: first.nodeId }).first(), 'the attempt is recorded');
+    assert.ok(
+      await db()('job_attempts').where({ lease_id: leaseId, agent_id: first.nodeId }).first(),
+      'the attempt is recorded',
+    );
   });
 
   it('an assignment nobody polls again: the reconciler repairs the row and clears the reservation', async () => {
@@ -67,7 +86,12 @@ describe('a crash between a transition and its write', () => {
 
   it('a result: the agent repeats its report, which repairs the row and is answered the same', async () => {
     const { key, node, job } = await heldJob();
-    const { snapshot } = await workflows.result(job.job_id, { leaseId: job.leaseId, agentId: node.nodeId, exitCode: 0, runtimeMs: 4 });
+    const { snapshot } = await workflows.result(job.job_id, {
+      leaseId: job.leaseId,
+      agentId: node.nodeId,
+      exitCode: 0,
+      runtimeMs: 4,
+    });
     assert.equal(snapshot.state, 'SUCCEEDED');
     assert.equal((await rowOf(job.job_id)).state, 'RUNNING', 'the row is behind');
     const again = await ok('/compute/nodes/result', resultOf(node, job, 0, 4), node.nodeKey);
@@ -102,10 +126,15 @@ describe('a crash between a transition and its write', () => {
     await new Promise((r) => setTimeout(r, 5000));
     const repairedAt = Date.now();
     assert.ok((await sweep()) >= 1);
-    const attempt = await db()('job_attempts').where({ lease_id: job.leaseId }).first('assigned_at', 'ended_at', 'end_reason');
+    const attempt = await db()('job_attempts')
+      .where({ lease_id: job.leaseId })
+      .first('assigned_at', 'ended_at', 'end_reason');
     assert.equal(attempt.end_reason, 'result');
     const endedAt = new Date(attempt.ended_at).getTime();
-    assert.ok(Math.abs(endedAt - decidedAt) <= 1000, `ended ${endedAt - decidedAt} ms after the decision, not ${repairedAt - decidedAt} ms after, when the write came`);
+    assert.ok(
+      Math.abs(endedAt - decidedAt) <= 1000,
+      `ended ${endedAt - decidedAt} ms after the decision, not ${repairedAt - decidedAt} ms after, when the write came`,
+    );
     // What the ticks counted while the row was behind is taken back: the attempt's entries add up to its runtime.
     const [{ cpu }] = await db()('usage_ledger').where({ job_id: job.job_id }).sum('cpu_seconds as cpu');
     const runtime = (endedAt - new Date(attempt.assigned_at).getTime()) / 1000;
@@ -117,7 +146,8 @@ describe('a crash between a transition and its write', () => {
     const repeated = await submit(key);
     const abandoned = await submit(key);
     const since = new Date(Date.now() - 1000);
-    for (const sub of [repeated, abandoned]) assert.equal((await workflows.cancel(sub.job_id)).snapshot.state, 'CANCELLED');
+    for (const sub of [repeated, abandoned])
+      assert.equal((await workflows.cancel(sub.job_id)).snapshot.state, 'CANCELLED');
     assert.equal((await rowOf(repeated.job_id)).state, 'QUEUED', 'the row is behind');
 
     const again = await post('/compute/jobs/cancel', { job_id: repeated.job_id }, key);
@@ -126,25 +156,40 @@ describe('a crash between a transition and its write', () => {
     assert.equal((await retrieve(key, repeated.job_id)).state, 'cancelled');
 
     // Visibility is eventually consistent: the sweep finds the run once it is listed.
-    await waitFor('the reconciler to find the cancelled run', async () => (await sweep(since)) >= 0 && (await rowOf(abandoned.job_id)).state === 'CANCELLED');
+    await waitFor(
+      'the reconciler to find the cancelled run',
+      async () => (await sweep(since)) >= 0 && (await rowOf(abandoned.job_id)).state === 'CANCELLED',
+    );
   });
 
-  it("a cancel after the job ended but before its run closed: /v0 answers 200 with the job as it ended, /api 409", async () => {
+  it('a cancel after the job ended but before its run closed: /v0 answers 200 with the job as it ended, /api 409', async () => {
     const s = await login();
-    const created = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'sleep 60', timeoutSeconds: 3 } });
+    const created = await v0ok('POST', '/jobs', {
+      token: s.token,
+      body: { type: 'COMMAND', command: 'sleep 60', timeoutSeconds: 3 },
+    });
     const node = await registerNode(s.token);
     assert.equal((await pollOne(node))!.job_id, created.id);
     // The agent stays alive, so the job's end is its timeout, not an agent loss.
     const beat = heartbeatInBackground(node, [created.id]);
     // The run writes the hand-out too (projectJob, scheduled with the Update's answer): let it finish first.
     const handle = (await suiteClient(connection)).workflow.getHandle(created.id);
-    await waitFor('the run to wait on its timers alone', async () => ((await handle.describe()).raw.pendingActivities ?? []).length === 0);
+    await waitFor(
+      'the run to wait on its timers alone',
+      async () => ((await handle.describe()).raw.pendingActivities ?? []).length === 0,
+    );
     // A timeout is the run's own transition: it writes it (projectJob, which takes the row FOR
     // NO KEY UPDATE) before it closes. The weakest row lock that holds it there, ended but open,
     // is FOR SHARE, which lets the agent's heartbeats (FOR SHARE too) through.
     const lock = await db().transaction();
     const waitingOnRow = async () =>
-      Number((await db().raw(`select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%update jobs%' and ${OUR_SESSIONS}`)).rows[0].count);
+      Number(
+        (
+          await db().raw(
+            `select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%update jobs%' and ${OUR_SESSIONS}`,
+          )
+        ).rows[0].count,
+      );
     try {
       await lock('jobs').where({ id: created.id }).forShare().first();
       await waitFor('the run to time the job out and wait on the row', async () => (await waitingOnRow()) >= 1, 15_000);

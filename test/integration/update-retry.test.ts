@@ -18,8 +18,11 @@ import { suiteClient } from '../support/temporal-client';
  */
 const GRPC_NAMES: Record<number, string> = { 9: 'FAILED_PRECONDITION', 13: 'INTERNAL' };
 const grpcError = (code: number, what: string) =>
-  new ServiceError('Workflow Update failed', { cause: Object.assign(new Error(`${code} ${GRPC_NAMES[code] ?? 'UNKNOWN'}: ${what}`), { code, details: what }) });
-const abortedWithTask = () => grpcError(9, 'Unable to perform workflow execution update due to unexpected workflow task failure.');
+  new ServiceError('Workflow Update failed', {
+    cause: Object.assign(new Error(`${code} ${GRPC_NAMES[code] ?? 'UNKNOWN'}: ${what}`), { code, details: what }),
+  });
+const abortedWithTask = () =>
+  grpcError(9, 'Unable to perform workflow execution update due to unexpected workflow task failure.');
 
 type Fault = { when: 'before' | 'after'; times: number; error: () => Error };
 
@@ -50,15 +53,23 @@ describe('an Update aborted with its workflow task', () => {
         },
       });
     };
-    const client = Object.create(real, { workflow: { value: Object.create(real.workflow, { getHandle: { value: getHandle } }) } }) as Client;
-    const workflows = createJobWorkflowClient(client, { taskQueue: testEnv().config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
+    const client = Object.create(real, {
+      workflow: { value: Object.create(real.workflow, { getHandle: { value: getHandle } }) },
+    }) as Client;
+    const workflows = createJobWorkflowClient(client, {
+      taskQueue: testEnv().config.temporal.taskQueue,
+      retryAfterSeconds: 1,
+      eager: false,
+    });
     return { workflows, sent };
   }
 
   /** How many times the run accepted a cancel Update. */
   const cancelsAccepted = async (jobId: string) => {
     const history = await real.workflow.getHandle(workflowIdOf(jobId)).fetchHistory();
-    return (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'cancel').length;
+    return (history.events ?? []).filter(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'cancel',
+    ).length;
   };
 
   it('sends it again under the same update ID; the run takes it once', async () => {
@@ -83,7 +94,7 @@ describe('an Update aborted with its workflow task', () => {
     assert.equal(await cancelsAccepted(job.job_id), 1);
   });
 
-  it('gives up once the call\'s 10 s budget is nearly spent, and retries no other refusal', async function () {
+  it("gives up once the call's 10 s budget is nearly spent, and retries no other refusal", async function () {
     this.timeout(30_000);
     const { key } = await newWorkspace();
     const job = await submit(key);

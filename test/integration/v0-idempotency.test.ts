@@ -35,12 +35,15 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
   const db = () => testEnv().db;
   const submitWith = (token: string, key: string, body: unknown = JOB, baseUrl?: string) =>
     v0('POST', '/jobs', { token, body, headers: { 'Idempotency-Key': key }, baseUrl });
-  const jobsOf = (workspaceId: string) => db()('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
-  const keyRow = (workspaceId: string, key: string) => db()('idempotency_keys').where({ workspace_id: workspaceId, key }).first();
+  const jobsOf = (workspaceId: string) =>
+    db()('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
+  const keyRow = (workspaceId: string, key: string) =>
+    db()('idempotency_keys').where({ workspace_id: workspaceId, key }).first();
   /** Every run of the job's workflow Temporal has, open or closed. */
   const runsOf = async (jobId: string) => {
     const runs = [];
-    for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowIdOf(jobId)}"` })) runs.push(run.status.name);
+    for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowIdOf(jobId)}"` }))
+      runs.push(run.status.name);
     return runs;
   };
 
@@ -51,7 +54,9 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     assert.equal(first.status, 201, JSON.stringify(first.body));
     const stored = (await keyRow(s.user.workspaceId, 'keyed-1')).fingerprint as string;
     // What a backup's reader could compute from a guess of the body, the env's secret included.
-    const guess = createHash('sha256').update(stableStringify(ManifestSchema.parse(body))).digest('hex');
+    const guess = createHash('sha256')
+      .update(stableStringify(ManifestSchema.parse(body)))
+      .digest('hex');
     assert.match(stored, /^v1:[A-Za-z0-9_-]{43}$/);
     assert.ok(!stored.includes(guess), 'a guess of the body cannot be checked against the row');
     const again = await submitWith(s.token, 'keyed-1', body);
@@ -59,7 +64,9 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
 
     // A row kept with the plain hash (before keyed fingerprints) still matches its body until it expires.
     const legacy = await submitWith(s.token, 'legacy-1', body);
-    await db()('idempotency_keys').where({ workspace_id: s.user.workspaceId, key: 'legacy-1' }).update({ fingerprint: guess });
+    await db()('idempotency_keys')
+      .where({ workspace_id: s.user.workspaceId, key: 'legacy-1' })
+      .update({ fingerprint: guess });
     const replayed = await submitWith(s.token, 'legacy-1', body);
     assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
     assert.deepEqual(replayed.body, legacy.body);
@@ -73,7 +80,12 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     assert.equal(first.headers.get('idempotent-replayed'), null);
 
     // The same manifest, its keys in another order and a default spelled out: the same request.
-    const again = await submitWith(s.token, 'order-1', { labels: { run: 'idempotent' }, command: 'echo once', type: 'COMMAND', timeoutSeconds: 3600 });
+    const again = await submitWith(s.token, 'order-1', {
+      labels: { run: 'idempotent' },
+      command: 'echo once',
+      type: 'COMMAND',
+      timeoutSeconds: 3600,
+    });
     assert.equal(again.status, 201);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
     assert.deepEqual(again.body, first.body);
@@ -82,7 +94,11 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     assert.equal(other.status, 422);
     assert.equal(other.body.code, 'idempotency.mismatch');
     assert.match(other.headers.get('content-type')!, /application\/problem\+json/);
-    assert.deepEqual((await jobsOf(s.user.workspaceId)).map((j) => j.id), [first.body.id], 'one job for the key');
+    assert.deepEqual(
+      (await jobsOf(s.user.workspaceId)).map((j) => j.id),
+      [first.body.id],
+      'one job for the key',
+    );
 
     // Another workspace's key of the same name is its own.
     const t = await login();
@@ -93,7 +109,10 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
 
     // Without a key every submit is a job of its own, as before.
     const plain = await Promise.all([1, 2].map(() => v0('POST', '/jobs', { token: s.token, body: JOB })));
-    assert.deepEqual(plain.map((r) => r.status), [201, 201]);
+    assert.deepEqual(
+      plain.map((r) => r.status),
+      [201, 201],
+    );
     assert.equal((await jobsOf(s.user.workspaceId)).length, 3);
   });
 
@@ -103,7 +122,10 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
       const reply = await submitWith(s.token, bad);
       assert.equal(reply.status, 400, bad);
       assert.equal(reply.body.code, 'request.invalid');
-      assert.deepEqual(reply.body.errors.map((e: { path: string }) => e.path), ['Idempotency-Key']);
+      assert.deepEqual(
+        reply.body.errors.map((e: { path: string }) => e.path),
+        ['Idempotency-Key'],
+      );
     }
     // Refused by the service after the key was taken: nothing was made, so the key is free again.
     const refused = await submitWith(s.token, 'retry-me', { ...JOB, type: 'SQL' });
@@ -123,12 +145,16 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     const hours = (Date.parse(row.expires_at) - Date.parse(row.created_at)) / 3_600_000;
     assert.ok(Math.abs(hours - 24) < 0.01, `kept for ${hours} h`);
 
-    await db()('idempotency_keys').where({ workspace_id: ws, key: 'daily' }).update({ expires_at: db().raw("now() - interval '1 second'") });
+    await db()('idempotency_keys')
+      .where({ workspace_id: ws, key: 'daily' })
+      .update({ expires_at: db().raw("now() - interval '1 second'") });
     const later = await submitWith(s.token, 'daily', { ...JOB, command: 'echo tomorrow' });
     assert.equal(later.status, 201, 'another body is fine once the key has expired');
     assert.notEqual(later.body.id, first.body.id);
 
-    await db()('idempotency_keys').where({ workspace_id: ws, key: 'daily' }).update({ expires_at: db().raw("now() - interval '1 second'") });
+    await db()('idempotency_keys')
+      .where({ workspace_id: ws, key: 'daily' })
+      .update({ expires_at: db().raw("now() - interval '1 second'") });
     assert.ok((await testEnv().service.services!.jobs.sweepIdempotencyKeys()) >= 1);
     assert.equal(await keyRow(ws, 'daily'), undefined);
     assert.equal((await jobsOf(ws)).length, 2, 'the jobs stay; only the key goes');
@@ -138,12 +164,19 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
     this.timeout(60_000);
     const s = await login();
     const [a, b] = [await apiWith(), await apiWith()];
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => submitWith(s.token, 'burst', JOB, i % 2 ? a.url : b.url)));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => submitWith(s.token, 'burst', JOB, i % 2 ? a.url : b.url)),
+    );
     const statuses = replies.map((r) => r.status);
-    assert.ok(statuses.every((st) => st === 201 || st === 409), JSON.stringify(statuses));
+    assert.ok(
+      statuses.every((st) => st === 201 || st === 409),
+      JSON.stringify(statuses),
+    );
     assert.ok(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'resource.conflict'));
     const created = replies.filter((r) => r.status === 201);
-    console.log(`      50 requests, one key, two instances: ${created.length} answered 201 (${created.filter((r) => r.headers.get('idempotent-replayed')).length} of them replays), ${50 - created.length} 409`);
+    console.log(
+      `      50 requests, one key, two instances: ${created.length} answered 201 (${created.filter((r) => r.headers.get('idempotent-replayed')).length} of them replays), ${50 - created.length} 409`,
+    );
     assert.ok(created.length >= 1);
     assert.equal(new Set(created.map((r) => r.body.id)).size, 1, 'every 201 names the same job');
     const id = created[0].body.id;
@@ -170,13 +203,24 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
         return row && (await jobsOf(ws)).length === 1 ? row : undefined;
       });
       const busy = await submitWith(s.token, 'crash');
-      assert.deepEqual([busy.status, busy.body.code, busy.body.details?.reason], [409, 'resource.conflict', 'idempotency_key_in_use']);
-      assert.equal((await submitWith(s.token, 'crash', { ...JOB, command: 'echo other' })).status, 422, 'a mismatch is told at once');
+      assert.deepEqual(
+        [busy.status, busy.body.code, busy.body.details?.reason],
+        [409, 'resource.conflict', 'idempotency_key_in_use'],
+      );
+      assert.equal(
+        (await submitWith(s.token, 'crash', { ...JOB, command: 'echo other' })).status,
+        422,
+        'a mismatch is told at once',
+      );
 
       process.kill(-api.pid, 'SIGKILL');
       await api.exited;
       proxy.resume();
-      assert.deepEqual(await jobsOf(ws), [{ id: held.job_id, workflow_started: false }], 'the crash left an unacknowledged row');
+      assert.deepEqual(
+        await jobsOf(ws),
+        [{ id: held.job_id, workflow_started: false }],
+        'the crash left an unacknowledged row',
+      );
       assert.deepEqual(await runsOf(held.job_id), [], 'and no run');
 
       // Once the dead instance's hold has passed, a retry carries the request out for the key's job.
@@ -193,7 +237,10 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
       assert.equal((await pollOne(node, 2))?.job_id, held.job_id);
       assert.equal(await pollOne(node, 0), undefined, 'no second copy');
       const replay = await submitWith(s.token, 'crash');
-      assert.deepEqual([replay.status, replay.body.id, replay.headers.get('idempotent-replayed')], [201, held.job_id, 'true']);
+      assert.deepEqual(
+        [replay.status, replay.body.id, replay.headers.get('idempotent-replayed')],
+        [201, held.job_id, 'true'],
+      );
     } finally {
       await api.stop(0); // when the test failed before its kill
 
@@ -204,28 +251,56 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
   it('a crash after the start was applied and before the answer: the retry finds the run and starts no second', async () => {
     const s = await login();
     const ws = s.user.workspaceId;
-    const principal: Principal = { workspaceId: ws, kind: 'user', credential: 'jwt', role: 'owner', actor: { type: 'user', id: s.user.id }, rateSubject: `ws:${ws}`, credentialId: s.user.id };
+    const principal: Principal = {
+      workspaceId: ws,
+      kind: 'user',
+      credential: 'jwt',
+      role: 'owner',
+      actor: { type: 'user', id: s.user.id },
+      rateSubject: `ws:${ws}`,
+      credentialId: s.user.id,
+    };
     // The real Temporal client, whose start is applied and then answered with a deadline error.
     const workflow = Object.create(temporal.workflow, {
       start: {
         value: async (...args: Parameters<Client['workflow']['start']>) => {
           await temporal.workflow.start(...args);
-          throw new ServiceError('deadline exceeded', { cause: Object.assign(new Error('deadline exceeded'), { code: 4 }) });
+          throw new ServiceError('deadline exceeded', {
+            cause: Object.assign(new Error('deadline exceeded'), { code: 4 }),
+          });
         },
       },
     });
     const { config } = testEnv();
-    const workflows = createJobWorkflowClient(Object.create(temporal, { workflow: { value: workflow } }) as Client, { taskQueue: config.temporal.taskQueue, retryAfterSeconds: 1, eager: false });
+    const workflows = createJobWorkflowClient(Object.create(temporal, { workflow: { value: workflow } }) as Client, {
+      taskQueue: config.temporal.taskQueue,
+      retryAfterSeconds: 1,
+      eager: false,
+    });
     const shortHold = { ...config, durations: { ...config.durations, idempotencyHoldMs: 200 } };
-    const jobs = createJobsService({ db: db(), dataKeys: await suiteDataKeys(), workflows, transitions: createTransitions({ db: db(), workflows, config, log: quietLog, silentAttempts }), config: shortHold, log: quietLog });
+    const jobs = createJobsService({
+      db: db(),
+      dataKeys: await suiteDataKeys(),
+      workflows,
+      transitions: createTransitions({ db: db(), workflows, config, log: quietLog, silentAttempts }),
+      config: shortHold,
+      log: quietLog,
+    });
     const manifest = ManifestSchema.parse(JOB);
-    await assert.rejects(jobs.submitWithKey(principal, manifest, 'applied', (j) => j.id), (e: AppError) => e.code === 'dependency.unavailable');
+    await assert.rejects(
+      jobs.submitWithKey(principal, manifest, 'applied', (j) => j.id),
+      (e: AppError) => e.code === 'dependency.unavailable',
+    );
     const { job_id: jobId } = await keyRow(ws, 'applied');
     // Listing reads Temporal's visibility store, which indexes a started run a moment later.
-    const listed = await waitFor('the run listed', async () => {
-      const runs = await runsOf(jobId);
-      return runs.length ? runs : undefined;
-    }, 10_000);
+    const listed = await waitFor(
+      'the run listed',
+      async () => {
+        const runs = await runsOf(jobId);
+        return runs.length ? runs : undefined;
+      },
+      10_000,
+    );
     assert.deepEqual(listed, ['RUNNING'], 'the run exists');
     assert.deepEqual(await jobsOf(ws), [{ id: jobId, workflow_started: false }], 'its row is not acknowledged yet');
 

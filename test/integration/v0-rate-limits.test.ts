@@ -15,7 +15,9 @@ describe('/v0 request budgets by plan, per workspace', () => {
     const [a, b] = [await apiWith(), await apiWith()];
     const burst = async (n: number) => {
       const started = Date.now();
-      const replies = await Promise.all(Array.from({ length: n }, (_, i) => v0('GET', '/tokens', { token: s.token, baseUrl: i % 2 ? a.url : b.url })));
+      const replies = await Promise.all(
+        Array.from({ length: n }, (_, i) => v0('GET', '/tokens', { token: s.token, baseUrl: i % 2 ? a.url : b.url })),
+      );
       return { replies, ms: Date.now() - started };
     };
     // Hobby: no budget at all.
@@ -40,7 +42,10 @@ describe('/v0 request budgets by plan, per workspace', () => {
       assert.ok(r.headers.get('ratelimit-limit'));
     }
     // Another workspace of the same user has its own budget.
-    assert.equal((await v0('GET', '/tokens', { token: s.token, headers: { 'X-Compute-Workspace': other.id } })).status, 200);
+    assert.equal(
+      (await v0('GET', '/tokens', { token: s.token, headers: { 'X-Compute-Workspace': other.id } })).status,
+      200,
+    );
 
     const typo = await compute(['admin', 'set-plan', s.user.workspaceId, 'gold']);
     assert.notEqual(typo.code, 0);

@@ -26,7 +26,12 @@ describe('webhooks through kill -9 of the worker and of the API', () => {
     this.timeout(60_000);
     // The workers of this test alone relay and deliver: the suite's relay rests.
     testEnv().service.relay!.pause();
-    api = await startServiceProcess({ config: testEnv().configWith({ TEMPORAL_TASK_QUEUE: taskQueue }), log: quietLog, api: true, worker: false });
+    api = await startServiceProcess({
+      config: testEnv().configWith({ TEMPORAL_TASK_QUEUE: taskQueue }),
+      log: quietLog,
+      api: true,
+      worker: false,
+    });
     rx = await new WebhookReceiver().start();
   });
   after(async () => {
@@ -48,7 +53,11 @@ describe('webhooks through kill -9 of the worker and of the API', () => {
     const jobs: string[] = [];
     const submitAndCancel = async (baseUrl: string, n: number) => {
       for (let i = 0; i < n; i++) {
-        const job = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } }, baseUrl });
+        const job = await v0ok('POST', '/jobs', {
+          token: s.token,
+          body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+          baseUrl,
+        });
         jobs.push(job.id);
         await v0ok('POST', `/jobs/${job.id}:cancel`, { token: s.token, status: 200, baseUrl });
       }
@@ -66,8 +75,23 @@ describe('webhooks through kill -9 of the worker and of the API', () => {
     const doomedUrl = `http://127.0.0.1:${port}`;
     // Without a worker a cancel cannot be decided (503); submits are, and write their events.
     const later: string[] = [];
-    for (let i = 0; i < 5; i++) later.push((await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } }, baseUrl: doomedUrl })).id);
-    const inFlight = Array.from({ length: 5 }, () => v0('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } }, baseUrl: doomedUrl }).catch(() => undefined));
+    for (let i = 0; i < 5; i++)
+      later.push(
+        (
+          await v0ok('POST', '/jobs', {
+            token: s.token,
+            body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+            baseUrl: doomedUrl,
+          })
+        ).id,
+      );
+    const inFlight = Array.from({ length: 5 }, () =>
+      v0('POST', '/jobs', {
+        token: s.token,
+        body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+        baseUrl: doomedUrl,
+      }).catch(() => undefined),
+    );
     await sleep(20);
     process.kill(doomedApi.pid, 'SIGKILL');
     await doomedApi.exited;
@@ -83,38 +107,59 @@ describe('webhooks through kill -9 of the worker and of the API', () => {
     // A job the killed API made visible without answering has its created event too: every
     // event written is waited for, whoever wrote it.
     const expected = async () =>
-      (await testEnv().db('webhook_events').where({ workspace_id: s.user.workspaceId }).orderBy('seq').select('id', 'job_id', 'type')) as Array<{ id: string; job_id: string; type: string }>;
+      (await testEnv()
+        .db('webhook_events')
+        .where({ workspace_id: s.user.workspaceId })
+        .orderBy('seq')
+        .select('id', 'job_id', 'type')) as Array<{ id: string; job_id: string; type: string }>;
     let events = await expected();
-    await rx.waitFor(
-      (all) => {
-        const ok = new Set(all.filter((r) => r.answered === 200).map((r) => r.event.id));
-        return events.every((e) => ok.has(e.id));
-      },
-      120_000,
-      'every event after the restart',
-    ).catch(async (err) => {
-      events = await expected();
-      throw err;
-    });
+    await rx
+      .waitFor(
+        (all) => {
+          const ok = new Set(all.filter((r) => r.answered === 200).map((r) => r.event.id));
+          return events.every((e) => ok.has(e.id));
+        },
+        120_000,
+        'every event after the restart',
+      )
+      .catch(async (err) => {
+        events = await expected();
+        throw err;
+      });
     events = await expected();
 
     // Every job answered has its three events, and each job's first arrivals came in their order.
     for (const jobId of jobs) {
       const mine = events.filter((e) => e.job_id === jobId);
-      assert.deepEqual(mine.map((e) => e.type), KINDS, `${jobId}: its events`);
+      assert.deepEqual(
+        mine.map((e) => e.type),
+        KINDS,
+        `${jobId}: its events`,
+      );
       // Every attempt at an event came after every attempt at the one before it.
       const arrivals = mine.map((e) => rx.received.flatMap((r, i) => (r.event.id === e.id ? [i] : [])));
       for (let k = 1; k < arrivals.length; k++) {
-        assert.ok(arrivals[k].length > 0 && Math.min(...arrivals[k]) > Math.max(...arrivals[k - 1]), `${jobId}: ${mine[k].type} came after ${mine[k - 1].type}: ${JSON.stringify(arrivals)}`);
+        assert.ok(
+          arrivals[k].length > 0 && Math.min(...arrivals[k]) > Math.max(...arrivals[k - 1]),
+          `${jobId}: ${mine[k].type} came after ${mine[k - 1].type}: ${JSON.stringify(arrivals)}`,
+        );
       }
     }
     // The log shows each event delivered too: an attempt is logged once its answer is in, a
     // moment after the receiver answered it.
-    const logged = async () => new Set((await testEnv().db('webhook_deliveries').where({ webhook_id: hook.id, status: 'succeeded' }).pluck('event_id')) as string[]);
+    const logged = async () =>
+      new Set(
+        (await testEnv()
+          .db('webhook_deliveries')
+          .where({ webhook_id: hook.id, status: 'succeeded' })
+          .pluck('event_id')) as string[],
+      );
     const deadline = Date.now() + 10_000;
     while ((await logged()).size < events.length && Date.now() < deadline) await sleep(50);
     assert.deepEqual(await logged(), new Set(events.map((e) => e.id)));
     const duplicates = rx.received.length - received - events.length;
-    process.stderr.write(`      ${jobs.length} jobs, ${events.length} events; ${received} attempts before the restart, ${rx.received.length - received} after (${Math.max(0, duplicates)} beyond one per event)\n`);
+    process.stderr.write(
+      `      ${jobs.length} jobs, ${events.length} events; ${received} attempts before the restart, ${rx.received.length - received} after (${Math.max(0, duplicates)} beyond one per event)\n`,
+    );
   });
 });

@@ -23,7 +23,9 @@ describe('webhook targets: the SSRF guard', () => {
       assert.equal(toLoopback.ok, false);
       assert.equal(toLoopback.status, null);
       assert.equal(toLoopback.error, 'refused target: evil.test resolves to a loopback address');
-      const oneOfTwo = await post(`http://mixed.test:${r.port}/x`, { resolve: answering('127.0.0.1', '93.184.215.14') });
+      const oneOfTwo = await post(`http://mixed.test:${r.port}/x`, {
+        resolve: answering('127.0.0.1', '93.184.215.14'),
+      });
       assert.equal(oneOfTwo.error, 'refused target: mixed.test resolves to a loopback address');
       const literal = await post(`http://127.0.0.1:${r.port}/x`, { resolve: noLookup });
       assert.equal(literal.error, 'refused target: 127.0.0.1 is a loopback address');
@@ -35,7 +37,11 @@ describe('webhook targets: the SSRF guard', () => {
 
     it('never connects to metadata, even where private targets are allowed', async () => {
       for (const address of METADATA) {
-        const named = await post('http://meta.test/latest/meta-data', { policy: DEV, resolve: answering(address), timeoutMs: 2_000 });
+        const named = await post('http://meta.test/latest/meta-data', {
+          policy: DEV,
+          resolve: answering(address),
+          timeoutMs: 2_000,
+        });
         assert.equal(named.error, 'refused target: meta.test resolves to a cloud metadata address', address);
         const literal = await post(literalUrl(address), { policy: DEV, resolve: noLookup, timeoutMs: 2_000 });
         assert.match(literal.error ?? '', /^refused target: .* is a cloud metadata address$/, address);
@@ -58,8 +64,17 @@ describe('webhook targets: the SSRF guard', () => {
     it('delivers to an allowed private target with the body and headers intact', async () => {
       const r = await receiver((_req, res) => res.writeHead(202, { 'content-type': 'text/plain' }).end('accepted ✓'));
       const body = JSON.stringify({ id: 'evt_1', type: 'job.created', data: { note: 'héllo ✓ 🚀' } });
-      const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abc= v1,def=' };
-      const sent = await post(`http://hooks.test:${r.port}/x?y=1`, { policy: DEV, resolve: answering('127.0.0.1'), headers, body });
+      const headers = {
+        'webhook-id': 'evt_1',
+        'webhook-timestamp': '1700000000',
+        'webhook-signature': 'v1,abc= v1,def=',
+      };
+      const sent = await post(`http://hooks.test:${r.port}/x?y=1`, {
+        policy: DEV,
+        resolve: answering('127.0.0.1'),
+        headers,
+        body,
+      });
       assert.deepEqual(
         { ok: sent.ok, status: sent.status, body: sent.body, error: sent.error },
         { ok: true, status: 202, body: 'accepted ✓', error: null },
@@ -76,12 +91,20 @@ describe('webhook targets: the SSRF guard', () => {
       assert.equal(hit.headers['content-length'], String(Buffer.byteLength(body)));
       for (const [k, v] of Object.entries(headers)) assert.equal(hit.headers[k], v, k);
 
-      const own = await post(`http://127.0.0.1:${r.port}/y`, { policy: DEV, resolve: noLookup, headers: { 'content-type': 'text/plain', 'USER-AGENT': 'mine' } });
+      const own = await post(`http://127.0.0.1:${r.port}/y`, {
+        policy: DEV,
+        resolve: noLookup,
+        headers: { 'content-type': 'text/plain', 'USER-AGENT': 'mine' },
+      });
       assert.equal(own.ok, true);
       assert.equal(r.hits[1].headers['content-type'], 'text/plain');
       assert.equal(r.hits[1].headers['user-agent'], 'mine');
       const names = r.hits[1].rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
-      assert.equal(names.filter((n) => n === 'content-type' || n === 'user-agent').length, 2, 'the given headers replace the defaults');
+      assert.equal(
+        names.filter((n) => n === 'content-type' || n === 'user-agent').length,
+        2,
+        'the given headers replace the defaults',
+      );
     });
 
     it('does not follow redirects', async () => {
@@ -149,7 +172,11 @@ describe('webhook targets: the SSRF guard', () => {
         pump();
       });
       serverSawClose = false;
-      const cut = await post(`http://127.0.0.1:${endless.port}/x`, { policy: DEV, bodyLimitBytes: 1024, timeoutMs: 10_000 });
+      const cut = await post(`http://127.0.0.1:${endless.port}/x`, {
+        policy: DEV,
+        bodyLimitBytes: 1024,
+        timeoutMs: 10_000,
+      });
       assert.equal(cut.error, null);
       assert.ok(Buffer.byteLength(cut.body) <= 1024, String(Buffer.byteLength(cut.body)));
       assert.equal(cut.body, '€'.repeat(341), 'cut at a character boundary');
@@ -162,14 +189,20 @@ describe('webhook targets: the SSRF guard', () => {
     it('keeps the status and body of an error answer, and reports network failures', async () => {
       const failing = await receiver((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('boom'));
       const sent = await post(`http://127.0.0.1:${failing.port}/x`, { policy: DEV });
-      assert.deepEqual({ ok: sent.ok, status: sent.status, body: sent.body, error: sent.error }, { ok: false, status: 500, body: 'boom', error: null });
+      assert.deepEqual(
+        { ok: sent.ok, status: sent.status, body: sent.body, error: sent.error },
+        { ok: false, status: 500, body: 'boom', error: null },
+      );
 
       const closed = await receiver();
       const port = closed.port;
       await closed.stop();
       started.splice(started.indexOf(closed), 1);
       const refused = await post(`http://127.0.0.1:${port}/x`, { policy: DEV });
-      assert.deepEqual({ ok: refused.ok, status: refused.status, error: refused.error }, { ok: false, status: null, error: 'connection refused' });
+      assert.deepEqual(
+        { ok: refused.ok, status: refused.status, error: refused.error },
+        { ok: false, status: null, error: 'connection refused' },
+      );
 
       const reset = await receiver((req) => req.socket.destroy());
       const dropped = await post(`http://127.0.0.1:${reset.port}/x`, { policy: DEV });

@@ -32,7 +32,8 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
       api: true,
       worker: true,
       workflowBundle: testEnv().bundle,
-      resolve: async (host) => (resolved[host] ? [{ address: resolved[host], family: 4 }] : [{ address: '127.0.0.1', family: 4 }]),
+      resolve: async (host) =>
+        resolved[host] ? [{ address: resolved[host], family: 4 }] : [{ address: '127.0.0.1', family: 4 }],
     });
   });
   after(async () => {
@@ -43,14 +44,18 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
     rx = await new WebhookReceiver().start();
   });
   afterEach(() => rx.stop());
-  const call = (method: string, path: string, opts: Parameters<typeof v0ok>[2] = {}) => v0ok(method, path, { ...opts, baseUrl: own.url });
+  const call = (method: string, path: string, opts: Parameters<typeof v0ok>[2] = {}) =>
+    v0ok(method, path, { ...opts, baseUrl: own.url });
 
   it('gives an event up after the retry window, then delivers the next of its job: order kept, nothing skipped', async function () {
     this.timeout(60_000);
     const s = await login();
     rx.respond = (r) => ({ status: r.event.type === 'job.created' ? 503 : 200 });
     const hook = await call('POST', '/webhooks', { token: s.token, body: { url: rx.url } });
-    const job = await call('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
+    const job = await call('POST', '/jobs', {
+      token: s.token,
+      body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+    });
     await call('POST', `/jobs/${job.id}:cancel`, { token: s.token, status: 200 });
     await rx.waitFor(() => rx.of(job.id).some((r) => r.event.type === 'job.terminal'));
     const got = rx.of(job.id);
@@ -58,11 +63,25 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
     assert.ok(created.length >= 3, `retried: ${created.length} attempts`);
     // The window runs from the first attempt's start and is checked once an attempt's answer is
     // in: the last arrival sits within that answer's time (a local 503, milliseconds) of it.
-    assert.ok(created[created.length - 1].at - created[0].at >= 1400, `retried until the window had passed: ${created.map((c) => c.at - created[0].at).join(', ')} ms`);
-    assert.deepEqual(got.slice(created.length).map((r) => r.event.type), ['job.transitioned', 'job.terminal'], 'the rest came after, in order');
-    const log = await until('the log to show all', () => deliveriesOf(s.token, hook.id, own.url), (l) => l.length === created.length + 2);
+    assert.ok(
+      created[created.length - 1].at - created[0].at >= 1400,
+      `retried until the window had passed: ${created.map((c) => c.at - created[0].at).join(', ')} ms`,
+    );
+    assert.deepEqual(
+      got.slice(created.length).map((r) => r.event.type),
+      ['job.transitioned', 'job.terminal'],
+      'the rest came after, in order',
+    );
+    const log = await until(
+      'the log to show all',
+      () => deliveriesOf(s.token, hook.id, own.url),
+      (l) => l.length === created.length + 2,
+    );
     const forCreated = log.filter((d) => d.eventType === 'job.created');
-    assert.deepEqual(forCreated.map((d) => d.status), [...Array(created.length - 1).fill('pending'), 'failed']);
+    assert.deepEqual(
+      forCreated.map((d) => d.status),
+      [...Array(created.length - 1).fill('pending'), 'failed'],
+    );
     assert.equal(forCreated[forCreated.length - 1].nextAttemptAt, null);
   });
 
@@ -71,8 +90,15 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
     const s = await login();
     rx.respond = (_r, all) => (all.length === 1 ? { status: 200, delayMs: 2000 } : { status: 200 });
     const hook = await call('POST', '/webhooks', { token: s.token, body: { url: rx.url, events: ['job.created'] } });
-    await call('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
-    const log = await until('a retry to succeed', () => deliveriesOf(s.token, hook.id, own.url), (l) => l.some((d) => d.status === 'succeeded'));
+    await call('POST', '/jobs', {
+      token: s.token,
+      body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+    });
+    const log = await until(
+      'a retry to succeed',
+      () => deliveriesOf(s.token, hook.id, own.url),
+      (l) => l.some((d) => d.status === 'succeeded'),
+    );
     assert.equal(log[0].status, 'pending');
     assert.equal(log[0].responseStatus, null);
     assert.match(log[0].error, /timed out/);
@@ -88,19 +114,31 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
     assert.notEqual(rotated.secret, hook.secret);
     const overlapEnds = Date.parse(rotated.previousSecretExpiresAt);
     assert.ok(overlapEnds > Date.now() && overlapEnds <= Date.now() + 1600, rotated.previousSecretExpiresAt);
-    await call('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
+    await call('POST', '/jobs', {
+      token: s.token,
+      body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+    });
     await rx.waitFor((all) => all.length === 1);
     const during = rx.received[0];
     assert.equal(during.headers['webhook-signature'].split(' ').length, 2);
-    for (const secret of [hook.secret, rotated.secret]) assert.deepEqual(await verifyWithReference({ secret, headers: signed(during), body: during.body }), { ok: true });
+    for (const secret of [hook.secret, rotated.secret])
+      assert.deepEqual(await verifyWithReference({ secret, headers: signed(during), body: during.body }), { ok: true });
 
     await sleep(Math.max(0, overlapEnds - Date.now()) + 100);
-    await call('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
+    await call('POST', '/jobs', {
+      token: s.token,
+      body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+    });
     await rx.waitFor((all) => all.length === 2);
     const after = rx.received[1];
     assert.equal(after.headers['webhook-signature'].split(' ').length, 1);
-    assert.deepEqual(await verifyWithReference({ secret: rotated.secret, headers: signed(after), body: after.body }), { ok: true });
-    assert.equal((await verifyWithReference({ secret: hook.secret, headers: signed(after), body: after.body })).ok, false);
+    assert.deepEqual(await verifyWithReference({ secret: rotated.secret, headers: signed(after), body: after.body }), {
+      ok: true,
+    });
+    assert.equal(
+      (await verifyWithReference({ secret: hook.secret, headers: signed(after), body: after.body })).ok,
+      false,
+    );
     assert.equal((await call('GET', `/webhooks/${hook.id}`, { token: s.token })).previousSecretExpiresAt, null);
   });
 
@@ -109,9 +147,19 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
     const s = await login();
     rx.respond = () => ({ status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } });
     const hook = await call('POST', '/webhooks', { token: s.token, body: { url: rx.url, events: ['job.created'] } });
-    await call('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } } });
-    const log = await until('the attempts to be given up', () => deliveriesOf(s.token, hook.id, own.url), (l) => l.some((d) => d.status === 'failed'));
-    assert.ok(log.every((d) => d.responseStatus === 302 && /redirect/i.test(d.error)), JSON.stringify(log));
+    await call('POST', '/jobs', {
+      token: s.token,
+      body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+    });
+    const log = await until(
+      'the attempts to be given up',
+      () => deliveriesOf(s.token, hook.id, own.url),
+      (l) => l.some((d) => d.status === 'failed'),
+    );
+    assert.ok(
+      log.every((d) => d.responseStatus === 302 && /redirect/i.test(d.error)),
+      JSON.stringify(log),
+    );
     assert.equal(rx.received.length, log.length, 'each attempt reached the receiver only');
   });
 
@@ -123,7 +171,8 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
       log: quietLog,
       api: true,
       worker: false,
-      resolve: async (host) => (resolved[host] ? [{ address: resolved[host], family: 4 }] : [{ address: '93.184.215.14', family: 4 }]),
+      resolve: async (host) =>
+        resolved[host] ? [{ address: resolved[host], family: 4 }] : [{ address: '93.184.215.14', family: 4 }],
     });
     try {
       for (const url of ['http://hooks.internal.test/hook', rx.url, 'http://[::1]:8080/', 'http://100.64.0.1/']) {
@@ -132,7 +181,11 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
         assert.equal(reply.body.errors[0].path, 'url');
       }
       // A public address passes.
-      await v0ok('POST', '/webhooks', { token: s.token, body: { url: 'https://hooks.example.com/in' }, baseUrl: strict.url });
+      await v0ok('POST', '/webhooks', {
+        token: s.token,
+        body: { url: 'https://hooks.example.com/in' },
+        baseUrl: strict.url,
+      });
     } finally {
       await strict.stop();
     }

@@ -1,11 +1,27 @@
 import assert from 'node:assert/strict';
 import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
-import { TargetRefusedError, checkTarget, refusalOf, systemResolver, type Resolver } from '../../src/webhooks/target-guard';
+import {
+  TargetRefusedError,
+  checkTarget,
+  refusalOf,
+  systemResolver,
+  type Resolver,
+} from '../../src/webhooks/target-guard';
 import { login } from '../support/auth';
 import { quietLog, testEnv } from '../support/env';
 import { v0, v0ok } from '../support/v0';
 import { deliveriesOf, until } from '../support/webhook-receiver';
-import { STRICT, DEV, REFUSED, PUBLIC, METADATA, literalUrl, noLookup, answering, post } from '../support/webhook-targets';
+import {
+  STRICT,
+  DEV,
+  REFUSED,
+  PUBLIC,
+  METADATA,
+  literalUrl,
+  noLookup,
+  answering,
+  post,
+} from '../support/webhook-targets';
 
 // The SSRF guard's verdicts on webhook targets (CONTRACT §7); ./webhook-delivery-guard.test.ts
 // checks the same rules where a delivery connects.
@@ -21,7 +37,9 @@ describe('webhook targets: the SSRF guard', () => {
       assert.equal(refusalOf('10.1.2.3', STRICT), 'a private address');
       assert.match(refusalOf('::ffff:10.0.0.1', STRICT) ?? '', /of 10\.0\.0\.1, a private address$/);
       assert.match(refusalOf('::ffff:127.0.0.1', STRICT) ?? '', /of 127\.0\.0\.1, a loopback address$/);
-      await assert.rejects(checkTarget('http://10.0.0.5/', STRICT, noLookup), { message: '10.0.0.5 is a private address' });
+      await assert.rejects(checkTarget('http://10.0.0.5/', STRICT, noLookup), {
+        message: '10.0.0.5 is a private address',
+      });
     });
 
     it('accepts public addresses', async () => {
@@ -37,7 +55,8 @@ describe('webhook targets: the SSRF guard', () => {
       await checkTarget('http://127.0.0.1:8080/hook', DEV, noLookup);
       await checkTarget('http://hooks.test/hook', DEV, answering('10.0.0.5', '::1'));
       for (const address of METADATA) {
-        for (const policy of [DEV, STRICT]) assert.equal(refusalOf(address, policy), 'a cloud metadata address', address);
+        for (const policy of [DEV, STRICT])
+          assert.equal(refusalOf(address, policy), 'a cloud metadata address', address);
         await assert.rejects(checkTarget(literalUrl(address), DEV, noLookup), /a cloud metadata address/, address);
       }
       await assert.rejects(checkTarget('http://metadata.test/latest', DEV, answering('169.254.169.254')), {
@@ -46,7 +65,13 @@ describe('webhook targets: the SSRF guard', () => {
     });
 
     it('refuses URLs that are not plain http(s) to a host', async () => {
-      for (const url of ['ftp://hooks.example.com/x', 'file:///etc/passwd', 'http://user:pw@hooks.example.com/', 'http://user@hooks.example.com/', 'not-a-url']) {
+      for (const url of [
+        'ftp://hooks.example.com/x',
+        'file:///etc/passwd',
+        'http://user:pw@hooks.example.com/',
+        'http://user@hooks.example.com/',
+        'not-a-url',
+      ]) {
         await assert.rejects(checkTarget(url, DEV, noLookup), TargetRefusedError, url);
         const sent = await post(url, { policy: DEV, resolve: noLookup });
         assert.equal(sent.ok, false, url);
@@ -55,7 +80,9 @@ describe('webhook targets: the SSRF guard', () => {
     });
 
     it('refuses a hostname if any address it resolves to is refused, or if it does not resolve', async () => {
-      await assert.rejects(checkTarget('https://evil.test/', STRICT, answering('127.0.0.1')), { message: 'evil.test resolves to a loopback address' });
+      await assert.rejects(checkTarget('https://evil.test/', STRICT, answering('127.0.0.1')), {
+        message: 'evil.test resolves to a loopback address',
+      });
       await assert.rejects(checkTarget('https://mixed.test/', STRICT, answering('93.184.215.14', '10.0.0.5')), {
         message: 'mixed.test resolves to a private address',
       });
@@ -63,30 +90,50 @@ describe('webhook targets: the SSRF guard', () => {
       const notFound: Resolver = async () => {
         throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
       };
-      await assert.rejects(checkTarget('https://gone.test/', STRICT, notFound), { message: 'gone.test does not resolve (ENOTFOUND)' });
+      await assert.rejects(checkTarget('https://gone.test/', STRICT, notFound), {
+        message: 'gone.test does not resolve (ENOTFOUND)',
+      });
     });
 
     it('never names the address a hostname resolved to, in a refusal or a delivery error (internal DNS stays private)', async () => {
       for (const address of [...REFUSED, ...METADATA]) {
         const policy = METADATA.includes(address) ? DEV : STRICT;
-        const refused = await checkTarget('http://internal.test/hook', policy, answering(address)).then(() => assert.fail(`${address} accepted`), (err: Error) => err.message);
+        const refused = await checkTarget('http://internal.test/hook', policy, answering(address)).then(
+          () => assert.fail(`${address} accepted`),
+          (err: Error) => err.message,
+        );
         assert.match(refused, /^internal\.test resolves to an? [a-zA-Z46 ()-]+ address$/, address);
         // No address of any form: neither the answer itself nor an IPv4 address it wraps.
         assert.doesNotMatch(refused, /\d+\.\d+\.\d+\.\d+|[0-9a-f]*:[0-9a-f:]*/i, address);
         const sent = await post('http://internal.test/hook', { policy, resolve: answering(address) });
         assert.equal(sent.error, `refused target: ${refused}`, address);
       }
-      await assert.rejects(checkTarget('http://internal.test/', STRICT, answering('::ffff:10.0.0.1')), { message: 'internal.test resolves to an IPv4-mapped form of a private address' });
-      await assert.rejects(checkTarget('http://internal.test/', STRICT, answering('fe80::1')), { message: 'internal.test resolves to a link-local address' });
+      await assert.rejects(checkTarget('http://internal.test/', STRICT, answering('::ffff:10.0.0.1')), {
+        message: 'internal.test resolves to an IPv4-mapped form of a private address',
+      });
+      await assert.rejects(checkTarget('http://internal.test/', STRICT, answering('fe80::1')), {
+        message: 'internal.test resolves to a link-local address',
+      });
       // An address the caller wrote themselves is named: it tells them nothing new.
-      await assert.rejects(checkTarget('http://[::ffff:10.0.0.1]/', STRICT, noLookup), /of 10\.0\.0\.1, a private address$/);
+      await assert.rejects(
+        checkTarget('http://[::ffff:10.0.0.1]/', STRICT, noLookup),
+        /of 10\.0\.0\.1, a private address$/,
+      );
     });
 
     it('resolves with the system resolver by default', async () => {
       const local = await systemResolver('localhost');
-      assert.ok(local.some((a) => a.address === '127.0.0.1' || a.address === '::1'), JSON.stringify(local));
-      await assert.rejects(checkTarget('http://localhost:8080/', STRICT), { message: 'localhost resolves to a loopback address' });
-      await assert.rejects(checkTarget('http://no-such-host.invalid/', STRICT), /no-such-host\.invalid does not resolve/);
+      assert.ok(
+        local.some((a) => a.address === '127.0.0.1' || a.address === '::1'),
+        JSON.stringify(local),
+      );
+      await assert.rejects(checkTarget('http://localhost:8080/', STRICT), {
+        message: 'localhost resolves to a loopback address',
+      });
+      await assert.rejects(
+        checkTarget('http://no-such-host.invalid/', STRICT),
+        /no-such-host\.invalid does not resolve/,
+      );
     });
   });
 });
@@ -102,7 +149,10 @@ describe('webhook targets: refusals through the API and in the delivery log', ()
     // This worker (and its relay) alone delivers while the suite's relay rests.
     testEnv().service.relay!.pause();
     own = await startServiceProcess({
-      config: testEnv().configWith({ TEMPORAL_TASK_QUEUE: `webhook-targets-${Date.now()}`, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }),
+      config: testEnv().configWith({
+        TEMPORAL_TASK_QUEUE: `webhook-targets-${Date.now()}`,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+      }),
       log: quietLog,
       api: true,
       worker: true,
@@ -117,7 +167,12 @@ describe('webhook targets: refusals through the API and in the delivery log', ()
 
   it('refuses registration with what kind of address the name resolves to, never which (400 request.invalid)', async () => {
     const s = await login();
-    Object.assign(answers, { 'hooks.internal.test': '10.20.30.40', 'loop.internal.test': '127.0.0.2', 'meta.internal.test': '169.254.169.254', 'link.internal.test': '169.254.7.7' });
+    Object.assign(answers, {
+      'hooks.internal.test': '10.20.30.40',
+      'loop.internal.test': '127.0.0.2',
+      'meta.internal.test': '169.254.169.254',
+      'link.internal.test': '169.254.7.7',
+    });
     const cases: Array<[string, string]> = [
       ['hooks.internal.test', 'a private address'],
       ['loop.internal.test', 'a loopback address'],
@@ -125,12 +180,19 @@ describe('webhook targets: refusals through the API and in the delivery log', ()
       ['link.internal.test', 'a link-local address'],
     ];
     for (const [host, kind] of cases) {
-      const reply = await v0('POST', '/webhooks', { token: s.token, body: { url: `http://${host}/hook` }, baseUrl: own.url });
+      const reply = await v0('POST', '/webhooks', {
+        token: s.token,
+        body: { url: `http://${host}/hook` },
+        baseUrl: own.url,
+      });
       assert.equal(reply.status, 400, JSON.stringify(reply.body));
       assert.equal(reply.body.code, 'request.invalid');
       assert.equal(reply.body.detail, `The webhook URL is refused: ${host} resolves to ${kind}`);
       assert.deepEqual(reply.body.errors, [{ path: 'url', message: `${host} resolves to ${kind}` }]);
-      assert.ok(!JSON.stringify(reply.body).includes(answers[host]), `${answers[host]} is not named: ${JSON.stringify(reply.body)}`);
+      assert.ok(
+        !JSON.stringify(reply.body).includes(answers[host]),
+        `${answers[host]} is not named: ${JSON.stringify(reply.body)}`,
+      );
     }
   });
 
@@ -138,10 +200,23 @@ describe('webhook targets: refusals through the API and in the delivery log', ()
     this.timeout(60_000);
     const s = await login();
     answers['rebind.internal.test'] = '93.184.215.14';
-    const hook = await v0ok('POST', '/webhooks', { token: s.token, body: { url: 'http://rebind.internal.test/hook', events: ['job.created'] }, baseUrl: own.url });
+    const hook = await v0ok('POST', '/webhooks', {
+      token: s.token,
+      body: { url: 'http://rebind.internal.test/hook', events: ['job.created'] },
+      baseUrl: own.url,
+    });
     answers['rebind.internal.test'] = '10.20.30.41';
-    await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } }, baseUrl: own.url });
-    const log = await until('the first attempt to be logged', () => deliveriesOf(s.token, hook.id, own.url), (l) => l.length > 0, 30_000);
+    await v0ok('POST', '/jobs', {
+      token: s.token,
+      body: { type: 'COMMAND', command: 'echo', selector: { pool: 'nobody' } },
+      baseUrl: own.url,
+    });
+    const log = await until(
+      'the first attempt to be logged',
+      () => deliveriesOf(s.token, hook.id, own.url),
+      (l) => l.length > 0,
+      30_000,
+    );
     assert.equal(log[0].error, 'refused target: rebind.internal.test resolves to a private address');
     assert.equal(log[0].responseStatus, null);
     assert.ok(!JSON.stringify(log).includes('10.20.30.41'), JSON.stringify(log));

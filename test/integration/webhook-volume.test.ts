@@ -30,7 +30,10 @@ describe('webhooks at volume', () => {
       Array.from({ length: AT_ONCE }, async () => {
         while (next < JOBS) {
           next++;
-          const job = await v0ok('POST', '/jobs', { token: s.token, body: { type: 'COMMAND', command: 'true', selector: { pool: 'nobody' } } });
+          const job = await v0ok('POST', '/jobs', {
+            token: s.token,
+            body: { type: 'COMMAND', command: 'true', selector: { pool: 'nobody' } },
+          });
           jobs.push(job.id);
           await v0ok('POST', `/jobs/${job.id}:cancel`, { token: s.token, status: 200 });
         }
@@ -41,7 +44,8 @@ describe('webhooks at volume', () => {
     const done = Date.now();
     for (const rx of receivers) {
       const byJob = new Map<string, string[]>();
-      for (const r of rx.received) byJob.set(r.event.data.job.id, [...(byJob.get(r.event.data.job.id) ?? []), r.event.type]);
+      for (const r of rx.received)
+        byJob.set(r.event.data.job.id, [...(byJob.get(r.event.data.job.id) ?? []), r.event.type]);
       assert.equal(byJob.size, JOBS);
       for (const id of jobs) assert.deepEqual(byJob.get(id), ['job.created', 'job.transitioned', 'job.terminal'], id);
       assert.equal(new Set(rx.received.map((r) => r.event.id)).size, JOBS * 3, 'each event once');

@@ -3,7 +3,17 @@ import { type ServiceProcess, startServiceProcess } from '../../src/runtime/serv
 import type { ManagedChild } from '../../src/stack/child';
 import { spawnWorker } from '../support/worker-process';
 import { quietLog, testEnv } from '../support/env';
-import { inState, newWorkspace, ok, pollOne, resultOf, retrieve, sleep, waitForJob, heartbeatInBackground } from '../support/http';
+import {
+  inState,
+  newWorkspace,
+  ok,
+  pollOne,
+  resultOf,
+  retrieve,
+  sleep,
+  waitForJob,
+  heartbeatInBackground,
+} from '../support/http';
 
 // The worker is killed with SIGKILL while a job runs: no shutdown, no flushing. A new worker
 // picks the workflow up from its history and the job finishes as if nothing happened.
@@ -13,7 +23,12 @@ describe('kill -9 of the worker mid-job', () => {
   let worker: ManagedChild | undefined;
 
   before(async () => {
-    api = await startServiceProcess({ config: testEnv().configWith({ TEMPORAL_TASK_QUEUE: taskQueue }), log: quietLog, api: true, worker: false });
+    api = await startServiceProcess({
+      config: testEnv().configWith({ TEMPORAL_TASK_QUEUE: taskQueue }),
+      log: quietLog,
+      api: true,
+      worker: false,
+    });
   });
 
   after(async () => {
@@ -30,7 +45,17 @@ describe('kill -9 of the worker mid-job', () => {
     const first = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'echo one' }, key, url);
     const held = (await pollOne(node))!;
     assert.equal(held.job_id, first.job_id);
-    await ok('/compute/nodes/logs', { nodeId: node.nodeId, job_id: held.job_id, leaseId: held.leaseId, lines: [{ seq: 1, stream: 'stdout', line: 'before the crash' }] }, node.nodeKey, url);
+    await ok(
+      '/compute/nodes/logs',
+      {
+        nodeId: node.nodeId,
+        job_id: held.job_id,
+        leaseId: held.leaseId,
+        lines: [{ seq: 1, stream: 'stdout', line: 'before the crash' }],
+      },
+      node.nodeKey,
+      url,
+    );
 
     process.kill(-worker.pid, 'SIGKILL');
     assert.equal(await worker.exited, null, 'killed by the signal');
@@ -50,12 +75,19 @@ describe('kill -9 of the worker mid-job', () => {
     const done = await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, url);
     assert.equal(done.state, 'succeeded');
     assert.ok(cancels.length >= 5, `${cancels.length} heartbeats`);
-    assert.deepEqual(cancels.filter((c) => c.length > 0), [], 'no heartbeat told the agent to stop its job');
+    assert.deepEqual(
+      cancels.filter((c) => c.length > 0),
+      [],
+      'no heartbeat told the agent to stop its job',
+    );
     const next = (await pollOne(node, 10))!;
     assert.equal(next.job_id, second.job_id);
     await ok('/compute/nodes/result', resultOf(node, next, 0), node.nodeKey, url);
     await waitForJob(key, second.job_id, inState('succeeded'));
     const logs = await testEnv().db('job_logs').where({ job_id: first.job_id }).select('line');
-    assert.deepEqual(logs.map((l) => l.line), ['before the crash']);
+    assert.deepEqual(
+      logs.map((l) => l.line),
+      ['before the crash'],
+    );
   });
 });

@@ -34,7 +34,18 @@ export async function spawnAgent(opts: {
 }): Promise<AgentProcess> {
   const dir = opts.dir ?? fs.mkdtempSync(path.join(testEnv().dataDir, 'agent-'));
   const logFile = path.join(testEnv().dataDir, 'logs', `agent-${Date.now()}-${counter++}.log`);
-  const args = [path.join(ROOT, 'bin/compute.js'), 'agent', '--api', opts.apiUrl ?? testEnv().url, '--dir', dir, '--concurrency', String(opts.concurrency ?? 1), '--name', `agent-${counter}`];
+  const args = [
+    path.join(ROOT, 'bin/compute.js'),
+    'agent',
+    '--api',
+    opts.apiUrl ?? testEnv().url,
+    '--dir',
+    dir,
+    '--concurrency',
+    String(opts.concurrency ?? 1),
+    '--name',
+    `agent-${counter}`,
+  ];
   for (const [k, v] of Object.entries(opts.labels ?? {})) args.push('--label', `${k}=${v}`);
   if (opts.region !== undefined) args.push('--region', opts.region);
   if (opts.sandbox) args.push('--sandbox');
@@ -80,11 +91,17 @@ export function running(pid: number): boolean {
 /** The pids a job wrote to `file` (space-separated), once the file holds `count` of them. */
 export const pidsWritten = (file: string, count = 1) =>
   waitFor(`${count} pid(s) in ${file}`, () => {
-    const pids = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+    const pids = fs.existsSync(file)
+      ? fs.readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+      : [];
     return pids.length >= count && pids;
   });
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -187,16 +204,20 @@ export async function startApiProxy(target = testEnv().url): Promise<ApiProxy> {
       } else if (fault) {
         call.fault = String(fault.status);
         answered(fault.status);
-        const retryAfter = fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) };
+        const retryAfter =
+          fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) };
         res.writeHead(fault.status, { 'Content-Type': 'application/json', ...retryAfter });
         res.end(JSON.stringify({ status: 'ERROR', code: fault.code, message: 'injected by the test proxy' }));
       } else {
         call.forwardedAt = Date.now();
-        const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-          answered(up.statusCode ?? 0);
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        });
+        const out = http.request(
+          { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+          (up) => {
+            answered(up.statusCode ?? 0);
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          },
+        );
         outgoing.add(out);
         out.once('close', () => outgoing.delete(out));
         out.on('error', () => req.socket.destroy());

@@ -19,7 +19,15 @@ export async function spawnApi(port: number, env: Record<string, string>): Promi
     env: { ...testEnv().vars, PORT: String(port), ...env },
     logFile: path.join(testEnv().dataDir, 'logs', `api-${port}.log`),
   });
-  await waitFor('the API to listen', () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 60_000);
+  await waitFor(
+    'the API to listen',
+    () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    60_000,
+  );
   return child;
 }
 
@@ -40,7 +48,12 @@ export function apisPerTest(): (env?: Record<string, string>) => Promise<Service
     for (const api of apis.splice(0)) await api.stop();
   });
   return async (env = {}) => {
-    const api = await startServiceProcess({ config: testEnv().configWith(env), log: quietLog, api: true, worker: false });
+    const api = await startServiceProcess({
+      config: testEnv().configWith(env),
+      log: quietLog,
+      api: true,
+      worker: false,
+    });
     apis.push(api);
     return api;
   };

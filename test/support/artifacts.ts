@@ -19,7 +19,11 @@ export interface RawReply {
  * One plain HTTP request with no credential, the way curl uses a signed URL. `body` may be a
  * Buffer or a stream (sent chunked unless a Content-Length header is given).
  */
-export function send(method: string, url: string, opts: { body?: Buffer | Readable; headers?: Record<string, string | number> } = {}): Promise<RawReply> {
+export function send(
+  method: string,
+  url: string,
+  opts: { body?: Buffer | Readable; headers?: Record<string, string | number> } = {},
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const req = http.request(new URL(url), { method, headers: opts.headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -46,23 +50,37 @@ export async function sessionWithJob(manifest: Record<string, unknown> = {}) {
 }
 
 export async function presignUpload(token: string, jobId: string, extra: Record<string, unknown> = {}) {
-  return (await ok('/compute/jobs/artifacts/presign-upload', { job_id: jobId, ...extra }, token)) as { id: string; url: string; expiresAt: string };
+  return (await ok('/compute/jobs/artifacts/presign-upload', { job_id: jobId, ...extra }, token)) as {
+    id: string;
+    url: string;
+    expiresAt: string;
+  };
 }
 
 export async function presignDownload(token: string, jobId: string, id: string, extra: Record<string, unknown> = {}) {
-  return (await ok('/compute/jobs/artifacts/presign-download', { job_id: jobId, id, ...extra }, token)) as { url: string; expiresAt: string };
+  return (await ok('/compute/jobs/artifacts/presign-download', { job_id: jobId, id, ...extra }, token)) as {
+    url: string;
+    expiresAt: string;
+  };
 }
 
 /** Uploads `bytes` through a fresh presigned URL and returns its id and a download URL. */
 export async function storedArtifact(token: string, jobId: string, bytes: Buffer, name = 'data.bin') {
   const { id, url } = await presignUpload(token, jobId);
-  const put = await send('PUT', `${url}&name=${encodeURIComponent(name)}`, { body: bytes, headers: { 'Content-Type': 'application/octet-stream' } });
+  const put = await send('PUT', `${url}&name=${encodeURIComponent(name)}`, {
+    body: bytes,
+    headers: { 'Content-Type': 'application/octet-stream' },
+  });
   if (put.status !== 200) throw new Error(`upload -> ${put.status} ${put.body.toString()}`);
   return { id, download: (await presignDownload(token, jobId, id)).url };
 }
 
 /** What object storage holds under a job, read straight from MinIO. */
-export async function storedKeys(workspaceId: string, jobId: string, config: Pick<SharedSettings, 's3' | 'dependencyRetryAfterSeconds'> = testEnv().config) {
+export async function storedKeys(
+  workspaceId: string,
+  jobId: string,
+  config: Pick<SharedSettings, 's3' | 'dependencyRetryAfterSeconds'> = testEnv().config,
+) {
   return createObjectStore(config)!.keys(`${workspaceId}/${jobId}/`);
 }
 

@@ -21,13 +21,16 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
   const forward = (i: number, req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) =>
     new Promise<void>((resolve, reject) => {
       const target = new URL(backends[i]);
-      const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-        answered[i]++;
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-        answer.on('end', resolve);
-        answer.on('error', () => res.destroy());
-      });
+      const upstream = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+        (answer) => {
+          answered[i]++;
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+          answer.on('end', resolve);
+          answer.on('error', () => res.destroy());
+        },
+      );
       upstream.on('error', reject);
       // A client that gives up (a long poll abandoned) abandons the upstream request too.
       res.on('close', () => {
@@ -50,7 +53,10 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
       }
     }
     if (res.headersSent) res.destroy();
-    else res.writeHead(502, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ERROR', code: 'dependency.unavailable', message: 'no backend answered' }));
+    else
+      res
+        .writeHead(502, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ status: 'ERROR', code: 'dependency.unavailable', message: 'no backend answered' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -31,8 +31,13 @@ export const RESOURCES = { cpu: 3.5, gpu: 16, memoryMb: 3000 };
  * served by a managed agent, with a user key. Prepaid payg gets 100 USD of credit, team and
  * enterprise none (their invoices bill all the usage), unless `creditUsd` says otherwise.
  */
-export async function billedWorkspace(plan: PlanId = 'payg', session?: { token: string; workspaceId: string }, creditUsd = plan === 'payg' ? '100' : '0') {
-  const s: { token: string; workspaceId: string } = session ?? (await login().then((l) => ({ token: l.token, workspaceId: l.user.workspaceId })));
+export async function billedWorkspace(
+  plan: PlanId = 'payg',
+  session?: { token: string; workspaceId: string },
+  creditUsd = plan === 'payg' ? '100' : '0',
+) {
+  const s: { token: string; workspaceId: string } =
+    session ?? (await login().then((l) => ({ token: l.token, workspaceId: l.user.workspaceId })));
   const region = newRegion();
   await db()('workspaces').where({ id: s.workspaceId }).update({ default_region: region });
   await setBilling(db(), { workspaceId: s.workspaceId, plan, creditUsd, actor: OPERATOR });
@@ -43,17 +48,24 @@ export type Billed = Awaited<ReturnType<typeof billedWorkspace>>;
 
 /** The attempt's end is metered (by the transition that ends it, shortly after the result). */
 export const ended = (jobId: string) =>
-  waitFor(`${jobId}'s end metered`, async () => (await db()('usage_ledger').where({ job_id: jobId, meter_window: 'end' }).first()) !== undefined);
+  waitFor(
+    `${jobId}'s end metered`,
+    async () => (await db()('usage_ledger').where({ job_id: jobId, meter_window: 'end' }).first()) !== undefined,
+  );
 
 /**
  * The agent's result, sent again after a 503 as an agent does: the run's Update can be refused
  * when its workflow task fails on a signal that arrived meanwhile (Temporal's UnhandledCommand).
  */
-export async function reportResult(agent: { nodeId: string; nodeKey: string }, held: { job_id: string; leaseId: string }): Promise<void> {
+export async function reportResult(
+  agent: { nodeId: string; nodeKey: string },
+  held: { job_id: string; leaseId: string },
+): Promise<void> {
   for (let tries = 1; ; tries++) {
     const reply = await post('/compute/nodes/result', resultOf(agent, held, 0), agent.nodeKey);
     if (reply.status === 200) return;
-    if (reply.status !== 503 || tries === 5) throw new Error(`result of ${held.job_id} -> ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (reply.status !== 503 || tries === 5)
+      throw new Error(`result of ${held.job_id} -> ${reply.status} ${JSON.stringify(reply.body)}`);
     await sleep(1000);
   }
 }
@@ -92,7 +104,10 @@ export async function closeNow(workspaceId: string, open: boolean) {
 
 /** The workspace's invoices, oldest period first. */
 export const invoicesOf = (workspaceId: string) =>
-  db()('invoices').where({ workspace_id: workspaceId }).orderBy('period_start').select('id', 'status', 'period_start', 'period_end', 'closes_at');
+  db()('invoices')
+    .where({ workspace_id: workspaceId })
+    .orderBy('period_start')
+    .select('id', 'status', 'period_start', 'period_end', 'closes_at');
 
 /** A Temporal client on the suite's namespace, for `fn`. */
 export async function withTemporal<T>(fn: (client: Client) => Promise<T>): Promise<T> {
@@ -116,7 +131,11 @@ export function withMeterPaused<T>(why: string, fn: (client: Client) => Promise<
     await meter.pause(why);
     try {
       // The schedule lists the runs it started that still run; a paused one starts no more.
-      await waitFor('the suite meter\'s tick under way to end', async () => (await meter.describe()).info.runningActions.length === 0, 60_000);
+      await waitFor(
+        "the suite meter's tick under way to end",
+        async () => (await meter.describe()).info.runningActions.length === 0,
+        60_000,
+      );
       return await fn(client);
     } finally {
       await meter.unpause();
@@ -125,7 +144,12 @@ export function withMeterPaused<T>(why: string, fn: (client: Client) => Promise<
 }
 
 /** `n` attempts running on `nodeId` for a minute already, as rows (their runs are not needed to meter them). */
-export async function insertRunning(workspaceId: string, nodeId: string, n: number, resources: Record<string, number>): Promise<string[]> {
+export async function insertRunning(
+  workspaceId: string,
+  nodeId: string,
+  n: number,
+  resources: Record<string, number>,
+): Promise<string[]> {
   const jobs = Array.from({ length: n }, () => ({
     id: newId('job'),
     workspace_id: workspaceId,
@@ -145,9 +169,20 @@ export async function insertRunning(workspaceId: string, nodeId: string, n: numb
     available_at: new Date(),
   }));
   for (let i = 0; i < n; i += 200) await db()('jobs').insert(jobs.slice(i, i + 200));
-  const attempts = jobs.map((j) => ({ lease_id: newId('lease'), job_id: j.id, attempt: 1, agent_id: nodeId, assigned_at: db().raw("now() - interval '1 minute'") }));
+  const attempts = jobs.map((j) => ({
+    lease_id: newId('lease'),
+    job_id: j.id,
+    attempt: 1,
+    agent_id: nodeId,
+    assigned_at: db().raw("now() - interval '1 minute'"),
+  }));
   for (let i = 0; i < n; i += 200) await db()('job_attempts').insert(attempts.slice(i, i + 200));
-  await db()('jobs').whereIn('id', jobs.map((j) => j.id)).update({ lease_id: db().raw('(SELECT lease_id FROM job_attempts a WHERE a.job_id = jobs.id)') });
+  await db()('jobs')
+    .whereIn(
+      'id',
+      jobs.map((j) => j.id),
+    )
+    .update({ lease_id: db().raw('(SELECT lease_id FROM job_attempts a WHERE a.job_id = jobs.id)') });
   return jobs.map((j) => j.id);
 }
 

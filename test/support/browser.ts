@@ -21,16 +21,25 @@ export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
 export async function launchChromium(): Promise<Browser> {
-  await ensureDebianPackage('chromium', DEBIAN_PACKAGE_VERSIONS.chromium, (msg) => process.stderr.write(`    [apt] ${msg}\n`));
+  await ensureDebianPackage('chromium', DEBIAN_PACKAGE_VERSIONS.chromium, (msg) =>
+    process.stderr.write(`    [apt] ${msg}\n`),
+  );
   // Chromium's sandbox refuses to run as root, which the test machines are.
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+  });
 }
 
 /**
  * A page in a context of its own (its own cookies), whose console errors and failed scripts are
  * kept: a violation of the content security policy shows there.
  */
-export async function openPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function openPage(
+  browser: Browser,
+  viewport = DESKTOP,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -71,7 +80,10 @@ export async function seriousViolations(page: Page): Promise<Violation[]> {
   const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(`${axe}\n;undefined`);
   const results = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResults;
-  assert.ok(results.passes.length > 0 || results.violations.length > 0 || results.incomplete.length > 0, 'axe checked the page');
+  assert.ok(
+    results.passes.length > 0 || results.violations.length > 0 || results.incomplete.length > 0,
+    'axe checked the page',
+  );
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact!, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
@@ -84,9 +96,16 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
 }
 
 /** The page at desktop and phone width, saved as `<name>-desktop.png` and `<name>-phone.png`. */
-export async function screenshots(page: Page, name: string, ready: () => Promise<void> = async () => undefined): Promise<void> {
+export async function screenshots(
+  page: Page,
+  name: string,
+  ready: () => Promise<void> = async () => undefined,
+): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(viewport);
     await ready();
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size}.png`), animations: 'disabled' });

@@ -8,7 +8,10 @@ import { testEnv } from './env';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** What `npx compute` runs: package.json's bin. */
-export const COMPUTE_BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: { compute: string } }).bin.compute);
+export const COMPUTE_BIN = path.join(
+  ROOT,
+  (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: { compute: string } }).bin.compute,
+);
 
 export interface CliRun {
   code: number | null;
@@ -17,7 +20,13 @@ export interface CliRun {
 }
 
 // Whatever credentials or endpoints the developer running the suite has set: a test gives its own.
-const DEVELOPER_SETTINGS = ['COMPUTE_API_KEY', 'COMPUTE_AGENT_KEY', 'COMPUTE_API_URL', 'COMPUTE_CONFIG_DIR', 'COMPUTE_DATA_DIR'];
+const DEVELOPER_SETTINGS = [
+  'COMPUTE_API_KEY',
+  'COMPUTE_AGENT_KEY',
+  'COMPUTE_API_URL',
+  'COMPUTE_CONFIG_DIR',
+  'COMPUTE_DATA_DIR',
+];
 
 /** This process's environment without the developer's own CLI settings, plus `given`. */
 export function cliEnvironment(given: Record<string, string>): Record<string, string | undefined> {
@@ -137,11 +146,16 @@ function launch(command: string, args: string[], env: Record<string, string> | u
         timeoutMs,
         () => `${what} did not print ${pattern} within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
       );
-      if (!pattern.test(stdout) && !pattern.test(stderr)) throw new Error(`${what} exited (${code}) before printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`);
+      if (!pattern.test(stdout) && !pattern.test(stderr))
+        throw new Error(`${what} exited (${code}) before printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`);
     },
     async finished(timeoutMs = 30_000) {
       try {
-        await until(() => code !== undefined, timeoutMs, () => `${what} still running after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`);
+        await until(
+          () => code !== undefined,
+          timeoutMs,
+          () => `${what} still running after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        );
       } catch (err) {
         kill();
         await exited;
@@ -187,7 +201,11 @@ export async function cliUser(email = newEmail()) {
   const env = { COMPUTE_CONFIG_DIR: cliConfigDir() };
   const login = await compute(['login', '--email', email], { env, interact: typeLoginCode(email) });
   assert.equal(login.code, 0, login.stderr);
-  const session = JSON.parse(fs.readFileSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json'), 'utf8')) as { token: string; email: string; workspaceId: string };
+  const session = JSON.parse(fs.readFileSync(path.join(env.COMPUTE_CONFIG_DIR, 'session.json'), 'utf8')) as {
+    token: string;
+    email: string;
+    workspaceId: string;
+  };
   const run = (...args: string[]) => compute(args, { env });
   /** Runs and insists on success: the whole run. */
   const succeed = async (...args: string[]) => {

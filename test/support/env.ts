@@ -115,7 +115,9 @@ export function sessionsNamed(databaseUrl: string, name: string): string {
  */
 export async function reconcileWorkspace(workspaceId: string): Promise<{ started: number; removed: number }> {
   const { db, service } = testEnv();
-  await db('jobs').where({ workspace_id: workspaceId, workflow_started: false }).update({ created_at: db.raw("now() - interval '1 minute'") });
+  await db('jobs')
+    .where({ workspace_id: workspaceId, workflow_started: false })
+    .update({ created_at: db.raw("now() - interval '1 minute'") });
   return service.services!.jobs.reconcile(30_000);
 }
 
@@ -136,14 +138,23 @@ export async function startSuiteStack(): Promise<SuiteStack> {
   const stack = await startLocalStack({
     dataDir,
     toolsDir: loadToolsDir(),
-    ports: { postgres: await freePort(), temporal: await freePort(), minio: await freePort(), minioConsole: await freePort(), stripeMock: await freePort() },
+    ports: {
+      postgres: await freePort(),
+      temporal: await freePort(),
+      minio: await freePort(),
+      minioConsole: await freePort(),
+      stripeMock: await freePort(),
+    },
     ephemeralTemporal: true,
     start: { postgres: true, temporal: true, minio: true, stripeMock: true },
     log: (msg) => process.stderr.write(`  [stack] ${msg}\n`),
   });
   // Bundled once for the run: the workers of the lanes take it from a file, as do the workers the
   // tests spawn (TEMPORAL_WORKFLOW_BUNDLE), as the image's workers do.
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentSdkLogger });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: silentSdkLogger,
+  });
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, bundle.code);
   const vars = {
@@ -176,7 +187,10 @@ export const SOLE_LANE: Lane = { name: 'sole', taskQueue: 'compute-jobs', backgr
  * mailbox and folder; its PostgreSQL sessions carry the lane's name, so a test that looks at the
  * server's sessions (pg_stat_activity) sees its own lane's alone.
  */
-export async function attachTestEnv(suite: Omit<SuiteStack, 'stack'> & { stack?: LocalStack }, lane: Lane): Promise<TestEnv> {
+export async function attachTestEnv(
+  suite: Omit<SuiteStack, 'stack'> & { stack?: LocalStack },
+  lane: Lane,
+): Promise<TestEnv> {
   const dataDir = lane === SOLE_LANE ? suite.dataDir : path.join(suite.dataDir, 'lanes', lane.name);
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
   const mailbox = new Mailbox();
@@ -192,8 +206,26 @@ export async function attachTestEnv(suite: Omit<SuiteStack, 'stack'> & { stack?:
   const config = { ...configWith({}), toolsDir: loadToolsDir() };
   const db = createDb(config.databaseUrl!);
   const bundle = { code: fs.readFileSync(suite.bundlePath, 'utf8') };
-  const service = await startServiceProcess({ config, log: quietLog, api: true, worker: true, workflowBundle: bundle, background: lane.background });
-  env = { stack: suite.stack, dataDir, config, db, bundle, service, url: service.url!, mailbox, vars: envVars, configWith };
+  const service = await startServiceProcess({
+    config,
+    log: quietLog,
+    api: true,
+    worker: true,
+    workflowBundle: bundle,
+    background: lane.background,
+  });
+  env = {
+    stack: suite.stack,
+    dataDir,
+    config,
+    db,
+    bundle,
+    service,
+    url: service.url!,
+    mailbox,
+    vars: envVars,
+    configWith,
+  };
   return env;
 }
 
@@ -213,5 +245,8 @@ export const silentSdkLogger = { log: noop, trace: noop, debug: noop, info: noop
 
 /** Before any worker: core's native logs go through the silent logger too (replay tests provoke expected warnings). */
 export function installQuietSdkRuntime(): void {
-  Runtime.install({ logger: silentSdkLogger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  Runtime.install({
+    logger: silentSdkLogger,
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
 }

@@ -12,7 +12,11 @@ export interface Reply {
 
 /** An API key goes in X-API-Key; a JWT (from login) as a Bearer token. */
 export const credentialHeaders = (credential?: string): Record<string, string> =>
-  !credential ? {} : credential.startsWith('eyJ') ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential };
+  !credential
+    ? {}
+    : credential.startsWith('eyJ')
+      ? { Authorization: `Bearer ${credential}` }
+      : { 'X-API-Key': credential };
 
 export async function post(path: string, body: unknown, key?: string, baseUrl = testEnv().url): Promise<Reply> {
   const res = await fetch(`${baseUrl}/api${path}`, {
@@ -57,7 +61,12 @@ export async function pollOne(node: { nodeId: string; nodeKey: string }, waitSec
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls a job until `predicate` holds (state changes land through the workflow's projection). */
-export async function waitForJob(key: string, jobId: string, predicate: (job: { state: string }) => boolean, timeoutMs = 15_000) {
+export async function waitForJob(
+  key: string,
+  jobId: string,
+  predicate: (job: { state: string }) => boolean,
+  timeoutMs = 15_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await retrieve(key, jobId);
@@ -67,7 +76,10 @@ export async function waitForJob(key: string, jobId: string, predicate: (job: { 
   }
 }
 
-export const inState = (...states: string[]) => (job: { state: string }) => states.includes(job.state);
+export const inState =
+  (...states: string[]) =>
+  (job: { state: string }) =>
+    states.includes(job.state);
 
 type NodeRef = { nodeId: string; nodeKey: string };
 type Held = { job_id: string; leaseId: string };
@@ -86,20 +98,38 @@ export async function heldJob(manifest: Record<string, unknown> = {}) {
 
 /** The body of a node's result report for the attempt it holds. */
 export const resultOf = (node: NodeRef, job: Held, exitCode: number, runtimeMs = 1) => ({
-  nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode, runtimeMs,
+  nodeId: node.nodeId,
+  job_id: job.job_id,
+  leaseId: job.leaseId,
+  exitCode,
+  runtimeMs,
 });
 
 /**
  * A POST from a given loopback source address (127.0.0.2, 127.0.0.3…): Linux routes all of
  * 127/8 to this machine, so tests can be several clients by address.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function postFrom(localAddress: string, path: string, body: unknown, key?: string, baseUrl = testEnv().url): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+export function postFrom(
+  localAddress: string,
+  path: string,
+  body: unknown,
+  key?: string,
+  baseUrl = testEnv().url,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       new URL(`/api${path}`, baseUrl),
-      { method: 'POST', localAddress, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), ...credentialHeaders(key) } },
+      {
+        method: 'POST',
+        localAddress,
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(data),
+          ...credentialHeaders(key),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -128,7 +158,10 @@ export function heartbeatInBackground(node: { nodeId: string; nodeKey: string },
   let beating = true;
   const loop = (async () => {
     while (beating) {
-      cancels.push((await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: jobIds }, node.nodeKey, baseUrl)).cancel);
+      cancels.push(
+        (await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: jobIds }, node.nodeKey, baseUrl))
+          .cancel,
+      );
       await sleep(300);
     }
   })();

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { type Answered, type Move, type Step, JobMachine } from '../../workflows/job-machine';
-import type { AssignInput, AttemptCheck, JobSpec, JobState, JobTimings, ProjectJobInput, ResultInput } from '../../workflows/job-model';
+import type {
+  AssignInput,
+  AttemptCheck,
+  JobSpec,
+  JobState,
+  JobTimings,
+  ProjectJobInput,
+  ResultInput,
+} from '../../workflows/job-model';
 
 // The plain job state machine (CONTRACT §2) driven as the workflow drives it, with a clock that is
 // just a number: what test/unit/job-state-*.test.ts share.
@@ -9,9 +17,17 @@ export const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 export const S = 1000;
 export const iso = (ms: number) => new Date(ms).toISOString();
 /** The contract's durations: agent lost after 90 s, 30 s cancel grace, three losses at most. */
-export const TIMINGS: JobTimings = { agentLostAfterMs: 90 * S, cancelGraceMs: 30 * S, agentLossBackoffMs: 10 * S, agentLossMaxAttempts: 3 };
+export const TIMINGS: JobTimings = {
+  agentLostAfterMs: 90 * S,
+  cancelGraceMs: 30 * S,
+  agentLossBackoffMs: 10 * S,
+  agentLossMaxAttempts: 3,
+};
 
-export function machine(spec: Partial<JobSpec> = {}, more: { timings?: Partial<JobTimings>; attempt?: number; version?: number; manualRetry?: boolean } = {}) {
+export function machine(
+  spec: Partial<JobSpec> = {},
+  more: { timings?: Partial<JobTimings>; attempt?: number; version?: number; manualRetry?: boolean } = {},
+) {
   return new JobMachine(
     {
       spec: {
@@ -56,7 +72,11 @@ export function cancel(m: JobMachine, now: number): Answered {
  * moves, liveness checks answered with `check`, up to the step it waits on (or a check with no
  * answer given).
  */
-export function run(m: JobMachine, now: number, check?: AttemptCheck): { writes: ProjectJobInput[]; moves: Move[]; step: Step } {
+export function run(
+  m: JobMachine,
+  now: number,
+  check?: AttemptCheck,
+): { writes: ProjectJobInput[]; moves: Move[]; step: Step } {
   const writes: ProjectJobInput[] = [];
   const moves: Move[] = [];
   let step = m.next(now);

@@ -17,7 +17,12 @@ export async function managedKey(name = 'pool'): Promise<string> {
 }
 
 /** A managed agent in `region`, registered with `key` (a fresh managed-pool key by default). */
-export async function registerManaged(key: string | undefined, region: string, labels: Record<string, string> = {}, name = 'managed') {
+export async function registerManaged(
+  key: string | undefined,
+  region: string,
+  labels: Record<string, string> = {},
+  name = 'managed',
+) {
   const reg = await ok('/compute/nodes/register', { name, labels, region }, key ?? (await managedKey()));
   return { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
 }
@@ -35,7 +40,8 @@ export async function onManagedPlan(workspaceId: string, region?: string): Promi
   await setBilling(db(), { workspaceId, plan: 'payg', creditUsd: '100', actor: { type: 'system', id: 'operator' } });
 }
 
-export const managedJob = (key: string, manifest: Record<string, unknown> = {}) => submit(key, { pool: 'managed', ...manifest });
+export const managedJob = (key: string, manifest: Record<string, unknown> = {}) =>
+  submit(key, { pool: 'managed', ...manifest });
 
 /** Submits `n` managed jobs, `parallel` at a time; their IDs in submit order. */
 export async function submitMany(key: string, n: number, parallel = 16): Promise<string[]> {

@@ -17,7 +17,12 @@ export interface PortalStack {
 
 /** An API serving this portal with `env` on the suite's stack. */
 export const portalApi = (env: Record<string, string> = {}) =>
-  startServiceProcess({ config: testEnv().configWith({ TEMPORAL_UI_URL: TEMPORAL_UI, ...env }), log: quietLog, api: true, worker: false });
+  startServiceProcess({
+    config: testEnv().configWith({ TEMPORAL_UI_URL: TEMPORAL_UI, ...env }),
+    log: quietLog,
+    api: true,
+    worker: false,
+  });
 
 /**
  * For a describe block: the portal built from today's sources (as `npm test` does first, so a

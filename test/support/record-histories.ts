@@ -11,9 +11,25 @@ import { loadToolsDir } from '../../src/config';
 import { startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
 import { type WebhookWorkflows, createWebhookWorkflows } from '../../src/temporal/webhook-workflow-client';
-import { type JobSnapshot, assignUpdate, cancelSignal, cancelUpdate, recheckAgentSignal, resultUpdate, withdrawLeaseSignal } from '../../workflows/definitions';
+import {
+  type JobSnapshot,
+  assignUpdate,
+  cancelSignal,
+  cancelUpdate,
+  recheckAgentSignal,
+  resultUpdate,
+  withdrawLeaseSignal,
+} from '../../workflows/definitions';
 import { laneWorkflowId } from '../../workflows/webhook-definitions';
-import { FakeActivities, FakeWebhookActivities, UNIT_TIMINGS, finalOf, startJob, waitForSnapshot, workflowInput } from './workflow-harness';
+import {
+  FakeActivities,
+  FakeWebhookActivities,
+  UNIT_TIMINGS,
+  finalOf,
+  startJob,
+  waitForSnapshot,
+  workflowInput,
+} from './workflow-harness';
 
 // `npm run record:histories`: runs the job workflow and the webhook delivery workflows through
 // scripted lives on a throw-away Temporal dev server and writes each history to
@@ -26,10 +42,12 @@ import { FakeActivities, FakeWebhookActivities, UNIT_TIMINGS, finalOf, startJob,
 const OUT_DIR = path.resolve(__dirname, '../fixtures/histories');
 type Scenario = (client: Client, taskQueue: string, fake: FakeActivities) => Promise<WorkflowHandle>;
 
-const assign = (h: WorkflowHandle, leaseId: string) => h.executeUpdate(assignUpdate, { args: [{ leaseId, agentId: 'agent-rec' }] });
+const assign = (h: WorkflowHandle, leaseId: string) =>
+  h.executeUpdate(assignUpdate, { args: [{ leaseId, agentId: 'agent-rec' }] });
 const result = (h: WorkflowHandle, leaseId: string, exitCode: number) =>
   h.executeUpdate(resultUpdate, { args: [{ leaseId, exitCode, runtimeMs: 7 }] });
-const claimable = (h: WorkflowHandle) => waitForSnapshot(h, (s) => s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now());
+const claimable = (h: WorkflowHandle) =>
+  waitForSnapshot(h, (s) => s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now());
 
 /**
  * Waits until the workflow has written attempt `attempt` once its backoff was over. Assigning as
@@ -38,10 +56,16 @@ const claimable = (h: WorkflowHandle) => waitForSnapshot(h, (s) => s.state === '
  * too (an agent loss), so that write is the second of the attempt, not the first (after a result,
  * the Update's caller wrote the requeue).
  */
-async function backoffOver(h: WorkflowHandle, fake: FakeActivities, attempt: number, requeuedByRun: boolean): Promise<void> {
+async function backoffOver(
+  h: WorkflowHandle,
+  fake: FakeActivities,
+  attempt: number,
+  requeuedByRun: boolean,
+): Promise<void> {
   const jobId = h.workflowId;
   const deadline = Date.now() + 10_000;
-  const queued = ({ snapshot: s }: ProjectJobInput) => s.jobId === jobId && s.state === 'QUEUED' && s.attempt === attempt;
+  const queued = ({ snapshot: s }: ProjectJobInput) =>
+    s.jobId === jobId && s.state === 'QUEUED' && s.attempt === attempt;
   while (fake.projections.filter(queued).length < (requeuedByRun ? 2 : 1)) {
     if (Date.now() > deadline) throw new Error(`attempt ${attempt} was never re-projected after its backoff`);
     await new Promise((r) => setTimeout(r, 20));
@@ -51,7 +75,11 @@ async function backoffOver(h: WorkflowHandle, fake: FakeActivities, attempt: num
 const SCENARIOS: Record<string, Scenario> = {
   // Agent lost once, requeued; the next attempt exits 1 and retries after its backoff; then success.
   'loss-retry-success': async (client, taskQueue, fake) => {
-    const h = await startJob(client, taskQueue, workflowInput({ retry: { maxAttempts: 2, backoffSeconds: 1 }, labels: { os: 'linux' } }));
+    const h = await startJob(
+      client,
+      taskQueue,
+      workflowInput({ retry: { maxAttempts: 2, backoffSeconds: 1 }, labels: { os: 'linux' } }),
+    );
     await assign(h, 'lease-1');
     fake.silent.add('lease-1');
     await claimable(h);
@@ -179,14 +207,29 @@ const ENDS: Record<string, Partial<JobSnapshot>> = {
 };
 
 // Webhook delivery: lanes started and woken, and redeliveries started, by the relay's own client.
-type WebhookScenario = (webhooks: WebhookWorkflows, client: Client, fake: FakeWebhookActivities) => Promise<WorkflowHandle>;
+type WebhookScenario = (
+  webhooks: WebhookWorkflows,
+  client: Client,
+  fake: FakeWebhookActivities,
+) => Promise<WorkflowHandle>;
 
 let lanes = 0;
-const newLane = () => ({ webhookId: 'wh_rec', jobId: `job_rec${Date.now().toString(36)}${(lanes++).toString(36)}`, workspaceId: 'ws_rec', url: 'https://receiver.example/hooks' });
-const laneHandle = (client: Client, lane: ReturnType<typeof newLane>) => client.workflow.getHandle(laneWorkflowId(lane.webhookId, lane.jobId));
+const newLane = () => ({
+  webhookId: 'wh_rec',
+  jobId: `job_rec${Date.now().toString(36)}${(lanes++).toString(36)}`,
+  workspaceId: 'ws_rec',
+  url: 'https://receiver.example/hooks',
+});
+const laneHandle = (client: Client, lane: ReturnType<typeof newLane>) =>
+  client.workflow.getHandle(laneWorkflowId(lane.webhookId, lane.jobId));
 
 /** A lane woken for a job whose outbox holds `seqs`. */
-async function startLane(webhooks: WebhookWorkflows, client: Client, fake: FakeWebhookActivities, seqs: number[]): Promise<WorkflowHandle> {
+async function startLane(
+  webhooks: WebhookWorkflows,
+  client: Client,
+  fake: FakeWebhookActivities,
+  seqs: number[],
+): Promise<WorkflowHandle> {
   const lane = newLane();
   fake.outbox.set(lane.jobId, seqs);
   await webhooks.wake(lane);
@@ -244,7 +287,10 @@ async function save(name: string, handle: WorkflowHandle, end: string): Promise<
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
   const unknown = names.filter((n) => !(n in SCENARIOS) && !(n in WEBHOOK_SCENARIOS));
-  if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}; there are ${[...Object.keys(SCENARIOS), ...Object.keys(WEBHOOK_SCENARIOS)].join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `no scenario ${unknown.join(', ')}; there are ${[...Object.keys(SCENARIOS), ...Object.keys(WEBHOOK_SCENARIOS)].join(', ')}`,
+    );
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-record-'));
   const stack = await startLocalStack({
@@ -273,14 +319,16 @@ async function main(): Promise<void> {
         const handle = await scenario(env.client, taskQueue, fake);
         const { snapshot: end } = await finalOf(handle);
         const wrong = Object.entries(ENDS[name] ?? {}).filter(([k, v]) => end[k as keyof JobSnapshot] !== v);
-        if (wrong.length > 0) throw new Error(`${name} ended ${JSON.stringify(end)}, expected ${JSON.stringify(ENDS[name])}`);
+        if (wrong.length > 0)
+          throw new Error(`${name} ended ${JSON.stringify(end)}, expected ${JSON.stringify(ENDS[name])}`);
         await save(name, handle, end.state);
       }
       for (const [name, scenario] of selected(WEBHOOK_SCENARIOS, names)) {
         hooks.reset();
         const handle = await scenario(webhooks, env.client, hooks);
         const end: unknown = await handle.result();
-        if (!isDeepStrictEqual(end, WEBHOOK_ENDS[name])) throw new Error(`${name} returned ${JSON.stringify(end)}, expected ${JSON.stringify(WEBHOOK_ENDS[name])}`);
+        if (!isDeepStrictEqual(end, WEBHOOK_ENDS[name]))
+          throw new Error(`${name} returned ${JSON.stringify(end)}, expected ${JSON.stringify(WEBHOOK_ENDS[name])}`);
         await save(name, handle, `${JSON.stringify(end)} after attempts ${JSON.stringify(hooks.attempts)}`);
       }
     });

@@ -10,7 +10,9 @@ const SCRIPT = path.join(__dirname, 'standardwebhooks-reference.py');
 
 let python: Promise<string> | undefined;
 const referencePython = () =>
-  (python ??= ensurePythonTool('standardwebhooks', loadToolsDir(), (msg) => process.stderr.write(`      [python] ${msg}\n`)).catch((err: unknown) => {
+  (python ??= ensurePythonTool('standardwebhooks', loadToolsDir(), (msg) =>
+    process.stderr.write(`      [python] ${msg}\n`),
+  ).catch((err: unknown) => {
     python = undefined; // let a later call try again
     throw err;
   }));
@@ -19,7 +21,11 @@ const referencePython = () =>
  * Verifies one delivery with the Python reference library (installed on first use). Like any
  * receiver, it refuses a `webhook-timestamp` more than 5 minutes from now.
  */
-export async function verifyWithReference(o: { secret: string; headers: Record<string, string>; body: string }): Promise<{ ok: boolean; error?: string }> {
+export async function verifyWithReference(o: {
+  secret: string;
+  headers: Record<string, string>;
+  body: string;
+}): Promise<{ ok: boolean; error?: string }> {
   const bin = await referencePython();
   const out = await new Promise<string>((resolve, reject) => {
     const child = execFile(bin, [SCRIPT], { timeout: 30_000 }, (err, stdout, stderr) =>

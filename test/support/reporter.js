@@ -13,7 +13,8 @@ class SpecWithSummary extends Mocha.reporters.Spec {
     const perFile = new Map();
     const hooksPerFile = new Map();
     const hookStarted = new Map();
-    const fileOf = (runnable) => path.relative(process.cwd(), runnable.file || (runnable.parent && runnable.parent.file) || 'root hooks');
+    const fileOf = (runnable) =>
+      path.relative(process.cwd(), runnable.file || (runnable.parent && runnable.parent.file) || 'root hooks');
     runner.on(EVENT_HOOK_BEGIN, (hook) => hookStarted.set(hook, Date.now()));
     runner.on(EVENT_HOOK_END, (hook) => {
       const at = hookStarted.get(hook);
@@ -34,13 +35,18 @@ class SpecWithSummary extends Mocha.reporters.Spec {
       const seconds = (ms) => (ms / 1000).toFixed(1).padStart(8);
       if (slowest.length > 1) {
         process.stdout.write('\nslowest files (seconds, of which in hooks):\n');
-        for (const [file, ms] of slowest) process.stdout.write(`${seconds(ms)} ${seconds(hooksPerFile.get(file) || 0)}  ${file}\n`);
+        for (const [file, ms] of slowest)
+          process.stdout.write(`${seconds(ms)} ${seconds(hooksPerFile.get(file) || 0)}  ${file}\n`);
         const hooks = [...hooksPerFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
-        process.stdout.write(`hooks: ${seconds([...hooksPerFile.values()].reduce((a, b) => a + b, 0)).trim()} s in all; the most: ${hooks.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)}`).join(', ')}\n`);
+        process.stdout.write(
+          `hooks: ${seconds([...hooksPerFile.values()].reduce((a, b) => a + b, 0)).trim()} s in all; the most: ${hooks.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)}`).join(', ')}\n`,
+        );
       }
       const { passes, failures, pending } = runner.stats;
       const lane = process.env.COMPUTE_TEST_LANE;
-      process.stdout.write(`\n${lane ? `lane ${lane}: ` : ''}${passes} passed, ${failures} failed, ${pending} skipped\n`);
+      process.stdout.write(
+        `\n${lane ? `lane ${lane}: ` : ''}${passes} passed, ${failures} failed, ${pending} skipped\n`,
+      );
     });
   }
 }

@@ -13,7 +13,14 @@ export interface SseEvent {
 export async function readLogStream(
   key: string,
   jobId: string,
-  opts: { lastEventId?: string; stopAfter?: number; timeoutMs?: number; onEvent?: (e: SseEvent) => void; baseUrl?: string; surface?: 'a' | 'b' } = {},
+  opts: {
+    lastEventId?: string;
+    stopAfter?: number;
+    timeoutMs?: number;
+    onEvent?: (e: SseEvent) => void;
+    baseUrl?: string;
+    surface?: 'a' | 'b';
+  } = {},
 ): Promise<{ events: SseEvent[]; comments: string[]; status: number }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), opts.timeoutMs ?? 15_000);
@@ -21,10 +28,16 @@ export async function readLogStream(
   const comments: string[] = [];
   // Surface B: `key` is a Bearer token and the stream is the logs route with follow=true.
   const b = opts.surface === 'b';
-  const res = await fetch(`${opts.baseUrl ?? testEnv().url}${b ? `/v0/jobs/${jobId}/logs?follow=true` : `/api/compute/jobs/${jobId}/logs`}`, {
-    headers: { ...(b ? { Authorization: `Bearer ${key}` } : credentialHeaders(key)), ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}) },
-    signal: abort.signal,
-  });
+  const res = await fetch(
+    `${opts.baseUrl ?? testEnv().url}${b ? `/v0/jobs/${jobId}/logs?follow=true` : `/api/compute/jobs/${jobId}/logs`}`,
+    {
+      headers: {
+        ...(b ? { Authorization: `Bearer ${key}` } : credentialHeaders(key)),
+        ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}),
+      },
+      signal: abort.signal,
+    },
+  );
   if (res.status !== 200) {
     clearTimeout(timer);
     return { events, comments, status: res.status };

@@ -18,8 +18,20 @@ export interface StripeEventInput {
 export function signedEvent(e: StripeEventInput, o: { secret?: string; timestamp?: number } = {}) {
   const created = e.created ?? Math.floor(Date.now() / 1000);
   const id = e.id ?? `evt_test_${Date.now().toString(36)}_${seq++}`;
-  const payload = JSON.stringify({ id, object: 'event', type: e.type, created, api_version: '2026-10-28', livemode: false, data: { object: e.object } });
-  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: o.secret ?? SECRET(), timestamp: o.timestamp });
+  const payload = JSON.stringify({
+    id,
+    object: 'event',
+    type: e.type,
+    created,
+    api_version: '2026-10-28',
+    livemode: false,
+    data: { object: e.object },
+  });
+  const header = Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: o.secret ?? SECRET(),
+    timestamp: o.timestamp,
+  });
   return { id, payload, header };
 }
 
@@ -34,4 +46,3 @@ export async function sendEvent(ev: { payload: string; header?: string }, url = 
   const body = (await res.json()) as Record<string, any>;
   return { status: res.status, body: body.payload ?? body };
 }
-

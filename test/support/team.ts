@@ -7,8 +7,14 @@ export async function team() {
   const ws = await v0ok('POST', '/workspaces', { token: owner.token, body: { name: 'team' } });
   const admin = await login();
   const member = await login();
-  await v0ok('POST', `/workspaces/${ws.id}/members`, { token: owner.token, body: { email: admin.user.email, role: 'admin' } });
-  await v0ok('POST', `/workspaces/${ws.id}/members`, { token: owner.token, body: { email: member.user.email, role: 'member' } });
+  await v0ok('POST', `/workspaces/${ws.id}/members`, {
+    token: owner.token,
+    body: { email: admin.user.email, role: 'admin' },
+  });
+  await v0ok('POST', `/workspaces/${ws.id}/members`, {
+    token: owner.token,
+    body: { email: member.user.email, role: 'member' },
+  });
   const outsider = await login();
   return { ws, owner, admin, member, outsider };
 }

@@ -7,6 +7,13 @@ import { testEnv } from './env';
 export async function temporalCli(...args: string[]): Promise<string> {
   const bin = await ensureTool('temporal', testEnv().config.toolsDir);
   const { address, namespace } = testEnv().config.temporal;
-  const { stdout } = await promisify(execFile)(bin, ['workflow', ...args, '--address', address!, '--namespace', namespace]);
+  const { stdout } = await promisify(execFile)(bin, [
+    'workflow',
+    ...args,
+    '--address',
+    address!,
+    '--namespace',
+    namespace,
+  ]);
   return stdout;
 }

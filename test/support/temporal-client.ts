@@ -9,7 +9,9 @@ let converter: Promise<DataConverter> | undefined;
 
 /** The data converter of the suite's API and worker: payloads sealed with the suite's keys. */
 export function suiteDataConverter(): Promise<DataConverter> {
-  converter ??= suiteDataKeys().then(async (keys) => (await computeCodec(testEnv().db, testEnv().config, keys)).dataConverter);
+  converter ??= suiteDataKeys().then(
+    async (keys) => (await computeCodec(testEnv().db, testEnv().config, keys)).dataConverter,
+  );
   return converter;
 }
 
@@ -41,7 +43,11 @@ export async function pendingWork(client: Client, query: string, logFiles: strin
     lines.push(`${run.workflowId} ${d.status.name}${pending.length ? `: ${pending.join('; ')}` : ''}`);
   }
   if (!lines.length) lines.push(`no run matches ${query}`);
-  for (const file of logFiles) lines.push(`${file}:`, ...(fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-15) : ['(none)']));
+  for (const file of logFiles)
+    lines.push(
+      `${file}:`,
+      ...(fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-15) : ['(none)']),
+    );
   return lines.join('\n');
 }
 
@@ -52,16 +58,26 @@ export async function pendingWork(client: Client, query: string, logFiles: strin
  * tells itself apart from a wake-up that did not come (ours).
  */
 export async function jobRunStory(jobId: string): Promise<string> {
-  const row = await testEnv().db('jobs').where({ id: jobId }).first('state', 'attempt', 'available_at', 'claimed_until', 'agent_id');
+  const row = await testEnv()
+    .db('jobs')
+    .where({ id: jobId })
+    .first('state', 'attempt', 'available_at', 'claimed_until', 'agent_id');
   const client = await suiteClient();
   const handle = client.workflow.getHandle(jobId);
   const task = (await handle.describe()).raw.pendingWorkflowTask;
-  const pending = task ? `pending workflow task: ${task.state === 2 ? 'started' : 'scheduled'}, attempt ${task.attempt}, scheduled ${isoOf(task.scheduledTime)}, started ${isoOf(task.startedTime)}` : 'no workflow task pending';
+  const pending = task
+    ? `pending workflow task: ${task.state === 2 ? 'started' : 'scheduled'}, attempt ${task.attempt}, scheduled ${isoOf(task.scheduledTime)}, started ${isoOf(task.startedTime)}`
+    : 'no workflow task pending';
   const events = (await handle.fetchHistory()).events ?? [];
   const story = events.slice(-12).map((e) => {
-    const kind = Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace(/EventAttributes$/, '');
+    const kind = Object.keys(e)
+      .find((k) => k.endsWith('EventAttributes'))
+      ?.replace(/EventAttributes$/, '');
     return `  ${e.eventId} ${isoOf(e.eventTime)} ${kind}`;
   });
   await client.connection.close();
-  return [`now ${new Date().toISOString()}; row ${JSON.stringify(row)}; ${pending}; last events of its run:`, ...story].join('\n');
+  return [
+    `now ${new Date().toISOString()}; row ${JSON.stringify(row)}; ${pending}; last events of its run:`,
+    ...story,
+  ].join('\n');
 }

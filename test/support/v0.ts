@@ -24,13 +24,18 @@ export async function v0(
   });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
-  return { status: res.status, headers: res.headers, body: text && /json/.test(type) && !/jsonl/.test(type) ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text && /json/.test(type) && !/jsonl/.test(type) ? JSON.parse(text) : text,
+  };
 }
 
 /** Asserts the status and returns the body. */
 export async function v0ok(method: string, path: string, opts: Parameters<typeof v0>[2] & { status?: number } = {}) {
   const reply = await v0(method, path, opts);
   const want = opts.status ?? (method === 'POST' ? 201 : 200);
-  if (reply.status !== want) throw new Error(`${method} /v0${path} -> ${reply.status} (wanted ${want}) ${JSON.stringify(reply.body)}`);
+  if (reply.status !== want)
+    throw new Error(`${method} /v0${path} -> ${reply.status} (wanted ${want}) ${JSON.stringify(reply.body)}`);
   return reply.body;
 }

@@ -15,7 +15,10 @@ export interface Received {
 }
 
 /** What the receiver does with a request: answer `status` after `delayMs`. */
-export type Responder = (r: Received, all: Received[]) => { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
+export type Responder = (
+  r: Received,
+  all: Received[],
+) => { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 /** A real HTTP receiver on 127.0.0.1 that records every request and answers as told. */
 export class WebhookReceiver {
@@ -62,14 +65,21 @@ export class WebhookReceiver {
   async waitFor(done: (all: Received[]) => boolean, timeoutMs = 20_000, what = 'deliveries'): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!done(this.received)) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received ${this.received.length}: ${this.received.map((r) => `${r.event?.type}:${r.event?.data?.job?.id}`).join(' ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out waiting for ${what}; received ${this.received.length}: ${this.received.map((r) => `${r.event?.type}:${r.event?.data?.job?.id}`).join(' ')}`,
+        );
       await sleep(25);
     }
   }
 }
 
 /** The three signature headers of a request, as a verifier takes them. */
-export const signed = (r: Received) => ({ 'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'] });
+export const signed = (r: Received) => ({
+  'webhook-id': r.headers['webhook-id'],
+  'webhook-timestamp': r.headers['webhook-timestamp'],
+  'webhook-signature': r.headers['webhook-signature'],
+});
 
 /** The endpoint's delivery log, oldest first. */
 export async function deliveriesOf(token: string, hookId: string, baseUrl?: string) {
@@ -78,7 +88,12 @@ export async function deliveriesOf(token: string, hookId: string, baseUrl?: stri
 }
 
 /** `get()` until `done` says so (an attempt is logged a moment after its receiver answered). */
-export async function until<T>(what: string, get: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  get: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await get();

@@ -7,7 +7,11 @@ import { sleep } from './http';
 const ROOT = path.resolve(__dirname, '../..');
 
 /** `npm run worker` as its own process tree on `taskQueue`; resolves once it polls, with its health server's URL. */
-export async function spawnWorker(taskQueue: string, name: string, env: Record<string, string> = {}): Promise<ManagedChild & { url: string; logFile: string }> {
+export async function spawnWorker(
+  taskQueue: string,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<ManagedChild & { url: string; logFile: string }> {
   const logFile = path.join(testEnv().dataDir, 'logs', `${name}.log`);
   const child = startChild({
     command: process.execPath,
@@ -22,6 +26,9 @@ export async function spawnWorker(taskQueue: string, name: string, env: Record<s
     if (Date.now() > deadline) throw new Error(`worker ${name} never started; see ${logFile}`);
     await sleep(100);
   }
-  const running = fs.readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('worker running'))!;
+  const running = fs
+    .readFileSync(logFile, 'utf8')
+    .split('\n')
+    .find((l) => l.includes('worker running'))!;
   return Object.assign(child, { url: JSON.parse(running).health as string, logFile });
 }

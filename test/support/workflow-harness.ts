@@ -132,14 +132,18 @@ export async function finalOf(handle: WorkflowHandle): Promise<Transition> {
   try {
     return (await handle.result()) as Transition;
   } catch (err) {
-    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && err.cause.details?.[0]) return err.cause.details[0] as Transition;
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && err.cause.details?.[0])
+      return err.cause.details[0] as Transition;
     throw err;
   }
 }
 
 let counter = 0;
 
-export function workflowInput(overrides: Partial<JobWorkflowInput['spec']> = {}, timings = UNIT_TIMINGS): JobWorkflowInput {
+export function workflowInput(
+  overrides: Partial<JobWorkflowInput['spec']> = {},
+  timings = UNIT_TIMINGS,
+): JobWorkflowInput {
   const jobId = `wfunit${Date.now().toString(36)}${(counter++).toString(36)}`;
   return {
     spec: {

@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict';
 import type { JobMachine } from '../../workflows/job-machine';
 import { REFUSAL, RUN_FAILURE } from '../../workflows/job-model';
-import { S, T0, assign, cancel, iso, lease, lost, machine, reasons, result, run, stateOf } from '../support/job-machine';
+import {
+  S,
+  T0,
+  assign,
+  cancel,
+  iso,
+  lease,
+  lost,
+  machine,
+  reasons,
+  result,
+  run,
+  stateOf,
+} from '../support/job-machine';
 
 // The job's transitions that a caller asks for (CONTRACT §2): a new run, assign, result and cancel,
 // each with its refusals, on the plain state machine (no Temporal, no timers). The run's own moves
@@ -80,14 +93,20 @@ describe('job state machine (no server): what callers ask', () => {
       const m = machine({ retry: { maxAttempts: 2, backoffSeconds: 10 } });
       assign(m, lease(1), T0);
       result(m, T0 + S, { leaseId: 'lease-1', exitCode: 1 });
-      assert.deepEqual(m.refuseAssign(lease(2), T0 + 10 * S), { type: REFUSAL.invalidState, message: 'job is waiting out a backoff' });
+      assert.deepEqual(m.refuseAssign(lease(2), T0 + 10 * S), {
+        type: REFUSAL.invalidState,
+        message: 'job is waiting out a backoff',
+      });
       assert.equal(m.refuseAssign(lease(2), T0 + 11 * S), null);
     });
 
     it('is refused for a withdrawn lease, even when the job is QUEUED', () => {
       const m = machine();
       assert.equal(m.withdrawLease('lease-1', T0), null, 'nothing to requeue');
-      assert.deepEqual(m.refuseAssign(lease(1), T0), { type: REFUSAL.invalidState, message: 'the assignment was withdrawn' });
+      assert.deepEqual(m.refuseAssign(lease(1), T0), {
+        type: REFUSAL.invalidState,
+        message: 'the assignment was withdrawn',
+      });
       assert.equal(m.refuseAssign(lease(2), T0), null);
     });
   });
@@ -102,7 +121,15 @@ describe('job state machine (no server): what callers ask', () => {
       assert.equal(answer.snapshot.runtimeMs, 59_500);
       assert.equal(answer.snapshot.finishedAt, iso(T0 + 60 * S));
       assert.equal(answer.snapshot.failureReason, null);
-      assert.deepEqual(answer.ends, [{ leaseId: 'lease-1', reason: 'result', kill: false, at: iso(T0 + 60 * S), result: { leaseId: 'lease-1', exitCode: 0, runtimeMs: 59_500 } }]);
+      assert.deepEqual(answer.ends, [
+        {
+          leaseId: 'lease-1',
+          reason: 'result',
+          kill: false,
+          at: iso(T0 + 60 * S),
+          result: { leaseId: 'lease-1', exitCode: 0, runtimeMs: 59_500 },
+        },
+      ]);
       assert.deepEqual([move?.from.state, move?.to.state], ['RUNNING', 'SUCCEEDED']);
       assert.deepEqual(run(m, T0 + 60 * S), { writes: [], moves: [], step: { kind: 'done' } });
       assert.deepEqual(m.final(), { transition: { snapshot: m.snapshot, ends: answer.ends }, failure: null });
@@ -112,7 +139,10 @@ describe('job state machine (no server): what callers ask', () => {
       const m = machine();
       assign(m, lease(1), T0);
       const { answer } = result(m, T0 + S, { leaseId: 'lease-1', exitCode: 2 });
-      assert.deepEqual([answer.snapshot.state, answer.snapshot.failureReason, answer.snapshot.exitCode], ['FAILED', 'exit_code', 2]);
+      assert.deepEqual(
+        [answer.snapshot.state, answer.snapshot.failureReason, answer.snapshot.exitCode],
+        ['FAILED', 'exit_code', 2],
+      );
       assert.deepEqual(m.final().failure, { type: RUN_FAILURE.failed, message: 'job failed: exit_code' });
     });
 
@@ -120,7 +150,10 @@ describe('job state machine (no server): what callers ask', () => {
       const m = machine();
       assign(m, lease(1), T0);
       const { answer } = result(m, T0 + S, { leaseId: 'lease-1', exitCode: 0, error: 'could not start the shell' });
-      assert.deepEqual([answer.snapshot.state, answer.snapshot.failureReason, answer.snapshot.error], ['FAILED', 'agent_error', 'could not start the shell']);
+      assert.deepEqual(
+        [answer.snapshot.state, answer.snapshot.failureReason, answer.snapshot.error],
+        ['FAILED', 'agent_error', 'could not start the shell'],
+      );
     });
 
     it('requeues a failed attempt after a doubling backoff while retry.maxAttempts allows, then fails', () => {
@@ -134,22 +167,38 @@ describe('job state machine (no server): what callers ask', () => {
         now += 5 * S;
         const { answer } = result(m, now, { leaseId: `lease-${attempt}`, exitCode: 1 });
         const q = answer.snapshot;
-        assert.deepEqual([q.state, q.attempt, q.leaseId, q.agentId, q.startedAt, q.exitCode, q.runtimeMs], ['QUEUED', attempt + 1, null, null, null, null, null]);
+        assert.deepEqual(
+          [q.state, q.attempt, q.leaseId, q.agentId, q.startedAt, q.exitCode, q.runtimeMs],
+          ['QUEUED', attempt + 1, null, null, null, null, null],
+        );
         assert.equal(q.availableAt, iso(now + backoff));
         // The requeue is its caller's to write; the end of the backoff is the run's.
         const waiting = run(m, now);
         assert.deepEqual(waiting, { writes: [], moves: [], step: { kind: 'backoff', until: now + backoff } });
         now += backoff;
         const over = m.backoffOver();
-        assert.deepEqual([over.from.state, over.to.state, over.to.version], ['QUEUED', 'QUEUED', over.from.version + 1]);
+        assert.deepEqual(
+          [over.from.state, over.to.state, over.to.version],
+          ['QUEUED', 'QUEUED', over.from.version + 1],
+        );
         const after = run(m, now);
-        assert.deepEqual(after.writes.map((w) => [w.snapshot.state, w.snapshot.attempt]), [['QUEUED', attempt + 1]]);
+        assert.deepEqual(
+          after.writes.map((w) => [w.snapshot.state, w.snapshot.attempt]),
+          [['QUEUED', attempt + 1]],
+        );
         assert.deepEqual(after.step, { kind: 'idle' });
       }
       assign(m, lease(3), now);
       const { answer } = result(m, now + S, { leaseId: 'lease-3', exitCode: 7 });
-      assert.deepEqual([answer.snapshot.state, answer.snapshot.attempt, answer.snapshot.failureReason, answer.snapshot.exitCode], ['FAILED', 3, 'exit_code', 7]);
-      assert.deepEqual(reasons(m), [['lease-1', 'result', false], ['lease-2', 'result', false], ['lease-3', 'result', false]]);
+      assert.deepEqual(
+        [answer.snapshot.state, answer.snapshot.attempt, answer.snapshot.failureReason, answer.snapshot.exitCode],
+        ['FAILED', 3, 'exit_code', 7],
+      );
+      assert.deepEqual(reasons(m), [
+        ['lease-1', 'result', false],
+        ['lease-2', 'result', false],
+        ['lease-3', 'result', false],
+      ]);
     });
 
     it('a repeated result answers the same and applies nothing again', () => {
@@ -176,7 +225,8 @@ describe('job state machine (no server): what callers ask', () => {
     it("refuses a lease that does not hold the job: a stale one, another agent's, or none while queued", () => {
       const m = machine();
       const refused = { type: REFUSAL.notAssigned, message: 'lease does not hold the job' };
-      const report = (leaseId: string, agentId?: string) => m.refuseResult({ leaseId, exitCode: 0, runtimeMs: 1, ...(agentId && { agentId }) });
+      const report = (leaseId: string, agentId?: string) =>
+        m.refuseResult({ leaseId, exitCode: 0, runtimeMs: 1, ...(agentId && { agentId }) });
       assert.deepEqual(report('lease-1'), refused, 'queued: nothing holds it');
       assign(m, lease(1), T0);
       run(m, T0 + 90 * S, lost);
@@ -200,7 +250,10 @@ describe('job state machine (no server): what callers ask', () => {
     it('QUEUED → CANCELLED at once', () => {
       const m = machine();
       const { answer, move } = cancel(m, T0 + S);
-      assert.deepEqual([answer.snapshot.state, answer.snapshot.finishedAt, answer.snapshot.runtimeMs], ['CANCELLED', iso(T0 + S), null]);
+      assert.deepEqual(
+        [answer.snapshot.state, answer.snapshot.finishedAt, answer.snapshot.runtimeMs],
+        ['CANCELLED', iso(T0 + S), null],
+      );
       assert.deepEqual(answer.ends, []);
       assert.deepEqual([move?.from.state, move?.to.state], ['QUEUED', 'CANCELLED']);
       assert.deepEqual(run(m, T0 + S), { writes: [], moves: [], step: { kind: 'done' } });
@@ -223,8 +276,14 @@ describe('job state machine (no server): what callers ask', () => {
       assert.deepEqual([move?.from.state, move?.to.state], ['RUNNING', 'CANCELLING']);
       assert.deepEqual(run(m, T0 + 10 * S), { writes: [], moves: [], step: { kind: 'wait', until: T0 + 40 * S } });
       const { writes, moves, step } = run(m, T0 + 40 * S);
-      assert.deepEqual(moves.map((mv) => mv.to.state), ['CANCELLED']);
-      assert.deepEqual(writes.map((w) => [w.snapshot.state, w.snapshot.runtimeMs, w.attemptEnds.length]), [['CANCELLED', 40 * S, 1]]);
+      assert.deepEqual(
+        moves.map((mv) => mv.to.state),
+        ['CANCELLED'],
+      );
+      assert.deepEqual(
+        writes.map((w) => [w.snapshot.state, w.snapshot.runtimeMs, w.attemptEnds.length]),
+        [['CANCELLED', 40 * S, 1]],
+      );
       assert.deepEqual(step, { kind: 'done' });
     });
 
@@ -235,7 +294,10 @@ describe('job state machine (no server): what callers ask', () => {
         cancel(m, T0 + S);
         const { answer } = result(m, T0 + 2 * S, { leaseId: 'lease-1', exitCode });
         assert.deepEqual([answer.snapshot.state, answer.snapshot.exitCode], ['CANCELLED', exitCode]);
-        assert.deepEqual(answer.ends.map((e) => e.reason), ['cancelled', 'result']);
+        assert.deepEqual(
+          answer.ends.map((e) => e.reason),
+          ['cancelled', 'result'],
+        );
         assert.deepEqual(run(m, T0 + 2 * S).step, { kind: 'done' }, 'written by the caller');
       }
     });
@@ -247,7 +309,11 @@ describe('job state machine (no server): what callers ask', () => {
       const again = cancel(m, T0 + 2 * S);
       assert.equal(again.move, null);
       assert.deepEqual(again.answer, first.answer);
-      assert.deepEqual(run(m, T0 + 2 * S).step, { kind: 'wait', until: T0 + 31 * S }, 'the grace runs from the first cancel');
+      assert.deepEqual(
+        run(m, T0 + 2 * S).step,
+        { kind: 'wait', until: T0 + 31 * S },
+        'the grace runs from the first cancel',
+      );
     });
 
     it('is refused once the job is terminal, in each terminal state', () => {
@@ -269,5 +335,4 @@ describe('job state machine (no server): what callers ask', () => {
       }
     });
   });
-
 });

@@ -2,7 +2,21 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REFUSAL, RUN_FAILURE } from '../../workflows/job-model';
-import { S, T0, alive, assign, cancel, iso, lease, lost, machine, reasons, result, run, stateOf } from '../support/job-machine';
+import {
+  S,
+  T0,
+  alive,
+  assign,
+  cancel,
+  iso,
+  lease,
+  lost,
+  machine,
+  reasons,
+  result,
+  run,
+  stateOf,
+} from '../support/job-machine';
 
 // The moves a job's run makes on its own (CONTRACT §2): timeouts, agent loss, removal, drain
 // deadlines, withdrawn leases, and what the run writes itself, on the plain state machine.
@@ -12,13 +26,27 @@ describe('job state machine (no server): what the run does on its own', () => {
     it('RUNNING → TIMED_OUT when timeoutSeconds elapse since the start, with a kill, written by the run', () => {
       const m = machine({ timeoutSeconds: 60 });
       assign(m, lease(1), T0 + S);
-      assert.deepEqual(run(m, T0 + S).step, { kind: 'wait', until: T0 + 61 * S }, 'the timeout comes before the liveness check');
+      assert.deepEqual(
+        run(m, T0 + S).step,
+        { kind: 'wait', until: T0 + 61 * S },
+        'the timeout comes before the liveness check',
+      );
       assert.equal(run(m, T0 + 60 * S).moves.length, 0, 'not a moment early');
       const { writes, moves, step } = run(m, T0 + 61 * S);
-      assert.deepEqual(moves.map((mv) => mv.to.state), ['TIMED_OUT']);
+      assert.deepEqual(
+        moves.map((mv) => mv.to.state),
+        ['TIMED_OUT'],
+      );
       const done = writes[0].snapshot;
-      assert.deepEqual([done.state, done.failureReason, done.finishedAt, done.runtimeMs], ['TIMED_OUT', 'timeout', iso(T0 + 61 * S), 60 * S]);
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'timeout', kill: true, at: iso(T0 + 61 * S) }], 'ended when the run decided it');
+      assert.deepEqual(
+        [done.state, done.failureReason, done.finishedAt, done.runtimeMs],
+        ['TIMED_OUT', 'timeout', iso(T0 + 61 * S), 60 * S],
+      );
+      assert.deepEqual(
+        writes[0].attemptEnds,
+        [{ leaseId: 'lease-1', reason: 'timeout', kill: true, at: iso(T0 + 61 * S) }],
+        'ended when the run decided it',
+      );
       assert.deepEqual(step, { kind: 'done' });
       assert.deepEqual(m.final().failure, { type: RUN_FAILURE.timedOut, message: 'job timed out: timeout' });
     });
@@ -31,7 +59,10 @@ describe('job state machine (no server): what the run does on its own', () => {
       assert.deepEqual(m.checked(alive, T0 + 90 * S), { kind: 'wait', until: T0 + 180 * S });
       assert.deepEqual(run(m, T0 + 180 * S, alive).step, { kind: 'wait', until: T0 + 200 * S });
       m.recheck();
-      assert.deepEqual(run(m, T0 + 181 * S, { msUntilLost: 80 * S, msUntilDrainDeadline: 5 * S }).step, { kind: 'wait', until: T0 + 186 * S });
+      assert.deepEqual(run(m, T0 + 181 * S, { msUntilLost: 80 * S, msUntilDrainDeadline: 5 * S }).step, {
+        kind: 'wait',
+        until: T0 + 186 * S,
+      });
     });
   });
 
@@ -47,8 +78,16 @@ describe('job state machine (no server): what the run does on its own', () => {
         now += 90 * S;
         const { writes, step } = run(m, now, lost);
         const q = writes[0].snapshot;
-        assert.deepEqual([q.state, q.attempt, q.availableAt, q.agentId], ['QUEUED', attempt + 1, iso(now + backoff), null]);
-        assert.deepEqual(writes[0].attemptEnds.at(-1), { leaseId: `lease-${attempt}`, reason: 'agent_lost', kill: true, at: iso(now) });
+        assert.deepEqual(
+          [q.state, q.attempt, q.availableAt, q.agentId],
+          ['QUEUED', attempt + 1, iso(now + backoff), null],
+        );
+        assert.deepEqual(writes[0].attemptEnds.at(-1), {
+          leaseId: `lease-${attempt}`,
+          reason: 'agent_lost',
+          kill: true,
+          at: iso(now),
+        });
         assert.deepEqual(step, { kind: 'backoff', until: now + backoff });
         now += backoff;
         m.backoffOver();
@@ -56,9 +95,15 @@ describe('job state machine (no server): what the run does on its own', () => {
       }
       assign(m, lease(3), now);
       const { writes, step } = run(m, now + 90 * S, lost);
-      assert.deepEqual([writes[0].snapshot.state, writes[0].snapshot.failureReason, writes[0].snapshot.attempt], ['FAILED', 'agent_lost', 3]);
+      assert.deepEqual(
+        [writes[0].snapshot.state, writes[0].snapshot.failureReason, writes[0].snapshot.attempt],
+        ['FAILED', 'agent_lost', 3],
+      );
       assert.deepEqual(step, { kind: 'done' });
-      assert.deepEqual(reasons(m).map(([, reason]) => reason), ['agent_lost', 'agent_lost', 'agent_lost']);
+      assert.deepEqual(
+        reasons(m).map(([, reason]) => reason),
+        ['agent_lost', 'agent_lost', 'agent_lost'],
+      );
       assert.deepEqual(m.final().failure, { type: RUN_FAILURE.failed, message: 'job failed: agent_lost' });
     });
 
@@ -67,7 +112,11 @@ describe('job state machine (no server): what the run does on its own', () => {
       assign(m, lease(1), T0);
       run(m, T0 + 90 * S, lost);
       assign(m, lease(2), T0 + 200 * S);
-      assert.equal(result(m, T0 + 201 * S, { leaseId: 'lease-2', exitCode: 1 }).answer.snapshot.state, 'QUEUED', 'the loss did not use the exit retry');
+      assert.equal(
+        result(m, T0 + 201 * S, { leaseId: 'lease-2', exitCode: 1 }).answer.snapshot.state,
+        'QUEUED',
+        'the loss did not use the exit retry',
+      );
       assign(m, lease(3), T0 + 300 * S);
       assert.equal(run(m, T0 + 390 * S, lost).writes[0].snapshot.state, 'FAILED', 'the second loss fails it');
     });
@@ -113,7 +162,9 @@ describe('job state machine (no server): what the run does on its own', () => {
       const { writes, step } = run(m, T0 + 5 * S, { ...lost, deregistered: true });
       const q = writes[0].snapshot;
       assert.deepEqual([q.state, q.attempt, q.availableAt], ['QUEUED', 2, iso(T0 + 5 * S)], 'claimable at once');
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'deregistered', kill: true, at: iso(T0 + 5 * S) }]);
+      assert.deepEqual(writes[0].attemptEnds, [
+        { leaseId: 'lease-1', reason: 'deregistered', kill: true, at: iso(T0 + 5 * S) },
+      ]);
       assert.deepEqual(step, { kind: 'idle' });
       assign(m, lease(2), T0 + 6 * S);
       assert.equal(run(m, T0 + 96 * S, lost).writes[0].snapshot.state, 'QUEUED', 'the first real loss requeues');
@@ -125,13 +176,25 @@ describe('job state machine (no server): what the run does on its own', () => {
       const m = machine({}, { timings: { agentLossMaxAttempts: 2 } });
       assign(m, lease(1), T0);
       m.recheck();
-      assert.deepEqual(run(m, T0 + S, { ...alive, msUntilDrainDeadline: 20 * S }).step, { kind: 'wait', until: T0 + 21 * S });
+      assert.deepEqual(run(m, T0 + S, { ...alive, msUntilDrainDeadline: 20 * S }).step, {
+        kind: 'wait',
+        until: T0 + 21 * S,
+      });
       const { writes, step } = run(m, T0 + 21 * S);
-      assert.deepEqual([writes[0].snapshot.state, writes[0].snapshot.attempt, writes[0].snapshot.availableAt], ['QUEUED', 2, iso(T0 + 21 * S)]);
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'drain_deadline', kill: true, at: iso(T0 + 21 * S) }]);
+      assert.deepEqual(
+        [writes[0].snapshot.state, writes[0].snapshot.attempt, writes[0].snapshot.availableAt],
+        ['QUEUED', 2, iso(T0 + 21 * S)],
+      );
+      assert.deepEqual(writes[0].attemptEnds, [
+        { leaseId: 'lease-1', reason: 'drain_deadline', kill: true, at: iso(T0 + 21 * S) },
+      ]);
       assert.deepEqual(step, { kind: 'idle' });
       assign(m, lease(2), T0 + 22 * S);
-      assert.deepEqual(run(m, T0 + 22 * S).step, { kind: 'wait', until: T0 + 112 * S }, 'the next attempt forgets the old deadline');
+      assert.deepEqual(
+        run(m, T0 + 22 * S).step,
+        { kind: 'wait', until: T0 + 112 * S },
+        'the next attempt forgets the old deadline',
+      );
       assert.equal(run(m, T0 + 112 * S, lost).writes[0].snapshot.state, 'QUEUED', 'the first real loss requeues');
     });
 
@@ -150,9 +213,14 @@ describe('job state machine (no server): what the run does on its own', () => {
       const m = machine({}, { timings: { agentLossMaxAttempts: 1 } });
       assign(m, lease(1), T0);
       const move = m.withdrawLease('lease-1', T0 + S);
-      assert.deepEqual([move?.from.state, move?.to.state, move?.to.attempt, move?.to.availableAt], ['RUNNING', 'QUEUED', 2, iso(T0 + S)]);
+      assert.deepEqual(
+        [move?.from.state, move?.to.state, move?.to.attempt, move?.to.availableAt],
+        ['RUNNING', 'QUEUED', 2, iso(T0 + S)],
+      );
       const { writes, step } = run(m, T0 + S);
-      assert.deepEqual(writes[0].attemptEnds, [{ leaseId: 'lease-1', reason: 'undelivered', kill: false, at: iso(T0 + S) }]);
+      assert.deepEqual(writes[0].attemptEnds, [
+        { leaseId: 'lease-1', reason: 'undelivered', kill: false, at: iso(T0 + S) },
+      ]);
       assert.deepEqual(step, { kind: 'idle' });
       assert.equal(m.refuseAssign(lease(1), T0 + S)?.message, 'the assignment was withdrawn');
       assert.equal(m.refuseResult({ leaseId: 'lease-1', exitCode: 0, runtimeMs: 1 })?.type, REFUSAL.notAssigned);
@@ -183,7 +251,7 @@ describe('job state machine (no server): what the run does on its own', () => {
   });
 
   describe('what the run writes', () => {
-    it("writes its own moves with every attempt end so far, and again if the job moved during the write", () => {
+    it('writes its own moves with every attempt end so far, and again if the job moved during the write', () => {
       const m = machine({ retry: { maxAttempts: 2, backoffSeconds: 1 } });
       assign(m, lease(1), T0);
       run(m, T0 + 90 * S, lost);
@@ -193,7 +261,10 @@ describe('job state machine (no server): what the run does on its own', () => {
       assert.equal(m.checked(lost, T0 + 290 * S)?.kind, 'moved');
       const first = m.next(T0 + 290 * S);
       assert.ok(first.kind === 'project');
-      assert.deepEqual(first.write.attemptEnds.map((e) => e.reason), ['agent_lost', 'agent_lost']);
+      assert.deepEqual(
+        first.write.attemptEnds.map((e) => e.reason),
+        ['agent_lost', 'agent_lost'],
+      );
       // A cancel lands while that write is out: its caller writes CANCELLED, and the run's write
       // of the older version leaves nothing behind.
       cancel(m, T0 + 291 * S);
@@ -211,7 +282,13 @@ describe('job state machine (no server): what the run does on its own', () => {
       const again = n.next(T0 + S);
       assert.ok(again.kind === 'project');
       assert.deepEqual([again.write.snapshot.state, again.write.snapshot.attempt], ['QUEUED', 3]);
-      assert.deepEqual(again.write.attemptEnds.map((e) => [e.leaseId, e.reason]), [['lease-1', 'undelivered'], ['lease-2', 'undelivered']]);
+      assert.deepEqual(
+        again.write.attemptEnds.map((e) => [e.leaseId, e.reason]),
+        [
+          ['lease-1', 'undelivered'],
+          ['lease-2', 'undelivered'],
+        ],
+      );
     });
 
     it('a quiet end of a backoff is written again so waiting agents are woken', () => {
@@ -222,14 +299,19 @@ describe('job state machine (no server): what the run does on its own', () => {
       assert.deepEqual(m.next(T0 + S), { kind: 'backoff', until: T0 + 6 * S }, 'a recheck while queued asks nothing');
       const move = m.backoffOver();
       const { writes, step } = run(m, T0 + 6 * S);
-      assert.deepEqual(writes.map((w) => [w.snapshot.state, w.snapshot.version]), [['QUEUED', move.to.version]]);
+      assert.deepEqual(
+        writes.map((w) => [w.snapshot.state, w.snapshot.version]),
+        [['QUEUED', move.to.version]],
+      );
       assert.deepEqual(step, { kind: 'idle' });
     });
   });
 
   it('loads no Temporal: the machine and the model it imports are plain modules', () => {
     const dir = path.resolve(__dirname, '../../workflows');
-    const importsOf = (file: string) => [...new Set([...fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]))];
+    const importsOf = (file: string) => [
+      ...new Set([...fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1])),
+    ];
     assert.deepEqual(importsOf('job-machine.ts'), ['./job-model', './job-steps']);
     assert.deepEqual(importsOf('job-steps.ts'), ['./job-model']);
     assert.deepEqual(importsOf('job-model.ts'), []);

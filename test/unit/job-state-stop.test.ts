@@ -8,9 +8,15 @@ describe("job state machine (no server): the service's own stop (a lowered hard 
   it('QUEUED → CANCELLED with the reason; the run writes it, nobody waits on an answer', () => {
     const m = machine();
     const move = m.stop('billing.hard_cap', T0 + S);
-    assert.deepEqual([move?.to.state, move?.to.failureReason, move?.to.finishedAt], ['CANCELLED', 'billing.hard_cap', iso(T0 + S)]);
+    assert.deepEqual(
+      [move?.to.state, move?.to.failureReason, move?.to.finishedAt],
+      ['CANCELLED', 'billing.hard_cap', iso(T0 + S)],
+    );
     const { writes, step } = run(m, T0 + S);
-    assert.deepEqual(writes.map((w) => [w.snapshot.state, w.snapshot.failureReason]), [['CANCELLED', 'billing.hard_cap']]);
+    assert.deepEqual(
+      writes.map((w) => [w.snapshot.state, w.snapshot.failureReason]),
+      [['CANCELLED', 'billing.hard_cap']],
+    );
     assert.deepEqual(step, { kind: 'done' });
   });
 
@@ -19,9 +25,15 @@ describe("job state machine (no server): the service's own stop (a lowered hard 
     assign(m, lease(1), T0);
     assert.equal(m.stop('billing.hard_cap', T0 + S)?.to.state, 'CANCELLING');
     const first = run(m, T0 + S);
-    assert.deepEqual(first.writes.map((w) => [w.snapshot.state, w.snapshot.failureReason, w.attemptEnds.map((e) => e.reason)]), [['CANCELLING', 'billing.hard_cap', ['cancelled']]]);
+    assert.deepEqual(
+      first.writes.map((w) => [w.snapshot.state, w.snapshot.failureReason, w.attemptEnds.map((e) => e.reason)]),
+      [['CANCELLING', 'billing.hard_cap', ['cancelled']]],
+    );
     const { writes } = run(m, T0 + 31 * S);
-    assert.deepEqual(writes.map((w) => [w.snapshot.state, w.snapshot.failureReason]), [['CANCELLED', 'billing.hard_cap']]);
+    assert.deepEqual(
+      writes.map((w) => [w.snapshot.state, w.snapshot.failureReason]),
+      [['CANCELLED', 'billing.hard_cap']],
+    );
   });
 
   it('changes nothing once the job is cancelling or has ended', () => {

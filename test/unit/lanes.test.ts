@@ -17,10 +17,18 @@ describe('test lanes', () => {
   });
 
   it('place every test file of the tree, each unit test in a folder that starts no service', () => {
-    const files = (fs.readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).map((f) => path.join('test', f));
+    const files = (fs.readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => path.join('test', f));
     const lanes = files.map((f) => laneOf(f, fs.readFileSync(path.join(ROOT, f), 'utf8').slice(0, 200)));
-    assert.ok(lanes.filter((l) => l === 'unit').length > 10 && lanes.filter((l) => l === 'isolated').length > 10 && lanes.filter((l) => l === 'shared').length > 10, lanes.join(' '));
+    assert.ok(
+      lanes.filter((l) => l === 'unit').length > 10 &&
+        lanes.filter((l) => l === 'isolated').length > 10 &&
+        lanes.filter((l) => l === 'shared').length > 10,
+      lanes.join(' '),
+    );
     // The unit lane's files never reach the stack's test environment.
-    for (const f of files.filter((f) => f.startsWith('test/unit/'))) assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), 'utf8'), /support\/env'/, f);
+    for (const f of files.filter((f) => f.startsWith('test/unit/')))
+      assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), 'utf8'), /support\/env'/, f);
   });
 });

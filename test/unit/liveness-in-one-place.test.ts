@@ -32,8 +32,12 @@ function sourceFiles(dir: string): string[] {
 
 describe('agent liveness in one place', () => {
   it('only src/agents/liveness.ts measures how long ago an agent or attempt was heard of', () => {
-    const files = ['src', 'activities', 'workflows'].flatMap(sourceFiles).filter((f) => f !== HOME && !f.startsWith('src/db/migrations/'));
-    const offences = files.flatMap((f) => heartbeatAges(fs.readFileSync(path.join(ROOT, f), 'utf8')).map((w) => `${f}: ${w}`));
+    const files = ['src', 'activities', 'workflows']
+      .flatMap(sourceFiles)
+      .filter((f) => f !== HOME && !f.startsWith('src/db/migrations/'));
+    const offences = files.flatMap((f) =>
+      heartbeatAges(fs.readFileSync(path.join(ROOT, f), 'utf8')).map((w) => `${f}: ${w}`),
+    );
     assert.deepEqual(offences, [], 'ask src/agents/liveness.ts');
     assert.ok(heartbeatAges(fs.readFileSync(path.join(ROOT, HOME), 'utf8')).length > 0, 'and liveness.ts does');
   });
@@ -46,7 +50,10 @@ describe('agent liveness in one place', () => {
       "q.where(db.raw('coalesce(a.last_heartbeat_at, a.assigned_at)'), '<', cutoff)",
     ];
     for (const source of planted) assert.ok(heartbeatAges(source).length > 0, source);
-    const harmless = ["await trx('agents').update({ last_heartbeat_at: trx.fn.now() });", "lastHeartbeatAt: lastHeartbeat.toISOString(),"];
+    const harmless = [
+      "await trx('agents').update({ last_heartbeat_at: trx.fn.now() });",
+      'lastHeartbeatAt: lastHeartbeat.toISOString(),',
+    ];
     for (const source of harmless) assert.deepEqual(heartbeatAges(source), [], source);
   });
 });

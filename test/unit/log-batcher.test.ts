@@ -28,14 +28,22 @@ const isNote = (line: string) => line.startsWith('[compute-agent]');
 describe('the agent’s log batcher', () => {
   it('drops a batch the API refuses with a 4xx, notes it in the log, and sends the rest', async () => {
     const { batcher, sent, tally } = batcherRefusing(2, (lines) =>
-      lines.some((l) => l.line.startsWith('poison')) ? new ApiRefusal(400, 'request.invalid', 'The request is invalid') : null,
+      lines.some((l) => l.line.startsWith('poison'))
+        ? new ApiRefusal(400, 'request.invalid', 'The request is invalid')
+        : null,
     );
     for (const line of ['one', 'two', 'poison', 'three', 'four', 'five']) batcher.push('stdout', line);
     await batcher.close();
     assert.equal(tally.refusals, 1, 'the refused batch is not sent again');
     const texts = sent.map((l) => l.line);
-    assert.deepEqual(texts.filter((t) => !isNote(t)), ['one', 'two', 'four', 'five']);
-    assert.ok(texts.some((t) => /^\[compute-agent\] 2 log lines were refused by the API \(request\.invalid/.test(t)), texts.join('|'));
+    assert.deepEqual(
+      texts.filter((t) => !isNote(t)),
+      ['one', 'two', 'four', 'five'],
+    );
+    assert.ok(
+      texts.some((t) => /^\[compute-agent\] 2 log lines were refused by the API \(request\.invalid/.test(t)),
+      texts.join('|'),
+    );
   });
 
   it('does not note a refused note again (no loop), and replaces NUL before sending', async () => {
@@ -46,6 +54,9 @@ describe('the agent’s log batcher', () => {
     batcher.push('stdout', 'a\u0000b');
     await batcher.close();
     assert.equal(tally.calls, 3, 'the line, the next line, then the refused line’s note: each sent once');
-    assert.deepEqual(sent.map((l) => l.line), ['a\uFFFDb']);
+    assert.deepEqual(
+      sent.map((l) => l.line),
+      ['a\uFFFDb'],
+    );
   });
 });

@@ -28,26 +28,44 @@ export function outOfOrder(added: string[][]): string[] {
 /** Each commit's new migrations, oldest commit first; null outside a git checkout. */
 function addedByCommit(): string[][] | null {
   try {
-    const log = execFileSync('git', ['log', '--reverse', '--diff-filter=A', '--format=@%H', '--name-only', '--', DIR], { cwd: ROOT, encoding: 'utf8' });
+    const log = execFileSync('git', ['log', '--reverse', '--diff-filter=A', '--format=@%H', '--name-only', '--', DIR], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     return log
       .split('@')
       .slice(1)
-      .map((chunk) => chunk.split('\n').slice(1).filter((f) => f.endsWith('.ts')).map((f) => path.basename(f, '.ts')));
+      .map((chunk) =>
+        chunk
+          .split('\n')
+          .slice(1)
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => path.basename(f, '.ts')),
+      );
   } catch {
     return null;
   }
 }
 
 describe('migrations', () => {
-  const files = fs.readdirSync(path.join(ROOT, DIR)).filter((f) => f.endsWith('.ts')).map((f) => path.basename(f, '.ts'));
+  const files = fs
+    .readdirSync(path.join(ROOT, DIR))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.basename(f, '.ts'));
 
   it('are listed once each, in the order they run, and every file is listed', () => {
-    assert.deepEqual([...MIGRATION_NAMES].sort(), [...files].sort(), 'src/db/migrate.ts lists exactly the files in src/db/migrations');
+    assert.deepEqual(
+      [...MIGRATION_NAMES].sort(),
+      [...files].sort(),
+      'src/db/migrate.ts lists exactly the files in src/db/migrations',
+    );
     assert.deepEqual([...MIGRATION_NAMES], [...new Set(MIGRATION_NAMES)].sort(), 'in name order, each once');
   });
 
   it('refuses a migration that sorts before one added earlier', () => {
-    assert.deepEqual(outOfOrder([['20261122000000_a'], ['20261205000000_b'], ['20261128000000_c']]), ['20261128000000_c sorts before 20261205000000_b, added earlier']);
+    assert.deepEqual(outOfOrder([['20261122000000_a'], ['20261205000000_b'], ['20261128000000_c']]), [
+      '20261128000000_c sorts before 20261205000000_b, added earlier',
+    ]);
     assert.deepEqual(outOfOrder([['20261122000000_a', '20261123000000_b'], ['20261124000000_c']]), []);
   });
 
@@ -56,6 +74,10 @@ describe('migrations', () => {
     if (!history) this.skip();
     const committed = new Set(history!.flat());
     const uncommitted = files.filter((f) => !committed.has(f)).sort();
-    assert.deepEqual(outOfOrder([...history!, uncommitted]), [], 'name it after the newest: npm run migration:new <name>');
+    assert.deepEqual(
+      outOfOrder([...history!, uncommitted]),
+      [],
+      'name it after the newest: npm run migration:new <name>',
+    );
   });
 });

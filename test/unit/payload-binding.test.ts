@@ -14,7 +14,8 @@ describe('payload binding', () => {
   const keys = new Map([ws.a, ws.b].map((w) => [w, randomBytes(32)] as const));
   const dataKeys: DataKeys = { currentKeyId: 'test', of: async (w) => keys.get(w)!, rewrap: async () => 0 };
   const runs = { a1: newId('job'), a2: newId('job'), b1: newId('job') };
-  const workspaceOf = async (id: string) => (id === runs.b1 ? ws.b : id === runs.a1 || id === runs.a2 ? ws.a : undefined);
+  const workspaceOf = async (id: string) =>
+    id === runs.b1 ? ws.b : id === runs.a1 || id === runs.a2 ? ws.a : undefined;
   const codec = createPayloadCodec({ dataKeys, operatorKeys: [randomBytes(32)], workspaceOf });
   const of = (workflowId: string): SerializationContext => ({ type: 'workflow', namespace: 'default', workflowId });
   const clear: Payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"secret"') };
@@ -33,18 +34,35 @@ describe('payload binding', () => {
     ] as const) {
       assert.equal(await codec.tryOpen(forged), undefined, `relabelled to ${what}`);
     }
-    await assert.rejects(codec.decode([relabelled(sealed, META_WORKFLOW, runs.a2)], of(runs.a2)), /does not open/, "the relabelled run's worker refuses it");
+    await assert.rejects(
+      codec.decode([relabelled(sealed, META_WORKFLOW, runs.a2)], of(runs.a2)),
+      /does not open/,
+      "the relabelled run's worker refuses it",
+    );
   });
 
   it("a job's run refuses a payload sealed for another run of its workspace; takes its own, in a workflow's or an activity's context", async () => {
     const [sealed] = await codec.encode([clear], of(runs.a1));
-    await assert.rejects(codec.decode([sealed], of(runs.a2)), new RegExp(`sealed for run ${runs.a1} reached run ${runs.a2}`));
+    await assert.rejects(
+      codec.decode([sealed], of(runs.a2)),
+      new RegExp(`sealed for run ${runs.a1} reached run ${runs.a2}`),
+    );
     await assert.rejects(codec.decode([sealed], of(runs.b1)), /reached a run of/);
     assert.equal(text((await codec.decode([sealed], of(runs.a1)))[0]), '"secret"');
-    const activity: SerializationContext = { type: 'activity', namespace: 'default', workflowId: runs.a1, activityId: '1', isLocal: false };
+    const activity: SerializationContext = {
+      type: 'activity',
+      namespace: 'default',
+      workflowId: runs.a1,
+      activityId: '1',
+      isLocal: false,
+    };
     const [fromActivity] = await codec.encode([clear], activity);
     assert.equal(text((await codec.decode([fromActivity], activity))[0]), '"secret"');
-    assert.equal(text((await codec.decode([fromActivity], of(runs.a1)))[0]), '"secret"', 'an activity of the run seals for the run');
+    assert.equal(
+      text((await codec.decode([fromActivity], of(runs.a1)))[0]),
+      '"secret"',
+      'an activity of the run seals for the run',
+    );
   });
 
   it('binds what is sealed outside a run to no run: it opens in any run of its scope, and says so', async () => {
@@ -52,7 +70,11 @@ describe('payload binding', () => {
     assert.equal(forWorkspace.metadata![META_WORKFLOW], undefined);
     assert.deepEqual((await codec.tryOpen(forWorkspace))?.sealedFor, { scope: ws.a });
     assert.equal(text((await codec.decode([forWorkspace], of(runs.a2)))[0]), '"secret"');
-    assert.equal(await codec.tryOpen(relabelled(forWorkspace, META_WORKFLOW, runs.a1)), undefined, 'a run label added, it does not open');
+    assert.equal(
+      await codec.tryOpen(relabelled(forWorkspace, META_WORKFLOW, runs.a1)),
+      undefined,
+      'a run label added, it does not open',
+    );
     const [system] = await codec.encode([clear]);
     assert.deepEqual((await codec.tryOpen(system))?.sealedFor, { scope: 'system' });
   });
@@ -63,8 +85,20 @@ describe('payload binding', () => {
     assert.deepEqual(opened?.sealedFor, { scope: ws.a }, 'bound to its workspace, to no run');
     assert.equal(text(opened!.payload), '"secret"');
     assert.equal(text((await codec.decode([old], of(runs.a1)))[0]), '"secret"', "its run's worker opens it");
-    assert.deepEqual((await codec.tryOpen(relabelled(old, META_WORKFLOW, runs.a2)))?.sealedFor, { scope: ws.a }, 'its run label was never authenticated, and is not reported');
-    assert.equal(await codec.tryOpen(relabelled(old, META_SCOPE, ws.b)), undefined, 'moved to another workspace, it does not open');
-    assert.equal(await codec.tryOpen(relabelled(old, META_FORMAT, '2')), undefined, 'marked as format 2, it does not open');
+    assert.deepEqual(
+      (await codec.tryOpen(relabelled(old, META_WORKFLOW, runs.a2)))?.sealedFor,
+      { scope: ws.a },
+      'its run label was never authenticated, and is not reported',
+    );
+    assert.equal(
+      await codec.tryOpen(relabelled(old, META_SCOPE, ws.b)),
+      undefined,
+      'moved to another workspace, it does not open',
+    );
+    assert.equal(
+      await codec.tryOpen(relabelled(old, META_FORMAT, '2')),
+      undefined,
+      'marked as format 2, it does not open',
+    );
   });
 });

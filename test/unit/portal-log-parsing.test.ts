@@ -15,14 +15,26 @@ describe("the portal's log parsing", () => {
         { text: ' red', fg: '#ff7b72' },
         { text: ' plain' },
       ]);
-      assert.deepEqual(parseAnsi(`${ESC}[92;44mhi${ESC}[39mx${ESC}[m`), [{ text: 'hi', fg: '#aff5b4', bg: '#79c0ff' }, { text: 'x', bg: '#79c0ff' }]);
-      assert.deepEqual(parseAnsi(`${ESC}[3;4mslanted${ESC}[23;24mx`), [{ text: 'slanted', italic: true, underline: true }, { text: 'x' }]);
+      assert.deepEqual(parseAnsi(`${ESC}[92;44mhi${ESC}[39mx${ESC}[m`), [
+        { text: 'hi', fg: '#aff5b4', bg: '#79c0ff' },
+        { text: 'x', bg: '#79c0ff' },
+      ]);
+      assert.deepEqual(parseAnsi(`${ESC}[3;4mslanted${ESC}[23;24mx`), [
+        { text: 'slanted', italic: true, underline: true },
+        { text: 'x' },
+      ]);
       assert.deepEqual(parseAnsi(`${ESC}[7minverse`), [{ text: 'inverse', fg: '#0d1117', bg: '#e6edf3' }]);
     });
 
     it('takes 256 colours and true colour, and ignores a malformed one', () => {
-      assert.deepEqual(parseAnsi(`${ESC}[38;5;196mA${ESC}[48;2;1;2;3mB`), [{ text: 'A', fg: '#ff0000' }, { text: 'B', fg: '#ff0000', bg: '#010203' }]);
-      assert.deepEqual([color256(16), color256(231), color256(232), color256(255), color256(256)], ['#000000', '#ffffff', '#080808', '#eeeeee', undefined]);
+      assert.deepEqual(parseAnsi(`${ESC}[38;5;196mA${ESC}[48;2;1;2;3mB`), [
+        { text: 'A', fg: '#ff0000' },
+        { text: 'B', fg: '#ff0000', bg: '#010203' },
+      ]);
+      assert.deepEqual(
+        [color256(16), color256(231), color256(232), color256(255), color256(256)],
+        ['#000000', '#ffffff', '#080808', '#eeeeee', undefined],
+      );
       assert.deepEqual(parseAnsi(`${ESC}[38;2;300;0;0mC`), [{ text: 'C' }]);
     });
 
@@ -35,7 +47,8 @@ describe("the portal's log parsing", () => {
   });
 
   describe('SSE', () => {
-    const frames = 'event: log\nid: 1\ndata: {"seq":1}\n\n: keep-alive\n\nevent: log\nid: 2\ndata: {"seq":2}\n\nevent: end\ndata: {"state":"SUCCEEDED"}\n\n';
+    const frames =
+      'event: log\nid: 1\ndata: {"seq":1}\n\n: keep-alive\n\nevent: log\nid: 2\ndata: {"seq":2}\n\nevent: end\ndata: {"state":"SUCCEEDED"}\n\n';
 
     it('parses whole frames, skips comments, keeps the last id', () => {
       assert.deepEqual(new SseParser().push(frames), [

@@ -36,8 +36,15 @@ describe('the reconciler moves its watermark only past what it repaired', () => 
   it('reads again from the same watermark after a sweep that failed midway or left a row, and moves on once one catches up', async () => {
     const seen = await sweepsOver([new Error('visibility went away on page 3'), false, true]);
     const first = seen[0]!.since;
-    assert.deepEqual(seen.slice(0, 3).map((s) => s.since), [first, first, first], 'the failed sweep and the one that left a row move nothing');
+    assert.deepEqual(
+      seen.slice(0, 3).map((s) => s.since),
+      [first, first, first],
+      'the failed sweep and the one that left a row move nothing',
+    );
     // The sweep that caught up moves the watermark to its own start less an interval.
-    assert.ok(Math.abs(seen[3]!.since - (seen[2]!.at - INTERVAL_MS)) <= 5, `${seen[3]!.since - seen[2]!.at} ms from the third sweep's start`);
+    assert.ok(
+      Math.abs(seen[3]!.since - (seen[2]!.at - INTERVAL_MS)) <= 5,
+      `${seen[3]!.since - seen[2]!.at} ms from the third sweep's start`,
+    );
   });
 });

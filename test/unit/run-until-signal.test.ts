@@ -10,7 +10,11 @@ describe('runUntilSignal', () => {
   for (const signal of ['SIGINT', 'SIGTERM']) {
     it(`stops on a ${signal} that arrived just before it took over from a library's listener`, async function () {
       this.timeout(30_000);
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/fixtures/signals/early-signal.ts', signal], { cwd: ROOT });
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'test/fixtures/signals/early-signal.ts', signal],
+        { cwd: ROOT },
+      );
       assert.equal(stdout, 'stopped\n');
     });
   }

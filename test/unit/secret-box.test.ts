@@ -45,7 +45,10 @@ describe('webhook secret box', () => {
     assert.equal(sealedNew.split(':')[1], keyIdOf(newKey));
     assert.ok(during.isCurrent(sealedNew));
     assert.equal(createSecretBox([newKey]).open(sealedNew, 'wh_1'), secret);
-    assert.throws(() => before.open(sealedNew, 'wh_1'), new RegExp(`sealed with key ${keyIdOf(newKey)}, which WEBHOOK_SECRET_KEYS does not list`));
+    assert.throws(
+      () => before.open(sealedNew, 'wh_1'),
+      new RegExp(`sealed with key ${keyIdOf(newKey)}, which WEBHOOK_SECRET_KEYS does not list`),
+    );
   });
 
   it("refuses another endpoint's value: the endpoint id is authenticated", () => {
@@ -59,16 +62,17 @@ describe('webhook secret box', () => {
     const stored = box.seal(newWebhookSecret(), 'wh_1');
     const sealedLength = Buffer.from(stored.split(':')[3], 'base64').length;
     const changed = {
-      'ciphertext': flipped(stored, 3, 0),
-      'tag': flipped(stored, 3, sealedLength - 1),
-      'iv': flipped(stored, 2, 0),
+      ciphertext: flipped(stored, 3, 0),
+      tag: flipped(stored, 3, sealedLength - 1),
+      iv: flipped(stored, 2, 0),
       'key id': stored.replace(`:${keyIdOf(newKey)}:`, `:${keyIdOf(oldKey)}:`),
     };
     for (const [what, value] of Object.entries(changed)) {
       assert.notEqual(value, stored, what);
       assert.throws(() => box.open(value, 'wh_1'), /does not open/, what);
     }
-    for (const bad of ['', 'v2:abcd:x:y', 'v1:abcd', `${stored}:extra`, 'plain-text']) assert.throws(() => box.open(bad, 'wh_1'), /not in a known form|does not list/, bad);
+    for (const bad of ['', 'v2:abcd:x:y', 'v1:abcd', `${stored}:extra`, 'plain-text'])
+      assert.throws(() => box.open(bad, 'wh_1'), /not in a known form|does not list/, bad);
   });
 
   it('reads a clear secret stored before sealing existed as it is (sealed again at the next start)', () => {
@@ -89,11 +93,19 @@ describe('webhook secret box', () => {
 
     it('takes WEBHOOK_SECRET_KEYS in order, and refuses a key that is not base64 of 32 bytes', async () => {
       const list = [newKey, oldKey].map((k) => k.toString('base64')).join(', ');
-      const keys = await resolveWebhookSecretKeys(loadWorkerConfig({ ...PRODUCTION_SECRETS, WEBHOOK_SECRET_KEYS: list, COMPUTE_DATA_DIR: dataDir() }));
+      const keys = await resolveWebhookSecretKeys(
+        loadWorkerConfig({ ...PRODUCTION_SECRETS, WEBHOOK_SECRET_KEYS: list, COMPUTE_DATA_DIR: dataDir() }),
+      );
       assert.deepEqual(keys.map(keyIdOf), [keyIdOf(newKey), keyIdOf(oldKey)]);
       for (const load of [loadApiConfig, loadWorkerConfig]) {
-        assert.throws(() => load({ WEBHOOK_SECRET_KEYS: randomBytes(16).toString('base64') }), /WEBHOOK_SECRET_KEYS: each key must be base64 of 32 bytes/);
-        assert.throws(() => load({ WEBHOOK_SECRET_KEYS: `${newKey.toString('base64')},not-a-key` }), /WEBHOOK_SECRET_KEYS/);
+        assert.throws(
+          () => load({ WEBHOOK_SECRET_KEYS: randomBytes(16).toString('base64') }),
+          /WEBHOOK_SECRET_KEYS: each key must be base64 of 32 bytes/,
+        );
+        assert.throws(
+          () => load({ WEBHOOK_SECRET_KEYS: `${newKey.toString('base64')},not-a-key` }),
+          /WEBHOOK_SECRET_KEYS/,
+        );
       }
     });
 
@@ -102,14 +114,33 @@ describe('webhook secret box', () => {
       // Every API and worker refuses to start without them: nothing is resolved, nothing written.
       for (const load of [loadApiConfig, loadWorkerConfig]) {
         const { WEBHOOK_SECRET_KEYS, TEMPORAL_CODEC_KEYS, ...rest } = PRODUCTION_SECRETS;
-        assert.throws(() => load({ ...rest, TEMPORAL_CODEC_KEYS, COMPUTE_DATA_DIR: dir }), /WEBHOOK_SECRET_KEYS is required in production/);
-        assert.throws(() => load({ ...rest, WEBHOOK_SECRET_KEYS, COMPUTE_DATA_DIR: dir }), /TEMPORAL_CODEC_KEYS is required in production/);
+        assert.throws(
+          () => load({ ...rest, TEMPORAL_CODEC_KEYS, COMPUTE_DATA_DIR: dir }),
+          /WEBHOOK_SECRET_KEYS is required in production/,
+        );
+        assert.throws(
+          () => load({ ...rest, WEBHOOK_SECRET_KEYS, COMPUTE_DATA_DIR: dir }),
+          /TEMPORAL_CODEC_KEYS is required in production/,
+        );
       }
       assert.deepEqual(fs.readdirSync(dir), []);
       const list = [newKey, oldKey].map((k) => k.toString('base64')).join(',');
-      assert.deepEqual((await resolveCodecKeys(loadWorkerConfig({ ...PRODUCTION_SECRETS, TEMPORAL_CODEC_KEYS: list, COMPUTE_DATA_DIR: dir }))).map(keyIdOf), [keyIdOf(newKey), keyIdOf(oldKey)]);
-      assert.throws(() => loadWorkerConfig({ TEMPORAL_CODEC_KEYS: randomBytes(16).toString('base64') }), /TEMPORAL_CODEC_KEYS: each key must be base64 of 32 bytes/);
-      assert.throws(() => loadWorkerConfig({ ...PRODUCTION_SECRETS, NODE_ENV: 'production', PAYLOAD_CODEC: 'off' }), /PAYLOAD_CODEC=off is for benchmarks only/);
+      assert.deepEqual(
+        (
+          await resolveCodecKeys(
+            loadWorkerConfig({ ...PRODUCTION_SECRETS, TEMPORAL_CODEC_KEYS: list, COMPUTE_DATA_DIR: dir }),
+          )
+        ).map(keyIdOf),
+        [keyIdOf(newKey), keyIdOf(oldKey)],
+      );
+      assert.throws(
+        () => loadWorkerConfig({ TEMPORAL_CODEC_KEYS: randomBytes(16).toString('base64') }),
+        /TEMPORAL_CODEC_KEYS: each key must be base64 of 32 bytes/,
+      );
+      assert.throws(
+        () => loadWorkerConfig({ ...PRODUCTION_SECRETS, NODE_ENV: 'production', PAYLOAD_CODEC: 'off' }),
+        /PAYLOAD_CODEC=off is for benchmarks only/,
+      );
       assert.equal(loadWorkerConfig({ ...PRODUCTION_SECRETS, NODE_ENV: 'production' }).temporal.payloadCodec, true);
     });
 

@@ -25,13 +25,19 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** `compute …` as `npx compute` runs it, with `env` on top of this environment without the developer's CLI settings. */
 function compute(args: string[], env: Record<string, string>, input = '') {
-  const child = spawn(process.execPath, [COMPUTE_BIN, ...args], { cwd: ROOT, env: cliEnvironment(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [COMPUTE_BIN, ...args], {
+    cwd: ROOT,
+    env: cliEnvironment(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   child.stdin.end(input);
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
 }
 
 describe('each process reads its own settings', () => {
@@ -59,7 +65,11 @@ describe('each process reads its own settings', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         asked.push({ path: req.url, body });
-        res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ERROR', code: 'dependency.unavailable', message: 'no codes from this stand-in' }));
+        res
+          .writeHead(503, { 'Content-Type': 'application/json' })
+          .end(
+            JSON.stringify({ status: 'ERROR', code: 'dependency.unavailable', message: 'no codes from this stand-in' }),
+          );
       });
     });
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
@@ -77,23 +87,45 @@ describe('each process reads its own settings', () => {
   });
 
   it('the CLI and the agent read their own settings whatever the service has', () => {
-    const cli = loadCliConfig({ ...garbage, COMPUTE_API_URL: 'http://api.example:3000', COMPUTE_CONFIG_DIR: '/tmp/compute-cli' });
+    const cli = loadCliConfig({
+      ...garbage,
+      COMPUTE_API_URL: 'http://api.example:3000',
+      COMPUTE_CONFIG_DIR: '/tmp/compute-cli',
+    });
     assert.deepEqual([cli.apiUrl, cli.configDir], ['http://api.example:3000', '/tmp/compute-cli']);
     const { LOG_LEVEL, AGENT_KILL_GRACE_MS, COMPUTE_AGENT_DIR, COMPUTE_AGENT_KEY, ...service } = garbage;
-    assert.ok(LOG_LEVEL && AGENT_KILL_GRACE_MS && COMPUTE_AGENT_DIR && COMPUTE_AGENT_KEY, 'what the agent reads is in the garbage too');
+    assert.ok(
+      LOG_LEVEL && AGENT_KILL_GRACE_MS && COMPUTE_AGENT_DIR && COMPUTE_AGENT_KEY,
+      'what the agent reads is in the garbage too',
+    );
     const agent = loadAgentConfig({ ...service, COMPUTE_AGENT_KEY: 'cka_x', COMPUTE_AGENT_DIR: '/tmp/agent' });
-    assert.deepEqual([agent.key, agent.dir, agent.killGraceMs, agent.logLevel], ['cka_x', '/tmp/agent', 10_000, 'info']);
-    assert.throws(() => loadAgentConfig({ AGENT_KILL_GRACE_MS: 'soon' }), /^Error: Invalid configuration: AGENT_KILL_GRACE_MS: /);
+    assert.deepEqual(
+      [agent.key, agent.dir, agent.killGraceMs, agent.logLevel],
+      ['cka_x', '/tmp/agent', 10_000, 'info'],
+    );
+    assert.throws(
+      () => loadAgentConfig({ AGENT_KILL_GRACE_MS: 'soon' }),
+      /^Error: Invalid configuration: AGENT_KILL_GRACE_MS: /,
+    );
   });
 
   it('the API and the worker refuse a bad value of their own, naming it, and pass over the other’s', () => {
     const base = { NODE_ENV: 'test' };
     assert.throws(() => loadApiConfig({ ...base, PORT: 'eighty' }), /^Error: Invalid configuration: PORT: .*number/);
-    assert.throws(() => loadApiConfig({ ...base, JWT_SECRET: 'short' }), /^Error: Invalid configuration: JWT_SECRET: JWT_SECRET must be at least 32 characters$/);
-    assert.throws(() => loadWorkerConfig({ ...base, BILLING_PERIOD: 'weekly' }), /^Error: Invalid configuration: BILLING_PERIOD: /);
+    assert.throws(
+      () => loadApiConfig({ ...base, JWT_SECRET: 'short' }),
+      /^Error: Invalid configuration: JWT_SECRET: JWT_SECRET must be at least 32 characters$/,
+    );
+    assert.throws(
+      () => loadWorkerConfig({ ...base, BILLING_PERIOD: 'weekly' }),
+      /^Error: Invalid configuration: BILLING_PERIOD: /,
+    );
     // Both read what they share.
     for (const load of [loadApiConfig, loadWorkerConfig]) {
-      assert.throws(() => load({ ...base, WEBHOOK_SECRET_KEYS: 'not-a-key' }), /^Error: Invalid configuration: WEBHOOK_SECRET_KEYS: each key must be base64 of 32 bytes/);
+      assert.throws(
+        () => load({ ...base, WEBHOOK_SECRET_KEYS: 'not-a-key' }),
+        /^Error: Invalid configuration: WEBHOOK_SECRET_KEYS: each key must be base64 of 32 bytes/,
+      );
     }
     assert.equal(loadWorkerConfig({ ...base, PORT: 'eighty', JWT_SECRET: 'short' }).worker.port, 3001);
     assert.equal(loadApiConfig({ ...base, WORKER_PORT: 'x', BILLING_PERIOD: 'weekly' }).http.port, 3000);
@@ -103,10 +135,12 @@ describe('each process reads its own settings', () => {
     const names = ALL_VARIABLES.map((v) => v.name);
     assert.equal(new Set(names).size, names.length);
     assert.deepEqual([...names].sort(), Object.keys(EnvSchema.shape).sort());
-    for (const v of ALL_VARIABLES) assert.equal(v.schema, (SECTIONS[v.section].shape as Record<string, unknown>)[v.name]);
+    for (const v of ALL_VARIABLES)
+      assert.equal(v.schema, (SECTIONS[v.section].shape as Record<string, unknown>)[v.name]);
     const declared = EnvSchema.shape as Record<string, unknown>;
     for (const [process, schema] of Object.entries(PROCESS_VARIABLES)) {
-      for (const [name, type] of Object.entries(schema.shape)) assert.equal(type, declared[name], `${process} parses ${name} as declared`);
+      for (const [name, type] of Object.entries(schema.shape))
+        assert.equal(type, declared[name], `${process} parses ${name} as declared`);
     }
   });
 });

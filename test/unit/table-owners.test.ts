@@ -39,10 +39,19 @@ export function writesTo(source: string, table: string): string[] {
   for (const m of source.matchAll(chain)) {
     const rest = source.slice(m.index, source.indexOf(';', m.index) === -1 ? undefined : source.indexOf(';', m.index));
     const write = WRITE_METHODS.exec(rest);
-    if (write) found.push(rest.slice(0, write.index + write[0].length).replace(/\s+/g, ' ').slice(0, 160));
+    if (write)
+      found.push(
+        rest
+          .slice(0, write.index + write[0].length)
+          .replace(/\s+/g, ' ')
+          .slice(0, 160),
+      );
   }
   // SQL in strings: UPDATE jobs, INSERT INTO jobs, DELETE FROM jobs, MERGE INTO jobs, TRUNCATE jobs.
-  const sql = new RegExp(`\\b(UPDATE|INSERT\\s+INTO|DELETE\\s+FROM|MERGE\\s+INTO|TRUNCATE(?:\\s+TABLE)?)\\s+(?:ONLY\\s+)?"?${table}"?(?![\\w.])`, 'gi');
+  const sql = new RegExp(
+    `\\b(UPDATE|INSERT\\s+INTO|DELETE\\s+FROM|MERGE\\s+INTO|TRUNCATE(?:\\s+TABLE)?)\\s+(?:ONLY\\s+)?"?${table}"?(?![\\w.])`,
+    'gi',
+  );
   for (const m of source.matchAll(sql)) found.push(m[0]);
   return found;
 }
@@ -57,7 +66,9 @@ function sourceFiles(dir: string): string[] {
 
 describe('each table has one writer', () => {
   it('jobs and job_attempts are written only in src/jobs, log lines and their state only in src/logs', () => {
-    const files = ['src', 'activities', 'workflows'].flatMap(sourceFiles).filter((f) => !EXEMPT.some((e) => f.startsWith(e)));
+    const files = ['src', 'activities', 'workflows']
+      .flatMap(sourceFiles)
+      .filter((f) => !EXEMPT.some((e) => f.startsWith(e)));
     assert.ok(files.length > 50, 'the scan reads the tree');
     const offences: string[] = [];
     for (const file of files) {
@@ -78,7 +89,7 @@ describe('each table has one writer', () => {
       "await db.table('jobs').where({ id }).del();",
       "await db.raw('UPDATE jobs SET artifacts = ? WHERE id = ?', [a, id]);",
       'await trx.raw(`insert into job_attempts (lease_id) values (?)`, [l]);',
-      "const q = `WITH x AS (DELETE FROM jobs WHERE id = ? RETURNING id) SELECT 1`;",
+      'const q = `WITH x AS (DELETE FROM jobs WHERE id = ? RETURNING id) SELECT 1`;',
     ];
     for (const source of planted) {
       const table = /job_attempts/.test(source) ? 'job_attempts' : 'jobs';
@@ -92,6 +103,7 @@ describe('each table has one writer', () => {
       "await db.raw('UPDATE jobs_archive SET x = 1');",
       "await db('agents').where({ id }).update({ drain: true }); await db('jobs').where({ id }).first();",
     ];
-    for (const source of harmless) assert.deepEqual([...writesTo(source, 'jobs'), ...writesTo(source, 'job_attempts')], [], source);
+    for (const source of harmless)
+      assert.deepEqual([...writesTo(source, 'jobs'), ...writesTo(source, 'job_attempts')], [], source);
   });
 });

@@ -22,7 +22,10 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const calls = Array.from({ length: 5 }, held);
     const runs = calls.map((c) => turns.change('ws_a', c.run));
     await tick();
-    assert.deepEqual(calls.map((c) => c.started), [true, true, true, true, false]);
+    assert.deepEqual(
+      calls.map((c) => c.started),
+      [true, true, true, true, false],
+    );
     calls[0].finish();
     await tick();
     assert.equal(calls[4].started, true, 'the fifth goes in when a turn is free');
@@ -35,7 +38,10 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const progress = Array.from({ length: 20 }, held);
     const progressRuns = progress.map((p) => turns.progress('ws_a', p.run));
     await tick();
-    assert.ok(progress.every((p) => p.started), 'progress is never held back');
+    assert.ok(
+      progress.every((p) => p.started),
+      'progress is never held back',
+    );
     const changes = Array.from({ length: 5 }, held);
     const changeRuns = changes.map((c) => turns.change('ws_a', c.run));
     await tick();
@@ -45,7 +51,11 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await tick();
     assert.equal(changes.filter((c) => c.started).length, 2, 'still a quarter just after progress stopped');
     await new Promise((r) => setTimeout(r, 150));
-    assert.equal(changes.filter((c) => c.started).length, 5, 'all of them once the instance has been quiet for quietMs');
+    assert.equal(
+      changes.filter((c) => c.started).length,
+      5,
+      'all of them once the instance has been quiet for quietMs',
+    );
     changes.forEach((c) => c.finish());
     await Promise.all(changeRuns);
   });
@@ -55,7 +65,10 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const first = held();
     const running = turns.change('ws_a', first.run);
     const late = held();
-    await assert.rejects(turns.change('ws_a', late.run), (err: AppError) => err.code === 'dependency.unavailable' && err.retryAfter === 3);
+    await assert.rejects(
+      turns.change('ws_a', late.run),
+      (err: AppError) => err.code === 'dependency.unavailable' && err.retryAfter === 3,
+    );
     first.finish();
     await running;
     assert.equal(late.started, false, 'the refused change never runs');
@@ -73,7 +86,10 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const idle = Array.from({ length: 5 }, held);
     const idleRuns = idle.map((c, i) => turns.push(`job_idle${i}`, 1000, c.run));
     await tick();
-    assert.deepEqual(idle.map((c) => c.started), [true, true, true, true, false]);
+    assert.deepEqual(
+      idle.map((c) => c.started),
+      [true, true, true, true, false],
+    );
     idle.forEach((c) => c.finish());
     await Promise.all(idleRuns);
 
@@ -84,7 +100,11 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const floods = Array.from({ length: 3 }, held);
     const floodRuns = floods.map((c) => turns.push('job_flood', 1000, c.run));
     await tick();
-    assert.deepEqual(floods.map((c) => c.started), [true, false, false], 'one batch of 1000 lines fills the busy lane');
+    assert.deepEqual(
+      floods.map((c) => c.started),
+      [true, false, false],
+      'one batch of 1000 lines fills the busy lane',
+    );
     floods[0].finish();
     await waitUntil(() => floods[1].started);
     await sleep(200);
@@ -96,7 +116,10 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const small = Array.from({ length: 50 }, held);
     const smallRuns = small.map((c, i) => turns.push(`job_small${i}`, 20, c.run));
     await tick();
-    assert.ok(small.every((c) => c.started), 'small pushes of other jobs pass the resting flood and are not held back by the count of them');
+    assert.ok(
+      small.every((c) => c.started),
+      'small pushes of other jobs pass the resting flood and are not held back by the count of them',
+    );
     small.forEach((c) => c.finish());
     await Promise.all(smallRuns);
     await waitUntil(() => floods[2].started);
@@ -124,14 +147,22 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const own = Array.from({ length: 2 }, held);
     const ownRuns = own.map((c) => turns.change('ws_fleet', c.run));
     await tick();
-    assert.deepEqual(bulk.map((c) => c.started), [true, false, false], "one of the other workspace's changes at a time");
-    assert.deepEqual(own.map((c) => c.started), [true, false], 'the fleet\'s own change passes those waiting, within the quarter (2 of 8)');
+    assert.deepEqual(
+      bulk.map((c) => c.started),
+      [true, false, false],
+      "one of the other workspace's changes at a time",
+    );
+    assert.deepEqual(
+      own.map((c) => c.started),
+      [true, false],
+      "the fleet's own change passes those waiting, within the quarter (2 of 8)",
+    );
     await sleep(200);
     bulk[0].finish();
     own[0].finish();
     const rested = Date.now();
     await tick();
-    assert.equal(own[1].started, true, 'the fleet\'s next change does not wait for the rest');
+    assert.equal(own[1].started, true, "the fleet's next change does not wait for the rest");
     await sleep(150);
     assert.equal(bulk[1].started, false, 'the other workspace rests as long as its change took (200 ms)');
     await waitUntil(() => bulk[1].started);

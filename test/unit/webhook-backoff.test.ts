@@ -17,7 +17,11 @@ describe('the webhook retry schedule', () => {
   it('doubles up to its cap, spread by the jitter', () => {
     const mid = () => 0.5;
     const delays = Array.from({ length: 14 }, (_, i) => retryDelayMs(i + 1, settings, mid));
-    for (let i = 1; i < delays.length; i++) assert.ok(delays[i] === Math.min(2 * delays[i - 1], settings.maxRetryDelayMs), `delay ${i + 1}: ${delays.join(', ')}`);
+    for (let i = 1; i < delays.length; i++)
+      assert.ok(
+        delays[i] === Math.min(2 * delays[i - 1], settings.maxRetryDelayMs),
+        `delay ${i + 1}: ${delays.join(', ')}`,
+      );
     assert.equal(delays[delays.length - 1], settings.maxRetryDelayMs);
     const spread = new Set(Array.from({ length: 50 }, () => retryDelayMs(3, settings)));
     assert.ok(spread.size > 10, 'jittered');

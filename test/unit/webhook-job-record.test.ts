@@ -6,11 +6,33 @@ import { webhookJob } from '../../src/webhooks/job-record';
 // A webhook's job is Surface B's job (CONTRACT §7), kept apart so the worker depends on no surface.
 describe('the job a webhook event carries', () => {
   const job: Job = {
-    id: 'job_01', workspaceId: 'ws_01', type: 'COMMAND', command: 'echo hi', state: 'SUCCEEDED', labels: { team: 'a' }, selector: { os: 'linux' },
-    env: { SECRET: 'never sent' }, timeoutSeconds: 60, priority: 5, pool: 'self', region: null, retry: { maxAttempts: 2, backoffSeconds: 3 }, resources: null,
-    artifactPaths: ['*.txt'], artifacts: [{ id: 'art_1', name: 'a.txt', size: 3, sha256: 'ab', createdAt: '2026-11-25T00:00:00.000Z' }],
-    attempt: 2, createdAt: '2026-11-25T00:00:00.000Z', startedAt: '2026-11-25T00:00:01.000Z', finishedAt: '2026-11-25T00:00:02.000Z', exitCode: 0,
-    runtimeMs: 1000, agentId: 'agent_1', leaseId: 'lease_1', failureReason: null, error: null, version: 7,
+    id: 'job_01',
+    workspaceId: 'ws_01',
+    type: 'COMMAND',
+    command: 'echo hi',
+    state: 'SUCCEEDED',
+    labels: { team: 'a' },
+    selector: { os: 'linux' },
+    env: { SECRET: 'never sent' },
+    timeoutSeconds: 60,
+    priority: 5,
+    pool: 'self',
+    region: null,
+    retry: { maxAttempts: 2, backoffSeconds: 3 },
+    resources: null,
+    artifactPaths: ['*.txt'],
+    artifacts: [{ id: 'art_1', name: 'a.txt', size: 3, sha256: 'ab', createdAt: '2026-11-25T00:00:00.000Z' }],
+    attempt: 2,
+    createdAt: '2026-11-25T00:00:00.000Z',
+    startedAt: '2026-11-25T00:00:01.000Z',
+    finishedAt: '2026-11-25T00:00:02.000Z',
+    exitCode: 0,
+    runtimeMs: 1000,
+    agentId: 'agent_1',
+    leaseId: 'lease_1',
+    failureReason: null,
+    error: null,
+    version: 7,
   };
 
   it('is Surface B’s job, field for field and in the same order, and never carries env', () => {

@@ -11,7 +11,12 @@ import { verifyWithReference } from '../support/reference-webhooks';
 // Our Standard Webhooks signatures (CONTRACT §7), checked by the reference Python library rather
 // than by the npm package that made them.
 describe('webhook signing', () => {
-  const body = JSON.stringify({ id: 'evt_1', type: 'job.created', createdAt: new Date().toISOString(), data: { job: { id: 'job_1', state: 'QUEUED' } } });
+  const body = JSON.stringify({
+    id: 'evt_1',
+    type: 'job.created',
+    createdAt: new Date().toISOString(),
+    data: { job: { id: 'job_1', state: 'QUEUED' } },
+  });
   const eventId = () => `evt_${randomBytes(8).toString('hex')}`;
 
   before(async function () {
@@ -39,7 +44,8 @@ describe('webhook signing', () => {
   it('signs with both secrets during a rotation, each verifying alone, and no other', async () => {
     const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
     const headers = signedHeaders([current, previous], eventId(), new Date(), body);
-    for (const secret of [current, previous]) assert.deepEqual(await verifyWithReference({ secret, headers, body }), { ok: true });
+    for (const secret of [current, previous])
+      assert.deepEqual(await verifyWithReference({ secret, headers, body }), { ok: true });
     const other = await verifyWithReference({ secret: newWebhookSecret(), headers, body });
     assert.equal(other.ok, false);
     assert.match(other.error ?? '', /No matching signature/);
@@ -50,7 +56,10 @@ describe('webhook signing', () => {
     for (const n of [1, 2]) {
       const signature = signedHeaders(secrets.slice(0, n), eventId(), new Date(), body)['webhook-signature'];
       assert.equal(signature.match(/v1,/g)?.length, n, signature);
-      assert.ok(signature.split(' ').every((s) => /^v1,[A-Za-z0-9+/]{43}=$/.test(s)), signature);
+      assert.ok(
+        signature.split(' ').every((s) => /^v1,[A-Za-z0-9+/]{43}=$/.test(s)),
+        signature,
+      );
     }
   });
 
@@ -94,7 +103,10 @@ describe('pinned Python tools', () => {
       await fs.writeFile(path.join(venv, 'left-over'), '');
       const lines: string[] = [];
       const python = await ensurePythonTool('standardwebhooks', toolsDir, (msg) => lines.push(msg));
-      assert.ok(lines.some((l) => l.startsWith('creating a Python venv')), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => l.startsWith('creating a Python venv')),
+        lines.join('\n'),
+      );
       await assert.rejects(fs.access(path.join(venv, 'left-over')));
       assert.equal(await fs.readFile(path.join(venv, '.complete'), 'utf8'), `standardwebhooks==${version}\n`);
       assert.equal(python, path.join(venv, 'bin', 'python'));

@@ -150,7 +150,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobSnapshot>
           return;
         }
         const live = snap.state === 'RUNNING' || snap.state === 'CANCELLING';
-        if (!live || result.leaseId !== snap.leaseId || otherAgent(snap.agentId)) throw refuse(REFUSAL.notAssigned, 'lease does not hold the job');
+        if (!live || result.leaseId !== snap.leaseId || otherAgent(snap.agentId))
+          throw refuse(REFUSAL.notAssigned, 'lease does not hold the job');
       },
     },
   );

@@ -10,7 +10,6 @@ import { labelPair } from '../options';
 import { CliError } from '../api-client';
 import { SandboxUnavailable } from '../../reference-agent/sandbox';
 
-
 /** Far above the users and groups a distribution hands out, so no sandbox user is a real one. */
 const DEFAULT_SANDBOX_UID_BASE = 900_000;
 
@@ -34,10 +33,17 @@ interface AgentFlags {
 function capacityOf(opts: AgentFlags, managed: boolean): Resources | undefined {
   if (!managed && opts.cpus === undefined && opts.memoryMb === undefined && opts.gpus === undefined) return undefined;
   const detected = detectCapacity();
-  const capacity = { cpu: opts.cpus ?? detected.cpu, memoryMb: opts.memoryMb ?? detected.memoryMb, gpu: opts.gpus ?? detected.gpu };
-  if (!(capacity.cpu > 0 && capacity.cpu <= 1024)) throw new CliError('--cpus is a number of CPUs above 0, at most 1024');
-  if (!Number.isInteger(capacity.memoryMb) || capacity.memoryMb < 1) throw new CliError('--memory-mb is a whole number of MiB above 0');
-  if (!Number.isInteger(capacity.gpu) || capacity.gpu < 0 || capacity.gpu > 64) throw new CliError('--gpus is a whole number from 0 to 64');
+  const capacity = {
+    cpu: opts.cpus ?? detected.cpu,
+    memoryMb: opts.memoryMb ?? detected.memoryMb,
+    gpu: opts.gpus ?? detected.gpu,
+  };
+  if (!(capacity.cpu > 0 && capacity.cpu <= 1024))
+    throw new CliError('--cpus is a number of CPUs above 0, at most 1024');
+  if (!Number.isInteger(capacity.memoryMb) || capacity.memoryMb < 1)
+    throw new CliError('--memory-mb is a whole number of MiB above 0');
+  if (!Number.isInteger(capacity.gpu) || capacity.gpu < 0 || capacity.gpu > 64)
+    throw new CliError('--gpus is a whole number from 0 to 64');
   return capacity;
 }
 
@@ -59,36 +65,58 @@ export function registerAgentCommand(program: Command): void {
     .command('agent')
     .description('Run jobs on this machine: register, heartbeat, long-poll, run, report')
     .option('--api <url>', 'API base URL (default: COMPUTE_API_URL or http://127.0.0.1:3000)')
-    .option('--key <key>', 'agent API key (default: COMPUTE_AGENT_KEY, then COMPUTE_API_KEY); on the command line every user of the host sees it, so prefer those or --key-file')
+    .option(
+      '--key <key>',
+      'agent API key (default: COMPUTE_AGENT_KEY, then COMPUTE_API_KEY); on the command line every user of the host sees it, so prefer those or --key-file',
+    )
     .option('--key-file <path>', 'read the agent API key from this file (the first line)')
     .option('--label <key=value>', 'a label jobs can select on (repeatable)', labelPair, {})
     .option('--concurrency <n>', 'jobs run at once', (v) => Number(v), 1)
     .option('--name <name>', 'node name', os.hostname())
-    .option('--dir <path>', 'where the node identity and job folders live (default: COMPUTE_AGENT_DIR or ~/.compute-agent)')
+    .option(
+      '--dir <path>',
+      'where the node identity and job folders live (default: COMPUTE_AGENT_DIR or ~/.compute-agent)',
+    )
     .option(
       '--region <region>',
       'with a managed-pool key (`compute admin keys create --kind managed`): the region whose managed jobs of every workspace this agent runs ' +
         '(default local); refused with any other key, whose agents run their workspace’s own jobs',
     )
-    .option('--cpus <n>', 'CPUs for jobs (default: all; with a managed-pool key or any of these three, jobs are handed out only as they fit)', Number)
+    .option(
+      '--cpus <n>',
+      'CPUs for jobs (default: all; with a managed-pool key or any of these three, jobs are handed out only as they fit)',
+      Number,
+    )
     .option('--memory-mb <n>', 'memory for jobs in MiB (default: all of it)', Number)
     .option('--gpus <n>', 'GPUs for jobs, handed out by index (default: as nvidia-smi lists them)', Number)
-    .option('--sandbox', 'run each job in a sandbox as a user of its own (needs root and bubblewrap); always on with a managed-pool key')
-    .option('--sandbox-uid-base <uid>', 'the sandbox user of job slot n is this user ID + n (give each agent on a host its own range)', (v) => Number(v), DEFAULT_SANDBOX_UID_BASE)
+    .option(
+      '--sandbox',
+      'run each job in a sandbox as a user of its own (needs root and bubblewrap); always on with a managed-pool key',
+    )
+    .option(
+      '--sandbox-uid-base <uid>',
+      'the sandbox user of job slot n is this user ID + n (give each agent on a host its own range)',
+      (v) => Number(v),
+      DEFAULT_SANDBOX_UID_BASE,
+    )
     .action(async (opts: AgentFlags) => {
       const config = loadAgentConfig();
       const key = opts.keyFile !== undefined ? readKeyFile(opts.keyFile) : (opts.key ?? config.key ?? config.apiKey);
       if (!key) throw new CliError('an agent key is needed: COMPUTE_AGENT_KEY, --key-file, --key or COMPUTE_API_KEY');
       const managed = key.startsWith('ckm');
       if (managed && opts.key !== undefined) {
-        throw new CliError('a managed-pool key never goes on the command line, where ps shows it to every user of the host: give it in COMPUTE_AGENT_KEY or --key-file');
+        throw new CliError(
+          'a managed-pool key never goes on the command line, where ps shows it to every user of the host: give it in COMPUTE_AGENT_KEY or --key-file',
+        );
       }
       const capacity = capacityOf(opts, managed);
       if (!Number.isInteger(opts.sandboxUidBase) || opts.sandboxUidBase < 1000 || opts.sandboxUidBase > 2 ** 31 - 300) {
         throw new CliError('--sandbox-uid-base is a user ID from 1000 on, with room for every slot');
       }
-      if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1 || opts.concurrency > 256) throw new CliError('--concurrency is 1..256');
-      if (opts.region !== undefined && !RegionSchema.safeParse(opts.region).success) throw new CliError('--region is 1 to 32 lower-case letters, digits and -');
+      if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1 || opts.concurrency > 256)
+        throw new CliError('--concurrency is 1..256');
+      if (opts.region !== undefined && !RegionSchema.safeParse(opts.region).success)
+        throw new CliError('--region is 1 to 32 lower-case letters, digits and -');
       const log = createLogger(config.logLevel, 'agent');
       const agent = new Agent({
         apiUrl: opts.api ?? config.apiUrl,
@@ -108,7 +136,9 @@ export function registerAgentCommand(program: Command): void {
         },
       });
       await agent.start().catch((err: unknown) => {
-        throw err instanceof SandboxUnavailable ? new CliError(`${managed ? 'a managed-pool agent runs every job in a sandbox, and ' : ''}${err.message}`) : err;
+        throw err instanceof SandboxUnavailable
+          ? new CliError(`${managed ? 'a managed-pool agent runs every job in a sandbox, and ' : ''}${err.message}`)
+          : err;
       });
       // First SIGTERM/SIGINT: drain (finish running jobs, take no new ones). Second: stop the jobs.
       let signals = 0;
@@ -128,6 +158,5 @@ export function registerAgentCommand(program: Command): void {
       await stopped;
       log.info('agent stopped');
       process.exit(0); // pooled HTTP sockets would otherwise hold the process a few seconds
-
     });
 }

@@ -16,7 +16,10 @@ interface AgentRecord {
   createdAt: string;
 }
 
-const labelsText = (labels: Record<string, string>) => Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',') || '-';
+const labelsText = (labels: Record<string, string>) =>
+  Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',') || '-';
 
 function printAgent(a: AgentRecord): void {
   const rows: Array<[string, string]> = [
@@ -56,21 +59,32 @@ export function registerAgentsCommands(program: Command): void {
     .argument('<id>', 'the agent ID, as `compute agents list` shows it')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const agent = await callV0<AgentRecord>(await sessionInActiveWorkspace(), 'GET', `/agents/${encodeURIComponent(id)}`);
+      const agent = await callV0<AgentRecord>(
+        await sessionInActiveWorkspace(),
+        'GET',
+        `/agents/${encodeURIComponent(id)}`,
+      );
       if (opts.json) printJson(agent);
       else printAgent(agent);
     });
 
   agents
     .command('drain')
-    .description('Give the agent no new jobs (admin); with --deadline, requeue what it still runs after that many seconds')
+    .description(
+      'Give the agent no new jobs (admin); with --deadline, requeue what it still runs after that many seconds',
+    )
     .argument('<id>')
     .option('--deadline <seconds>', 'requeue its unfinished jobs after this many seconds', wholeNumber)
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { deadline?: number; json?: boolean }) => {
-      const agent = await callV0<AgentRecord>(await sessionInActiveWorkspace(), 'POST', `/agents/${encodeURIComponent(id)}:drain`, {
-        ...(opts.deadline !== undefined && { deadlineSeconds: opts.deadline }),
-      });
+      const agent = await callV0<AgentRecord>(
+        await sessionInActiveWorkspace(),
+        'POST',
+        `/agents/${encodeURIComponent(id)}:drain`,
+        {
+          ...(opts.deadline !== undefined && { deadlineSeconds: opts.deadline }),
+        },
+      );
       if (opts.json) return printJson(agent);
       status(`${agent.id} ${agent.state}${agent.drainDeadlineAt ? `, deadline ${agent.drainDeadlineAt}` : ''}`);
     });

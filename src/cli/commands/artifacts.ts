@@ -68,7 +68,10 @@ export function registerArtifactCommands(program: Command): void {
     .action(async (jobId: string, opts: { api?: string; key?: string; json?: boolean }) => {
       const list = await artifactsOf(await resolveTarget(opts), jobId);
       if (opts.json) return printJson(list);
-      printTable(['ID', 'NAME', 'SIZE', 'SHA256', 'CREATED'], list.map((a) => [a.id, a.name, String(a.size), a.sha256.slice(0, 16), a.createdAt]));
+      printTable(
+        ['ID', 'NAME', 'SIZE', 'SHA256', 'CREATED'],
+        list.map((a) => [a.id, a.name, String(a.size), a.sha256.slice(0, 16), a.createdAt]),
+      );
     });
 
   targetOptions(artifacts.command('download'))
@@ -84,7 +87,10 @@ export function registerArtifactCommands(program: Command): void {
       const have = fs.existsSync(file) ? fs.statSync(file).size : 0;
       const from = have < artifact.size ? have : 0;
       if (have !== artifact.size) {
-        const { url } = await presign<{ url: string }>(target, '/compute/jobs/artifacts/presign-download', { job_id: jobId, id: artifact.id });
+        const { url } = await presign<{ url: string }>(target, '/compute/jobs/artifacts/presign-download', {
+          job_id: jobId,
+          id: artifact.id,
+        });
         const res = await get(url, from > 0 ? { Range: `bytes=${from}-`, 'If-Range': `"${artifact.sha256}"` } : {});
         if (res.statusCode !== 200 && res.statusCode !== 206) throw failure(res.statusCode, await readAll(res));
         const start = res.statusCode === 206 ? from : 0;
@@ -98,7 +104,8 @@ export function registerArtifactCommands(program: Command): void {
           res.on('error', reject);
         }).finally(() => progress.done());
       }
-      if ((await sha256Of(file)) !== artifact.sha256) throw new CliError(`${file} does not match the artifact's sha256; delete it and download again`);
+      if ((await sha256Of(file)) !== artifact.sha256)
+        throw new CliError(`${file} does not match the artifact's sha256; delete it and download again`);
       status(`${file}: ${artifact.size} bytes, sha256 verified`);
       process.stdout.write(`${path.resolve(file)}\n`);
     });
@@ -110,16 +117,25 @@ export function registerArtifactCommands(program: Command): void {
     .option('--name <name>', 'its display name (default: the file name)')
     .action(async (jobId: string, file: string, opts: { api?: string; key?: string; name?: string }) => {
       const target = await resolveTarget(opts);
-      const size = await fs.promises.stat(file).then((s) => s.size, () => {
-        throw new CliError(`cannot read ${file}`);
+      const size = await fs.promises.stat(file).then(
+        (s) => s.size,
+        () => {
+          throw new CliError(`cannot read ${file}`);
+        },
+      );
+      const { url } = await presign<{ url: string }>(target, '/compute/jobs/artifacts/presign-upload', {
+        job_id: jobId,
       });
-      const { url } = await presign<{ url: string }>(target, '/compute/jobs/artifacts/presign-upload', { job_id: jobId });
       const progress = new Progress(path.basename(file), size);
-      const { status: code, body } = await putFile(`${url}&name=${encodeURIComponent(opts.name ?? path.basename(file))}`, file, {
-        size,
-        contentType: 'application/octet-stream',
-        onProgress: (sent) => progress.update(sent),
-      })
+      const { status: code, body } = await putFile(
+        `${url}&name=${encodeURIComponent(opts.name ?? path.basename(file))}`,
+        file,
+        {
+          size,
+          contentType: 'application/octet-stream',
+          onProgress: (sent) => progress.update(sent),
+        },
+      )
         .catch((err: Error) => {
           throw new CliError(`transfer failed: ${err.message}`);
         })

@@ -68,41 +68,81 @@ interface InvoiceRecord {
   totalUsd: number;
   creditUsd: number;
   roundingUsd: number;
-  lines: Array<{ kind: 'usage' | 'credit'; jobId: string | null; attempt: number | null; late: boolean; cpuSeconds: number; gpuSeconds: number; gbSeconds: number; amountUsd: number }>;
+  lines: Array<{
+    kind: 'usage' | 'credit';
+    jobId: string | null;
+    attempt: number | null;
+    late: boolean;
+    cpuSeconds: number;
+    gpuSeconds: number;
+    gbSeconds: number;
+    amountUsd: number;
+  }>;
 }
 
 function registerUsageAndLimits(billing: Command): void {
   billing
     .command('usage')
-    .description('The active workspace’s usage in CPU-, GPU- and GB-seconds with its USD estimate, managed and self apart (default: the current period)')
+    .description(
+      'The active workspace’s usage in CPU-, GPU- and GB-seconds with its USD estimate, managed and self apart (default: the current period)',
+    )
     .option('--from <time>', 'window start, ISO 8601 (default: the period’s start)')
     .option('--to <time>', 'window end, ISO 8601 (default: the period’s end)')
     .option('--json', 'print JSON')
     .action(async (opts: { from?: string; to?: string; json?: boolean }) => {
-      const query = new URLSearchParams({ ...(opts.from && { windowStart: opts.from }), ...(opts.to && { windowEnd: opts.to }) }).toString();
-      const u = await callV0<UsageRecord>(await sessionInActiveWorkspace(), 'GET', `/billing/usage${query ? `?${query}` : ''}`);
+      const query = new URLSearchParams({
+        ...(opts.from && { windowStart: opts.from }),
+        ...(opts.to && { windowEnd: opts.to }),
+      }).toString();
+      const u = await callV0<UsageRecord>(
+        await sessionInActiveWorkspace(),
+        'GET',
+        `/billing/usage${query ? `?${query}` : ''}`,
+      );
       if (opts.json) return void printJson(u);
-      const row = (label: string, f: Figures) => [label, String(f.cpuSeconds), String(f.gpuSeconds), String(f.gbSeconds), f.estimateUsd.toFixed(6)];
-      printTable(['POOL', 'CPU-SECONDS', 'GPU-SECONDS', 'GB-SECONDS', 'USD'], [row('managed', u.managed), row('self', u.self), row('total', u)]);
+      const row = (label: string, f: Figures) => [
+        label,
+        String(f.cpuSeconds),
+        String(f.gpuSeconds),
+        String(f.gbSeconds),
+        f.estimateUsd.toFixed(6),
+      ];
+      printTable(
+        ['POOL', 'CPU-SECONDS', 'GPU-SECONDS', 'GB-SECONDS', 'USD'],
+        [row('managed', u.managed), row('self', u.self), row('total', u)],
+      );
       status(dim(`from ${u.windowStart} to ${u.windowEnd}`));
     });
 
   billing
     .command('limits')
-    .description('The soft and hard caps; with --soft or --hard (admin), ask for new ones, which take effect at the next meter tick')
+    .description(
+      'The soft and hard caps; with --soft or --hard (admin), ask for new ones, which take effect at the next meter tick',
+    )
     .option('--soft <usd>', 'soft cap: crossing it is an audit entry once per period (none: remove it)', capArgument)
-    .option('--hard <usd>', 'hard cap: managed jobs past it are refused, and newer ones stopped (none: remove it)', capArgument)
+    .option(
+      '--hard <usd>',
+      'hard cap: managed jobs past it are refused, and newer ones stopped (none: remove it)',
+      capArgument,
+    )
     .option('--json', 'print JSON')
     .action(async (opts: { soft?: number | 'none'; hard?: number | 'none'; json?: boolean }) => {
       const session = await sessionInActiveWorkspace();
       const asCap = (v: number | 'none') => (v === 'none' ? null : v);
-      const change = { ...(opts.soft !== undefined && { softCapUsd: asCap(opts.soft) }), ...(opts.hard !== undefined && { hardCapUsd: asCap(opts.hard) }) };
+      const change = {
+        ...(opts.soft !== undefined && { softCapUsd: asCap(opts.soft) }),
+        ...(opts.hard !== undefined && { hardCapUsd: asCap(opts.hard) }),
+      };
       const asking = Object.keys(change).length > 0;
-      const limits = asking ? await callV0<LimitsRecord>(session, 'PATCH', '/billing/limits', change) : await callV0<LimitsRecord>(session, 'GET', '/billing/limits');
+      const limits = asking
+        ? await callV0<LimitsRecord>(session, 'PATCH', '/billing/limits', change)
+        : await callV0<LimitsRecord>(session, 'GET', '/billing/limits');
       if (opts.json) return void printJson(limits);
       process.stdout.write(`soft cap   ${cap(limits.softCapUsd)}\nhard cap   ${cap(limits.hardCapUsd)}\n`);
       if (limits.pending) {
-        process.stdout.write(`pending    soft ${cap(limits.pending.softCapUsd)}, hard ${cap(limits.pending.hardCapUsd)}\n`);
+        process.stdout.write(
+          `pending    soft ${cap(limits.pending.softCapUsd)}, hard ${cap(limits.pending.hardCapUsd)}\n`,
+        );
         status(dim(`asked at ${limits.pending.requestedAt}; the next meter tick applies it`));
       }
     });
@@ -118,14 +158,23 @@ function registerInvoices(billing: Command): void {
       if (opts.json) return void printJson(invoices);
       printTable(
         ['INVOICE', 'PERIOD', 'STATUS', 'CREDIT USD', 'TOTAL USD', 'LINES'],
-        invoices.map((i) => [i.id, `${i.periodStart} to ${i.periodEnd}`, i.status, String(i.creditUsd), i.totalUsd.toFixed(2), String(i.lines.length)]),
+        invoices.map((i) => [
+          i.id,
+          `${i.periodStart} to ${i.periodEnd}`,
+          i.status,
+          String(i.creditUsd),
+          i.totalUsd.toFixed(2),
+          String(i.lines.length),
+        ]),
       );
       if (invoices.length === 0) status(dim('no invoices yet: the first comes when the current period closes'));
     });
 }
 
 export function registerBillingCommands(program: Command): void {
-  const billing = program.command('billing').description('Plans, prices, your workspace’s subscription, usage, caps and invoices');
+  const billing = program
+    .command('billing')
+    .description('Plans, prices, your workspace’s subscription, usage, caps and invoices');
   registerUsageAndLimits(billing);
   registerInvoices(billing);
   registerStripeCommands(billing);
@@ -134,7 +183,11 @@ export function registerBillingCommands(program: Command): void {
     .description('Every plan: USD per CPU-, GPU- and GB-second, /v0 request budget, invoicing')
     .option('--json', 'print JSON')
     .action(async (opts: { api?: string; key?: string; json?: boolean }) => {
-      const { plans } = await callApi<{ plans: PlanRecord[] }>(await resolveTarget(opts), '/compute/billing/plans/list', {});
+      const { plans } = await callApi<{ plans: PlanRecord[] }>(
+        await resolveTarget(opts),
+        '/compute/billing/plans/list',
+        {},
+      );
       if (opts.json) return void printJson(plans);
       printTable(
         ['PLAN', 'NAME', 'CPU-SECOND', 'GPU-SECOND', 'GB-SECOND', 'V0 BUDGET', 'INVOICES'],
@@ -156,6 +209,8 @@ export function registerBillingCommands(program: Command): void {
     .action(async (opts: { api?: string; key?: string; json?: boolean }) => {
       const s = await callApi<SubscriptionRecord>(await resolveTarget(opts), '/compute/billing/subscription', {});
       if (opts.json) return void printJson(s);
-      process.stdout.write(`plan     ${s.plan} (${s.status})\nperiod   ${s.currentPeriodStart} to ${s.currentPeriodEnd}\ncredit   ${s.creditUsd} USD\n`);
+      process.stdout.write(
+        `plan     ${s.plan} (${s.status})\nperiod   ${s.currentPeriodStart} to ${s.currentPeriodEnd}\ncredit   ${s.creditUsd} USD\n`,
+      );
     });
 }

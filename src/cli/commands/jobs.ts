@@ -22,7 +22,10 @@ interface Job {
 }
 
 function printJob(job: Job): void {
-  for (const [k, v] of Object.entries(job)) process.stdout.write(`${k.padEnd(14)} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '-')}\n`);
+  for (const [k, v] of Object.entries(job))
+    process.stdout.write(
+      `${k.padEnd(14)} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '-')}\n`,
+    );
 }
 
 async function readManifest(file: string): Promise<unknown> {
@@ -49,7 +52,10 @@ export function registerJobCommands(program: Command): void {
       if (!opts.follow) return void (opts.json ? printJson(job) : process.stdout.write(`${job.job_id}\n`));
       const spinner = new Spinner(`${job.job_id} queued`);
       const watch = setInterval(() => {
-        callApi<Job>(target, '/compute/jobs/retrieve', { job_id: job.job_id }).then((j) => spinner.update(`${job.job_id} ${j.state}`), () => undefined);
+        callApi<Job>(target, '/compute/jobs/retrieve', { job_id: job.job_id }).then(
+          (j) => spinner.update(`${job.job_id} ${j.state}`),
+          () => undefined,
+        );
       }, 1000);
       try {
         const end = await readJobLog(target, job.job_id, {
@@ -59,7 +65,8 @@ export function registerJobCommands(program: Command): void {
             if (e.stream === 'stderr') process.stderr.write(`${paintStderr(e.line)}\n`);
             else process.stdout.write(`${e.line}\n`);
           },
-          onTruncated: (e) => status(`… ${e.droppedLines} lines (${e.droppedBytes} bytes) dropped past the log limit …`),
+          onTruncated: (e) =>
+            status(`… ${e.droppedLines} lines (${e.droppedBytes} bytes) dropped past the log limit …`),
         });
         spinner.stop();
         const code = exitStatusOf(end!);
@@ -81,23 +88,43 @@ export function registerJobCommands(program: Command): void {
     .option('--until <time>', 'created before: an ISO time or a duration ago', timeBound)
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--json', 'print JSON')
-    .action(async (opts: { api?: string; key?: string; state?: string[]; label?: Record<string, string>; since?: string; until?: string; limit: number; cursor?: string; json?: boolean }) => {
-      const target = await resolveTarget(opts);
-      const page = await callApi<{ jobs: Job[]; nextCursor: string | null }>(target, '/compute/jobs/list', {
-        ...(opts.state && { state: opts.state.length === 1 ? opts.state[0] : opts.state }),
-        ...(opts.label && { labels: opts.label }),
-        ...(opts.since && { createdAfter: opts.since }),
-        ...(opts.until && { createdBefore: opts.until }),
-        limit: opts.limit,
-        ...(opts.cursor && { cursor: opts.cursor }),
-      });
-      if (opts.json) return void printJson(page);
-      printTable(
-        ['ID', 'STATE', 'TYPE', 'ATTEMPT', 'CREATED', 'EXIT', 'NODE'],
-        page.jobs.map((j) => [j.job_id, j.state, j.type, String(j.attempt), j.createdAt, j.exitCode === null ? '-' : String(j.exitCode), j.nodeId ?? '-']),
-      );
-      if (page.nextCursor) status(`more: --cursor ${page.nextCursor}`);
-    });
+    .action(
+      async (opts: {
+        api?: string;
+        key?: string;
+        state?: string[];
+        label?: Record<string, string>;
+        since?: string;
+        until?: string;
+        limit: number;
+        cursor?: string;
+        json?: boolean;
+      }) => {
+        const target = await resolveTarget(opts);
+        const page = await callApi<{ jobs: Job[]; nextCursor: string | null }>(target, '/compute/jobs/list', {
+          ...(opts.state && { state: opts.state.length === 1 ? opts.state[0] : opts.state }),
+          ...(opts.label && { labels: opts.label }),
+          ...(opts.since && { createdAfter: opts.since }),
+          ...(opts.until && { createdBefore: opts.until }),
+          limit: opts.limit,
+          ...(opts.cursor && { cursor: opts.cursor }),
+        });
+        if (opts.json) return void printJson(page);
+        printTable(
+          ['ID', 'STATE', 'TYPE', 'ATTEMPT', 'CREATED', 'EXIT', 'NODE'],
+          page.jobs.map((j) => [
+            j.job_id,
+            j.state,
+            j.type,
+            String(j.attempt),
+            j.createdAt,
+            j.exitCode === null ? '-' : String(j.exitCode),
+            j.nodeId ?? '-',
+          ]),
+        );
+        if (page.nextCursor) status(`more: --cursor ${page.nextCursor}`);
+      },
+    );
   for (const [name, path, description] of [
     ['get', 'retrieve', 'Show one job'],
     ['cancel', 'cancel', 'Cancel a queued or running job'],

@@ -21,7 +21,11 @@ interface KeyRecord {
 export function quotaOptions(cmd: Command, kinds = 'user or agent'): Command {
   return cmd
     .option('--kind <kind>', kinds, 'user')
-    .option('--max-jobs-per-hour <n>', 'quota: jobs submitted with the key (or handed to its nodes) per hour', positiveInt)
+    .option(
+      '--max-jobs-per-hour <n>',
+      'quota: jobs submitted with the key (or handed to its nodes) per hour',
+      positiveInt,
+    )
     .option('--max-concurrent-jobs <n>', 'quota: unfinished jobs at once', positiveInt)
     .option('--allowed-job-types <types>', 'quota: comma-separated job types');
 }
@@ -40,13 +44,26 @@ export function keyBody(opts: KeyOptions): { name: string; kind: 'user' | 'agent
   const quotas: Quotas = {
     ...(opts.maxJobsPerHour && { maxJobsPerHour: opts.maxJobsPerHour }),
     ...(opts.maxConcurrentJobs && { maxConcurrentJobs: opts.maxConcurrentJobs }),
-    ...(opts.allowedJobTypes && { allowedJobTypes: opts.allowedJobTypes.split(',').map((t) => t.trim()).filter(Boolean) }),
+    ...(opts.allowedJobTypes && {
+      allowedJobTypes: opts.allowedJobTypes
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    }),
   };
   return { name: opts.name, kind: opts.kind, ...(Object.keys(quotas).length && { quotas }) };
 }
 
 const quotaText = (q: Quotas | null) =>
-  !q ? '-' : [q.maxJobsPerHour && `${q.maxJobsPerHour}/h`, q.maxConcurrentJobs && `${q.maxConcurrentJobs} at once`, q.allowedJobTypes?.join('|')].filter(Boolean).join(', ');
+  !q
+    ? '-'
+    : [
+        q.maxJobsPerHour && `${q.maxJobsPerHour}/h`,
+        q.maxConcurrentJobs && `${q.maxConcurrentJobs} at once`,
+        q.allowedJobTypes?.join('|'),
+      ]
+        .filter(Boolean)
+        .join(', ');
 
 export function registerKeysCommands(program: Command): void {
   const keys = program.command('keys').description('Manage API keys');
@@ -54,12 +71,17 @@ export function registerKeysCommands(program: Command): void {
   quotaOptions(
     keys
       .command('create')
-      .description('Create an API key through the API (needs `compute login`), printed alone on stdout (shown only this once)')
+      .description(
+        'Create an API key through the API (needs `compute login`), printed alone on stdout (shown only this once)',
+      )
       .requiredOption('--name <name>', 'a name to recognize the key by'),
   ).action(async (opts: KeyOptions) => {
     const body = keyBody(opts);
     const session = await loadSession(loadCliConfig().configDir);
-    if (!session) throw new CliError('not logged in: run `compute login` first (an operator with database access mints with `compute admin keys create`)');
+    if (!session)
+      throw new CliError(
+        'not logged in: run `compute login` first (an operator with database access mints with `compute admin keys create`)',
+      );
     const made = await callApi<KeyRecord & { key: string }>(session, '/compute/api-keys/create', body);
     status(dim(`created ${made.id} for ${session.email} in ${session.workspaceId}`));
     process.stdout.write(`${made.key}\n`);
@@ -74,14 +96,27 @@ export function registerKeysCommands(program: Command): void {
       const all: KeyRecord[] = [];
       let cursor: string | null = null;
       do {
-        const page: { keys: KeyRecord[]; nextCursor: string | null } = await callApi(session, '/compute/api-keys/list', { limit: 200, ...(cursor && { cursor }) });
+        const page: { keys: KeyRecord[]; nextCursor: string | null } = await callApi(
+          session,
+          '/compute/api-keys/list',
+          { limit: 200, ...(cursor && { cursor }) },
+        );
         all.push(...page.keys);
         cursor = page.nextCursor;
       } while (cursor);
       if (opts.json) return printJson(all);
       printTable(
         ['ID', 'PREFIX', 'NAME', 'KIND', 'QUOTAS', 'CREATED', 'LAST USED', 'REVOKED'],
-        all.map((k) => [k.id, k.prefix, k.name, k.kind, quotaText(k.quotas), k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
+        all.map((k) => [
+          k.id,
+          k.prefix,
+          k.name,
+          k.kind,
+          quotaText(k.quotas),
+          k.createdAt,
+          k.lastUsedAt ?? '-',
+          k.revokedAt ?? '-',
+        ]),
       );
     });
 

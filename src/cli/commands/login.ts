@@ -55,7 +55,9 @@ export function registerLoginCommands(program: Command): void {
 
   program
     .command('print-token')
-    .description('Print the current session token alone on stdout, for Authorization: Bearer (e.g. T=$(compute print-token))')
+    .description(
+      'Print the current session token alone on stdout, for Authorization: Bearer (e.g. T=$(compute print-token))',
+    )
     .action(async () => {
       process.stdout.write(`${(await requireSession()).token}\n`);
     });
@@ -70,6 +72,10 @@ export function registerLoginCommands(program: Command): void {
       const ended = session ? await signOut(session.apiUrl, session.token) : true;
       const removed = await clearSession(configDir);
       if (!removed) return status('No session was saved.');
-      status(ended ? 'Logged out.' : 'Logged out here; the service could not be reached, so the token stays valid until it expires.');
+      status(
+        ended
+          ? 'Logged out.'
+          : 'Logged out here; the service could not be reached, so the token stays valid until it expires.',
+      );
     });
 }

@@ -18,7 +18,9 @@ interface TokenRecord {
 
 /** `compute tokens …`: personal access tokens (`cpat_…`) for /v0, in the active workspace. */
 export function registerTokensCommands(program: Command): void {
-  const tokens = program.command('tokens').description('Personal access tokens (cpat_…) for headless use of /v0, in the active workspace');
+  const tokens = program
+    .command('tokens')
+    .description('Personal access tokens (cpat_…) for headless use of /v0, in the active workspace');
 
   tokens
     .command('create')
@@ -33,7 +35,11 @@ export function registerTokensCommands(program: Command): void {
         role: opts.role,
         expiresInDays: opts.expiresInDays,
       });
-      status(dim(`created ${made.id} (${made.role}) in ${made.workspaceId}${made.expiresAt ? `, expires ${made.expiresAt}` : ''}`));
+      status(
+        dim(
+          `created ${made.id} (${made.role}) in ${made.workspaceId}${made.expiresAt ? `, expires ${made.expiresAt}` : ''}`,
+        ),
+      );
       process.stdout.write(`${made.token}\n`);
     });
 
@@ -46,7 +52,15 @@ export function registerTokensCommands(program: Command): void {
       if (opts.json) return printJson(all);
       printTable(
         ['ID', 'NAME', 'ROLE', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED'],
-        all.map((t) => [t.id, t.name, t.role, t.createdAt, t.expiresAt ?? '-', t.lastUsedAt ?? '-', t.revokedAt ?? '-']),
+        all.map((t) => [
+          t.id,
+          t.name,
+          t.role,
+          t.createdAt,
+          t.expiresAt ?? '-',
+          t.lastUsedAt ?? '-',
+          t.revokedAt ?? '-',
+        ]),
       );
     });
 

@@ -39,18 +39,25 @@ const EVENT_TYPES = ['job.created', 'job.transitioned', 'job.terminal'];
 const FORWARDED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'user-agent'];
 
 function eventList(value: string): string[] {
-  const events = value.split(',').map((e) => e.trim()).filter(Boolean);
+  const events = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const unknown = events.filter((e) => !EVENT_TYPES.includes(e));
-  if (unknown.length || !events.length) throw new CliError(`--events takes a comma-separated list of ${EVENT_TYPES.join(', ')}; got ${value}`);
+  if (unknown.length || !events.length)
+    throw new CliError(`--events takes a comma-separated list of ${EVENT_TYPES.join(', ')}; got ${value}`);
   return events;
 }
 
-const create = (session: V0Session, body: { url: string; events?: string[]; description?: string }) => callV0<WebhookRecord>(session, 'POST', '/webhooks', body);
+const create = (session: V0Session, body: { url: string; events?: string[]; description?: string }) =>
+  callV0<WebhookRecord>(session, 'POST', '/webhooks', body);
 const hookPath = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
 
 /** `compute webhooks …`: the active workspace's webhook endpoints (admin), on /v0 with the login session. */
 export function registerWebhooksCommands(program: Command): void {
-  const webhooks = program.command('webhooks').description('Webhook endpoints of the active workspace: signed job events (admin)');
+  const webhooks = program
+    .command('webhooks')
+    .description('Webhook endpoints of the active workspace: signed job events (admin)');
 
   webhooks
     .command('create')
@@ -60,7 +67,11 @@ export function registerWebhooksCommands(program: Command): void {
     .option('--description <text>')
     .option('--json', 'print JSON')
     .action(async (url: string, opts: { events?: string[]; description?: string; json?: boolean }) => {
-      const hook = await create(await sessionInActiveWorkspace(), { url, events: opts.events, description: opts.description });
+      const hook = await create(await sessionInActiveWorkspace(), {
+        url,
+        events: opts.events,
+        description: opts.description,
+      });
       if (opts.json) return printJson(hook);
       status(`${green('created')} ${hook.id} → ${hook.url} (${hook.events.join(', ')})`);
       status(dim('the secret is shown only now; verify webhook-signature with it:'));
@@ -76,7 +87,13 @@ export function registerWebhooksCommands(program: Command): void {
       if (opts.json) return printJson(all);
       printTable(
         ['ID', 'URL', 'EVENTS', 'ENABLED', 'CREATED'],
-        all.map((h) => [h.id, h.url, h.events.join(','), h.enabled ? 'yes' : `no (${h.disabledReason ?? 'disabled'})`, h.createdAt]),
+        all.map((h) => [
+          h.id,
+          h.url,
+          h.events.join(','),
+          h.enabled ? 'yes' : `no (${h.disabledReason ?? 'disabled'})`,
+          h.createdAt,
+        ]),
       );
     });
 
@@ -95,7 +112,11 @@ export function registerWebhooksCommands(program: Command): void {
     .argument('<id>')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const out = await callV0<{ id: string; secret: string; previousSecretExpiresAt: string }>(await sessionInActiveWorkspace(), 'POST', `${hookPath(id)}:rotate-secret`);
+      const out = await callV0<{ id: string; secret: string; previousSecretExpiresAt: string }>(
+        await sessionInActiveWorkspace(),
+        'POST',
+        `${hookPath(id)}:rotate-secret`,
+      );
       if (opts.json) return printJson(out);
       status(`rotated ${id}; the previous secret signs too until ${out.previousSecretExpiresAt}`);
       process.stdout.write(`${out.secret}\n`);
@@ -109,14 +130,24 @@ export function registerWebhooksCommands(program: Command): void {
     .option('--status <status>', 'pending, succeeded or failed')
     .option('--limit <n>', 'at most this many (default 50)', (v) => {
       const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 200) throw new CliError(`--limit takes a whole number from 1 to 200; got ${v}`);
+      if (!Number.isInteger(n) || n < 1 || n > 200)
+        throw new CliError(`--limit takes a whole number from 1 to 200; got ${v}`);
       return n;
     })
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { event?: string; status?: string; limit?: number; json?: boolean }) => {
-      if (opts.status && !['pending', 'succeeded', 'failed'].includes(opts.status)) throw new CliError(`--status takes pending, succeeded or failed; got ${opts.status}`);
-      const query = new URLSearchParams({ pageSize: String(opts.limit ?? 50), ...(opts.event && { eventId: opts.event }), ...(opts.status && { status: opts.status }) });
-      const page = await callV0<{ items: DeliveryRecord[] }>(await sessionInActiveWorkspace(), 'GET', `${hookPath(id)}/deliveries?${query}`);
+      if (opts.status && !['pending', 'succeeded', 'failed'].includes(opts.status))
+        throw new CliError(`--status takes pending, succeeded or failed; got ${opts.status}`);
+      const query = new URLSearchParams({
+        pageSize: String(opts.limit ?? 50),
+        ...(opts.event && { eventId: opts.event }),
+        ...(opts.status && { status: opts.status }),
+      });
+      const page = await callV0<{ items: DeliveryRecord[] }>(
+        await sessionInActiveWorkspace(),
+        'GET',
+        `${hookPath(id)}/deliveries?${query}`,
+      );
       if (opts.json) return printJson(page.items);
       printTable(
         ['ID', 'EVENT', 'TYPE', 'ATTEMPT', 'STATUS', 'ANSWER', 'MS', 'AT', 'NEXT ATTEMPT'],
@@ -140,13 +171,19 @@ export function registerWebhooksCommands(program: Command): void {
     .argument('<id>', 'the endpoint')
     .argument('<deliveryId>', 'a delivery from `compute webhooks deliveries`')
     .action(async (id: string, deliveryId: string) => {
-      const out = await callV0<{ eventId: string }>(await sessionInActiveWorkspace(), 'POST', `${hookPath(id)}/deliveries/${encodeURIComponent(deliveryId)}:redeliver`);
+      const out = await callV0<{ eventId: string }>(
+        await sessionInActiveWorkspace(),
+        'POST',
+        `${hookPath(id)}/deliveries/${encodeURIComponent(deliveryId)}:redeliver`,
+      );
       status(`redelivering ${out.eventId}; see \`compute webhooks deliveries ${id} --event ${out.eventId}\``);
     });
 
   webhooks
     .command('listen')
-    .description('For local development: receive events here, print them, forward them; the endpoint is removed on exit')
+    .description(
+      'For local development: receive events here, print them, forward them; the endpoint is removed on exit',
+    )
     .option('--forward-to <url>', 'POST each event on to this URL, with its headers; its answer is the delivery’s')
     .option('--events <list>', `comma-separated: ${EVENT_TYPES.join(', ')} (default: all)`, eventList)
     .option('--port <port>', 'listen on this port of 127.0.0.1 (default: any free one)', (v) => {
@@ -154,15 +191,24 @@ export function registerWebhooksCommands(program: Command): void {
       if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliError(`--port takes a port number; got ${v}`);
       return n;
     })
-    .option('--public-url <url>', 'register this URL instead of http://127.0.0.1:<port>/ (when the API reaches this machine another way)')
+    .option(
+      '--public-url <url>',
+      'register this URL instead of http://127.0.0.1:<port>/ (when the API reaches this machine another way)',
+    )
     .option('--json', 'print each event as one line of JSON on stdout')
-    .action(async (opts: { forwardTo?: string; events?: string[]; port?: number; publicUrl?: string; json?: boolean }) => {
-      await listen(await sessionInActiveWorkspace(), opts);
-    });
+    .action(
+      async (opts: { forwardTo?: string; events?: string[]; port?: number; publicUrl?: string; json?: boolean }) => {
+        await listen(await sessionInActiveWorkspace(), opts);
+      },
+    );
 }
 
-async function listen(session: V0Session, opts: { forwardTo?: string; events?: string[]; port?: number; publicUrl?: string; json?: boolean }): Promise<void> {
-  if (opts.forwardTo && !/^https?:\/\//.test(opts.forwardTo)) throw new CliError(`--forward-to takes an http(s) URL; got ${opts.forwardTo}`);
+async function listen(
+  session: V0Session,
+  opts: { forwardTo?: string; events?: string[]; port?: number; publicUrl?: string; json?: boolean },
+): Promise<void> {
+  if (opts.forwardTo && !/^https?:\/\//.test(opts.forwardTo))
+    throw new CliError(`--forward-to takes an http(s) URL; got ${opts.forwardTo}`);
   // Known once the endpoint is made, which needs the port first.
   const verifier: { current?: Webhook } = {};
   const server = http.createServer((req, res) => {
@@ -178,7 +224,10 @@ async function listen(session: V0Session, opts: { forwardTo?: string; events?: s
   });
 
   async function receive(req: http.IncomingMessage, body: string): Promise<number> {
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => typeof v === 'string')) as Record<
+      string,
+      string
+    >;
     let event: { id: string; type: string; data: { job: { id: string; state: string }; from?: string; to?: string } };
     try {
       event = verifier.current!.verify(body, headers) as typeof event;
@@ -189,11 +238,19 @@ async function listen(session: V0Session, opts: { forwardTo?: string; events?: s
     if (opts.json) process.stdout.write(`${JSON.stringify(event)}\n`);
     else {
       const change = event.data.from ? `${event.data.from} → ${event.data.to}` : event.data.job.state;
-      process.stdout.write(`${dim(new Date().toISOString())} ${bold(event.type.padEnd(16))} ${event.data.job.id} ${change} ${dim(event.id)}\n`);
+      process.stdout.write(
+        `${dim(new Date().toISOString())} ${bold(event.type.padEnd(16))} ${event.data.job.id} ${change} ${dim(event.id)}\n`,
+      );
     }
     if (!opts.forwardTo) return 200;
     const passed = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (headers[h] ? [[h, headers[h]]] : [])));
-    const forwarded = await fetch(opts.forwardTo, { method: 'POST', headers: passed, body, redirect: 'manual', signal: AbortSignal.timeout(14_000) }).then(
+    const forwarded = await fetch(opts.forwardTo, {
+      method: 'POST',
+      headers: passed,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(14_000),
+    }).then(
       (r) => r.status,
       (err: Error) => {
         status(paintStderr(`  forward to ${opts.forwardTo} failed: ${err.message}`));
@@ -204,18 +261,26 @@ async function listen(session: V0Session, opts: { forwardTo?: string; events?: s
     return forwarded;
   }
 
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opts.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(opts.port ?? 0, '127.0.0.1', resolve),
+  );
   const { port } = server.address() as AddressInfo;
   const url = opts.publicUrl ?? `http://127.0.0.1:${port}/`;
   let hook: WebhookRecord;
   try {
-    hook = await create(session, { url, events: opts.events, description: 'compute webhooks listen (removed on exit)' });
+    hook = await create(session, {
+      url,
+      events: opts.events,
+      description: 'compute webhooks listen (removed on exit)',
+    });
   } catch (err) {
     server.close();
     throw err;
   }
   verifier.current = new Webhook(hook.secret!);
-  status(`${green('listening')} on ${url} as ${hook.id}${opts.forwardTo ? `, forwarding to ${opts.forwardTo}` : ''}; Ctrl-C stops and removes the endpoint`);
+  status(
+    `${green('listening')} on ${url} as ${hook.id}${opts.forwardTo ? `, forwarding to ${opts.forwardTo}` : ''}; Ctrl-C stops and removes the endpoint`,
+  );
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -225,6 +290,7 @@ async function listen(session: V0Session, opts: { forwardTo?: string; events?: s
   server.close();
   await callV0(session, 'DELETE', hookPath(hook.id)).then(
     () => status(`removed ${hook.id}`),
-    (err: Error) => status(paintStderr(`could not remove ${hook.id}: ${err.message}; \`compute webhooks delete ${hook.id}\``)),
+    (err: Error) =>
+      status(paintStderr(`could not remove ${hook.id}: ${err.message}; \`compute webhooks delete ${hook.id}\``)),
   );
 }

@@ -30,8 +30,15 @@ export function registerWorkspacesCommands(program: Command): void {
     .argument('<name>', 'its name')
     .option('--region <region>', 'its default region (default: local)')
     .action(async (name: string, opts: { region?: string }) => {
-      const made = await callV0<Workspace>(await requireSession(), 'POST', '/workspaces', { name, defaultRegion: opts.region });
-      status(dim(`created ${made.id} (${made.name}, region ${made.defaultRegion}, plan ${made.plan}); \`compute workspaces use ${made.id}\` to act in it`));
+      const made = await callV0<Workspace>(await requireSession(), 'POST', '/workspaces', {
+        name,
+        defaultRegion: opts.region,
+      });
+      status(
+        dim(
+          `created ${made.id} (${made.name}, region ${made.defaultRegion}, plan ${made.plan}); \`compute workspaces use ${made.id}\` to act in it`,
+        ),
+      );
       process.stdout.write(`${made.id}\n`);
     });
 
@@ -57,14 +64,20 @@ export function registerWorkspacesCommands(program: Command): void {
     .option('--name <name>', 'its new name')
     .option('--region <region>', 'its new default region')
     .action(async (id: string, opts: { name?: string; region?: string }) => {
-      if (opts.name === undefined && opts.region === undefined) throw new CliError('nothing to change: give --name, --region or both');
-      const w = await callV0<Workspace>(await requireSession(), 'PATCH', path(id), { name: opts.name, defaultRegion: opts.region });
+      if (opts.name === undefined && opts.region === undefined)
+        throw new CliError('nothing to change: give --name, --region or both');
+      const w = await callV0<Workspace>(await requireSession(), 'PATCH', path(id), {
+        name: opts.name,
+        defaultRegion: opts.region,
+      });
       status(`updated ${w.id}: name ${w.name}, region ${w.defaultRegion}`);
     });
 
   workspaces
     .command('use')
-    .description('Act in this workspace from now on (/v0 calls send X-Compute-Workspace); --clear goes back to your own')
+    .description(
+      'Act in this workspace from now on (/v0 calls send X-Compute-Workspace); --clear goes back to your own',
+    )
     .argument('[id]', 'a workspace ID from `compute workspaces list`')
     .option('--clear', 'act in your own workspace again')
     .action(async (id: string | undefined, opts: { clear?: boolean }) => {
@@ -79,6 +92,8 @@ export function registerWorkspacesCommands(program: Command): void {
         throw new CliError(`cannot use ${id}: ${err.message}; \`compute workspaces list\` shows yours`);
       });
       await setActiveWorkspace(session, w.id);
-      status(`${green('✔')} acting in ${w.id} (${w.name}, you are ${w.role}) from now on; \`compute workspaces use --clear\` goes back to your own`);
+      status(
+        `${green('✔')} acting in ${w.id} (${w.name}, you are ${w.role}) from now on; \`compute workspaces use --clear\` goes back to your own`,
+      );
     });
 }

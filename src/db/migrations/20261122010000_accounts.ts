@@ -46,8 +46,12 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('expire');
   });
   // Quotas count a key's submissions in the last hour and its unfinished jobs.
-  await knex.raw('CREATE INDEX jobs_by_submit_key ON jobs (submitted_with_key_id, created_at) WHERE submitted_with_key_id IS NOT NULL');
-  await knex.raw('CREATE INDEX agents_by_register_key ON agents (registered_with_key_id) WHERE registered_with_key_id IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX jobs_by_submit_key ON jobs (submitted_with_key_id, created_at) WHERE submitted_with_key_id IS NOT NULL',
+  );
+  await knex.raw(
+    'CREATE INDEX agents_by_register_key ON agents (registered_with_key_id) WHERE registered_with_key_id IS NOT NULL',
+  );
   await knex.raw('CREATE INDEX job_attempts_assigned ON job_attempts (agent_id, assigned_at)');
 }
 

@@ -25,12 +25,18 @@ export async function up(knex: Knex): Promise<void> {
     CREATE TRIGGER api_keys_changed AFTER UPDATE ON api_keys FOR EACH ROW
     WHEN ((to_jsonb(OLD) - 'last_used_at') IS DISTINCT FROM (to_jsonb(NEW) - 'last_used_at'))
     EXECUTE FUNCTION compute_notify_credential()`);
-  await knex.raw(`CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION compute_notify_credential()`);
-  await knex.raw(`CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION compute_notify_credential()`);
+  await knex.raw(
+    `CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION compute_notify_credential()`,
+  );
+  await knex.raw(
+    `CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION compute_notify_credential()`,
+  );
   await knex.raw(`
     CREATE TRIGGER workspace_members_changed AFTER UPDATE OR DELETE ON workspace_members FOR EACH ROW
     EXECUTE FUNCTION compute_notify_credential()`);
-  await knex.raw(`CREATE TRIGGER workspace_members_truncated AFTER TRUNCATE ON workspace_members FOR EACH STATEMENT EXECUTE FUNCTION compute_notify_credential()`);
+  await knex.raw(
+    `CREATE TRIGGER workspace_members_truncated AFTER TRUNCATE ON workspace_members FOR EACH STATEMENT EXECUTE FUNCTION compute_notify_credential()`,
+  );
 
   await knex.schema.alterTable('rate_limits', (t) => {
     t.integer('lim');

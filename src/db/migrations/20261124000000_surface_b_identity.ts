@@ -7,7 +7,10 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('workspaces', (t) => {
     t.text('default_region').notNullable().defaultTo('local');
-    t.text('plan').notNullable().defaultTo('hobby').checkIn(['hobby', 'payg', 'team', 'enterprise'], 'workspaces_plan_check');
+    t.text('plan')
+      .notNullable()
+      .defaultTo('hobby')
+      .checkIn(['hobby', 'payg', 'team', 'enterprise'], 'workspaces_plan_check');
     // Enterprise only: its per-workspace request budget (null: unlimited).
     t.integer('requests_per_second');
     t.integer('burst');
@@ -19,15 +22,21 @@ export async function up(knex: Knex): Promise<void> {
       PERFORM pg_notify('compute_credentials', 'workspace:' || OLD.id);
       RETURN NULL;
     END $$`);
-  await knex.raw(`CREATE TRIGGER workspaces_changed AFTER UPDATE OR DELETE ON workspaces FOR EACH ROW EXECUTE FUNCTION compute_notify_workspace()`);
+  await knex.raw(
+    `CREATE TRIGGER workspaces_changed AFTER UPDATE OR DELETE ON workspaces FOR EACH ROW EXECUTE FUNCTION compute_notify_workspace()`,
+  );
 
   await knex.raw('ALTER TABLE api_keys DROP CONSTRAINT IF EXISTS api_keys_kind_check');
-  await knex.raw("ALTER TABLE api_keys ADD CONSTRAINT api_keys_kind_check CHECK (kind IN ('user', 'agent', 'node', 'token'))");
+  await knex.raw(
+    "ALTER TABLE api_keys ADD CONSTRAINT api_keys_kind_check CHECK (kind IN ('user', 'agent', 'node', 'token'))",
+  );
   await knex.schema.alterTable('api_keys', (t) => {
     t.text('role').checkIn(['owner', 'admin', 'member'], 'api_keys_role_check');
     t.timestamp('expires_at', { useTz: true });
   });
-  await knex.raw("ALTER TABLE api_keys ADD CONSTRAINT api_keys_token_shape CHECK ((kind = 'token') = (role IS NOT NULL AND user_id IS NOT NULL))");
+  await knex.raw(
+    "ALTER TABLE api_keys ADD CONSTRAINT api_keys_token_shape CHECK ((kind = 'token') = (role IS NOT NULL AND user_id IS NOT NULL))",
+  );
 
   await knex.schema.createTable('audit_log', (t) => {
     t.text('id').primary();
@@ -52,8 +61,12 @@ export async function up(knex: Knex): Promise<void> {
     BEGIN
       RAISE EXCEPTION 'audit_log is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
     END $$`);
-  await knex.raw('CREATE TRIGGER audit_log_no_update BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION compute_audit_append_only()');
-  await knex.raw('CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION compute_audit_append_only()');
+  await knex.raw(
+    'CREATE TRIGGER audit_log_no_update BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION compute_audit_append_only()',
+  );
+  await knex.raw(
+    'CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION compute_audit_append_only()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -10,7 +10,9 @@ export async function up(knex: Knex): Promise<void> {
     FROM audit_log a
     WHERE a.action = 'workspace.create' AND a.outcome = 'success' AND a.actor_type = 'user'
       AND a.target_id = w.id AND w.personal_user_id IS NULL`);
-  await knex.raw('CREATE INDEX workspaces_created_by ON workspaces (created_by_user_id) WHERE created_by_user_id IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX workspaces_created_by ON workspaces (created_by_user_id) WHERE created_by_user_id IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -18,7 +18,16 @@ export async function up(knex: Knex): Promise<void> {
     SELECT id, log_next_seq, log_head_bytes, log_tail_bytes, log_truncated_seq, log_tail_start_seq, log_dropped_lease_id, log_dropped_agent_seq
     FROM jobs WHERE log_next_seq > 1 OR log_dropped_lease_id IS NOT NULL`);
   await knex.schema.alterTable('jobs', (t) => {
-    for (const c of ['log_next_seq', 'log_head_bytes', 'log_tail_bytes', 'log_truncated_seq', 'log_tail_start_seq', 'log_dropped_lease_id', 'log_dropped_agent_seq']) t.dropColumn(c);
+    for (const c of [
+      'log_next_seq',
+      'log_head_bytes',
+      'log_tail_bytes',
+      'log_truncated_seq',
+      'log_tail_start_seq',
+      'log_dropped_lease_id',
+      'log_dropped_agent_seq',
+    ])
+      t.dropColumn(c);
   });
 }
 

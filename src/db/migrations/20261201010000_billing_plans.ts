@@ -12,10 +12,58 @@ const MONTH_START = `(date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE
 const MONTH_END = `((date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC')`;
 
 const PLANS = [
-  { id: 'hobby', name: 'Hobby', position: 1, cpu: '0', gpu: '0', gb: '0', rps: null, burst: null, workspace_limits: false, billed: false, invoices: false },
-  { id: 'payg', name: 'Pay as you go', position: 2, cpu: '0.000024', gpu: '0.000600', gb: '0.0000025', rps: 100, burst: 200, workspace_limits: false, billed: true, invoices: true },
-  { id: 'team', name: 'Team', position: 3, cpu: '0.000020', gpu: '0.000500', gb: '0.0000020', rps: 1000, burst: 2000, workspace_limits: false, billed: true, invoices: true },
-  { id: 'enterprise', name: 'Enterprise', position: 4, cpu: '0.000020', gpu: '0.000500', gb: '0.0000020', rps: null, burst: null, workspace_limits: true, billed: true, invoices: false },
+  {
+    id: 'hobby',
+    name: 'Hobby',
+    position: 1,
+    cpu: '0',
+    gpu: '0',
+    gb: '0',
+    rps: null,
+    burst: null,
+    workspace_limits: false,
+    billed: false,
+    invoices: false,
+  },
+  {
+    id: 'payg',
+    name: 'Pay as you go',
+    position: 2,
+    cpu: '0.000024',
+    gpu: '0.000600',
+    gb: '0.0000025',
+    rps: 100,
+    burst: 200,
+    workspace_limits: false,
+    billed: true,
+    invoices: true,
+  },
+  {
+    id: 'team',
+    name: 'Team',
+    position: 3,
+    cpu: '0.000020',
+    gpu: '0.000500',
+    gb: '0.0000020',
+    rps: 1000,
+    burst: 2000,
+    workspace_limits: false,
+    billed: true,
+    invoices: true,
+  },
+  {
+    id: 'enterprise',
+    name: 'Enterprise',
+    position: 4,
+    cpu: '0.000020',
+    gpu: '0.000500',
+    gb: '0.0000020',
+    rps: null,
+    burst: null,
+    workspace_limits: true,
+    billed: true,
+    invoices: false,
+  },
 ];
 
 export async function up(knex: Knex): Promise<void> {
@@ -54,18 +102,25 @@ export async function up(knex: Knex): Promise<void> {
       invoices: p.invoices,
     })),
   );
-  await knex.raw('ALTER TABLE workspaces ADD CONSTRAINT workspaces_plan_fk FOREIGN KEY (plan) REFERENCES billing_plans (id)');
+  await knex.raw(
+    'ALTER TABLE workspaces ADD CONSTRAINT workspaces_plan_fk FOREIGN KEY (plan) REFERENCES billing_plans (id)',
+  );
 
   await knex.schema.createTable('billing_accounts', (t) => {
     t.text('workspace_id').primary().references('id').inTable('workspaces').onDelete('CASCADE');
-    t.text('status').notNullable().defaultTo('active').checkIn(['active', 'pending', 'past_due', 'canceled'], 'billing_accounts_status_check');
+    t.text('status')
+      .notNullable()
+      .defaultTo('active')
+      .checkIn(['active', 'pending', 'past_due', 'canceled'], 'billing_accounts_status_check');
     t.timestamp('current_period_start', { useTz: true }).notNullable().defaultTo(knex.raw(MONTH_START));
     t.timestamp('current_period_end', { useTz: true }).notNullable().defaultTo(knex.raw(MONTH_END));
     t.specificType('credit_usd', 'numeric(20,6)').notNullable().defaultTo(0);
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw('ALTER TABLE billing_accounts ADD CONSTRAINT billing_accounts_period_check CHECK (current_period_end > current_period_start)');
+  await knex.raw(
+    'ALTER TABLE billing_accounts ADD CONSTRAINT billing_accounts_period_check CHECK (current_period_end > current_period_start)',
+  );
   await knex.raw('ALTER TABLE billing_accounts ADD CONSTRAINT billing_accounts_credit_check CHECK (credit_usd >= 0)');
   await knex.raw('INSERT INTO billing_accounts (workspace_id) SELECT id FROM workspaces ON CONFLICT DO NOTHING');
   await knex.raw(`
@@ -74,7 +129,9 @@ export async function up(knex: Knex): Promise<void> {
       INSERT INTO billing_accounts (workspace_id) VALUES (NEW.id) ON CONFLICT DO NOTHING;
       RETURN NULL;
     END $$`);
-  await knex.raw('CREATE TRIGGER workspaces_open_billing_account AFTER INSERT ON workspaces FOR EACH ROW EXECUTE FUNCTION compute_open_billing_account()');
+  await knex.raw(
+    'CREATE TRIGGER workspaces_open_billing_account AFTER INSERT ON workspaces FOR EACH ROW EXECUTE FUNCTION compute_open_billing_account()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

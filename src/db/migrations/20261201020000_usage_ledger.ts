@@ -113,7 +113,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE FUNCTION compute_ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN RAISE EXCEPTION 'usage_ledger is append-only'; END $$`);
-  await knex.raw('CREATE TRIGGER usage_ledger_append_only BEFORE UPDATE ON usage_ledger FOR EACH ROW EXECUTE FUNCTION compute_ledger_append_only()');
+  await knex.raw(
+    'CREATE TRIGGER usage_ledger_append_only BEFORE UPDATE ON usage_ledger FOR EACH ROW EXECUTE FUNCTION compute_ledger_append_only()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
@@ -125,7 +127,16 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP FUNCTION IF EXISTS compute_ledger_append_only()');
   await knex.raw('DROP FUNCTION IF EXISTS compute_credit_refused(numeric, numeric, numeric, numeric)');
   await knex.schema.alterTable('billing_accounts', (t) => {
-    for (const c of ['spent_usd', 'reserved_usd', 'soft_cap_usd', 'hard_cap_usd', 'pending_caps', 'pending_requested_at', 'soft_cap_noted_for']) t.dropColumn(c);
+    for (const c of [
+      'spent_usd',
+      'reserved_usd',
+      'soft_cap_usd',
+      'hard_cap_usd',
+      'pending_caps',
+      'pending_requested_at',
+      'soft_cap_noted_for',
+    ])
+      t.dropColumn(c);
   });
   await knex.schema.alterTable('billing_plans', (t) => t.dropColumn('prepaid'));
 }

@@ -12,7 +12,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('stripe_usage_price_id');
   });
   for (const plan of ['payg', 'team']) {
-    await knex('billing_plans').where({ id: plan }).update({ stripe_price_id: `price_compute_${plan}`, stripe_usage_price_id: 'price_compute_usage' });
+    await knex('billing_plans')
+      .where({ id: plan })
+      .update({ stripe_price_id: `price_compute_${plan}`, stripe_usage_price_id: 'price_compute_usage' });
   }
 
   await knex.schema.alterTable('billing_accounts', (t) => {
@@ -31,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('completed_at', { useTz: true });
     t.index(['workspace_id', 'created_at']);
   });
-  await knex.raw(`ALTER TABLE stripe_checkout_sessions ADD CONSTRAINT stripe_checkout_sessions_status_check CHECK (status IN ('open', 'complete', 'expired'))`);
+  await knex.raw(
+    `ALTER TABLE stripe_checkout_sessions ADD CONSTRAINT stripe_checkout_sessions_status_check CHECK (status IN ('open', 'complete', 'expired'))`,
+  );
 
   await knex.schema.createTable('stripe_events', (t) => {
     t.text('id').primary();
@@ -56,7 +60,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('delivered_at', { useTz: true });
     t.text('last_error');
   });
-  await knex.raw('CREATE INDEX stripe_meter_events_due ON stripe_meter_events (next_attempt_at) WHERE delivered_at IS NULL');
+  await knex.raw(
+    'CREATE INDEX stripe_meter_events_due ON stripe_meter_events (next_attempt_at) WHERE delivered_at IS NULL',
+  );
 
   // Priced managed usage of a workspace that has a Stripe customer is owed to Stripe; a negative
   // entry (an end after a tick that ran past it, an agent's lower figures) too: Stripe takes

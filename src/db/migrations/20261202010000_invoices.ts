@@ -100,7 +100,9 @@ export async function up(knex: Knex): Promise<void> {
       END IF;
       RETURN NEW;
     END $$`);
-  await knex.raw('CREATE TRIGGER invoices_final BEFORE UPDATE OR DELETE ON invoices FOR EACH ROW EXECUTE FUNCTION compute_invoice_final()');
+  await knex.raw(
+    'CREATE TRIGGER invoices_final BEFORE UPDATE OR DELETE ON invoices FOR EACH ROW EXECUTE FUNCTION compute_invoice_final()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('credit_ledger', (t) => {
     t.bigIncrements('id');
     t.text('workspace_id').notNullable().references('workspaces.id');
-    t.text('kind').notNullable().checkIn(['grant', 'draw', 'return', 'expiry', 'adjustment'], 'credit_ledger_kind_check');
+    t.text('kind')
+      .notNullable()
+      .checkIn(['grant', 'draw', 'return', 'expiry', 'adjustment'], 'credit_ledger_kind_check');
     t.specificType('amount_usd', 'numeric').notNullable();
     // The grant a movement takes from or gives back to (none for a grant itself).
     t.bigInteger('grant_id').references('credit_ledger.id');
@@ -55,7 +57,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('ALTER TABLE credit_grants ADD CONSTRAINT credit_grants_remaining_check CHECK (remaining_usd >= 0)');
   await knex.raw('CREATE INDEX credit_grants_live ON credit_grants (workspace_id, expires_at, id) WHERE NOT expired');
-  await knex.raw('CREATE INDEX credit_grants_expiring ON credit_grants (expires_at) WHERE NOT expired AND expires_at IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX credit_grants_expiring ON credit_grants (expires_at) WHERE NOT expired AND expires_at IS NOT NULL',
+  );
 
   await knex.raw(`
     CREATE FUNCTION compute_credit_kept() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -75,7 +79,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE FUNCTION compute_credit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN RAISE EXCEPTION 'credit_ledger is append-only'; END $$`);
-  await knex.raw('CREATE TRIGGER credit_ledger_append_only BEFORE UPDATE OR DELETE ON credit_ledger FOR EACH ROW EXECUTE FUNCTION compute_credit_append_only()');
+  await knex.raw(
+    'CREATE TRIGGER credit_ledger_append_only BEFORE UPDATE OR DELETE ON credit_ledger FOR EACH ROW EXECUTE FUNCTION compute_credit_append_only()',
+  );
 
   // Takes up to `wanted` from the workspace's live grants, soonest expiry first, as rows of `kind`;
   // returns what it took. The caller holds the account row, so takers of one workspace queue.
@@ -130,7 +136,9 @@ export async function up(knex: Knex): Promise<void> {
 
   // The credit accounts held until now becomes a grant each: the balance goes back to 0 first,
   // and the grant's insert (through the trigger above) puts it back.
-  await knex.raw('CREATE TEMPORARY TABLE prior_credit AS SELECT workspace_id, credit_usd FROM billing_accounts WHERE credit_usd > 0');
+  await knex.raw(
+    'CREATE TEMPORARY TABLE prior_credit AS SELECT workspace_id, credit_usd FROM billing_accounts WHERE credit_usd > 0',
+  );
   await knex.raw('UPDATE billing_accounts SET credit_usd = 0 WHERE credit_usd > 0');
   await knex.raw(`INSERT INTO credit_ledger (workspace_id, kind, amount_usd, note)
     SELECT workspace_id, 'grant', credit_usd, 'the credit held when the credit ledger began' FROM prior_credit ORDER BY workspace_id`);
@@ -173,8 +181,12 @@ export async function up(knex: Knex): Promise<void> {
     t.text('stripe_invoice_item_id');
     t.text('last_error');
   });
-  await knex.raw('CREATE INDEX stripe_invoice_credits_due ON stripe_invoice_credits (next_attempt_at) WHERE delivered_at IS NULL');
-  await knex.raw(`ALTER TABLE stripe_invoice_credits ADD CONSTRAINT stripe_invoice_credits_negative CHECK (amount_cents < 0)`);
+  await knex.raw(
+    'CREATE INDEX stripe_invoice_credits_due ON stripe_invoice_credits (next_attempt_at) WHERE delivered_at IS NULL',
+  );
+  await knex.raw(
+    `ALTER TABLE stripe_invoice_credits ADD CONSTRAINT stripe_invoice_credits_negative CHECK (amount_cents < 0)`,
+  );
 
   // Invoices: the credit their entries drew, and a line that shows it.
   await knex.schema.alterTable('invoices', (t) => t.specificType('credit_usd', 'numeric'));

@@ -22,11 +22,16 @@ export function artifactPresignRoutes(services: Services, at: SurfaceAMount): Ro
   mount({
     path: '/artifacts/presign-upload',
     action: 'artifact.write',
-    summary: "A URL to PUT one new artifact of a job (JWT only; API keys get 403). The id is chosen here; add `&name=` to set its display name.",
+    summary:
+      'A URL to PUT one new artifact of a job (JWT only; API keys get 403). The id is chosen here; add `&name=` to set its display name.',
     auth: 'jwt',
     body: PresignUploadRequest,
     response: Presigned.extend({ id: z.string() }),
-    handle: (ctx, body) => services.artifacts.presignUpload(principalOf(ctx), requestOrigin(ctx), { jobId: body.job_id, ttlSeconds: body.ttlSeconds }),
+    handle: (ctx, body) =>
+      services.artifacts.presignUpload(principalOf(ctx), requestOrigin(ctx), {
+        jobId: body.job_id,
+        ttlSeconds: body.ttlSeconds,
+      }),
   });
   mount({
     path: '/artifacts/presign-download',
@@ -35,7 +40,12 @@ export function artifactPresignRoutes(services: Services, at: SurfaceAMount): Ro
     auth: 'jwt',
     body: PresignDownloadRequest,
     response: Presigned,
-    handle: (ctx, body) => services.artifacts.presignDownload(principalOf(ctx), requestOrigin(ctx), { jobId: body.job_id, id: body.id, ttlSeconds: body.ttlSeconds }),
+    handle: (ctx, body) =>
+      services.artifacts.presignDownload(principalOf(ctx), requestOrigin(ctx), {
+        jobId: body.job_id,
+        id: body.id,
+        ttlSeconds: body.ttlSeconds,
+      }),
   });
   return router;
 }

@@ -9,7 +9,9 @@ import { type SurfaceAMount, postOperation } from './operations';
 const User = z.object({ id: z.string(), email: z.string(), workspaceId: z.string(), createdAt: z.string() });
 const Code = z.string().regex(/^\d{6}$/, 'six digits');
 const CsrfHeader = z.object({
-  [CSRF_HEADER]: z.literal('1').meta({ description: 'Required: a cross-site form cannot send it. The portal sends it on every POST, PUT, PATCH and DELETE' }),
+  [CSRF_HEADER]: z.literal('1').meta({
+    description: 'Required: a cross-site form cannot send it. The portal sends it on every POST, PUT, PATCH and DELETE',
+  }),
 });
 const SetCookie = (what: string) => ({ 'Set-Cookie': { description: what, schema: { type: 'string' as const } } });
 
@@ -45,7 +47,8 @@ export function authRoutes(services: Services, at: SurfaceAMount, cookie: Sessio
       'OTP_MAX_FAILED_VERIFY_PER_HOUR_PER_IP wrong codes in an hour from one client IP, 429 rate_limit.exceeded with Retry-After',
     body: z.strictObject({ email: Email, code: Code }),
     response: z.object({ token: z.string(), expiresAt: z.string(), user: User }),
-    handle: (ctx, { email, code }) => services.login.verifyCode(email, code, ctx.ip, ctx.get('User-Agent') || undefined),
+    handle: (ctx, { email, code }) =>
+      services.login.verifyCode(email, code, ctx.ip, ctx.get('User-Agent') || undefined),
   });
   postOperation(router, at, '/api/auth', {
     path: '/session',
@@ -63,7 +66,12 @@ export function authRoutes(services: Services, at: SurfaceAMount, cookie: Sessio
     responseHeaders: SetCookie('The session cookie, until the session expires'),
     handle: async (ctx, { email, code }) => {
       requireCsrfHeader(ctx);
-      const { token, expiresAt, user } = await services.login.verifyCode(email, code, ctx.ip, ctx.get('User-Agent') || undefined);
+      const { token, expiresAt, user } = await services.login.verifyCode(
+        email,
+        code,
+        ctx.ip,
+        ctx.get('User-Agent') || undefined,
+      );
       cookie.set(ctx, token, expiresAt);
       return { expiresAt, user };
     },

@@ -10,16 +10,27 @@ import { type SurfaceAMount, operationGroup } from './operations';
 // acts for, which is the workspace as on every other /api route.
 
 const Usd = z.number().min(0);
-const HttpUrl = z.string().max(2048).url().refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL');
+const HttpUrl = z
+  .string()
+  .max(2048)
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL');
 const PlanA = z
   .object({
     id: z.enum(PLAN_IDS),
     name: z.string(),
-    prices: z
-      .object({ cpuSecondUsd: Usd, gpuSecondUsd: Usd, gbSecondUsd: Usd })
-      .meta({ description: 'USD per second of one CPU core, one GPU and one GB of memory (exact decimals, at most 15 significant digits)' }),
-    requestsPerSecond: z.number().int().nullable().meta({ description: "/v0 requests per second, sustained; null: none (hobby) or the workspace's own setting (enterprise)" }),
-    burst: z.number().int().nullable().meta({ description: '/v0 requests in any one second; null as requestsPerSecond' }),
+    prices: z.object({ cpuSecondUsd: Usd, gpuSecondUsd: Usd, gbSecondUsd: Usd }).meta({
+      description:
+        'USD per second of one CPU core, one GPU and one GB of memory (exact decimals, at most 15 significant digits)',
+    }),
+    requestsPerSecond: z.number().int().nullable().meta({
+      description: "/v0 requests per second, sustained; null: none (hobby) or the workspace's own setting (enterprise)",
+    }),
+    burst: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: '/v0 requests in any one second; null as requestsPerSecond' }),
     invoices: z.boolean(),
   })
   .meta({ id: 'Plan' });
@@ -56,7 +67,7 @@ export function billingRoutes(services: Services, at: SurfaceAMount): Router {
     path: '/checkout/create',
     action: 'billing.checkout',
     summary:
-      'Open a Stripe Checkout Session for a plan (admin): answers its URL; the subscription is `pending` until Stripe\'s signed event ' +
+      "Open a Stripe Checkout Session for a plan (admin): answers its URL; the subscription is `pending` until Stripe's signed event " +
       'says the checkout completed, then the plan changes. 400 names `plan` when the plan has no checkout; 403 billing.not_available when payments are not configured',
     body: z.strictObject({
       plan: z.string().min(1).max(64),

@@ -15,7 +15,8 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound('route');
       // 501: a method the router knows nowhere (TRACE); to the caller it is just not allowed here.
-      if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) throw new MethodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow').split(/,\s*/).filter(Boolean));
+      if ((ctx.status === 405 || ctx.status === 501) && !ctx.body)
+        throw new MethodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow').split(/,\s*/).filter(Boolean));
       if (ctx.state.raw || ctx.body === undefined) return;
       ctx.body = { status: 'OK', payload: ctx.body };
     } catch (err) {
@@ -31,7 +32,8 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
 /** The answer of an operation answered after the chain (see answerLater), in the same envelope. */
 export function lateAnswerA(log: Logger, retryAfterSeconds: number): RenderLate {
   const failure = failureA(log, retryAfterSeconds);
-  return (ctx, payload, failed) => (failed ? failure(ctx, failed.error) : { status: 200, body: { status: 'OK', payload } });
+  return (ctx, payload, failed) =>
+    failed ? failure(ctx, failed.error) : { status: 200, body: { status: 'OK', payload } };
 }
 
 /** An error's envelope, status and headers; what operators must see is logged. */
@@ -46,7 +48,13 @@ function failureA(log: Logger, retryAfterSeconds: number) {
     return {
       status: e.status,
       headers,
-      body: { status: 'ERROR', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}) },
+      body: {
+        status: 'ERROR',
+        code: e.code,
+        message: e.message,
+        ...(e.details ? { details: e.details } : {}),
+        ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}),
+      },
     };
   };
 }

@@ -23,7 +23,10 @@ export const apiKeyAuthenticator =
  */
 export function refuseNodeKey(ctx: Context): void {
   if ((ctx.state.principal as Principal | undefined)?.kind === 'node') {
-    throw new AppError('auth.forbidden', "A node key may only call its own node's heartbeat, poll, logs, result, drain and rotate-key");
+    throw new AppError(
+      'auth.forbidden',
+      "A node key may only call its own node's heartbeat, poll, logs, result, drain and rotate-key",
+    );
   }
   refuseManagedKey(ctx);
 }
@@ -34,6 +37,9 @@ export function refuseNodeKey(ctx: Context): void {
  */
 export function refuseManagedKey(ctx: Context): void {
   if ((ctx.state.principal as Principal | undefined)?.kind === 'managed') {
-    throw new AppError('auth.forbidden', 'A managed-pool key may only register managed-pool agents (nodes/register); the agent protocol then takes the node key');
+    throw new AppError(
+      'auth.forbidden',
+      'A managed-pool key may only register managed-pool agents (nodes/register); the agent protocol then takes the node key',
+    );
   }
 }

@@ -26,7 +26,9 @@ import { artifactRoutes } from './signed-artifact-routes';
 import { stripeEventsRoute } from './stripe-events-route';
 
 // `follow=0` must not quietly mean "follow": only the two words are taken.
-const LogsQuery = z.object({ follow: z.enum(['true', 'false']).default('true').meta({ description: 'false: what is stored, then close' }) });
+const LogsQuery = z.object({
+  follow: z.enum(['true', 'false']).default('true').meta({ description: 'false: what is stored, then close' }),
+});
 
 /**
  * Surface A (`/api`) as an app of its own: its envelope, its credentials (X-API-Key or a session
@@ -60,7 +62,14 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   router.use(rateLimit(limiter));
   router.use(json);
   router.use(jobsRoutes(services, at).routes());
-  router.use(nodesRoutes(services, at, credentialSlots('polls', config.limits.pollsPerCredential), lateAnswerA(log, config.dependencyRetryAfterSeconds)).routes());
+  router.use(
+    nodesRoutes(
+      services,
+      at,
+      credentialSlots('polls', config.limits.pollsPerCredential),
+      lateAnswerA(log, config.dependencyRetryAfterSeconds),
+    ).routes(),
+  );
   router.use(keysRoutes(services, at).routes());
   router.use(artifactPresignRoutes(services, at).routes());
   router.use(billingRoutes(services, at).routes());
@@ -87,7 +96,13 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
     request: {
       params: z.object({ jobId: z.string() }),
       query: LogsQuery,
-      headers: z.object({ 'Last-Event-ID': z.string().regex(/^\d{1,15}$/).optional().meta({ description: 'Resume after this seq' }) }),
+      headers: z.object({
+        'Last-Event-ID': z
+          .string()
+          .regex(/^\d{1,15}$/)
+          .optional()
+          .meta({ description: 'Resume after this seq' }),
+      }),
     },
     responses: {
       200: { description: 'The stream', content: { 'text/event-stream': { schema: SseLogEvent } } },
@@ -110,7 +125,9 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   app.proxy = config.http.trustProxy;
   app.use(surfaceAEnvelope(log, config.dependencyRetryAfterSeconds));
   app.use(artifactUrls.routes());
-  app.use(stripeEventsRoute({ stripeEvents: services.stripeEvents, maxBytes: config.limits.bodyBytes }, registry).routes());
+  app.use(
+    stripeEventsRoute({ stripeEvents: services.stripeEvents, maxBytes: config.limits.bodyBytes }, registry).routes(),
+  );
   app.use(login.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());

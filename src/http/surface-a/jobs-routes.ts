@@ -49,7 +49,8 @@ export function jobsRoutes(services: Services, at: SurfaceAMount): Router {
   mount({
     path: '/cancel',
     action: 'job.cancel',
-    summary: 'Cancel a queued job (cancelled) or a running one (cancelling, then cancelled); 409 job.invalid_state when terminal',
+    summary:
+      'Cancel a queued job (cancelled) or a running one (cancelling, then cancelled); 409 job.invalid_state when terminal',
     body: JobRef,
     response: JobA,
     handle: async (ctx, { job_id }) => {

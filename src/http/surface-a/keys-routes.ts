@@ -34,7 +34,11 @@ export function keysRoutes(services: Services, at: SurfaceAMount): Router {
     action: 'key.create',
     auth: 'jwt',
     summary: 'Mint a user or agent key with optional quotas; `key` is shown this once (a live JWT is required)',
-    body: z.strictObject({ name: z.string().trim().min(1).max(100), kind: z.enum(['user', 'agent']).default('user'), quotas: Quotas.optional() }),
+    body: z.strictObject({
+      name: z.string().trim().min(1).max(100),
+      kind: z.enum(['user', 'agent']).default('user'),
+      quotas: Quotas.optional(),
+    }),
     response: ApiKey.extend({ key: z.string() }),
     handle: (ctx, body) => services.keys.create(principalOf(ctx), body),
   });
@@ -42,7 +46,10 @@ export function keysRoutes(services: Services, at: SurfaceAMount): Router {
     path: '/list',
     action: 'key.read',
     summary: "The logged-in user's user and agent keys, newest first; never the secret",
-    body: z.strictObject({ limit: z.number().int().min(1).max(200).default(50), cursor: z.string().max(200).optional() }),
+    body: z.strictObject({
+      limit: z.number().int().min(1).max(200).default(50),
+      cursor: z.string().max(200).optional(),
+    }),
     response: z.object({ keys: z.array(ApiKey), nextCursor: z.string().nullable() }),
     handle: (ctx, page) => services.keys.list(principalOf(ctx), page),
   });

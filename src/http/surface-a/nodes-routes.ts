@@ -8,7 +8,17 @@ import { type SurfaceAMount, operationGroup } from './operations';
 import { requestOrigin } from './request-origin';
 import { assignedJobA, jobA, nodeA } from './render';
 import {
-  AssignedJob, DrainRequest, HeartbeatRequest, JobA, ListNodesRequest, LogsRequest, NodeA, NodeRef, PollRequest, RegisterRequest, ResultRequest,
+  AssignedJob,
+  DrainRequest,
+  HeartbeatRequest,
+  JobA,
+  ListNodesRequest,
+  LogsRequest,
+  NodeA,
+  NodeRef,
+  PollRequest,
+  RegisterRequest,
+  ResultRequest,
 } from './schemas';
 
 const KeyResponse = z.object({ nodeId: z.string(), apiKey: z.string() });
@@ -44,7 +54,8 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     path: '/poll',
     action: 'agent.work',
     nodeKey: true,
-    summary: 'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
+    summary:
+      'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
     response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
     // A poll that has to wait is answered outside the middleware chain (answerLater): a waiting
@@ -59,7 +70,8 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
           resolve(undefined);
         };
         const render = (out: Polled) => {
-          const uploadUrl = (a: Polled['jobs'][number]) => services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
+          const uploadUrl = (a: Polled['jobs'][number]) =>
+            services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
           return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
         };
         const fail = (error: unknown) => {

@@ -21,13 +21,21 @@ export const ErrorEnvelope = z
     code: z.string().meta({ examples: ['request.invalid', 'resource.not_found', 'job.invalid_state'] }),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
-    requestId: z.string().optional().meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
+    requestId: z
+      .string()
+      .optional()
+      .meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
   })
   .meta({ id: 'ErrorEnvelope' });
 
 /** OpenAPI responses of Surface A's error envelope, one per status with what it means there. */
 export function errorResponses(statuses: Record<number, string>) {
-  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, content: { 'application/json': { schema: ErrorEnvelope } } }]));
+  return Object.fromEntries(
+    Object.entries(statuses).map(([status, description]) => [
+      status,
+      { description, content: { 'application/json': { schema: ErrorEnvelope } } },
+    ]),
+  );
 }
 
 export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
@@ -73,8 +81,20 @@ function targetOf(p: Principal, body: unknown): { type: string; id: string } {
  * Mounts a Surface A operation and documents it from the same zod schemas that validate it,
  * so the OpenAPI document cannot drift from what the server accepts.
  */
-export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: Router, at: SurfaceAMount, prefix: string, op: PostOperation<B, R>) {
-  at.routes.push({ method: 'post', path: prefix + op.path, action: op.action, scope: op.auth === 'none' ? 'caller' : 'active', nodeKey: op.nodeKey, sessionOnly: op.auth === 'jwt' });
+export function postOperation<B extends z.ZodType, R extends z.ZodType>(
+  router: Router,
+  at: SurfaceAMount,
+  prefix: string,
+  op: PostOperation<B, R>,
+) {
+  at.routes.push({
+    method: 'post',
+    path: prefix + op.path,
+    action: op.action,
+    scope: op.auth === 'none' ? 'caller' : 'active',
+    nodeKey: op.nodeKey,
+    sessionOnly: op.auth === 'jwt',
+  });
   at.registry.registerPath({
     method: 'post',
     path: prefix + op.path,
@@ -82,9 +102,19 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
     tags: [op.tag],
     security: op.auth === 'none' ? [] : op.auth === 'jwt' ? [{ Bearer: [] }] : [{ ApiKey: [] }, { Bearer: [] }],
     description: [
-      op.action === 'none' ? undefined : `Needs the role of action \`${op.action}\` (see the role table); user and agent keys act as members.`,
-      op.nodeKey ? 'Node keys may call this for their own node.' : op.auth === 'none' ? undefined : 'Node keys get 403 auth.forbidden.',
-      op.managedKey ? 'A managed-pool key may call this.' : op.auth === 'none' ? undefined : 'Managed-pool keys get 403 auth.forbidden.',
+      op.action === 'none'
+        ? undefined
+        : `Needs the role of action \`${op.action}\` (see the role table); user and agent keys act as members.`,
+      op.nodeKey
+        ? 'Node keys may call this for their own node.'
+        : op.auth === 'none'
+          ? undefined
+          : 'Node keys get 403 auth.forbidden.',
+      op.managedKey
+        ? 'A managed-pool key may call this.'
+        : op.auth === 'none'
+          ? undefined
+          : 'Managed-pool keys get 403 auth.forbidden.',
     ]
       .filter(Boolean)
       .join(' '),
@@ -104,7 +134,11 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
       body: { content: { 'application/json': { schema: op.body } } },
     },
     responses: {
-      200: { description: 'OK', headers: op.responseHeaders, content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } } },
+      200: {
+        description: 'OK',
+        headers: op.responseHeaders,
+        content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: op.response }) } },
+      },
       429: {
         description:
           'rate_limit.exceeded (per user, or per workspace for keys without a user: RATE_LIMIT_PER_MINUTE and RATE_LIMIT_PER_HOUR, shared by all API instances; ' +
@@ -141,7 +175,8 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(router: 
     const body = parse(op.body, ctx.request.body);
     // A node key has no role: the agent service holds it to its own node. Nor has a managed-pool
     // key, which reaches only the operations that name it (registering a managed-pool agent).
-    if (p && p.kind !== 'node' && p.kind !== 'managed' && op.action !== 'none') await at.auth.authorize(p, op.action, targetOf(p, body));
+    if (p && p.kind !== 'node' && p.kind !== 'managed' && op.action !== 'none')
+      await at.auth.authorize(p, op.action, targetOf(p, body));
     const out = await op.handle(ctx, body);
     // Unless the handler answers later itself (answerLater).
     if (ctx.respond !== false) ctx.body = out;

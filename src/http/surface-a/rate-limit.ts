@@ -6,7 +6,10 @@ import { spend } from '../spend-budget';
 // Surface A's request budgets: one per minute and one per hour per caller, shared by every API
 // instance through leases from PostgreSQL (see leased-limiter.ts for what that bounds).
 
-export function createRateLimiter(leased: (windows: WindowSpec[]) => LeasedLimiter, { perMinute, perHour }: { perMinute: number; perHour: number }): LeasedLimiter {
+export function createRateLimiter(
+  leased: (windows: WindowSpec[]) => LeasedLimiter,
+  { perMinute, perHour }: { perMinute: number; perHour: number },
+): LeasedLimiter {
   return leased([
     { limit: perMinute, durationSeconds: 60, prefix: 'rl_min' },
     { limit: perHour, durationSeconds: 3600, prefix: 'rl_hour' },

@@ -13,7 +13,10 @@ export function jobA(job: Job) {
 }
 
 /** A job as a poll hands it out, with the upload URL template scoped to its job and lease. */
-export function assignedJobA({ job, leaseId, env }: Assignment & { env: Record<string, string> }, artifactUploadUrl: string) {
+export function assignedJobA(
+  { job, leaseId, env }: Assignment & { env: Record<string, string> },
+  artifactUploadUrl: string,
+) {
   return {
     job_id: job.id,
     leaseId,

@@ -11,7 +11,11 @@ const MAX_INT32 = 2 ** 31 - 1;
 // Surface A's request and response shapes (CONTRACT §4). Requests are strict: unknown fields are
 // 400 `request.invalid`. Responses are documented in the OpenAPI document.
 
-const JobId = z.string().min(1).max(64).meta({ examples: ['job_01jdq0d6v3c7b1y1w2k3m4n5p6'] });
+const JobId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ examples: ['job_01jdq0d6v3c7b1y1w2k3m4n5p6'] });
 const NodeId = z.string().min(1).max(64);
 const LeaseId = z.string().min(1).max(64);
 
@@ -39,7 +43,11 @@ export const RegisterRequest = z.strictObject({
   capacity: z
     .strictObject({
       cpu: z.number().positive().max(1024),
-      memoryMb: z.number().int().positive().max(16 * 1024 * 1024),
+      memoryMb: z
+        .number()
+        .int()
+        .positive()
+        .max(16 * 1024 * 1024),
       gpu: z.number().int().min(0).max(64).default(0),
     })
     .optional()
@@ -49,7 +57,8 @@ export const RegisterRequest = z.strictObject({
     }),
   version: z.string().max(100).optional(),
   region: RegionSchema.optional().meta({
-    description: 'Managed-pool agents only (registered with a managed-pool key): the region whose managed jobs it takes; default `local`. 400 with any other key',
+    description:
+      'Managed-pool agents only (registered with a managed-pool key): the region whose managed jobs it takes; default `local`. 400 with any other key',
   }),
 });
 export const HeartbeatRequest = z.strictObject({ nodeId: NodeId, runningJobs: z.array(JobId).max(1000).default([]) });
@@ -67,7 +76,11 @@ export const LogsRequest = z.strictObject({
       z.strictObject({
         seq: z.number().int().min(0).max(MAX_INT32),
         stream: z.enum(['stdout', 'stderr']),
-        line: z.string().max(64 * 1024).transform(storableText).meta({ description: 'NUL and lone surrogates are stored as U+FFFD' }),
+        line: z
+          .string()
+          .max(64 * 1024)
+          .transform(storableText)
+          .meta({ description: 'NUL and lone surrogates are stored as U+FFFD' }),
         ts: DateTime().optional(),
       }),
     )
@@ -80,13 +93,21 @@ export const ResultRequest = z.strictObject({
   exitCode: z.number().int().min(-255).max(255),
   runtimeMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   error: z.string().max(4096).optional(),
-  outOfMemory: z.boolean().optional().meta({ description: 'The job passed its resources.memoryMb and was killed for it: it ends with failureReason out_of_memory' }),
+  outOfMemory: z.boolean().optional().meta({
+    description:
+      'The job passed its resources.memoryMb and was killed for it: it ends with failureReason out_of_memory',
+  }),
   usage: z.record(z.string(), z.number().min(0).max(1e12)).optional(),
 });
 export const DrainRequest = z.strictObject({
   nodeId: NodeId,
   enable: z.boolean().default(true),
-  deadlineSeconds: z.number().int().min(0).max(7 * 86_400).optional(),
+  deadlineSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .optional(),
 });
 export const ListNodesRequest = z.strictObject({
   limit: z.number().int().min(1).max(200).default(50),
@@ -94,8 +115,11 @@ export const ListNodesRequest = z.strictObject({
 });
 export const NodeRef = z.strictObject({ nodeId: NodeId });
 
-export const JobA = JobFields.extend({ job_id: z.string(), state: z.enum(A_STATES), nodeId: z.string().nullable() })
-  .meta({ id: 'JobA' });
+export const JobA = JobFields.extend({
+  job_id: z.string(),
+  state: z.enum(A_STATES),
+  nodeId: z.string().nullable(),
+}).meta({ id: 'JobA' });
 export const SubmitResponse = z.object({ job_id: z.string(), state: z.enum(A_STATES), createdAt: z.string() });
 export const JobListResponse = z.object({ jobs: z.array(JobA), nextCursor: z.string().nullable() });
 export const AssignedJob = z
@@ -109,10 +133,13 @@ export const AssignedJob = z
     attempt: z.number().int(),
     labels: z.record(z.string(), z.string()),
     artifacts: z.object({ paths: z.array(z.string()) }),
-    resources: z
-      .object({ cpu: z.number(), memoryMb: z.number().int(), gpu: z.number().int() })
-      .meta({ description: 'What the job pays for, defaults filled in: an agent that holds jobs to their resources gives it no more' }),
-    artifactUploadUrl: z.string().meta({ description: 'Signed PUT URL template for this job and lease; replace {id} with an artifact id, add &name=' }),
+    resources: z.object({ cpu: z.number(), memoryMb: z.number().int(), gpu: z.number().int() }).meta({
+      description:
+        'What the job pays for, defaults filled in: an agent that holds jobs to their resources gives it no more',
+    }),
+    artifactUploadUrl: z.string().meta({
+      description: 'Signed PUT URL template for this job and lease; replace {id} with an artifact id, add &name=',
+    }),
   })
   .meta({ id: 'AssignedJob' });
 export const NodeA = z
@@ -126,11 +153,14 @@ export const NodeA = z
     lastHeartbeatAt: z.string(),
     runningJobs: z.array(z.string()),
     version: z.string().nullable(),
-    region: z.string().nullable().meta({ description: 'The managed-pool region a managed-pool node serves; null for a workspace’s own node' }),
-    capacity: z
-      .object({ cpu: z.number(), memoryMb: z.number().int(), gpu: z.number().int() })
+    region: z
+      .string()
       .nullable()
-      .meta({ description: 'What it registered it has for its jobs; null when it gave none (it is then handed jobs whatever they ask for)' }),
+      .meta({ description: 'The managed-pool region a managed-pool node serves; null for a workspace’s own node' }),
+    capacity: z.object({ cpu: z.number(), memoryMb: z.number().int(), gpu: z.number().int() }).nullable().meta({
+      description:
+        'What it registered it has for its jobs; null when it gave none (it is then handed jobs whatever they ask for)',
+    }),
     createdAt: z.string(),
   })
   .meta({ id: 'NodeA' });

@@ -40,7 +40,10 @@ async function* bodyOf(req: IncomingMessage, idleMs: number): AsyncGenerator<Buf
       timer = arm();
     }
   } catch {
-    throw new AppError('request.invalid', idle ? `The upload sent nothing for ${idleMs} ms and was cut off` : 'The upload was cut off before its end');
+    throw new AppError(
+      'request.invalid',
+      idle ? `The upload sent nothing for ${idleMs} ms and was cut off` : 'The upload was cut off before its end',
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -51,7 +54,10 @@ const contentDisposition = (name: string) => {
   return `attachment; filename="${file.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file)}`;
 };
 
-export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlSigner; idleTimeoutMs: number }, registry: OpenAPIRegistry): Router {
+export function artifactRoutes(
+  deps: { artifacts: ArtifactsService; signer: UrlSigner; idleTimeoutMs: number },
+  registry: OpenAPIRegistry,
+): Router {
   const { artifacts, signer, idleTimeoutMs } = deps;
   const router = newRouter();
   const verify = (ctx: Context) => signer.verify({ method: ctx.method, path: ctx.path, query: ctx.query });
@@ -62,7 +68,14 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
     const length = ctx.get('Content-Length');
     const name = typeof ctx.query.name === 'string' ? ctx.query.name : undefined;
     ctx.body = await artifacts.receive(
-      { jobId: ctx.params.jobId, id: ctx.params.id, lease, name, contentType: ctx.get('Content-Type') || undefined, contentLength: length ? Number(length) : undefined },
+      {
+        jobId: ctx.params.jobId,
+        id: ctx.params.id,
+        lease,
+        name,
+        contentType: ctx.get('Content-Type') || undefined,
+        contentLength: length ? Number(length) : undefined,
+      },
       bodyOf(ctx.req, idleTimeoutMs),
     );
   });
@@ -90,7 +103,11 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
       if (parsed === -1) {
         ctx.status = 416;
         ctx.set('Content-Range', `bytes */${artifact.size}`);
-        ctx.body = { status: 'ERROR', code: 'request.invalid', message: `Range ${header} is outside the artifact's ${artifact.size} bytes` };
+        ctx.body = {
+          status: 'ERROR',
+          code: 'request.invalid',
+          message: `Range ${header} is outside the artifact's ${artifact.size} bytes`,
+        };
         return;
       }
       // Malformed or several ranges: the whole artifact, as RFC 9110 allows.
@@ -125,9 +142,15 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
     lease: z.string().optional().meta({ description: "An agent's lease (upload templates only; covered by sig)" }),
   });
   const errors = {
-    403: { description: 'auth.signature_invalid (path, method, expiry, lease or sig changed) or auth.url_expired', content: { 'application/json': { schema: ErrorEnvelope } } },
+    403: {
+      description: 'auth.signature_invalid (path, method, expiry, lease or sig changed) or auth.url_expired',
+      content: { 'application/json': { schema: ErrorEnvelope } },
+    },
     404: { description: 'resource.not_found', content: { 'application/json': { schema: ErrorEnvelope } } },
-    503: { description: 'dependency.unavailable: object storage cannot be reached (Retry-After)', content: { 'application/json': { schema: ErrorEnvelope } } },
+    503: {
+      description: 'dependency.unavailable: object storage cannot be reached (Retry-After)',
+      content: { 'application/json': { schema: ErrorEnvelope } },
+    },
   };
   const params = z.object({ jobId: z.string(), id: z.string().meta({ description: '1-128 of A-Z a-z 0-9 . _ -' }) });
   registry.registerPath({
@@ -140,29 +163,58 @@ export function artifactRoutes(deps: { artifacts: ArtifactsService; signer: UrlS
     security: [],
     request: {
       params,
-      query: signedQuery.extend({ name: z.string().optional().meta({ description: 'Display name (e.g. the relative path); defaults to the id' }) }),
+      query: signedQuery.extend({
+        name: z.string().optional().meta({ description: 'Display name (e.g. the relative path); defaults to the id' }),
+      }),
       body: { content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } },
     },
     responses: {
-      200: { description: 'Stored', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: z.object({ id: z.string(), size: z.number().int(), sha256: z.string() }) }) } } },
+      200: {
+        description: 'Stored',
+        content: {
+          'application/json': {
+            schema: z.object({
+              status: z.literal('OK'),
+              payload: z.object({ id: z.string(), size: z.number().int(), sha256: z.string() }),
+            }),
+          },
+        },
+      },
       ...errors,
-      409: { description: 'job.not_assigned: the lease no longer holds the job; nothing is kept', content: { 'application/json': { schema: ErrorEnvelope } } },
-      413: { description: 'request.too_large: past ARTIFACT_MAX_BYTES; nothing is kept', content: { 'application/json': { schema: ErrorEnvelope } } },
-      429: { description: 'rate_limit.exceeded: ARTIFACT_UPLOADS_MAX uploads already in progress on this instance (Retry-After)', content: { 'application/json': { schema: ErrorEnvelope } } },
+      409: {
+        description: 'job.not_assigned: the lease no longer holds the job; nothing is kept',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+      413: {
+        description: 'request.too_large: past ARTIFACT_MAX_BYTES; nothing is kept',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+      429: {
+        description:
+          'rate_limit.exceeded: ARTIFACT_UPLOADS_MAX uploads already in progress on this instance (Retry-After)',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
     },
   });
   registry.registerPath({
     method: 'get',
     path: '/api/compute/artifacts/download/{jobId}/{id}',
-    summary: 'Download an artifact through a signed URL (no header needed). Streams with Content-Length, ETag (the sha256) and Range (one range; 206).',
+    summary:
+      'Download an artifact through a signed URL (no header needed). Streams with Content-Length, ETag (the sha256) and Range (one range; 206).',
     tags: ['artifacts'],
     security: [],
     request: { params, query: signedQuery.omit({ lease: true }) },
     responses: {
-      200: { description: 'The bytes', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } },
+      200: {
+        description: 'The bytes',
+        content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
+      },
       206: { description: 'The requested range, with Content-Range' },
       304: { description: 'If-None-Match matched the ETag' },
-      416: { description: 'The range lies outside the artifact; Content-Range: bytes */size', content: { 'application/json': { schema: ErrorEnvelope } } },
+      416: {
+        description: 'The range lies outside the artifact; Content-Range: bytes */size',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
       ...errors,
     },
   });

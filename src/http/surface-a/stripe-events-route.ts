@@ -28,11 +28,15 @@ async function rawBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> 
 const Received = z.object({
   received: z.literal(true),
   outcome: z.enum(['applied', 'stale', 'ignored', 'duplicate']).meta({
-    description: 'applied; stale (a newer state of the subscription was applied already); ignored (a type or object we do not act on); duplicate (this event id was applied before)',
+    description:
+      'applied; stale (a newer state of the subscription was applied already); ignored (a type or object we do not act on); duplicate (this event id was applied before)',
   }),
 });
 
-export function stripeEventsRoute(deps: { stripeEvents: StripeEvents; maxBytes: number }, registry: OpenAPIRegistry): Router {
+export function stripeEventsRoute(
+  deps: { stripeEvents: StripeEvents; maxBytes: number },
+  registry: OpenAPIRegistry,
+): Router {
   const router = newRouter();
   router.post(STRIPE_EVENTS_PATH, async (ctx) => {
     const raw = await rawBody(ctx.req, deps.maxBytes);
@@ -48,11 +52,22 @@ export function stripeEventsRoute(deps: { stripeEvents: StripeEvents; maxBytes: 
       "ordered by the event's own time; invoice.paid marks our invoice paid; invoice.payment_failed sets past_due. Called by Stripe only",
     tags: ['billing'],
     request: {
-      headers: z.object({ 'Stripe-Signature': z.string().meta({ description: 't=<unix seconds>,v1=<HMAC-SHA256 hex>' }) }),
-      body: { content: { 'application/json': { schema: z.object({ id: z.string(), type: z.string(), created: z.number().int() }).passthrough() } } },
+      headers: z.object({
+        'Stripe-Signature': z.string().meta({ description: 't=<unix seconds>,v1=<HMAC-SHA256 hex>' }),
+      }),
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({ id: z.string(), type: z.string(), created: z.number().int() }).passthrough(),
+          },
+        },
+      },
     },
     responses: {
-      200: { description: 'Received', content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: Received }) } } },
+      200: {
+        description: 'Received',
+        content: { 'application/json': { schema: z.object({ status: z.literal('OK'), payload: Received }) } },
+      },
       ...errorResponses({
         403: 'auth.signature_invalid: no signature, a forged or stale one, or another secret; billing.not_available: no STRIPE_WEBHOOK_SECRET here',
         413: 'request.too_large',

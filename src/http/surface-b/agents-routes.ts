@@ -12,10 +12,10 @@ export const AgentB = z
     labels: z.record(z.string(), z.string()),
     state: z.enum(['ONLINE', 'DRAINING', 'DRAINED', 'OFFLINE']),
     version: z.string().nullable(),
-    region: z
-      .string()
-      .nullable()
-      .meta({ description: 'The managed-pool region the agent serves (an agent registered with an operator’s managed-pool key); null for the workspace’s own agents' }),
+    region: z.string().nullable().meta({
+      description:
+        'The managed-pool region the agent serves (an agent registered with an operator’s managed-pool key); null for the workspace’s own agents',
+    }),
     lastHeartbeatAt: z.string(),
     currentJobs: z.array(z.string()),
     drainDeadlineAt: z.string().nullable(),
@@ -37,7 +37,11 @@ export function agentsOperations(services: Services): AnyOperation[] {
       query: z.strictObject(PageQuery),
       response: pageSchema(AgentB),
       handle: async (ctx, { query }) => {
-        const page = await agents.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken, cursorParam: 'pageToken' });
+        const page = await agents.list(principalOf(ctx), {
+          limit: query.pageSize,
+          cursor: query.pageToken,
+          cursorParam: 'pageToken',
+        });
         return asPage({ items: page.nodes.map(agentB), nextCursor: page.nextCursor });
       },
     }),
@@ -57,14 +61,31 @@ export function agentsOperations(services: Services): AnyOperation[] {
       method: 'post',
       path: '/v0/agents/{id}:drain',
       tag: 'agents',
-      summary: 'Drain (admin): the agent gets no new jobs; past `deadlineSeconds` its unfinished jobs are requeued. 200 with the agent',
+      summary:
+        'Drain (admin): the agent gets no new jobs; past `deadlineSeconds` its unfinished jobs are requeued. 200 with the agent',
       action: 'agent.drain',
       scope: 'active',
       authorizes: ({ params }) => ({ type: 'agent', id: params.id }),
       params: AgentId,
-      body: z.strictObject({ deadlineSeconds: z.number().int().min(0).max(7 * 86_400).optional() }).default({}),
+      body: z
+        .strictObject({
+          deadlineSeconds: z
+            .number()
+            .int()
+            .min(0)
+            .max(7 * 86_400)
+            .optional(),
+        })
+        .default({}),
       response: AgentB,
-      handle: async (ctx, { params, body }) => agentB(await agents.drain(principalOf(ctx), { nodeId: params.id, enable: true, deadlineSeconds: body.deadlineSeconds })),
+      handle: async (ctx, { params, body }) =>
+        agentB(
+          await agents.drain(principalOf(ctx), {
+            nodeId: params.id,
+            enable: true,
+            deadlineSeconds: body.deadlineSeconds,
+          }),
+        ),
     }),
     operation({
       method: 'delete',

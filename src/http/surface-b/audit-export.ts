@@ -28,7 +28,12 @@ export function auditExporter(o: { services: Services; config: Pick<ApiConfig, '
     const leaveInstance = await perInstance.enter(Date.now());
     if (!leaveInstance) {
       leaveCredential();
-      throw new AppError('rate_limit.exceeded', `This instance already serves ${auditExportsPerInstance} audit exports`, { limit: auditExportsPerInstance }, RETRY_AFTER_SECONDS);
+      throw new AppError(
+        'rate_limit.exceeded',
+        `This instance already serves ${auditExportsPerInstance} audit exports`,
+        { limit: auditExportsPerInstance },
+        RETRY_AFTER_SECONDS,
+      );
     }
     const release = () => {
       leaveInstance();
@@ -38,7 +43,8 @@ export function auditExporter(o: { services: Services; config: Pick<ApiConfig, '
     ctx.res.once('close', release);
     const stillValid = async () => {
       const valid = await o.services.auth.stillValid(principal);
-      if (!valid) o.log.info({ credentialId: principal.credentialId }, 'audit export cut: its credential was revoked or expired');
+      if (!valid)
+        o.log.info({ credentialId: principal.credentialId }, 'audit export cut: its credential was revoked or expired');
       return valid;
     };
     try {

@@ -8,7 +8,10 @@ import type { Authenticator } from '../authenticate';
 /** Surface A's key header is refused by name on /v0, before any lookup. */
 export const refuseApiKeyHeader: Authenticator = async (ctx) => {
   if (ctx.get('X-API-Key') && !ctx.get('Authorization')) {
-    throw new AppError('auth.unauthenticated', "/v0 takes Authorization: Bearer <session token or cpat_ token>; X-API-Key is Surface A's");
+    throw new AppError(
+      'auth.unauthenticated',
+      "/v0 takes Authorization: Bearer <session token or cpat_ token>; X-API-Key is Surface A's",
+    );
   }
   return undefined;
 };

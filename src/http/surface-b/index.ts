@@ -23,7 +23,11 @@ import { webhooksOperations } from './webhooks-routes';
 import { workspacesOperations } from './workspaces-routes';
 
 /** Every /v0 operation: what is mounted, documented, and what the authorization test walks. */
-const surfaceBOperations = (services: Services, followLogs: ReturnType<typeof logFollower>, exportAudit: AuditExporter): AnyOperation[] => [
+const surfaceBOperations = (
+  services: Services,
+  followLogs: ReturnType<typeof logFollower>,
+  exportAudit: AuditExporter,
+): AnyOperation[] => [
   ...jobsOperations(services, followLogs),
   ...agentsOperations(services),
   ...workspacesOperations(services, exportAudit),
@@ -51,21 +55,38 @@ export function surfaceB({ services, config, log, json, registry }: SurfaceDeps)
   const routes: RouteInfo[] = [];
   const actionOf = actionsOf(routes);
   router.use(
-    authenticate(auth, [refuseApiKeyHeader, accessTokenAuthenticator(auth), sessionAuthenticator(auth, sessionCookie(config))], {
-      failuresPerMinute: config.rateLimits.authFailuresPerMinute,
-      actionOf,
-      missing: 'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
-    }),
+    authenticate(
+      auth,
+      [refuseApiKeyHeader, accessTokenAuthenticator(auth), sessionAuthenticator(auth, sessionCookie(config))],
+      {
+        failuresPerMinute: config.rateLimits.authFailuresPerMinute,
+        actionOf,
+        missing: 'Send Authorization: Bearer with a session token (compute print-token) or a cpat_ access token',
+      },
+    ),
   );
   router.use(auditRefusals(auth, actionOf));
   // Every /v0 budget is the workspace's. The path's workspace is read from the path as sent: the
   // router matches case-sensitively, so a route reached here spells `/v0/workspaces/` exactly.
   const route = routeOf(routes);
-  router.use(actInWorkspace(auth, { fromPath: /^\/v0\/workspaces\/([^/]+)/, budgetPerWorkspace: true, actsNowhere: (ctx) => route(ctx)?.scope === 'caller' }));
+  router.use(
+    actInWorkspace(auth, {
+      fromPath: /^\/v0\/workspaces\/([^/]+)/,
+      budgetPerWorkspace: true,
+      actsNowhere: (ctx) => route(ctx)?.scope === 'caller',
+    }),
+  );
   router.use(workspaceRateLimit({ auth, plans: services.plans, leased: services.leasedLimiter }));
   router.use(json);
   const followLogs = logFollower({ services, config, log, renderState: (s) => s });
-  routes.push(...mount(router, registry, auth, surfaceBOperations(services, followLogs, auditExporter({ services, config, log }))));
+  routes.push(
+    ...mount(
+      router,
+      registry,
+      auth,
+      surfaceBOperations(services, followLogs, auditExporter({ services, config, log })),
+    ),
+  );
 
   const app = new Koa();
   // Mounted, the surface runs on the outer app's context, whose setting decides ctx.ip; the same

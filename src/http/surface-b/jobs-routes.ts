@@ -10,10 +10,15 @@ import { SseLogEvent } from '../log-stream';
 import { type AnyOperation, operation, PageQuery, asPage, pageSchema, repeated } from './operations';
 import { attemptB, jobB, logLineB } from './render';
 
-const SubmittedB = z.object({ id: z.string(), state: z.enum(JOB_STATES), createdAt: z.string() }).meta({ id: 'SubmittedJob' });
+const SubmittedB = z
+  .object({ id: z.string(), state: z.enum(JOB_STATES), createdAt: z.string() })
+  .meta({ id: 'SubmittedJob' });
 const JobId = z.object({ id: z.string().max(64) });
-export const JobB = JobFields.extend({ id: z.string(), state: z.enum(JOB_STATES), agentId: z.string().nullable() })
-  .meta({ id: 'Job' });
+export const JobB = JobFields.extend({
+  id: z.string(),
+  state: z.enum(JOB_STATES),
+  agentId: z.string().nullable(),
+}).meta({ id: 'Job' });
 
 /** `label=key=value`: the first `=` splits key from value (a value may hold `=`). */
 const LabelFilter = z.string().regex(/^[^=]+=.*$/, 'expected key=value');
@@ -30,12 +35,14 @@ const AttemptB = z
     attempt: z.number().int().meta({ description: 'Its number, 1 for the first; the job’s `attempt` is its latest' }),
     agentId: z.string().meta({ description: 'The agent it was assigned to' }),
     assignedAt: z.string(),
-    lastHeartbeatAt: z.string().meta({ description: 'The last heartbeat of its agent while it ran (its assignment, until one came)' }),
-    endedAt: z.string().nullable().meta({ description: 'null while it runs' }),
-    endReason: z
+    lastHeartbeatAt: z
       .string()
-      .nullable()
-      .meta({ description: '`result` (its agent reported), `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered` (its agent was removed), `undelivered` (the assignment never reached the agent), `reset` (its run was reset in Temporal; the job went on in a new attempt); null while it runs' }),
+      .meta({ description: 'The last heartbeat of its agent while it ran (its assignment, until one came)' }),
+    endedAt: z.string().nullable().meta({ description: 'null while it runs' }),
+    endReason: z.string().nullable().meta({
+      description:
+        '`result` (its agent reported), `timeout`, `cancelled`, `agent_lost`, `drain_deadline`, `deregistered` (its agent was removed), `undelivered` (the assignment never reached the agent), `reset` (its run was reset in Temporal; the job went on in a new attempt); null while it runs',
+    }),
     exitCode: z.number().int().nullable().meta({ description: 'As its agent reported it; null without a result' }),
     runtimeMs: z.number().int().nullable().meta({ description: 'As its agent reported it; null without a result' }),
   })
@@ -84,7 +91,7 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       status: 201,
       response: SubmittedB,
       problems: {
-        402: "resource.limit_reached: a managed job on a billed plan whose worst case the credit does not cover (`details`: spentUsd, reservedUsd, requiredUsd, creditUsd), or of a workspace whose subscription is past_due or canceled (`details`: plan, status); `self` jobs are never refused for credit",
+        402: 'resource.limit_reached: a managed job on a billed plan whose worst case the credit does not cover (`details`: spentUsd, reservedUsd, requiredUsd, creditUsd), or of a workspace whose subscription is past_due or canceled (`details`: plan, status); `self` jobs are never refused for credit',
         403: 'auth.forbidden: the role or the kind of credential does not allow it; billing.not_available: a managed job of a workspace on hobby, which has no managed pool (`details.plan`)',
         409: 'resource.conflict: a request with this Idempotency-Key is still in progress (`details.reason: idempotency_key_in_use`)',
         422: 'idempotency.mismatch: this Idempotency-Key was used with another body in the last 24 h',
@@ -102,14 +109,17 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       method: 'get',
       path: '/v0/jobs',
       tag: 'jobs',
-      summary: "The active workspace's jobs, newest first; `state` and `label` repeat; a job submitted meanwhile never shifts a page",
+      summary:
+        "The active workspace's jobs, newest first; `state` and `label` repeat; a job submitted meanwhile never shifts a page",
       action: 'job.read',
       scope: 'active',
       authorizes: () => ({ type: 'workspace', id: 'jobs' }),
       query: ListQuery,
       response: pageSchema(JobB),
       handle: async (ctx, { query }) => {
-        const labels = query.label && Object.fromEntries(query.label.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+        const labels =
+          query.label &&
+          Object.fromEntries(query.label.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
         const page = await jobs.list(principalOf(ctx), {
           states: query.state,
           labels,
@@ -156,7 +166,8 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       method: 'post',
       path: '/v0/jobs/{id}:cancel',
       tag: 'jobs',
-      summary: 'Cancel (idempotent): always 200 with the job as it now is. Queued: CANCELLED; running: CANCELLING, then CANCELLED; ended: as it was',
+      summary:
+        'Cancel (idempotent): always 200 with the job as it now is. Queued: CANCELLED; running: CANCELLING, then CANCELLED; ended: as it was',
       action: 'job.cancel',
       scope: 'active',
       authorizes: ({ params }) => ({ type: 'job', id: params.id }),
@@ -177,7 +188,11 @@ export function jobsOperations(services: Services, followLogs: ReturnType<typeof
       params: JobId,
       query: LogsQuery,
       response: z.object({ lines: z.array(LogLine), nextSeq: z.number().int(), complete: z.boolean() }),
-      alternative: { type: 'text/event-stream', description: 'with follow=true: `event: log`, `event: log.truncated`, then `event: end`', schema: SseLogEvent },
+      alternative: {
+        type: 'text/event-stream',
+        description: 'with follow=true: `event: log`, `event: log.truncated`, then `event: end`',
+        schema: SseLogEvent,
+      },
       handle: async (ctx, { params, query }) => {
         const principal = principalOf(ctx);
         await jobs.get(principal, params.id);

@@ -23,16 +23,32 @@ export const Problem = z
     code: z.string().meta({ examples: ['request.invalid', 'auth.forbidden', 'resource.not_found'] }),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     details: z.record(z.string(), z.unknown()).optional(),
-    requestId: z.string().optional().meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
+    requestId: z
+      .string()
+      .optional()
+      .meta({ description: 'The X-Request-Id of this request, as the service logged it' }),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details; `errors` names each bad field (also in `details.fields`)' });
-
+  .meta({
+    id: 'Problem',
+    description: 'RFC 9457 problem details; `errors` names each bad field (also in `details.fields`)',
+  });
 
 type Empty = z.ZodObject<Record<string, never>>;
 
-type Input<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType> = { params: z.output<P>; query: z.output<Q>; body: z.output<B>; headers: z.output<H> };
+type Input<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType> = {
+  params: z.output<P>;
+  query: z.output<Q>;
+  body: z.output<B>;
+  headers: z.output<H>;
+};
 
-export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType, H extends z.ZodType = Empty> {
+export interface Operation<
+  P extends z.ZodType = Empty,
+  Q extends z.ZodType = Empty,
+  B extends z.ZodType = Empty,
+  R extends z.ZodType = z.ZodType,
+  H extends z.ZodType = Empty,
+> {
   method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI form: `/v0/workspaces/{id}/members`. */
   path: string;
@@ -65,10 +81,15 @@ export interface Operation<P extends z.ZodType = Empty, Q extends z.ZodType = Em
 export type AnyOperation = Operation<any, any, any, any, any>;
 
 /** Declares an operation: its handler's input is typed from its schemas. */
-export const operation = <P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType, H extends z.ZodType = Empty>(
+export const operation = <
+  P extends z.ZodType = Empty,
+  Q extends z.ZodType = Empty,
+  B extends z.ZodType = Empty,
+  R extends z.ZodType = z.ZodType,
+  H extends z.ZodType = Empty,
+>(
   op: Operation<P, Q, B, R, H>,
 ): AnyOperation => op as AnyOperation;
-
 
 /** `a,b` or repeated `?a&a`: a query parameter that may repeat, as an array. */
 export const repeated = <T extends z.ZodType>(item: T) =>
@@ -79,13 +100,20 @@ export const PageQuery = {
   pageToken: z.string().max(200).optional().meta({ description: 'nextPageToken of the previous page' }),
 };
 /** The schema of a page of `item`s. */
-export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextPageToken: z.string().nullable() });
+export const pageSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextPageToken: z.string().nullable() });
 /** A service's page, in /v0's names. */
-export const asPage = <T>(p: { items: T[]; nextCursor: string | null }) => ({ items: p.items, nextPageToken: p.nextCursor });
+export const asPage = <T>(p: { items: T[]; nextCursor: string | null }) => ({
+  items: p.items,
+  nextPageToken: p.nextCursor,
+});
 
 /** The named request headers, absent ones left out. */
 // A header sent empty is sent: validated as its value, never taken for absent.
-const headersOf = (ctx: Context, names: string[]) => Object.fromEntries(names.flatMap((name) => (ctx.headers[name.toLowerCase()] !== undefined ? [[name, ctx.get(name)]] : [])));
+const headersOf = (ctx: Context, names: string[]) =>
+  Object.fromEntries(
+    names.flatMap((name) => (ctx.headers[name.toLowerCase()] !== undefined ? [[name, ctx.get(name)]] : [])),
+  );
 
 const koaPath = (path: string) => routerPath(path.replace(/^\/v0/, ''));
 
@@ -108,11 +136,20 @@ export function mount(router: Router, registry: OpenAPIRegistry, auth: AuthServi
       summary: op.summary,
       tags: [op.tag],
       security: [{ Bearer: [] }],
-      description: op.action === 'none' ? 'Any authenticated caller.' : `Needs the role of action \`${op.action}\` (see the role table).`,
+      description:
+        op.action === 'none'
+          ? 'Any authenticated caller.'
+          : `Needs the role of action \`${op.action}\` (see the role table).`,
       request: {
         headers: z.object({
           'X-Compute-API-Version': z.literal(API_VERSION).optional(),
-          ...(op.scope === 'active' ? { 'X-Compute-Workspace': WorkspaceHeader.meta({ description: 'The workspace to act in (default: the token’s own, or the session’s personal one)' }) } : {}),
+          ...(op.scope === 'active'
+            ? {
+                'X-Compute-Workspace': WorkspaceHeader.meta({
+                  description: 'The workspace to act in (default: the token’s own, or the session’s personal one)',
+                }),
+              }
+            : {}),
           ...(op.headers instanceof z.ZodObject ? op.headers.shape : {}),
         }),
         ...(op.params ? { params: op.params } : {}),
@@ -123,10 +160,26 @@ export function mount(router: Router, registry: OpenAPIRegistry, auth: AuthServi
         [status]: {
           description: status === 204 ? 'No content' : 'OK',
           ...(op.response
-            ? { content: { 'application/json': { schema: op.response }, ...(op.alternative ? { [op.alternative.type]: { schema: op.alternative.schema ?? { type: 'string', description: op.alternative.description } } } : {}) } }
+            ? {
+                content: {
+                  'application/json': { schema: op.response },
+                  ...(op.alternative
+                    ? {
+                        [op.alternative.type]: {
+                          schema: op.alternative.schema ?? { type: 'string', description: op.alternative.description },
+                        },
+                      }
+                    : {}),
+                },
+              }
             : {}),
         },
-        ...Object.fromEntries(Object.entries({ ...ERROR_STATUSES, ...op.problems }).map(([code, description]) => [code, { description, content: { 'application/problem+json': { schema: Problem } } }])),
+        ...Object.fromEntries(
+          Object.entries({ ...ERROR_STATUSES, ...op.problems }).map(([code, description]) => [
+            code,
+            { description, content: { 'application/problem+json': { schema: Problem } } },
+          ]),
+        ),
       },
     });
     router[op.method](koaPath(op.path), async (ctx) => {
@@ -134,9 +187,11 @@ export function mount(router: Router, registry: OpenAPIRegistry, auth: AuthServi
         params: op.params ? parse(op.params, ctx.params) : {},
         query: op.query ? parse(op.query, ctx.query) : {},
         body: op.body ? parse(op.body, ctx.request.body) : {},
-        headers: op.headers instanceof z.ZodObject ? parse(op.headers, headersOf(ctx, Object.keys(op.headers.shape))) : {},
+        headers:
+          op.headers instanceof z.ZodObject ? parse(op.headers, headersOf(ctx, Object.keys(op.headers.shape))) : {},
       };
-      if (op.authorizes && op.action !== 'none') await auth.authorize(principalOf(ctx), op.action, op.authorizes(input));
+      if (op.authorizes && op.action !== 'none')
+        await auth.authorize(principalOf(ctx), op.action, op.authorizes(input));
       const out = await op.handle(ctx, input);
       if (ctx.body !== undefined) return; // the handler answered itself (a stream)
       ctx.status = status;

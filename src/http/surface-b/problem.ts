@@ -12,7 +12,8 @@ export const PROBLEM_TYPE_BASE = '/v0/docs#problem-';
 export const titleOf = (code: string) => ERROR_CODES[code as ErrorCode]?.title ?? 'Error';
 
 /** What the router said the path takes (its Allow header), for the 405 answer. */
-const allowOf = (ctx: { response: { get(h: string): string } }) => ctx.response.get('Allow').split(/,\s*/).filter(Boolean);
+const allowOf = (ctx: { response: { get(h: string): string } }) =>
+  ctx.response.get('Allow').split(/,\s*/).filter(Boolean);
 
 export function problemDetails(log: Logger, retryAfterSeconds: number): Middleware {
   return async (ctx, next) => {
@@ -21,7 +22,11 @@ export function problemDetails(log: Logger, retryAfterSeconds: number): Middlewa
       // Sent empty is sent: only v0 or no header at all.
       const asked = ctx.get('X-Compute-API-Version');
       if (ctx.headers['x-compute-api-version'] !== undefined && asked !== API_VERSION) {
-        throw new AppError('version.unsupported', `X-Compute-API-Version ${JSON.stringify(asked.slice(0, 32))} is not supported; send v0 or nothing`, { supported: [API_VERSION] });
+        throw new AppError(
+          'version.unsupported',
+          `X-Compute-API-Version ${JSON.stringify(asked.slice(0, 32))} is not supported; send v0 or nothing`,
+          { supported: [API_VERSION] },
+        );
       }
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound('route');
@@ -29,7 +34,8 @@ export function problemDetails(log: Logger, retryAfterSeconds: number): Middlewa
       if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
         // `/jobs/{id}:frobnicate` matches the job's own path, which takes no POST: an unknown verb.
         const verb = /[^/]:([^/:]*)$/.exec(ctx.path)?.[1];
-        if (verb !== undefined) throw new AppError('resource.not_found', `There is no operation :${verb.slice(0, 40)} on this resource`);
+        if (verb !== undefined)
+          throw new AppError('resource.not_found', `There is no operation :${verb.slice(0, 40)} on this resource`);
         throw new MethodNotAllowed(ctx.method, ctx.path, allowOf(ctx));
       }
     } catch (err) {

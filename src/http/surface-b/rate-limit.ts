@@ -19,12 +19,18 @@ export interface Budget {
 
 /** The workspace's budget under its plan; null: unlimited (hobby, or an enterprise workspace without a setting). */
 export function budgetOf(plan: Plan, w: WorkspaceSettings): Budget | null {
-  if (plan.requestsPerSecond) return { requestsPerSecond: plan.requestsPerSecond, burst: plan.burst ?? plan.requestsPerSecond * 2 };
-  if (plan.workspaceLimits && w.requestsPerSecond) return { requestsPerSecond: w.requestsPerSecond, burst: w.burst ?? w.requestsPerSecond * 2 };
+  if (plan.requestsPerSecond)
+    return { requestsPerSecond: plan.requestsPerSecond, burst: plan.burst ?? plan.requestsPerSecond * 2 };
+  if (plan.workspaceLimits && w.requestsPerSecond)
+    return { requestsPerSecond: w.requestsPerSecond, burst: w.burst ?? w.requestsPerSecond * 2 };
   return null;
 }
 
-export function workspaceRateLimit(o: { auth: AuthService; plans: Plans; leased: (windows: WindowSpec[]) => LeasedLimiter }): Middleware {
+export function workspaceRateLimit(o: {
+  auth: AuthService;
+  plans: Plans;
+  leased: (windows: WindowSpec[]) => LeasedLimiter;
+}): Middleware {
   // One limiter per distinct budget; the store's keys name the budget, so a plan change starts afresh.
   const limiters = new Map<string, LeasedLimiter>();
   const limiterFor = (b: Budget) => {

@@ -41,7 +41,13 @@ export function agentB(a: Agent) {
 /** A stored log event as a line of `GET /v0/jobs/{id}/logs`; a truncation marker says what was dropped. */
 export function logLineB(e: LogEvent) {
   if (e.kind === 'truncated') {
-    return { seq: e.seq, stream: 'system' as const, line: `[${e.droppedLines} lines (${e.droppedBytes} bytes) dropped past the log limit]`, ts: e.ts, truncated: { droppedLines: e.droppedLines, droppedBytes: e.droppedBytes } };
+    return {
+      seq: e.seq,
+      stream: 'system' as const,
+      line: `[${e.droppedLines} lines (${e.droppedBytes} bytes) dropped past the log limit]`,
+      ts: e.ts,
+      truncated: { droppedLines: e.droppedLines, droppedBytes: e.droppedBytes },
+    };
   }
   return { seq: e.seq, stream: e.stream as 'stdout' | 'stderr', line: e.line, ts: e.ts };
 }

@@ -6,7 +6,9 @@ import { type AnyOperation, operation } from './operations';
 const Session = z
   .object({
     user: z.object({ id: z.string(), email: z.string() }),
-    workspaceId: z.string().meta({ description: 'Where the request acts: the user’s own workspace unless X-Compute-Workspace names another' }),
+    workspaceId: z.string().meta({
+      description: 'Where the request acts: the user’s own workspace unless X-Compute-Workspace names another',
+    }),
     expiresAt: z.string(),
   })
   .meta({ id: 'Session' });
@@ -21,7 +23,8 @@ export function sessionOperations(): AnyOperation[] {
       method: 'get',
       path: '/v0/session',
       tag: 'auth',
-      summary: 'The session this request carries (a session token, or the portal’s cookie): its user, its workspace and its expiry. An access token is 403',
+      summary:
+        'The session this request carries (a session token, or the portal’s cookie): its user, its workspace and its expiry. An access token is 403',
       action: 'none',
       scope: 'caller',
       response: Session,
@@ -30,7 +33,11 @@ export function sessionOperations(): AnyOperation[] {
         if (p.credential !== 'jwt' || !p.userId || !p.actor.email || p.expiresAt === undefined) {
           throw new AppError('auth.forbidden', 'Only a session has a session: this is an access token');
         }
-        return { user: { id: p.userId, email: p.actor.email }, workspaceId: p.workspaceId, expiresAt: new Date(p.expiresAt).toISOString() };
+        return {
+          user: { id: p.userId, email: p.actor.email },
+          workspaceId: p.workspaceId,
+          expiresAt: new Date(p.expiresAt).toISOString(),
+        };
       },
     }),
   ];

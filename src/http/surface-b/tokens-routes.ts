@@ -31,10 +31,16 @@ export function tokensOperations(services: Services): AnyOperation[] {
         '`role` (default member, at most the issuer’s) capped by the issuer’s role at each request. `token` is shown only here',
       action: 'token.create',
       scope: 'active',
-      body: z.strictObject({ name: z.string().trim().min(1).max(100), role: Role.default('member'), expiresInDays: z.number().int().min(1).max(3650).optional() }),
+      body: z.strictObject({
+        name: z.string().trim().min(1).max(100),
+        role: Role.default('member'),
+        expiresInDays: z.number().int().min(1).max(3650).optional(),
+      }),
       status: 201,
       response: Token.extend({ token: z.string() }),
-      problems: { 409: 'resource.conflict: the workspace has ACCESS_TOKENS_MAX live tokens (default 100; `details.limit`)' },
+      problems: {
+        409: 'resource.conflict: the workspace has ACCESS_TOKENS_MAX live tokens (default 100; `details.limit`)',
+      },
       handle: (ctx, { body }) => accessTokens.create(principalOf(ctx), body),
     }),
     operation({
@@ -46,7 +52,8 @@ export function tokensOperations(services: Services): AnyOperation[] {
       scope: 'active',
       query: z.strictObject(PageQuery),
       response: pageSchema(Token),
-      handle: async (ctx, { query }) => asPage(await accessTokens.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
+      handle: async (ctx, { query }) =>
+        asPage(await accessTokens.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
     }),
     operation({
       method: 'delete',

@@ -6,7 +6,9 @@ import { type AnyOperation, operation, PageQuery, asPage, pageSchema } from './o
 
 const WebhookId = z.object({ id: z.string().max(64) });
 const EventType = z.enum(EVENT_TYPES);
-const Secret = z.string().meta({ description: '`whsec_<base64>`: verify `webhook-signature` with it (Standard Webhooks). Shown only here' });
+const Secret = z
+  .string()
+  .meta({ description: '`whsec_<base64>`: verify `webhook-signature` with it (Standard Webhooks). Shown only here' });
 
 export const WebhookB = z
   .object({
@@ -14,24 +16,40 @@ export const WebhookB = z
     url: z.string(),
     events: z.array(EventType),
     description: z.string().nullable(),
-    enabled: z.boolean().meta({ description: 'False once the receiver answered 410 (or the endpoint was deleted): nothing more is sent' }),
+    enabled: z.boolean().meta({
+      description: 'False once the receiver answered 410 (or the endpoint was deleted): nothing more is sent',
+    }),
     disabledReason: z.string().nullable(),
     createdAt: z.string(),
-    previousSecretExpiresAt: z.string().nullable().meta({ description: 'Until then, after a rotation, the previous secret signs too' }),
+    previousSecretExpiresAt: z
+      .string()
+      .nullable()
+      .meta({ description: 'Until then, after a rotation, the previous secret signs too' }),
   })
   .meta({ id: 'Webhook' });
 
 export const DeliveryB = z
   .object({
     id: z.string(),
-    eventId: z.string().meta({ description: 'The `webhook-id` header: the same on every attempt and redelivery of the event' }),
+    eventId: z
+      .string()
+      .meta({ description: 'The `webhook-id` header: the same on every attempt and redelivery of the event' }),
     eventType: EventType,
     jobId: z.string(),
-    attempt: z.number().int().meta({ description: "This event's attempt number at this endpoint, redeliveries included" }),
-    status: z.enum(['pending', 'succeeded', 'failed']).meta({ description: '`pending`: failed, and will be retried at `nextAttemptAt`; `failed`: given up on (or a redelivery that failed)' }),
+    attempt: z
+      .number()
+      .int()
+      .meta({ description: "This event's attempt number at this endpoint, redeliveries included" }),
+    status: z.enum(['pending', 'succeeded', 'failed']).meta({
+      description:
+        '`pending`: failed, and will be retried at `nextAttemptAt`; `failed`: given up on (or a redelivery that failed)',
+    }),
     redelivery: z.boolean(),
     responseStatus: z.number().int().nullable(),
-    responseBody: z.string().nullable().meta({ description: 'The start of the receiver’s answer (WEBHOOK_RESPONSE_BODY_BYTES, 2 KiB by default)' }),
+    responseBody: z
+      .string()
+      .nullable()
+      .meta({ description: 'The start of the receiver’s answer (WEBHOOK_RESPONSE_BODY_BYTES, 2 KiB by default)' }),
     error: z.string().nullable(),
     durationMs: z.number().int(),
     createdAt: z.string(),
@@ -60,7 +78,9 @@ export function webhooksOperations(services: Services): AnyOperation[] {
       }),
       status: 201,
       response: WebhookB.extend({ secret: Secret }),
-      problems: { 409: 'resource.conflict: the workspace has WEBHOOK_ENDPOINTS_MAX endpoints (default 20; `details.limit`)' },
+      problems: {
+        409: 'resource.conflict: the workspace has WEBHOOK_ENDPOINTS_MAX endpoints (default 20; `details.limit`)',
+      },
       handle: (ctx, { body }) => webhooks.create(principalOf(ctx), body),
     }),
     operation({
@@ -73,7 +93,8 @@ export function webhooksOperations(services: Services): AnyOperation[] {
       authorizes: () => ({ type: 'workspace', id: 'webhooks' }),
       query: z.strictObject(PageQuery),
       response: pageSchema(WebhookB),
-      handle: async (ctx, { query }) => asPage(await webhooks.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
+      handle: async (ctx, { query }) =>
+        asPage(await webhooks.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
     }),
     operation({
       method: 'get',
@@ -91,7 +112,8 @@ export function webhooksOperations(services: Services): AnyOperation[] {
       method: 'delete',
       path: '/v0/webhooks/{id}',
       tag: 'webhooks',
-      summary: 'Delete an endpoint (admin): nothing more is sent to it, retries in progress included. 204; 404 once deleted',
+      summary:
+        'Delete an endpoint (admin): nothing more is sent to it, retries in progress included. 204; 404 once deleted',
       action: 'webhook.delete',
       scope: 'active',
       authorizes: ({ params }) => ({ type: 'webhook', id: params.id }),
@@ -119,15 +141,27 @@ export function webhooksOperations(services: Services): AnyOperation[] {
       method: 'get',
       path: '/v0/webhooks/{id}/deliveries',
       tag: 'webhooks',
-      summary: 'Every attempt to send an event to this endpoint, newest first (any member); `eventId` and `status` filter',
+      summary:
+        'Every attempt to send an event to this endpoint, newest first (any member); `eventId` and `status` filter',
       action: 'webhook.read',
       scope: 'active',
       authorizes: ({ params }) => ({ type: 'webhook', id: params.id }),
       params: WebhookId,
-      query: z.strictObject({ ...PageQuery, eventId: z.string().max(64).optional(), status: z.enum(['pending', 'succeeded', 'failed']).optional() }),
+      query: z.strictObject({
+        ...PageQuery,
+        eventId: z.string().max(64).optional(),
+        status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+      }),
       response: pageSchema(DeliveryB),
       handle: async (ctx, { params, query }) =>
-        asPage(await webhooks.deliveries(principalOf(ctx), params.id, { limit: query.pageSize, cursor: query.pageToken, eventId: query.eventId, status: query.status })),
+        asPage(
+          await webhooks.deliveries(principalOf(ctx), params.id, {
+            limit: query.pageSize,
+            cursor: query.pageToken,
+            eventId: query.eventId,
+            status: query.status,
+          }),
+        ),
     }),
     operation({
       method: 'post',

@@ -13,9 +13,18 @@ const WorkspaceId = z.object({ id: z.string().max(64) });
 const MemberPath = z.object({ id: z.string().max(64), userId: z.string().max(64) });
 
 const Workspace = z
-  .object({ id: z.string(), name: z.string(), defaultRegion: z.string(), plan: z.enum(['hobby', 'payg', 'team', 'enterprise']), role: Role, createdAt: z.string() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    defaultRegion: z.string(),
+    plan: z.enum(['hobby', 'payg', 'team', 'enterprise']),
+    role: Role,
+    createdAt: z.string(),
+  })
   .meta({ id: 'Workspace' });
-const Member = z.object({ userId: z.string(), email: z.string(), role: Role, addedAt: z.string() }).meta({ id: 'Member' });
+const Member = z
+  .object({ userId: z.string(), email: z.string(), role: Role, addedAt: z.string() })
+  .meta({ id: 'Member' });
 const RemovedMember = z
   .object({
     userId: z.string(),
@@ -28,10 +37,14 @@ const AuditEntry = z
   .object({
     id: z.string(),
     at: z.string(),
-    actor: z.object({ type: z.enum(['user', 'token', 'key', 'node', 'system']), id: z.string(), email: z.string().optional() }),
+    actor: z.object({
+      type: z.enum(['user', 'token', 'key', 'node', 'system']),
+      id: z.string(),
+      email: z.string().optional(),
+    }),
     action: z.string().meta({
       description:
-        '`noun.verb`: the actions CONTRACT §5 lists, and `job.reset` (a job\'s run reset in Temporal; actor system/temporal, details.reason as Temporal records it) and `codec.decode` (payloads decoded for the Temporal UI)',
+        "`noun.verb`: the actions CONTRACT §5 lists, and `job.reset` (a job's run reset in Temporal; actor system/temporal, details.reason as Temporal records it) and `codec.decode` (payloads decoded for the Temporal UI)",
     }),
     target: z.object({ type: z.string(), id: z.string() }),
     workspaceId: z.string(),
@@ -56,7 +69,9 @@ export function workspacesOperations(services: Services, exportAudit: AuditExpor
       body: z.strictObject({ name: Name, defaultRegion: Region.default('local') }),
       status: 201,
       response: Workspace,
-      problems: { 409: 'resource.conflict: the caller created WORKSPACES_CREATED_MAX workspaces already (default 20; `details.limit`)' },
+      problems: {
+        409: 'resource.conflict: the caller created WORKSPACES_CREATED_MAX workspaces already (default 20; `details.limit`)',
+      },
       handle: (ctx, { body }) => workspaces.create(principalOf(ctx), body),
     }),
     operation({
@@ -68,7 +83,8 @@ export function workspacesOperations(services: Services, exportAudit: AuditExpor
       scope: 'caller',
       query: z.strictObject(PageQuery),
       response: pageSchema(Workspace),
-      handle: async (ctx, { query }) => asPage(await workspaces.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
+      handle: async (ctx, { query }) =>
+        asPage(await workspaces.list(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
     }),
     operation({
       method: 'get',
@@ -106,7 +122,9 @@ export function workspacesOperations(services: Services, exportAudit: AuditExpor
       body: z.strictObject({ email: Email, role: Role }),
       status: 201,
       response: Member,
-      problems: { 409: 'resource.conflict: already a member, or the workspace has MEMBERS_MAX members (default 1000; `details.limit`)' },
+      problems: {
+        409: 'resource.conflict: already a member, or the workspace has MEMBERS_MAX members (default 1000; `details.limit`)',
+      },
       handle: (ctx, { body }) => workspaces.addMember(principalOf(ctx), body),
     }),
     operation({
@@ -119,13 +137,15 @@ export function workspacesOperations(services: Services, exportAudit: AuditExpor
       params: WorkspaceId,
       query: z.strictObject(PageQuery),
       response: pageSchema(Member),
-      handle: async (ctx, { query }) => asPage(await workspaces.listMembers(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
+      handle: async (ctx, { query }) =>
+        asPage(await workspaces.listMembers(principalOf(ctx), { limit: query.pageSize, cursor: query.pageToken })),
     }),
     operation({
       method: 'patch',
       path: '/v0/workspaces/{id}/members/{userId}',
       tag: 'members',
-      summary: "Change a member's role (admin; to or from admin or owner needs an owner). The last owner stays an owner: 409",
+      summary:
+        "Change a member's role (admin; to or from admin or owner needs an owner). The last owner stays an owner: 409",
       action: 'member.update',
       scope: 'path',
       params: MemberPath,
@@ -174,7 +194,9 @@ export function workspacesOperations(services: Services, exportAudit: AuditExpor
       }),
       response: pageSchema(AuditEntry),
       alternative: { type: 'application/jsonl', description: 'format=jsonl: one AuditEntry per line, oldest first' },
-      problems: { 429: 'rate_limit.exceeded: the workspace plan’s budget, or (format=jsonl) the exports open for the credential or the instance (Retry-After)' },
+      problems: {
+        429: 'rate_limit.exceeded: the workspace plan’s budget, or (format=jsonl) the exports open for the credential or the instance (Retry-After)',
+      },
       handle: async (ctx, { query }) => {
         const { pageSize, pageToken, format, ...filter } = query;
         if (format === 'jsonl') return exportAudit(ctx, principalOf(ctx), filter);

@@ -15,8 +15,22 @@ export interface Segment {
 
 /** The 16 colours, chosen to read on the log's dark background (black shows as grey). */
 const PALETTE = [
-  '#8b949e', '#ff7b72', '#7ee787', '#e3b341', '#79c0ff', '#d2a8ff', '#56d4dd', '#e6edf3',
-  '#a0a8b0', '#ffa198', '#aff5b4', '#f8e3a1', '#a5d6ff', '#e2c5ff', '#b3f0ff', '#ffffff',
+  '#8b949e',
+  '#ff7b72',
+  '#7ee787',
+  '#e3b341',
+  '#79c0ff',
+  '#d2a8ff',
+  '#56d4dd',
+  '#e6edf3',
+  '#a0a8b0',
+  '#ffa198',
+  '#aff5b4',
+  '#f8e3a1',
+  '#a5d6ff',
+  '#e2c5ff',
+  '#b3f0ff',
+  '#ffffff',
 ];
 
 const hex = (n: number) => n.toString(16).padStart(2, '0');

@@ -23,12 +23,16 @@ export class ApiError extends Error {
 
 /** A failure as a Problem: the API's own, or the network's. */
 export const problemOf = (err: unknown): Problem =>
-  err instanceof ApiError ? err.problem : { status: 0, title: 'The service cannot be reached', detail: 'Check the connection and try again.' };
+  err instanceof ApiError
+    ? err.problem
+    : { status: 0, title: 'The service cannot be reached', detail: 'Check the connection and try again.' };
 
-const titleOf = (code: string | undefined) => (code && Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as ErrorCode].title : 'The request failed');
+const titleOf = (code: string | undefined) =>
+  code && Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as ErrorCode].title : 'The request failed';
 
 /** The workspace the page acts in (`?workspace=`), or none: the session's own. */
-export const currentWorkspace = (): string | undefined => new URLSearchParams(location.search).get('workspace') ?? undefined;
+export const currentWorkspace = (): string | undefined =>
+  new URLSearchParams(location.search).get('workspace') ?? undefined;
 
 /** The login page, coming back to where the person is now (calls refused together go there once). */
 export function toLogin(): void {
@@ -63,7 +67,12 @@ export async function problemFrom(res: Response): Promise<Problem> {
   const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   const code = typeof body?.code === 'string' ? body.code : undefined;
   const title = typeof body?.title === 'string' ? body.title : titleOf(code);
-  const detail = typeof body?.detail === 'string' ? body.detail : typeof body?.message === 'string' ? body.message : `HTTP ${res.status}`;
+  const detail =
+    typeof body?.detail === 'string'
+      ? body.detail
+      : typeof body?.message === 'string'
+        ? body.message
+        : `HTTP ${res.status}`;
   // /v0 names bad fields in `errors`, /api in `details.fields`.
   const fields = (body?.errors ?? (body?.details as { fields?: unknown } | undefined)?.fields) as Problem['fields'];
   return { status: res.status, title, detail, code, ...(Array.isArray(fields) && fields.length ? { fields } : {}) };

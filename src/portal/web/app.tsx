@@ -56,7 +56,12 @@ export function App() {
 
   const actingId = currentWorkspace() ?? signed.session.workspaceId;
   // A workspace not (or no longer) in the list: shown with the least role; the API decides.
-  const workspace = signed.workspaces.find((w) => w.id === actingId) ?? { id: actingId, name: actingId, role: 'member' as const, plan: '' };
+  const workspace = signed.workspaces.find((w) => w.id === actingId) ?? {
+    id: actingId,
+    name: actingId,
+    role: 'member' as const,
+    plan: '',
+  };
   const [, section, id] = /^\/([a-z]+)(?:\/([^/]+))?$/.exec(path) ?? [];
   const detail = id ? decodeURIComponent(id) : undefined;
   let page;

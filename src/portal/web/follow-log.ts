@@ -38,7 +38,12 @@ export function followLog(jobId: string, on: FollowHandlers): { stop(): void } {
     if (event === 'log') on.line(JSON.parse(data) as LogLine);
     else if (event === 'log.truncated') {
       const t = JSON.parse(data) as { seq: number; droppedLines: number; droppedBytes: number; ts: string };
-      on.line({ seq: t.seq, stream: 'system', line: `[${t.droppedLines} lines (${t.droppedBytes} bytes) dropped past the log limit]`, ts: t.ts });
+      on.line({
+        seq: t.seq,
+        stream: 'system',
+        line: `[${t.droppedLines} lines (${t.droppedBytes} bytes) dropped past the log limit]`,
+        ts: t.ts,
+      });
     } else if (event === 'end') {
       on.end(JSON.parse(data) as { state: JobState; exitCode: number | null });
       return true;
@@ -52,7 +57,9 @@ export function followLog(jobId: string, on: FollowHandlers): { stop(): void } {
     let watchdog = setTimeout(() => controller?.abort(), SILENCE_MS);
     try {
       const res = await fetch(`/v0/jobs/${encodeURIComponent(jobId)}/logs?follow=true`, {
-        headers: headersFor('GET', { headers: { Accept: 'text/event-stream', ...(last ? { 'Last-Event-ID': last } : {}) } }),
+        headers: headersFor('GET', {
+          headers: { Accept: 'text/event-stream', ...(last ? { 'Last-Event-ID': last } : {}) },
+        }),
         credentials: 'same-origin',
         cache: 'no-store',
         signal: controller.signal,

@@ -5,7 +5,12 @@ import { useEffect, useRef } from 'preact/hooks';
  * once; a change of `deps` starts over. The jobs list has no change stream to follow: polling
  * keeps it current.
  */
-export function usePolling(load: (signal: AbortSignal) => Promise<void>, everyMs: number, active: boolean, deps: unknown[]): void {
+export function usePolling(
+  load: (signal: AbortSignal) => Promise<void>,
+  everyMs: number,
+  active: boolean,
+  deps: unknown[],
+): void {
   const latest = useRef(load);
   latest.current = load;
   useEffect(() => {

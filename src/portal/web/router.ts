@@ -39,7 +39,12 @@ export function within(path: string, params: Record<string, string | undefined> 
 }
 
 /** A link that moves within the portal (a real link: it opens in a new tab, too). */
-export function Link(props: { href: string; children: ComponentChildren } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'children'>) {
+export function Link(
+  props: { href: string; children: ComponentChildren } & Omit<
+    AnchorHTMLAttributes<HTMLAnchorElement>,
+    'href' | 'children'
+  >,
+) {
   const { href, children, ...rest } = props;
   const onClick = (e: MouseEvent) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;

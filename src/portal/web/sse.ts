@@ -46,7 +46,9 @@ export class SseParser {
   }
 
   private dispatch(): SseEvent | undefined {
-    const e = this.data.length ? { event: this.event || 'message', data: this.data.join('\n'), id: this.lastId } : undefined;
+    const e = this.data.length
+      ? { event: this.event || 'message', data: this.data.join('\n'), id: this.lastId }
+      : undefined;
     this.event = '';
     this.data = [];
     return e;

@@ -30,7 +30,6 @@ export interface Job {
   artifacts: Artifact[];
 }
 
-
 export interface Workspace {
   id: string;
   name: string;

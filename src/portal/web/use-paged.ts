@@ -24,7 +24,11 @@ export interface PagedList<T> {
  * again every `everyMs` when given (lists that change by themselves). The cursors walked are kept,
  * so "First" goes back.
  */
-export function usePaged<T>(load: (cursor: string | undefined, signal: AbortSignal) => Promise<Paged<T>>, deps: unknown[], everyMs = 0): PagedList<T> {
+export function usePaged<T>(
+  load: (cursor: string | undefined, signal: AbortSignal) => Promise<Paged<T>>,
+  deps: unknown[],
+  everyMs = 0,
+): PagedList<T> {
   const [cursors, setCursors] = useState<string[]>([]);
   const [page, setPage] = useState<Paged<T>>();
   const [problem, setProblem] = useState<Problem>();
@@ -57,7 +61,13 @@ export function usePaged<T>(load: (cursor: string | undefined, signal: AbortSign
 }
 
 /** A /v0 list: `pageSize` and `pageToken` in, `{items, nextPageToken}` out. */
-export async function v0Page<T>(path: string, pageSize: number, cursor: string | undefined, signal: AbortSignal, params: URLSearchParams | Record<string, string> = {}): Promise<Paged<T>> {
+export async function v0Page<T>(
+  path: string,
+  pageSize: number,
+  cursor: string | undefined,
+  signal: AbortSignal,
+  params: URLSearchParams | Record<string, string> = {},
+): Promise<Paged<T>> {
   const q = new URLSearchParams(params);
   q.set('pageSize', String(pageSize));
   if (cursor) q.set('pageToken', cursor);

@@ -11,7 +11,12 @@ interface Presigned {
   url: string;
 }
 
-const sizeText = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`);
+const sizeText = (bytes: number) =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 ** 2
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 
 /** Has the browser save what `url` answers (the download URL answers as an attachment). */
 function saveFrom(url: string, name: string): void {
@@ -28,7 +33,15 @@ function saveFrom(url: string, name: string): void {
  * A job's artifacts: each downloaded through a presigned URL (short-lived, asked for at the click),
  * and a file from this computer uploaded as a new one, streamed by the browser to its presigned URL.
  */
-export function Artifacts({ jobId, artifacts, onUploaded }: { jobId: string; artifacts: Artifact[]; onUploaded: () => void }) {
+export function Artifacts({
+  jobId,
+  artifacts,
+  onUploaded,
+}: {
+  jobId: string;
+  artifacts: Artifact[];
+  onUploaded: () => void;
+}) {
   const file = useRef<HTMLInputElement>(null);
   const [chosen, setChosen] = useState<File>();
   const [done, setDone] = useState('');
@@ -36,7 +49,9 @@ export function Artifacts({ jobId, artifacts, onUploaded }: { jobId: string; art
 
   const download = (a: Artifact) =>
     void action.run(async () => {
-      const presigned = await call<Presigned>('POST', '/api/compute/jobs/artifacts/presign-download', { body: { job_id: jobId, id: a.id, ttlSeconds: 300 } });
+      const presigned = await call<Presigned>('POST', '/api/compute/jobs/artifacts/presign-download', {
+        body: { job_id: jobId, id: a.id, ttlSeconds: 300 },
+      });
       saveFrom(presigned.url, a.name);
     });
   const upload = (e: Event) => {
@@ -44,7 +59,9 @@ export function Artifacts({ jobId, artifacts, onUploaded }: { jobId: string; art
     if (!chosen) return;
     void action.run(async () => {
       setDone('');
-      const presigned = await call<Presigned>('POST', '/api/compute/jobs/artifacts/presign-upload', { body: { job_id: jobId, ttlSeconds: 3600 } });
+      const presigned = await call<Presigned>('POST', '/api/compute/jobs/artifacts/presign-upload', {
+        body: { job_id: jobId, ttlSeconds: 3600 },
+      });
       // The URL authorizes itself: no cookie goes with the bytes.
       const res = await fetch(`${presigned.url}&name=${encodeURIComponent(chosen.name)}`, {
         method: 'PUT',
@@ -54,7 +71,9 @@ export function Artifacts({ jobId, artifacts, onUploaded }: { jobId: string; art
       });
       if (!res.ok) throw new ApiError(await problemFrom(res));
       const stored = (await res.json()) as { payload?: { size: number; sha256: string } };
-      setDone(`Uploaded ${chosen.name}: ${sizeText(stored.payload?.size ?? chosen.size)}, sha256 ${stored.payload?.sha256 ?? '?'}.`);
+      setDone(
+        `Uploaded ${chosen.name}: ${sizeText(stored.payload?.size ?? chosen.size)}, sha256 ${stored.payload?.sha256 ?? '?'}.`,
+      );
       setChosen(undefined);
       if (file.current) file.current.value = '';
       onUploaded();
@@ -68,7 +87,10 @@ export function Artifacts({ jobId, artifacts, onUploaded }: { jobId: string; art
       {artifacts.length === 0 ? (
         <p class="note">None yet: the agent uploads what the job&apos;s manifest names when the command ends.</p>
       ) : (
-        <DataTable label="Artifacts list" columns={['Name', 'Size', { name: 'sha256', wide: true }, { name: 'Stored', wide: true }, 'Download']}>
+        <DataTable
+          label="Artifacts list"
+          columns={['Name', 'Size', { name: 'sha256', wide: true }, { name: 'Stored', wide: true }, 'Download']}
+        >
           {artifacts.map((a) => (
             <tr key={a.id} data-artifact={a.id}>
               <td>{a.name}</td>
@@ -78,7 +100,13 @@ export function Artifacts({ jobId, artifacts, onUploaded }: { jobId: string; art
               </td>
               <td class="wide">{when(a.createdAt)}</td>
               <td>
-                <button type="button" class="secondary" aria-label={`Download ${a.name}`} disabled={action.busy} onClick={() => download(a)}>
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-label={`Download ${a.name}`}
+                  disabled={action.busy}
+                  onClick={() => download(a)}
+                >
                   Download
                 </button>
               </td>

@@ -9,7 +9,10 @@ import { DataTable } from './data-table';
 export function Attempts({ jobId, version }: { jobId: string; version: string }) {
   const [attempts, setAttempts] = useState<Attempt[]>();
   usePolling(
-    async (signal) => setAttempts((await call<{ items: Attempt[] }>('GET', `/v0/jobs/${encodeURIComponent(jobId)}/attempts`, { signal })).items),
+    async (signal) =>
+      setAttempts(
+        (await call<{ items: Attempt[] }>('GET', `/v0/jobs/${encodeURIComponent(jobId)}/attempts`, { signal })).items,
+      ),
     0,
     false,
     [jobId, version],
@@ -21,7 +24,17 @@ export function Attempts({ jobId, version }: { jobId: string; version: string })
       {attempts.length === 0 ? (
         <p class="note">No agent has taken the job yet.</p>
       ) : (
-        <DataTable label="Attempts list" columns={['Attempt', 'Agent', { name: 'Started', wide: true }, 'Ended', 'Exit code', { name: 'Ran', wide: true }]}>
+        <DataTable
+          label="Attempts list"
+          columns={[
+            'Attempt',
+            'Agent',
+            { name: 'Started', wide: true },
+            'Ended',
+            'Exit code',
+            { name: 'Ran', wide: true },
+          ]}
+        >
           {attempts.map((a) => (
             <tr key={a.attempt}>
               <td>{a.attempt}</td>

@@ -14,7 +14,13 @@ export function ConfirmButton({ label, what, disabled, onConfirm }: ConfirmButto
   const [asking, setAsking] = useState(false);
   if (!asking)
     return (
-      <button type="button" class="danger" title={`${label} ${what}`} disabled={disabled} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        class="danger"
+        title={`${label} ${what}`}
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+      >
         {label}
       </button>
     );

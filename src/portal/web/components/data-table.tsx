@@ -7,7 +7,15 @@ export type Column = string | { name: string; wide: true } | false;
  * A list as a table in a labelled region that scrolls sideways on its own (keyboard-reachable),
  * so a wide row never widens the page. The rows are the children.
  */
-export function DataTable({ label, columns, children }: { label: string; columns: Column[]; children: ComponentChildren }) {
+export function DataTable({
+  label,
+  columns,
+  children,
+}: {
+  label: string;
+  columns: Column[];
+  children: ComponentChildren;
+}) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
       <table>

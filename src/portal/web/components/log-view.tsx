@@ -23,7 +23,9 @@ function Line({ l }: { l: LogLine }) {
       {parseAnsi(l.line).map((s, i) => (
         <span
           key={i}
-          class={[s.bold && 'b', s.dim && 'dim', s.italic && 'i', s.underline && 'u'].filter(Boolean).join(' ') || undefined}
+          class={
+            [s.bold && 'b', s.dim && 'dim', s.italic && 'i', s.underline && 'u'].filter(Boolean).join(' ') || undefined
+          }
           style={s.fg || s.bg ? { color: s.fg, backgroundColor: s.bg } : undefined}
         >
           {s.text}

@@ -29,7 +29,11 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
         </button>
       </div>
       <p class="note" role="status">
-        {copied === 'yes' ? 'Copied.' : copied === 'no' ? 'The browser refused the clipboard: select the text and copy it.' : ''}
+        {copied === 'yes'
+          ? 'Copied.'
+          : copied === 'no'
+            ? 'The browser refused the clipboard: select the text and copy it.'
+            : ''}
       </p>
     </div>
   );

@@ -32,7 +32,8 @@ export function Shell({ session, workspaces, acting, path, children }: ShellProp
   // Another workspace: the same section, at its start (a job or webhook of this one is not there).
   const role = workspaces.find((w) => w.id === acting)?.role ?? 'member';
   const section = SECTIONS.find(([href]) => path.startsWith(href))?.[0] ?? '/jobs';
-  const switchTo = (id: string) => navigate(id === session.workspaceId ? section : `${section}?workspace=${encodeURIComponent(id)}`);
+  const switchTo = (id: string) =>
+    navigate(id === session.workspaceId ? section : `${section}?workspace=${encodeURIComponent(id)}`);
   const signOut = async () => {
     try {
       await call('POST', '/api/auth/sign-out', { body: {}, anonymous: true, inWorkspace: false });

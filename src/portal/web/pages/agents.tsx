@@ -18,7 +18,11 @@ const AGENTS_REFRESH_MS = 5000;
 export function AgentsPage() {
   const { workspace } = useActing();
   const admin = atLeast(workspace.role, 'admin');
-  const list = usePaged<Agent>((cursor, signal) => v0Page('/v0/agents', PAGE_SIZE, cursor, signal), [workspace.id], AGENTS_REFRESH_MS);
+  const list = usePaged<Agent>(
+    (cursor, signal) => v0Page('/v0/agents', PAGE_SIZE, cursor, signal),
+    [workspace.id],
+    AGENTS_REFRESH_MS,
+  );
   const action = useAction();
   const page = list.page;
   const act = (work: () => Promise<unknown>) => void action.run(work).then(list.reload);
@@ -35,7 +39,17 @@ export function AgentsPage() {
       <ProblemBox problem={list.problem ?? action.problem} />
       {page && page.items.length === 0 && <p>No agents yet. Start one with an agent key: see Keys.</p>}
       {page && page.items.length > 0 && (
-        <DataTable label="Agents list" columns={['Agent', 'State', { name: 'Labels', wide: true }, { name: 'Last heartbeat', wide: true }, 'Current jobs', admin && 'Actions']}>
+        <DataTable
+          label="Agents list"
+          columns={[
+            'Agent',
+            'State',
+            { name: 'Labels', wide: true },
+            { name: 'Last heartbeat', wide: true },
+            'Current jobs',
+            admin && 'Actions',
+          ]}
+        >
           {page.items.map((a) => (
             <tr key={a.id} data-agent={a.id}>
               <td>
@@ -59,10 +73,21 @@ export function AgentsPage() {
               {admin && (
                 <td>
                   <div class="cells">
-                    <button type="button" class="secondary" title={`Drain ${a.name}`} disabled={action.busy || a.state !== 'ONLINE'} onClick={() => drain(a)}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      title={`Drain ${a.name}`}
+                      disabled={action.busy || a.state !== 'ONLINE'}
+                      onClick={() => drain(a)}
+                    >
                       Drain
                     </button>
-                    <ConfirmButton label="Remove" what={`agent ${a.name}`} disabled={action.busy} onConfirm={() => remove(a)} />
+                    <ConfirmButton
+                      label="Remove"
+                      what={`agent ${a.name}`}
+                      disabled={action.busy}
+                      onConfirm={() => remove(a)}
+                    />
                   </div>
                 </td>
               )}

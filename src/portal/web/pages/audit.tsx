@@ -36,10 +36,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   const path = `/v0/workspaces/${encodeURIComponent(workspace.id)}/audit`;
   const params = new URLSearchParams(auditQuery(applied));
   for (const a of actionsOf(applied)) params.append('action', a);
-  const list = usePaged<AuditEntry>(
-    (cursor, signal) => v0Page(path, PAGE_SIZE, cursor, signal, params),
-    [path, key],
-  );
+  const list = usePaged<AuditEntry>((cursor, signal) => v0Page(path, PAGE_SIZE, cursor, signal, params), [path, key]);
   const download = new URLSearchParams(params);
   download.set('format', 'jsonl');
 
@@ -52,7 +49,11 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
     return (
       <label>
         <span>{label}</span>
-        {time ? <input type="datetime-local" value={draft[k]} onInput={onInput} /> : <input value={draft[k]} onInput={onInput} />}
+        {time ? (
+          <input type="datetime-local" value={draft[k]} onInput={onInput} />
+        ) : (
+          <input value={draft[k]} onInput={onInput} />
+        )}
       </label>
     );
   };
@@ -75,7 +76,17 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
       <ProblemBox problem={list.problem} />
       {list.page && list.page.items.length === 0 && <p>No entries match.</p>}
       {list.page && list.page.items.length > 0 && (
-        <DataTable label="Audit entries" columns={['At', 'Action', 'Outcome', { name: 'Actor', wide: true }, { name: 'Target', wide: true }, { name: 'From', wide: true }]}>
+        <DataTable
+          label="Audit entries"
+          columns={[
+            'At',
+            'Action',
+            'Outcome',
+            { name: 'Actor', wide: true },
+            { name: 'Target', wide: true },
+            { name: 'From', wide: true },
+          ]}
+        >
           {list.page.items.map((a) => (
             <tr key={a.id}>
               <td>{when(a.at)}</td>

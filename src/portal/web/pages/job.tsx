@@ -39,7 +39,10 @@ export function JobPage({ jobId }: { jobId: string }) {
 
   const act = (work: () => Promise<unknown>) => void action.run(work).then((done) => done && setReload((r) => r + 1));
   const cancel = () => act(() => call('POST', `/v0/jobs/${encodeURIComponent(jobId)}:cancel`));
-  const retry = () => act(() => call('POST', '/api/compute/jobs/retry', { body: { job_id: jobId } }).then(() => setGeneration((g) => g + 1)));
+  const retry = () =>
+    act(() =>
+      call('POST', '/api/compute/jobs/retry', { body: { job_id: jobId } }).then(() => setGeneration((g) => g + 1)),
+    );
   const runUrl = temporalRunUrl(jobId);
 
   return (
@@ -52,7 +55,11 @@ export function JobPage({ jobId }: { jobId: string }) {
       {job && (
         <>
           <div class="actions">
-            <button type="button" onClick={cancel} disabled={action.busy || isTerminal(job.state) || job.state === 'CANCELLING'}>
+            <button
+              type="button"
+              onClick={cancel}
+              disabled={action.busy || isTerminal(job.state) || job.state === 'CANCELLING'}
+            >
               Cancel job
             </button>
             <button type="button" onClick={retry} disabled={action.busy || !RETRYABLE.has(job.state)}>

@@ -66,7 +66,11 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
         </label>
         <label>
           <span>Label</span>
-          <input placeholder="key=value" value={draft.label} onInput={(e) => setDraft({ ...draft, label: e.currentTarget.value })} />
+          <input
+            placeholder="key=value"
+            value={draft.label}
+            onInput={(e) => setDraft({ ...draft, label: e.currentTarget.value })}
+          />
         </label>
         <button type="submit">Filter</button>
       </form>
@@ -74,7 +78,17 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
       <ProblemBox problem={problem} />
       {page && page.items.length === 0 && <p>No jobs{state || label ? ' match these filters' : ' yet'}.</p>}
       {page && page.items.length > 0 && (
-        <DataTable label="Jobs list" columns={['Job', 'State', { name: 'Command', wide: true }, { name: 'Labels', wide: true }, { name: 'Attempt', wide: true }, { name: 'Created', wide: true }]}>
+        <DataTable
+          label="Jobs list"
+          columns={[
+            'Job',
+            'State',
+            { name: 'Command', wide: true },
+            { name: 'Labels', wide: true },
+            { name: 'Attempt', wide: true },
+            { name: 'Created', wide: true },
+          ]}
+        >
           {page.items.map((job) => (
             <tr key={job.id}>
               <td>
@@ -93,7 +107,9 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
       )}
       <nav class="pages" aria-label="Pages">
         {pageToken && <Link href={within('/jobs', { state, label })}>First page</Link>}
-        {page?.nextPageToken && <Link href={within('/jobs', { state, label, page: page.nextPageToken })}>Next page</Link>}
+        {page?.nextPageToken && (
+          <Link href={within('/jobs', { state, label, page: page.nextPageToken })}>Next page</Link>
+        )}
       </nav>
     </section>
   );

@@ -32,28 +32,38 @@ function ApiKeysSection() {
   const [kind, setKind] = useState<'user' | 'agent'>('agent');
   const [made, setMade] = useState<{ name: string; key: string }>();
   const action = useAction();
-  const list = usePaged<ApiKey>(async (cursor, signal) => {
-    const page = await call<{ keys: ApiKey[]; nextCursor: string | null }>('POST', '/api/compute/api-keys/list', { body: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }, signal });
-    return { items: page.keys, next: page.nextCursor };
-  }, [workspace.id]);
+  const list = usePaged<ApiKey>(
+    async (cursor, signal) => {
+      const page = await call<{ keys: ApiKey[]; nextCursor: string | null }>('POST', '/api/compute/api-keys/list', {
+        body: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) },
+        signal,
+      });
+      return { items: page.keys, next: page.nextCursor };
+    },
+    [workspace.id],
+  );
   const page = list.page;
 
   const create = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const key = await call<ApiKey & { key: string }>('POST', '/api/compute/api-keys/create', { body: { name: name.trim(), kind } });
+      const key = await call<ApiKey & { key: string }>('POST', '/api/compute/api-keys/create', {
+        body: { name: name.trim(), kind },
+      });
       setMade({ name: key.name, key: key.key });
       setName('');
       list.restart();
     });
   };
-  const revoke = (k: ApiKey) => void action.run(() => call('POST', '/api/compute/api-keys/revoke', { body: { id: k.id } })).then(list.reload);
+  const revoke = (k: ApiKey) =>
+    void action.run(() => call('POST', '/api/compute/api-keys/revoke', { body: { id: k.id } })).then(list.reload);
 
   return (
     <>
       <h2>API keys</h2>
       <p class="note">
-        A user key calls the API as you (header <code>X-API-Key</code>); an agent key registers agents (<code>compute agent --key</code>).
+        A user key calls the API as you (header <code>X-API-Key</code>); an agent key registers agents (
+        <code>compute agent --key</code>).
       </p>
       <form class="inline" onSubmit={create} aria-label="New API key">
         <label>
@@ -75,7 +85,17 @@ function ApiKeysSection() {
       <ProblemBox problem={list.problem ?? action.problem} />
       {page && page.items.length === 0 && <p>No keys yet.</p>}
       {page && page.items.length > 0 && (
-        <DataTable label="API keys list" columns={['Name', 'Prefix', { name: 'Kind', wide: true }, { name: 'Created', wide: true }, { name: 'Last used', wide: true }, 'Revoke']}>
+        <DataTable
+          label="API keys list"
+          columns={[
+            'Name',
+            'Prefix',
+            { name: 'Kind', wide: true },
+            { name: 'Created', wide: true },
+            { name: 'Last used', wide: true },
+            'Revoke',
+          ]}
+        >
           {page.items.map((k) => (
             <tr key={k.id} data-key={k.prefix}>
               <td>{k.name}</td>
@@ -89,7 +109,12 @@ function ApiKeysSection() {
                 {k.revokedAt ? (
                   <span class="note">Revoked {when(k.revokedAt)}</span>
                 ) : (
-                  <ConfirmButton label="Revoke" what={`key ${k.name}`} disabled={action.busy} onConfirm={() => revoke(k)} />
+                  <ConfirmButton
+                    label="Revoke"
+                    what={`key ${k.name}`}
+                    disabled={action.busy}
+                    onConfirm={() => revoke(k)}
+                  />
                 )}
               </td>
             </tr>

@@ -4,7 +4,8 @@ import { ProblemBox } from '../components/problem-box';
 import { navigate } from '../router';
 
 /** Only a path of this site: `next` comes from the address bar, so it must not lead elsewhere. */
-const safeNext = (next: string | null) => (next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/jobs');
+const safeNext = (next: string | null) =>
+  next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/jobs';
 
 /**
  * Login by e-mailed code. The code is exchanged at /api/auth/session, which answers with the
@@ -38,7 +39,11 @@ export function LoginPage({ next, onSignedIn }: { next: string | null; onSignedI
   const signIn = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      await call('POST', '/api/auth/session', { body: { email: sentTo, code: code.trim() }, anonymous: true, inWorkspace: false });
+      await call('POST', '/api/auth/session', {
+        body: { email: sentTo, code: code.trim() },
+        anonymous: true,
+        inWorkspace: false,
+      });
       onSignedIn();
       navigate(safeNext(next), true);
     });
@@ -49,7 +54,14 @@ export function LoginPage({ next, onSignedIn }: { next: string | null; onSignedI
       <h1>Sign in to Compute</h1>
       <form onSubmit={sendCode}>
         <label for="login-email">E-mail</label>
-        <input id="login-email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <input
+          id="login-email"
+          type="email"
+          autocomplete="email"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
         <button type="submit" disabled={busy}>
           Send code
         </button>

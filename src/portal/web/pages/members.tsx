@@ -51,7 +51,10 @@ export function MembersPage() {
     });
   const remove = (m: Member) =>
     act(async () => {
-      const gone = await call<{ revoked: { keys: string[]; tokens: string[]; agents: string[] } }>('DELETE', `${path}/${encodeURIComponent(m.userId)}`);
+      const gone = await call<{ revoked: { keys: string[]; tokens: string[]; agents: string[] } }>(
+        'DELETE',
+        `${path}/${encodeURIComponent(m.userId)}`,
+      );
       const { keys, tokens, agents } = gone.revoked;
       return `${m.email} was removed: ${keys.length} keys, ${tokens.length} tokens and ${agents.length} agents of theirs were revoked.`;
     });
@@ -63,7 +66,12 @@ export function MembersPage() {
         <form class="inline" onSubmit={add} aria-label="Invite a member">
           <label>
             <span>Member e-mail</span>
-            <input type="email" required value={invite.email} onInput={(e) => setInvite({ ...invite, email: e.currentTarget.value })} />
+            <input
+              type="email"
+              required
+              value={invite.email}
+              onInput={(e) => setInvite({ ...invite, email: e.currentTarget.value })}
+            />
           </label>
           <label>
             <span>Role</span>
@@ -85,7 +93,10 @@ export function MembersPage() {
       </p>
       <ProblemBox problem={list.problem ?? action.problem} />
       {page && (
-        <DataTable label="Members list" columns={['E-mail', 'Role', { name: 'Added', wide: true }, atLeast(workspace.role, 'admin') && 'Remove']}>
+        <DataTable
+          label="Members list"
+          columns={['E-mail', 'Role', { name: 'Added', wide: true }, atLeast(workspace.role, 'admin') && 'Remove']}
+        >
           {page.items.map((m) => {
             const mine = manages(workspace.role, m.role);
             return (
@@ -96,7 +107,12 @@ export function MembersPage() {
                 </td>
                 <td>
                   {mine && roles.length > 1 ? (
-                    <select aria-label={`Role of ${m.email}`} value={m.role} disabled={action.busy} onChange={(e) => change(m, e.currentTarget.value as Role)}>
+                    <select
+                      aria-label={`Role of ${m.email}`}
+                      value={m.role}
+                      disabled={action.busy}
+                      onChange={(e) => change(m, e.currentTarget.value as Role)}
+                    >
                       {roles.map((r) => (
                         <option key={r} value={r}>
                           {r}
@@ -109,7 +125,11 @@ export function MembersPage() {
                 </td>
                 <td class="wide">{when(m.addedAt)}</td>
                 {atLeast(workspace.role, 'admin') && (
-                  <td>{mine && <ConfirmButton label="Remove" what={m.email} disabled={action.busy} onConfirm={() => remove(m)} />}</td>
+                  <td>
+                    {mine && (
+                      <ConfirmButton label="Remove" what={m.email} disabled={action.busy} onConfirm={() => remove(m)} />
+                    )}
+                  </td>
                 )}
               </tr>
             );

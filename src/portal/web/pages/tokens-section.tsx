@@ -20,7 +20,10 @@ export function TokensSection() {
   const [form, setForm] = useState({ name: '', role: 'member' as Role, days: '90' });
   const [made, setMade] = useState<{ name: string; token: string }>();
   const action = useAction();
-  const list = usePaged<AccessToken>((cursor, signal) => v0Page('/v0/tokens', PAGE_SIZE, cursor, signal), [workspace.id]);
+  const list = usePaged<AccessToken>(
+    (cursor, signal) => v0Page('/v0/tokens', PAGE_SIZE, cursor, signal),
+    [workspace.id],
+  );
   const page = list.page;
 
   const create = (e: Event) => {
@@ -35,19 +38,26 @@ export function TokensSection() {
       list.restart();
     });
   };
-  const revoke = (t: AccessToken) => void action.run(() => call('DELETE', `/v0/tokens/${encodeURIComponent(t.id)}`)).then(list.reload);
+  const revoke = (t: AccessToken) =>
+    void action.run(() => call('DELETE', `/v0/tokens/${encodeURIComponent(t.id)}`)).then(list.reload);
 
   return (
     <>
       <h2>Access tokens</h2>
       <p class="note">
-        A token (<code>Authorization: Bearer cpat_…</code>) acts for the person who issued it, in this workspace only, with its role capped by theirs.
+        A token (<code>Authorization: Bearer cpat_…</code>) acts for the person who issued it, in this workspace only,
+        with its role capped by theirs.
       </p>
       {admin && (
         <form class="inline" onSubmit={create} aria-label="New access token">
           <label>
             <span>Token name</span>
-            <input required maxLength={100} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+            <input
+              required
+              maxLength={100}
+              value={form.name}
+              onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            />
           </label>
           <label>
             <span>Role</span>
@@ -61,7 +71,13 @@ export function TokensSection() {
           </label>
           <label>
             <span>Expires in days</span>
-            <input type="number" min={1} max={3650} value={form.days} onInput={(e) => setForm({ ...form, days: e.currentTarget.value })} />
+            <input
+              type="number"
+              min={1}
+              max={3650}
+              value={form.days}
+              onInput={(e) => setForm({ ...form, days: e.currentTarget.value })}
+            />
           </label>
           <button type="submit" disabled={action.busy}>
             Create token
@@ -72,7 +88,17 @@ export function TokensSection() {
       <ProblemBox problem={list.problem ?? action.problem} />
       {page && page.items.length === 0 && <p>No access tokens in this workspace.</p>}
       {page && page.items.length > 0 && (
-        <DataTable label="Access tokens list" columns={['Name', 'Role', { name: 'Created', wide: true }, { name: 'Expires', wide: true }, { name: 'Last used', wide: true }, admin && 'Revoke']}>
+        <DataTable
+          label="Access tokens list"
+          columns={[
+            'Name',
+            'Role',
+            { name: 'Created', wide: true },
+            { name: 'Expires', wide: true },
+            { name: 'Last used', wide: true },
+            admin && 'Revoke',
+          ]}
+        >
           {page.items.map((t) => (
             <tr key={t.id}>
               <td>{t.name}</td>
@@ -85,7 +111,12 @@ export function TokensSection() {
                   {t.revokedAt ? (
                     <span class="note">Revoked {when(t.revokedAt)}</span>
                   ) : (
-                    <ConfirmButton label="Revoke" what={`token ${t.name}`} disabled={action.busy} onConfirm={() => revoke(t)} />
+                    <ConfirmButton
+                      label="Revoke"
+                      what={`token ${t.name}`}
+                      disabled={action.busy}
+                      onConfirm={() => revoke(t)}
+                    />
                   )}
                 </td>
               )}

@@ -33,7 +33,10 @@ export function UsagePage() {
   usePolling(
     async (signal) => {
       await read.run(async () => {
-        const [u, l] = await Promise.all([call<Usage>('GET', '/v0/billing/usage', { signal }), call<Limits>('GET', '/v0/billing/limits', { signal })]);
+        const [u, l] = await Promise.all([
+          call<Usage>('GET', '/v0/billing/usage', { signal }),
+          call<Limits>('GET', '/v0/billing/limits', { signal }),
+        ]);
         setUsage(u);
         setLimits(l);
       });
@@ -43,12 +46,20 @@ export function UsagePage() {
     [workspace.id],
   );
   const invoiced = INVOICED.has(workspace.plan);
-  const invoices = usePaged<Invoice>((cursor, signal) => (invoiced ? v0Page('/v0/billing/invoices', 12, cursor, signal) : Promise.resolve({ items: [], next: null })), [workspace.id]);
+  const invoices = usePaged<Invoice>(
+    (cursor, signal) =>
+      invoiced ? v0Page('/v0/billing/invoices', 12, cursor, signal) : Promise.resolve({ items: [], next: null }),
+    [workspace.id],
+  );
   const save = (e: Event) => {
     e.preventDefault();
     if (!draft) return;
     void action.run(async () => {
-      setLimits(await call<Limits>('PATCH', '/v0/billing/limits', { body: { softCapUsd: capInput(draft.soft), hardCapUsd: capInput(draft.hard) } }));
+      setLimits(
+        await call<Limits>('PATCH', '/v0/billing/limits', {
+          body: { softCapUsd: capInput(draft.soft), hardCapUsd: capInput(draft.hard) },
+        }),
+      );
       setDraft(undefined);
     });
   };
@@ -84,15 +95,23 @@ export function UsagePage() {
         <>
           <h2>Limits</h2>
           <p>
-            Soft cap: {cap(limits.softCapUsd)} (an audit entry when crossed) · Hard cap: {cap(limits.hardCapUsd)} (managed jobs past it are refused)
+            Soft cap: {cap(limits.softCapUsd)} (an audit entry when crossed) · Hard cap: {cap(limits.hardCapUsd)}{' '}
+            (managed jobs past it are refused)
           </p>
           {limits.pending && (
             <p class="note" role="status">
-              Waiting for the next meter tick: soft {cap(limits.pending.softCapUsd)}, hard {cap(limits.pending.hardCapUsd)} (asked {when(limits.pending.requestedAt)}).
+              Waiting for the next meter tick: soft {cap(limits.pending.softCapUsd)}, hard{' '}
+              {cap(limits.pending.hardCapUsd)} (asked {when(limits.pending.requestedAt)}).
             </p>
           )}
           {atLeast(workspace.role, 'admin') && !draft && (
-            <button type="button" class="secondary" onClick={() => setDraft({ soft: limits.softCapUsd?.toString() ?? '', hard: limits.hardCapUsd?.toString() ?? '' })}>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() =>
+                setDraft({ soft: limits.softCapUsd?.toString() ?? '', hard: limits.hardCapUsd?.toString() ?? '' })
+              }
+            >
               Change limits
             </button>
           )}
@@ -100,11 +119,21 @@ export function UsagePage() {
             <form class="inline" onSubmit={save} aria-label="Limits">
               <label>
                 <span>Soft cap (USD)</span>
-                <input inputMode="decimal" placeholder="none" value={draft.soft} onInput={(e) => setDraft({ ...draft, soft: e.currentTarget.value })} />
+                <input
+                  inputMode="decimal"
+                  placeholder="none"
+                  value={draft.soft}
+                  onInput={(e) => setDraft({ ...draft, soft: e.currentTarget.value })}
+                />
               </label>
               <label>
                 <span>Hard cap (USD)</span>
-                <input inputMode="decimal" placeholder="none" value={draft.hard} onInput={(e) => setDraft({ ...draft, hard: e.currentTarget.value })} />
+                <input
+                  inputMode="decimal"
+                  placeholder="none"
+                  value={draft.hard}
+                  onInput={(e) => setDraft({ ...draft, hard: e.currentTarget.value })}
+                />
               </label>
               <button type="submit" disabled={action.busy}>
                 Save limits
@@ -122,7 +151,10 @@ export function UsagePage() {
       <ProblemBox problem={invoices.problem} />
       {invoiced && invoices.page && invoices.page.items.length === 0 && <p>No invoices yet.</p>}
       {invoices.page && invoices.page.items.length > 0 && (
-        <DataTable label="Invoices list" columns={['Period', 'Status', 'Credit applied', 'Total', { name: 'Lines', wide: true }]}>
+        <DataTable
+          label="Invoices list"
+          columns={['Period', 'Status', 'Credit applied', 'Total', { name: 'Lines', wide: true }]}
+        >
           {invoices.page.items.map((i) => (
             <tr key={i.id}>
               <td>

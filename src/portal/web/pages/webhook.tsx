@@ -61,7 +61,17 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
       <ProblemBox problem={list.problem ?? action.problem} />
       {list.page && list.page.items.length === 0 && <p>No deliveries{status ? ` with status ${status}` : ''} yet.</p>}
       {list.page && list.page.items.length > 0 && (
-        <DataTable label="Deliveries list" columns={['Event', 'Status', { name: 'Answer', wide: true }, { name: 'Attempt', wide: true }, { name: 'At', wide: true }, atLeast(workspace.role, 'admin') && 'Redeliver']}>
+        <DataTable
+          label="Deliveries list"
+          columns={[
+            'Event',
+            'Status',
+            { name: 'Answer', wide: true },
+            { name: 'Attempt', wide: true },
+            { name: 'At', wide: true },
+            atLeast(workspace.role, 'admin') && 'Redeliver',
+          ]}
+        >
           {list.page.items.map((d) => (
             <tr key={d.id} data-delivery={d.id}>
               <td>
@@ -75,7 +85,8 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
                 {d.nextAttemptAt && <div class="note">next try {when(d.nextAttemptAt)}</div>}
               </td>
               <td class="wide">
-                {d.responseStatus ?? '–'} {d.error && <span class="note">{d.error}</span>} <span class="note">({d.durationMs} ms)</span>
+                {d.responseStatus ?? '–'} {d.error && <span class="note">{d.error}</span>}{' '}
+                <span class="note">({d.durationMs} ms)</span>
               </td>
               <td class="wide">
                 {d.attempt}
@@ -84,7 +95,13 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
               <td class="wide">{when(d.createdAt)}</td>
               {atLeast(workspace.role, 'admin') && (
                 <td>
-                  <button type="button" class="secondary" title={`Redeliver ${d.eventId}`} disabled={action.busy} onClick={() => redeliver(d)}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    title={`Redeliver ${d.eventId}`}
+                    disabled={action.busy}
+                    onClick={() => redeliver(d)}
+                  >
                     Redeliver
                   </button>
                 </td>

@@ -25,12 +25,17 @@ export function WebhooksPage() {
   const action = useAction();
   const list = usePaged<Webhook>((cursor, signal) => v0Page('/v0/webhooks', PAGE_SIZE, cursor, signal), [workspace.id]);
 
-  const toggle = (event: string, on: boolean) => setForm({ ...form, events: on ? [...form.events, event] : form.events.filter((e) => e !== event) });
+  const toggle = (event: string, on: boolean) =>
+    setForm({ ...form, events: on ? [...form.events, event] : form.events.filter((e) => e !== event) });
   const create = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
       const made = await call<Webhook & { secret: string }>('POST', '/v0/webhooks', {
-        body: { url: form.url.trim(), events: form.events, ...(form.description.trim() ? { description: form.description.trim() } : {}) },
+        body: {
+          url: form.url.trim(),
+          events: form.events,
+          ...(form.description.trim() ? { description: form.description.trim() } : {}),
+        },
       });
       setSecret({ label: `Signing secret of ${made.url}`, secret: made.secret });
       setForm({ ...form, url: '', description: '' });
@@ -39,31 +44,55 @@ export function WebhooksPage() {
   };
   const rotate = (w: Webhook) =>
     void action.run(async () => {
-      const rotated = await call<{ secret: string; previousSecretExpiresAt: string }>('POST', `/v0/webhooks/${encodeURIComponent(w.id)}:rotate-secret`);
-      setSecret({ label: `New signing secret of ${w.url} (the previous one also signs until ${when(rotated.previousSecretExpiresAt)})`, secret: rotated.secret });
+      const rotated = await call<{ secret: string; previousSecretExpiresAt: string }>(
+        'POST',
+        `/v0/webhooks/${encodeURIComponent(w.id)}:rotate-secret`,
+      );
+      setSecret({
+        label: `New signing secret of ${w.url} (the previous one also signs until ${when(rotated.previousSecretExpiresAt)})`,
+        secret: rotated.secret,
+      });
       list.reload();
     });
-  const remove = (w: Webhook) => void action.run(() => call('DELETE', `/v0/webhooks/${encodeURIComponent(w.id)}`)).then(list.reload);
+  const remove = (w: Webhook) =>
+    void action.run(() => call('DELETE', `/v0/webhooks/${encodeURIComponent(w.id)}`)).then(list.reload);
 
   return (
     <section>
       <h1>Webhooks</h1>
-      <p class="note">Each job event is sent to these addresses, signed (Standard Webhooks) with the endpoint&apos;s secret.</p>
+      <p class="note">
+        Each job event is sent to these addresses, signed (Standard Webhooks) with the endpoint&apos;s secret.
+      </p>
       {admin && (
         <form class="inline" onSubmit={create} aria-label="New webhook">
           <label>
             <span>Endpoint URL</span>
-            <input type="url" required placeholder="https://example.com/hooks/compute" value={form.url} onInput={(e) => setForm({ ...form, url: e.currentTarget.value })} />
+            <input
+              type="url"
+              required
+              placeholder="https://example.com/hooks/compute"
+              value={form.url}
+              onInput={(e) => setForm({ ...form, url: e.currentTarget.value })}
+            />
           </label>
           <label>
             <span>Description</span>
-            <input maxLength={500} value={form.description} onInput={(e) => setForm({ ...form, description: e.currentTarget.value })} />
+            <input
+              maxLength={500}
+              value={form.description}
+              onInput={(e) => setForm({ ...form, description: e.currentTarget.value })}
+            />
           </label>
           <fieldset class="cells">
             <legend>Events</legend>
             {WEBHOOK_EVENTS.map((event) => (
               <label key={event} class="check">
-                <input type="checkbox" checked={form.events.includes(event)} onChange={(e) => toggle(event, e.currentTarget.checked)} /> {event}
+                <input
+                  type="checkbox"
+                  checked={form.events.includes(event)}
+                  onChange={(e) => toggle(event, e.currentTarget.checked)}
+                />{' '}
+                {event}
               </label>
             ))}
           </fieldset>
@@ -76,7 +105,16 @@ export function WebhooksPage() {
       <ProblemBox problem={list.problem ?? action.problem} />
       {list.page && list.page.items.length === 0 && <p>No webhooks yet.</p>}
       {list.page && list.page.items.length > 0 && (
-        <DataTable label="Webhooks list" columns={['Endpoint', { name: 'Events', wide: true }, 'Enabled', { name: 'Created', wide: true }, admin && 'Actions']}>
+        <DataTable
+          label="Webhooks list"
+          columns={[
+            'Endpoint',
+            { name: 'Events', wide: true },
+            'Enabled',
+            { name: 'Created', wide: true },
+            admin && 'Actions',
+          ]}
+        >
           {list.page.items.map((w) => (
             <tr key={w.id}>
               <td>
@@ -89,10 +127,21 @@ export function WebhooksPage() {
               {admin && (
                 <td>
                   <div class="cells">
-                    <button type="button" class="secondary" title={`Rotate the secret of ${w.url}`} disabled={action.busy} onClick={() => rotate(w)}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      title={`Rotate the secret of ${w.url}`}
+                      disabled={action.busy}
+                      onClick={() => rotate(w)}
+                    >
                       Rotate secret
                     </button>
-                    <ConfirmButton label="Delete" what={`webhook ${w.url}`} disabled={action.busy} onConfirm={() => remove(w)} />
+                    <ConfirmButton
+                      label="Delete"
+                      what={`webhook ${w.url}`}
+                      disabled={action.busy}
+                      onConfirm={() => remove(w)}
+                    />
                   </div>
                 </td>
               )}
