@@ -108,26 +108,44 @@ export async function up(knex: Knex): Promise<void> {
     CREATE FUNCTION compute_credit_drawn() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE e record; g record; left_usd numeric; give numeric;
     BEGIN
+      -- The accounts whose credit this statement moves, locked in one order before anything is
+      -- read of their grants (the statements after this one see what earlier drawers committed).
+      PERFORM 1 FROM billing_accounts b
+      WHERE b.workspace_id IN (SELECT n.workspace_id FROM new_rows n WHERE n.pool = 'managed' AND n.amount_usd <> 0)
+        AND (b.credit_usd > 0 OR EXISTS (SELECT 1 FROM new_rows n WHERE n.workspace_id = b.workspace_id AND n.pool = 'managed' AND n.amount_usd < 0))
+      ORDER BY b.workspace_id FOR UPDATE;
+      -- Draws, set-based: per workspace the entries (in id order) and the live grants (soonest
+      -- expiry first) laid end to end; each entry draws its overlap with each grant, so together
+      -- they take min(their sum, the balance) from the grants in order. (Aliases en and gr: the
+      -- loop below names its records e and g.)
+      INSERT INTO credit_ledger (workspace_id, kind, amount_usd, grant_id, ledger_id, job_id, attempt)
+      SELECT en.workspace_id, 'draw', -(least(en.upto, gr.upto) - greatest(en.upto - en.amount_usd, gr.upto - gr.remaining_usd)), gr.id, en.id, en.job_id, en.attempt
+      FROM (SELECT n.id, n.workspace_id, n.job_id, n.attempt, n.amount_usd,
+                   sum(n.amount_usd) OVER (PARTITION BY n.workspace_id ORDER BY n.id) AS upto
+            FROM new_rows n JOIN billing_accounts b ON b.workspace_id = n.workspace_id
+            WHERE n.pool = 'managed' AND n.amount_usd > 0 AND b.credit_usd > 0) en
+      JOIN (SELECT cg.id, cg.workspace_id, cg.remaining_usd,
+                   sum(cg.remaining_usd) OVER (PARTITION BY cg.workspace_id ORDER BY cg.expires_at NULLS LAST, cg.id) AS upto
+            FROM credit_grants cg
+            WHERE NOT cg.expired AND cg.remaining_usd > 0
+              AND cg.workspace_id IN (SELECT n.workspace_id FROM new_rows n WHERE n.pool = 'managed' AND n.amount_usd > 0)) gr
+        ON gr.workspace_id = en.workspace_id AND gr.upto - gr.remaining_usd < en.upto AND en.upto - en.amount_usd < gr.upto
+      ORDER BY en.workspace_id, en.id, gr.upto;
+      -- A correction gives back what its attempt drew and has not had back, the last drawn first.
       FOR e IN SELECT n.id, n.workspace_id, n.job_id, n.attempt, n.amount_usd FROM new_rows n
-               WHERE n.pool = 'managed' AND n.amount_usd <> 0 ORDER BY n.workspace_id, n.id
+               WHERE n.pool = 'managed' AND n.amount_usd < 0 ORDER BY n.workspace_id, n.id
       LOOP
-        PERFORM 1 FROM billing_accounts WHERE workspace_id = e.workspace_id AND (e.amount_usd < 0 OR credit_usd > 0) FOR UPDATE;
-        CONTINUE WHEN NOT FOUND;
-        IF e.amount_usd > 0 THEN
-          PERFORM compute_credit_take(e.workspace_id, e.amount_usd, 'draw', e.id, e.job_id, e.attempt, NULL, NULL);
-        ELSE
-          left_usd := -e.amount_usd;
-          FOR g IN SELECT c.grant_id, -sum(c.amount_usd) AS net FROM credit_ledger c JOIN credit_grants cg ON cg.id = c.grant_id
-                   WHERE c.job_id = e.job_id AND c.attempt = e.attempt AND c.kind IN ('draw', 'return') AND NOT cg.expired
-                   GROUP BY c.grant_id HAVING sum(c.amount_usd) < 0 ORDER BY max(c.id) DESC
-          LOOP
-            EXIT WHEN left_usd <= 0;
-            give := least(left_usd, g.net);
-            INSERT INTO credit_ledger (workspace_id, kind, amount_usd, grant_id, ledger_id, job_id, attempt)
-            VALUES (e.workspace_id, 'return', give, g.grant_id, e.id, e.job_id, e.attempt);
-            left_usd := left_usd - give;
-          END LOOP;
-        END IF;
+        left_usd := -e.amount_usd;
+        FOR g IN SELECT c.grant_id, -sum(c.amount_usd) AS net FROM credit_ledger c JOIN credit_grants cg ON cg.id = c.grant_id
+                 WHERE c.job_id = e.job_id AND c.attempt = e.attempt AND c.kind IN ('draw', 'return') AND NOT cg.expired
+                 GROUP BY c.grant_id HAVING sum(c.amount_usd) < 0 ORDER BY max(c.id) DESC
+        LOOP
+          EXIT WHEN left_usd <= 0;
+          give := least(left_usd, g.net);
+          INSERT INTO credit_ledger (workspace_id, kind, amount_usd, grant_id, ledger_id, job_id, attempt)
+          VALUES (e.workspace_id, 'return', give, g.grant_id, e.id, e.job_id, e.attempt);
+          left_usd := left_usd - give;
+        END LOOP;
       END LOOP;
       RETURN NULL;
     END $$`);
