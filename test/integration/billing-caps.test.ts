@@ -1,56 +1,22 @@
 import assert from 'node:assert/strict';
-import { createApiKey } from '../../src/auth/api-keys';
-import { setBilling } from '../../src/billing/subscription';
 import { waitFor } from '../support/agents';
 import { registerManaged } from '../support/managed-pool';
-import { cliUser } from '../support/cli';
-import { login } from '../support/auth';
 import { testEnv } from '../support/env';
-import { heartbeatInBackground, ok, pollOne, post, registerNode, resultOf, sleep, submit } from '../support/http';
+import { heartbeatInBackground, ok, pollOne, post, submit } from '../support/http';
 import { v0, v0ok } from '../support/v0';
+import { accountFigures, gatedWorkspace, jobCount } from '../support/billing';
 
 // Caps that hold and the credit gate (CONTRACT §9), on the real stack with the meter ticking every
 // 2 s. Managed jobs here wait in a region of their own that no agent serves, unless a test
 // registers a managed agent there.
 
 const db = () => testEnv().db;
-const OPERATOR = { type: 'system', id: 'operator' } as const;
-let counter = 0;
-const newRegion = () => `bill-${Date.now().toString(36)}-${counter++}`;
-
-/** A user's personal workspace on `plan` with `creditUsd`, a user key, and a region of its own. */
-async function billed(plan: 'hobby' | 'payg' | 'team', creditUsd = '0') {
-  const session = await login();
-  const workspaceId = session.user.workspaceId;
-  const region = newRegion();
-  await db()('workspaces').where({ id: workspaceId }).update({ default_region: region });
-  await setBilling(db(), { workspaceId, plan, creditUsd, actor: OPERATOR });
-  const { key } = await createApiKey(db(), { workspaceId, name: 'billing', kind: 'user' });
-  return { session, token: session.token, workspaceId, key, region };
-}
-
-const jobCount = async (workspaceId: string, pool?: 'managed') =>
-  Number(
-    (
-      await db()('jobs')
-        .where({ workspace_id: workspaceId, ...(pool && { pool }) })
-        .count<{ n: string }[]>('* as n')
-    )[0].n,
-  );
-
-const account = (workspaceId: string) =>
-  db()('billing_accounts')
-    .where({ workspace_id: workspaceId })
-    .first(db().raw('spent_usd::text AS spent'), db().raw('reserved_usd::text AS reserved'));
-
-/** Long enough for the meter (every 2 s here) to tick at least `n` more times. */
-const ticks = (n: number) => sleep(n * 2000 + 500);
 
 describe('the credit gate', () => {
   it('accepts exactly as many concurrent managed submits as the credit covers, in one statement each (200 at once, credit for 10)', async function () {
     this.timeout(60_000);
     // payg: (1 CPU × 0.000024 + 1 GB × 0.0000025) × 100 s = 0.00265 per job; credit for 10.
-    const w = await billed('payg', '0.0265');
+    const w = await gatedWorkspace('payg', '0.0265');
     const manifest = { pool: 'managed', timeoutSeconds: 100, command: 'true' };
     // The API's statements that write this workspace's jobs or reservations, as the driver sends them.
     const writes: string[] = [];
@@ -79,7 +45,7 @@ describe('the credit gate', () => {
     assert.equal(last.code, 'resource.limit_reached');
     assert.deepEqual(last.details, { spentUsd: 0, reservedUsd: 0.0265, requiredUsd: 0.00265, creditUsd: 0.0265 });
     assert.equal('payload' in last, false);
-    const held = await account(w.workspaceId);
+    const held = await accountFigures(w.workspaceId);
     assert.deepEqual([Number(held.spent), Number(held.reserved)], [0, 0.0265], 'exactly the ten worst cases reserved');
     const rows = await db()('jobs').where({ workspace_id: w.workspaceId }).count<{ n: string }[]>('* as n');
     assert.equal(Number(rows[0].n), 10, 'a refused submit leaves no row');
@@ -96,13 +62,16 @@ describe('the credit gate', () => {
 
     // A job that ends lets its reservation go, and the next one fits.
     await ok('/compute/jobs/cancel', { job_id: accepted[0].body.payload.job_id }, w.key);
-    await waitFor('the reservation released', async () => Number((await account(w.workspaceId)).reserved) === 0.02385);
+    await waitFor(
+      'the reservation released',
+      async () => Number((await accountFigures(w.workspaceId)).reserved) === 0.02385,
+    );
     assert.equal((await post('/compute/jobs/submit', { type: 'COMMAND', ...manifest }, w.key)).status, 200);
   });
 
   it('hobby has no managed pool (403 billing.not_available on both surfaces), and payg is gated at a zero credit', async function () {
     this.timeout(30_000);
-    const hobby = await billed('hobby');
+    const hobby = await gatedWorkspace('hobby');
     const onA = await post(
       '/compute/jobs/submit',
       { type: 'COMMAND', command: 'true', pool: 'managed', timeoutSeconds: 86_400 },
@@ -119,10 +88,10 @@ describe('the credit gate', () => {
     });
     assert.deepEqual([onB.status, onB.body.code], [403, 'billing.not_available'], JSON.stringify(onB.body));
     assert.equal(await jobCount(hobby.workspaceId), 0, 'nothing written');
-    assert.equal((await account(hobby.workspaceId)).reserved, '0');
+    assert.equal((await accountFigures(hobby.workspaceId)).reserved, '0');
     assert.ok((await submit(hobby.key, {})).job_id, 'its own agents still run its jobs');
 
-    const broke = await billed('payg', '0');
+    const broke = await gatedWorkspace('payg', '0');
     assert.equal(
       (await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed' }, broke.key)).status,
       402,
@@ -132,7 +101,7 @@ describe('the credit gate', () => {
 
   it('a past_due or canceled subscription gets 402 for managed submits until it is paid', async function () {
     this.timeout(30_000);
-    const w = await billed('team');
+    const w = await gatedWorkspace('team');
     for (const status of ['past_due', 'canceled']) {
       await db()('billing_accounts').where({ workspace_id: w.workspaceId }).update({ status });
       const onA = await post('/compute/jobs/submit', { type: 'COMMAND', command: 'true', pool: 'managed' }, w.key);
@@ -162,7 +131,7 @@ describe('caps', () => {
       ['0.00265', false],
       ['0.0053', true],
     ] as const) {
-      const w = await billed('payg', credit);
+      const w = await gatedWorkspace('payg', credit);
       const lost = await registerManaged(undefined, w.region, {}, 'lost');
       const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
       assert.equal((await pollOne(lost, 5))!.job_id, job.job_id);
@@ -184,7 +153,7 @@ describe('caps', () => {
           },
           20_000,
         );
-        const left = await account(w.workspaceId);
+        const left = await accountFigures(w.workspaceId);
         assert.ok(Number(left.spent) + Number(left.reserved) <= Number(credit), JSON.stringify(left));
       } else {
         assert.deepEqual(
@@ -206,7 +175,7 @@ describe('caps', () => {
 
   it('count every live managed job, reserved or not: spend past the cap stops one the gate never reserved', async function () {
     this.timeout(60_000);
-    const w = await billed('team');
+    const w = await gatedWorkspace('team');
     const agent = await registerManaged(undefined, w.region);
     const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
     const held = (await pollOne(agent, 5))!;
@@ -234,7 +203,7 @@ describe('caps', () => {
   it('a lowered hard cap stops the newest managed jobs at the next tick (billing.hard_cap, in the job and its webhooks) until the rest fit', async function () {
     this.timeout(60_000);
     // team: postpaid, bounded by its hard cap alone; (0.00002 + 0.000002) × 100 s = 0.0022 per job.
-    const w = await billed('team');
+    const w = await gatedWorkspace('team');
     // An endpoint, so the jobs' events are kept (its deliveries fail; the events are what is read).
     await v0ok('POST', '/webhooks', { token: w.token, body: { url: 'http://127.0.0.1:9/hooks' } });
     const agent = await registerManaged(undefined, w.region);
@@ -295,7 +264,7 @@ describe('caps', () => {
       await beats.stop();
     }
     // What is left reserved fits the cap, and a new managed job would not.
-    const left = await account(w.workspaceId);
+    const left = await accountFigures(w.workspaceId);
     assert.ok(Number(left.spent) + Number(left.reserved) <= 0.0045, JSON.stringify(left));
     const refused = await post(
       '/compute/jobs/submit',
@@ -308,159 +277,5 @@ describe('caps', () => {
       .whereIn('action', ['billing.limits_update', 'billing.limits_applied'])
       .pluck('action');
     assert.deepEqual(audit.sort(), ['billing.limits_applied', 'billing.limits_update']);
-  });
-
-  it('records a soft cap crossed once per period, actor system, and the usage record matches the ledger figure by figure', async function () {
-    this.timeout(60_000);
-    const w = await billed('payg', '10');
-    const agent = await registerManaged(undefined, w.region);
-    await v0ok('PATCH', '/billing/limits', { token: w.token, body: { softCapUsd: 0.00001 }, status: 202 });
-    // A managed job running about 3 s (~0.00008 at payg), and a self job beside it.
-    const managed = await submit(w.key, { pool: 'managed', timeoutSeconds: 60, resources: { cpu: 1, memoryMb: 2048 } });
-    const held = (await pollOne(agent, 5))!;
-    assert.equal(held.job_id, managed.job_id);
-    const node = await registerNode(w.key);
-    await submit(w.key, { timeoutSeconds: 60 });
-    const selfHeld = (await pollOne(node, 5))!;
-    const beats = [heartbeatInBackground(agent, [held.job_id]), heartbeatInBackground(node, [selfHeld.job_id])];
-    await sleep(3000);
-    for (const b of beats) await b.stop();
-    await ok('/compute/nodes/result', resultOf(agent, held, 0), agent.nodeKey);
-    await ok('/compute/nodes/result', resultOf(node, selfHeld, 0), node.nodeKey);
-
-    const noted = () =>
-      db()('audit_log')
-        .where({ workspace_id: w.workspaceId, action: 'billing.soft_cap_reached' })
-        .select('actor_type', 'details');
-    await waitFor('the soft cap noted', async () => (await noted()).length > 0, 15_000);
-    await ticks(2);
-    const entries = await noted();
-    assert.equal(entries.length, 1, 'once per period');
-    assert.equal(entries[0].actor_type, 'system');
-    assert.ok(entries[0].details.spentUsd >= 0.00001);
-
-    const usage = await v0ok('GET', '/billing/usage', { token: w.token });
-    const { rows } = await db().raw(
-      `SELECT pool, round(sum(cpu_seconds), 6)::float8 AS cpu, round(sum(gpu_seconds), 6)::float8 AS gpu, round(sum(gb_seconds), 6)::float8 AS gb,
-              round(sum(amount_usd), 6)::float8 AS usd
-       FROM usage_ledger u JOIN billing_accounts b ON b.workspace_id = u.workspace_id
-       WHERE u.workspace_id = ? AND u.to_at >= b.current_period_start AND u.to_at < b.current_period_end GROUP BY pool`,
-      [w.workspaceId],
-    );
-    const part = (pool: string) => rows.find((r: { pool: string }) => r.pool === pool);
-    const m = part('managed');
-    const s = part('self');
-    assert.deepEqual(usage.managed, { cpuSeconds: m.cpu, gpuSeconds: m.gpu, gbSeconds: m.gb, estimateUsd: m.usd });
-    assert.deepEqual(usage.self, { cpuSeconds: s.cpu, gpuSeconds: s.gpu, gbSeconds: s.gb, estimateUsd: 0 });
-    assert.ok(m.cpu >= 3 && m.gb === m.cpu * 2, JSON.stringify(m));
-    assert.ok(s.cpu >= 3 && s.usd === 0);
-    assert.equal(usage.cpuSeconds, Number((m.cpu + s.cpu).toFixed(6)));
-    assert.equal(usage.estimateUsd, m.usd);
-    assert.ok(m.usd > 0.00007 && m.usd < 0.001, `${m.usd}`);
-    // The period's spend is the ledger's managed amount, exactly.
-    const { rows: spent } = await db().raw(
-      `SELECT b.spent_usd = (SELECT sum(amount_usd) FROM usage_ledger u WHERE u.workspace_id = b.workspace_id AND u.period_start = b.current_period_start) AS exact
-       FROM billing_accounts b WHERE b.workspace_id = ?`,
-      [w.workspaceId],
-    );
-    assert.equal(spent[0].exact, true);
-  });
-
-  it('refuses bad caps and windows with the fields named, changing nothing', async function () {
-    this.timeout(30_000);
-    const w = await billed('payg', '1');
-    for (const body of [
-      { hardCapUsd: -1 },
-      { hardCapUsd: 1.1234567 },
-      { softCapUsd: 5, hardCapUsd: 2 },
-      {},
-      { hardCapUsd: 5, extra: 1 },
-      { hardCapUsd: '5' },
-    ]) {
-      const reply = await v0('PATCH', '/billing/limits', { token: w.token, body });
-      assert.equal(reply.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(reply.body)}`);
-      assert.equal(reply.body.code, 'request.invalid');
-    }
-    assert.deepEqual(
-      await v0ok('GET', '/billing/limits', { token: w.token }),
-      { softCapUsd: null, hardCapUsd: null, pending: null },
-      'nothing half-written',
-    );
-    const window = await v0('GET', '/billing/usage?windowStart=2026-02-01T00:00:00Z&windowEnd=2026-01-01T00:00:00Z', {
-      token: w.token,
-    });
-    assert.equal(window.status, 400);
-    assert.equal(window.body.errors?.[0]?.field ?? window.body.details?.fields?.[0]?.path, 'windowEnd');
-    const empty = await v0ok('GET', '/billing/usage?windowStart=2020-01-01T00:00:00Z&windowEnd=2020-02-01T00:00:00Z', {
-      token: w.token,
-    });
-    assert.deepEqual(empty, {
-      windowStart: '2020-01-01T00:00:00.000Z',
-      windowEnd: '2020-02-01T00:00:00.000Z',
-      cpuSeconds: 0,
-      gpuSeconds: 0,
-      gbSeconds: 0,
-      estimateUsd: 0,
-      managed: { cpuSeconds: 0, gpuSeconds: 0, gbSeconds: 0, estimateUsd: 0 },
-      self: { cpuSeconds: 0, gpuSeconds: 0, gbSeconds: 0, estimateUsd: 0 },
-    });
-    // Clearing a cap is null.
-    await v0ok('PATCH', '/billing/limits', { token: w.token, body: { hardCapUsd: 3 }, status: 202 });
-    const cleared = await v0ok('PATCH', '/billing/limits', { token: w.token, body: { hardCapUsd: null }, status: 202 });
-    assert.equal(cleared.pending.hardCapUsd, null);
-  });
-
-  it('compute billing limits and usage: read, ask for new caps, a typo refused in one line', async function () {
-    this.timeout(60_000);
-    const me = await cliUser();
-    await setBilling(db(), { workspaceId: me.session.workspaceId, plan: 'payg', creditUsd: '5', actor: OPERATOR });
-    assert.match(await me.ok('billing', 'limits'), /^soft cap\s+none\nhard cap\s+none\n$/);
-    const asked = await me.succeed('billing', 'limits', '--hard', '4.5', '--soft', 'none');
-    assert.match(asked.stdout, /hard cap\s+none\npending\s+soft none, hard 4.5 USD/);
-    assert.match(asked.stderr, /the next meter tick applies it/);
-    await waitFor(
-      'the tick to apply it',
-      async () => /hard cap\s+4.5 USD/.test(await me.ok('billing', 'limits')),
-      15_000,
-    );
-    const typo = await me.run('billing', 'limits', '--hard', '4.5000001');
-    assert.notEqual(typo.code, 0);
-    assert.match(typo.stderr, /more than 6 decimals/);
-    assert.equal(typo.stderr.trim().split('\n').length, 1, typo.stderr);
-    const usage = JSON.parse(await me.ok('billing', 'usage', '--json'));
-    assert.deepEqual(Object.keys(usage).sort(), [
-      'cpuSeconds',
-      'estimateUsd',
-      'gbSeconds',
-      'gpuSeconds',
-      'managed',
-      'self',
-      'windowEnd',
-      'windowStart',
-    ]);
-    assert.match(
-      await me.ok('billing', 'usage'),
-      /^POOL\s+CPU-SECONDS\s+GPU-SECONDS\s+GB-SECONDS\s+USD\nmanaged\s+0\s+0\s+0\s+0\.000000\n/,
-    );
-  });
-
-  it('a manual retry of a managed job passes the gate again', async function () {
-    this.timeout(60_000);
-    const w = await billed('payg', '0.003');
-    const agent = await registerManaged(undefined, w.region);
-    const job = await submit(w.key, { pool: 'managed', timeoutSeconds: 100 });
-    const held = (await pollOne(agent, 5))!;
-    await ok('/compute/nodes/result', resultOf(agent, held, 1), agent.nodeKey);
-    await waitFor(
-      'failed, its reservation released',
-      async () => Number((await account(w.workspaceId)).reserved) === 0,
-    );
-    await setBilling(db(), { workspaceId: w.workspaceId, creditUsd: '0.001', actor: OPERATOR });
-    const refused = await post('/compute/jobs/retry', { job_id: job.job_id }, w.key);
-    assert.equal(refused.status, 402, JSON.stringify(refused.body));
-    assert.equal((await db()('jobs').where({ id: job.job_id }).first('state')).state, 'FAILED', 'not retried');
-    await setBilling(db(), { workspaceId: w.workspaceId, creditUsd: '1', actor: OPERATOR });
-    assert.equal((await post('/compute/jobs/retry', { job_id: job.job_id }, w.key)).status, 200);
-    assert.equal(Number((await account(w.workspaceId)).reserved), 0.00265);
   });
 });

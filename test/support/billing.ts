@@ -198,3 +198,36 @@ export async function endAll(jobIds: string[]): Promise<void> {
   }
   await db()('jobs').whereIn('id', jobIds).update({ state: 'CANCELLED', finished_at: db().fn.now() });
 }
+
+// Workspaces for the gate and cap tests: no managed agent unless a test registers one.
+let gated = 0;
+
+/** A user's personal workspace on `plan` with `creditUsd`, a user key, and a region of its own that no agent serves. */
+export async function gatedWorkspace(plan: 'hobby' | 'payg' | 'team', creditUsd = '0') {
+  const session = await login();
+  const workspaceId = session.user.workspaceId;
+  const region = `bill-${newRegion()}-${gated++}`;
+  await db()('workspaces').where({ id: workspaceId }).update({ default_region: region });
+  await setBilling(db(), { workspaceId, plan, creditUsd, actor: OPERATOR });
+  const { key } = await createApiKey(db(), { workspaceId, name: 'billing', kind: 'user' });
+  return { session, token: session.token, workspaceId, key, region };
+}
+
+/** The workspace's jobs (its managed ones with `pool`). */
+export const jobCount = async (workspaceId: string, pool?: 'managed') =>
+  Number(
+    (
+      await db()('jobs')
+        .where({ workspace_id: workspaceId, ...(pool && { pool }) })
+        .count<{ n: string }[]>('* as n')
+    )[0].n,
+  );
+
+/** The account's spend and reservations, as exact decimals. */
+export const accountFigures = (workspaceId: string) =>
+  db()('billing_accounts')
+    .where({ workspace_id: workspaceId })
+    .first(db().raw('spent_usd::text AS spent'), db().raw('reserved_usd::text AS reserved'));
+
+/** Long enough for the suite's meter (every 2 s) to tick at least `n` more times. */
+export const meterTicks = (n: number) => sleep(n * 2000 + 500);
