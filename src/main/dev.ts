@@ -13,6 +13,7 @@ import { createLogger } from '../logging/logger';
 import { startServiceProcess } from '../runtime/service-process';
 import { installSdkRuntime } from '../runtime/sdk-runtime';
 import { startLocalStack } from '../stack/local-stack';
+import { printAddresses } from './banner';
 import { runUntilSignal } from './run-until-signal';
 
 // `npm run dev`: the whole service on one machine. Temporal (with its UI), PostgreSQL and MinIO
@@ -110,36 +111,29 @@ async function main() {
       (err: unknown) => (err instanceof SandboxUnavailable ? err.message : Promise.reject(err)),
     ),
   ]).then(([, why]) => why);
-  say('');
-  say(`  Portal         ${proc.url}/   (sign in with any e-mail: the code is printed in this log)`);
-  say(`  API            ${proc.url}/api   (OpenAPI: ${proc.url}/api/openapi.json)`);
-  say(`  Operations     ${proc.url}/readyz   ${proc.url}/metrics   (the worker's Temporal SDK series included)`);
-  say(
-    `  Temporal       ${config.temporal.address}   namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}`,
-  );
-  if (stack.temporalUiUrl) say(`  Temporal UI    ${stack.temporalUiUrl}   (filter: JobState="RUNNING")`);
-  say(`  PostgreSQL     ${config.databaseUrl}`);
-  if (stack.s3) say(`  MinIO          ${stack.s3.endpoint}   (console ${stack.s3.consoleUrl})`);
-  if (stack.stripeMock)
-    say(`  Stripe         stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`);
-  else if (config.stripe.secretKey) say(`  Stripe         ${config.stripe.apiBase ?? 'api.stripe.com'}`);
-  say(`  Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`);
-  if (managedWhyNot === null)
-    say(
-      `  Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed" of billed plans, each in its sandbox)`,
-    );
-  else say(`  Managed agent  not started: ${managedWhyNot} (jobs with "pool": "managed" wait)`);
-  say(`  Workspace      ${workspaceId}`);
-  say(`  API key        ${key}`);
-  say('');
-  say(`  try:     echo '{"type":"COMMAND","command":"echo hello; sleep 1; echo done"}' > job.json`);
-  say('           npx compute run job.json      (from this folder; elsewhere set COMPUTE_API_KEY)');
-  say(
-    '  billing: npx compute billing checkout payg, then npx compute billing simulate-event checkout.session.completed',
-  );
-  say('           (the managed pool is for billed plans: hobby, where the workspace starts, has none)');
-  say('  log in:  npx compute login   (the code is printed in this log; no mail server is needed)');
-  say('  Ctrl-C stops everything.');
+  printAddresses(say, {
+    url: proc.url!,
+    temporalAddress: config.temporal.address!,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    temporalUiUrl: stack.temporalUiUrl,
+    databaseUrl: config.databaseUrl!,
+    s3: stack.s3,
+    stripe: stack.stripeMock
+      ? `stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`
+      : config.stripe.secretKey
+        ? (config.stripe.apiBase ?? 'api.stripe.com')
+        : undefined,
+    loginCodes: 'this log',
+    agents: [
+      `Agent          ${agent.id}   (labels dev=true, 2 jobs at once)`,
+      managedWhyNot === null
+        ? `Managed agent  ${managedAgent.id}   (managed pool, region local: jobs with "pool": "managed" of billed plans, each in its sandbox)`
+        : `Managed agent  not started: ${managedWhyNot} (jobs with "pool": "managed" wait)`,
+    ],
+    workspaceId,
+    key,
+  });
   const services = [
     started.temporal && 'Temporal',
     started.postgres && 'PostgreSQL',

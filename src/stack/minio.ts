@@ -15,6 +15,9 @@ export interface MinioOptions {
 export interface RunningMinio {
   endpoint: string;
   consoleUrl: string;
+  /** Its process group, for a fault test that kills it outright. */
+  pid: number;
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -49,7 +52,7 @@ export async function startMinio(opts: MinioOptions): Promise<RunningMinio> {
     await stop();
     throw err;
   }
-  return { endpoint, consoleUrl: `http://127.0.0.1:${opts.consolePort}`, stop };
+  return { endpoint, consoleUrl: `http://127.0.0.1:${opts.consolePort}`, pid: child.pid, exited: child.exited, stop };
 }
 
 async function waitForLive(endpoint: string, exited: Promise<number | null>, timeoutMs: number, logFile: string) {

@@ -27,6 +27,8 @@ export interface PostgresOptions {
 
 export interface RunningPostgres {
   url: string;
+  /** The postmaster, for a fault test that kills it outright. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -112,6 +114,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
   process.on('exit', onExit);
   return {
     url,
+    pid: postmasterPid,
     stop: async () => {
       await stopServer();
       process.off('exit', onExit);

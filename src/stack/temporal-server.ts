@@ -49,7 +49,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const address = `${ip}:${opts.port}`;
   const stop = () => child.stop();
   try {
-    await waitForFrontend(address, child.exited, opts.readyTimeoutMs ?? 60_000, opts.logFile);
+    await waitForFrontend('Temporal dev server', address, child.exited, opts.readyTimeoutMs ?? 60_000, opts.logFile);
   } catch (err) {
     await stop();
     throw err;
@@ -58,7 +58,9 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   return { address, uiUrl, stop };
 }
 
-async function waitForFrontend(
+/** Resolves once the frontend at `address` answers gRPC; rejects if `exited` settles first. */
+export async function waitForFrontend(
+  what: string,
   address: string,
   exited: Promise<number | null>,
   timeoutMs: number,
@@ -72,7 +74,7 @@ async function waitForFrontend(
     () => (gone = true),
   );
   for (;;) {
-    if (gone) throw new Error(`Temporal dev server exited (code ${exitCode}) before it was ready; see ${logFile}`);
+    if (gone) throw new Error(`${what} exited (code ${exitCode}) before it was ready; see ${logFile}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 2000 });
       try {
@@ -85,7 +87,7 @@ async function waitForFrontend(
     } catch (err) {
       if (Date.now() > deadline) {
         throw new Error(
-          `Temporal dev server at ${address} not ready after ${timeoutMs} ms (${String(err)}); see ${logFile}`,
+          `${what} at ${address} not ready after ${timeoutMs} ms (${String(err)}); see ${logFile}`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));

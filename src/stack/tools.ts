@@ -8,7 +8,13 @@ import readline from 'node:readline';
 // `<toolsDir>/<name>-<version>/<name>`. The folder only ever appears by an atomic rename of a
 // finished build, so a crashed build never leaves a half binary behind.
 
-export type ToolName = 'temporal' | 'minio' | 'stripe-mock';
+export type ToolName =
+  | 'temporal'
+  | 'minio'
+  | 'stripe-mock'
+  | 'temporal-server'
+  | 'temporal-sql-tool'
+  | 'temporal-ui-server';
 
 interface ToolSpec {
   /** Package given to `go install`. */
@@ -16,7 +22,15 @@ interface ToolSpec {
   /** Main module as `go version -m` reports it. */
   mod: string;
   version: string;
+  /** The file `go install` writes, when it is not the tool's name (the package's last element). */
+  produces?: string;
 }
+
+/**
+ * The Temporal server of the production-shaped stack (`npm run stack:prod`), the one the dev CLI
+ * embeds and docker-compose.yml runs: a change of one is a change of all three.
+ */
+export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 
 const TOOLS: Record<ToolName, ToolSpec> = {
   // Later CLI tags carry a replace directive that `go install` refuses.
@@ -29,13 +43,31 @@ const TOOLS: Record<ToolName, ToolSpec> = {
   },
   // Stripe's own mock of its API (billing tests and `npm run dev`): checks every request's shape.
   'stripe-mock': { pkg: 'github.com/stripe/stripe-mock', mod: 'github.com/stripe/stripe-mock', version: 'v0.203.0' },
+  'temporal-server': {
+    pkg: 'go.temporal.io/server/cmd/server',
+    mod: 'go.temporal.io/server',
+    version: TEMPORAL_SERVER_VERSION,
+    produces: 'server',
+  },
+  // Sets up and upgrades the server's PostgreSQL schemas (its schemas are embedded in it).
+  'temporal-sql-tool': {
+    pkg: 'go.temporal.io/server/cmd/tools/sql',
+    mod: 'go.temporal.io/server',
+    version: TEMPORAL_SERVER_VERSION,
+    produces: 'sql',
+  },
+  // The UI beside a real server (the dev CLI embeds its own): the version docker-compose.yml runs.
+  'temporal-ui-server': {
+    pkg: 'github.com/temporalio/ui-server/v2/cmd/server',
+    mod: 'github.com/temporalio/ui-server/v2',
+    version: 'v2.49.1',
+    produces: 'server',
+  },
 };
 
-export const TOOL_VERSIONS: Readonly<Record<ToolName, string>> = {
-  temporal: TOOLS.temporal.version,
-  minio: TOOLS.minio.version,
-  'stripe-mock': TOOLS['stripe-mock'].version,
-};
+export const TOOL_VERSIONS: Readonly<Record<ToolName, string>> = Object.fromEntries(
+  Object.entries(TOOLS).map(([name, spec]) => [name, spec.version]),
+) as Record<ToolName, string>;
 
 type Log = (msg: string) => void;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -89,6 +121,7 @@ async function build(name: ToolName, spec: ToolSpec, root: string, finalDir: str
   );
   try {
     await goInstall(`${spec.pkg}@${spec.version}`, tmp, log);
+    if (spec.produces) await fs.rename(path.join(tmp, spec.produces), path.join(tmp, name));
     if (!(await isPinnedBuild(path.join(tmp, name), spec))) {
       throw new Error(`go install ${spec.pkg}@${spec.version} did not produce the expected ${name} build`);
     }

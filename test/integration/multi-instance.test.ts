@@ -7,7 +7,7 @@ import { freePort } from '../../src/stack/ports';
 import { type AgentProcess, spawnAgent, waitFor } from '../support/agents';
 import { spawnApi } from '../support/api-process';
 import { login } from '../support/auth';
-import { startBalancer } from '../support/balancer';
+import { startBalancer } from '../../src/stack/gateway';
 import { testEnv } from '../support/env';
 import { sleep } from '../support/http';
 import { scrape, total } from '../support/metrics';
