@@ -1,7 +1,7 @@
-// `npm test`: the unit tests, with no service, and the rest of the suite on one stack in two lanes
-// at once (test/lanes.ts says which file runs where and why). The shared lane runs in this process,
-// its output live; the unit and isolated lanes run in mocha processes of their own, and their
-// output follows once all are done. The last line is the plain summary CI reads: "N passed, N
+// `npm test`: the unit tests, with no service, and the rest of the suite on one stack in lanes at
+// once (test/lanes.ts says which file runs where and why). The shared lane runs in this process,
+// its output live; the unit, isolated and server lanes run in mocha processes of their own, and
+// their output follows once all are done. The last line is the plain summary CI reads: "N passed, N
 // failed, N skipped". Files given as arguments narrow the run to them, each in its lane.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,8 +11,15 @@ import { mochaHooks } from '../test/hooks';
 import { loadToolsDir } from '../src/config';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../src/stack/debian-packages';
 import { ensurePythonTool } from '../src/stack/python-venv';
-import { ISOLATED_LANE, SHARED_LANE, laneOf } from '../test/lanes';
-import { attachTestEnv, detachTestEnv, installQuietSdkRuntime, startSuiteStack } from '../test/support/env';
+import { ISOLATED_LANE, SERVER_LANE, SHARED_LANE, laneOf, temporalsOf } from '../test/lanes';
+import {
+  type SuiteStack,
+  attachTestEnv,
+  detachTestEnv,
+  installQuietSdkRuntime,
+  startSuiteStack,
+  withTemporalServer,
+} from '../test/support/env';
 
 const ROOT = path.resolve(__dirname, '..');
 const rc = JSON.parse(fs.readFileSync(path.join(ROOT, '.mocharc.json'), 'utf8')) as {
@@ -116,10 +123,12 @@ async function finish(name: string, lane: ReturnType<typeof startLane> | undefin
 
 async function main(): Promise<number> {
   const files = testFiles();
+  const onDev = (f: string) => laneOf(f) === 'unit' || temporalsOf(f).includes('dev');
   const laneFiles = {
     unit: files.filter((f) => laneOf(f) === 'unit'),
-    isolated: files.filter((f) => laneOf(f) === 'isolated'),
-    shared: files.filter((f) => laneOf(f) === 'shared'),
+    isolated: files.filter((f) => laneOf(f) === 'isolated' && onDev(f)),
+    shared: files.filter((f) => laneOf(f) === 'shared' && onDev(f)),
+    server: files.filter((f) => laneOf(f) !== 'unit' && temporalsOf(f).includes('server')),
   };
   installQuietSdkRuntime();
   const started = Date.now();
@@ -128,32 +137,50 @@ async function main(): Promise<number> {
     ? startLane('unit', laneFiles.unit, { config: path.join(ROOT, '.mocharc.unit.json') })
     : undefined;
   let lane: ReturnType<typeof startLane> | undefined;
-  let suite: Awaited<ReturnType<typeof startSuiteStack>> | undefined;
+  let serverLane: ReturnType<typeof startLane> | undefined;
+  let suite: SuiteStack | undefined;
+  let serverSuite: SuiteStack | undefined;
   // Whatever ends the run (the end, a file that will not load, Ctrl-C): no lane or server is left.
   const cleanUp = async () => {
     unit?.kill();
     lane?.kill();
+    serverLane?.kill();
+    await serverSuite?.stopTemporal?.().catch(() => undefined);
     if (suite) await detachTestEnv(suite).catch(() => undefined);
   };
   process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
   try {
     let shared: Tally = { passed: 0, failed: 0, skipped: 0 };
-    if (laneFiles.isolated.length + laneFiles.shared.length) {
-      suite = await startSuiteStack();
+    if (laneFiles.isolated.length + laneFiles.shared.length + laneFiles.server.length) {
+      suite = await startSuiteStack('dev');
       if (process.argv.length <= 2) await ensureTestTools();
+      if (laneFiles.server.length) serverSuite = await withTemporalServer(suite);
       process.stderr.write(
-        `  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.unit.length} files unit, ${laneFiles.shared.length} shared, ${laneFiles.isolated.length} isolated\n`,
+        `  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.unit.length} files unit, ${laneFiles.shared.length} shared, ${laneFiles.isolated.length} isolated, ${laneFiles.server.length} on the Temporal server\n`,
       );
-      const stackFile = path.join(suite.dataDir, 'suite-stack.json');
-      const { stack: _stack, ...attachable } = suite;
-      fs.writeFileSync(stackFile, JSON.stringify({ suite: attachable, lane: ISOLATED_LANE }));
-      if (laneFiles.isolated.length) lane = startLane(ISOLATED_LANE.name, laneFiles.isolated, { stackFile });
+      const stackFileOf = (s: SuiteStack, l: typeof ISOLATED_LANE) => {
+        const file = path.join(s.dataDir, `suite-stack-${l.name}.json`);
+        const { stack: _stack, stopTemporal: _stop, ...attachable } = s;
+        fs.writeFileSync(file, JSON.stringify({ suite: attachable, lane: l }));
+        return file;
+      };
+      if (laneFiles.isolated.length)
+        lane = startLane(ISOLATED_LANE.name, laneFiles.isolated, { stackFile: stackFileOf(suite, ISOLATED_LANE) });
+      if (serverSuite)
+        serverLane = startLane(SERVER_LANE.name, laneFiles.server, {
+          stackFile: stackFileOf(serverSuite, SERVER_LANE),
+        });
       if (laneFiles.shared.length) {
         await attachTestEnv(suite, SHARED_LANE);
         shared = await runSharedLane(laneFiles.shared);
       }
     }
-    const tallies = [shared, await finish('unit', unit), await finish(ISOLATED_LANE.name, lane)];
+    const tallies = [
+      shared,
+      await finish('unit', unit),
+      await finish(ISOLATED_LANE.name, lane),
+      await finish(SERVER_LANE.name, serverLane),
+    ];
     const all = tallies.reduce((a, t) => ({
       passed: a.passed + t.passed,
       failed: a.failed + t.failed,

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Lane } from './support/env';
+import type { Lane, TemporalKind } from './support/env';
 
 /**
  * `npm test` runs the suite in three lanes (scripts/test-suite.ts), chosen by folder and tag,
@@ -16,6 +16,12 @@ import type { Lane } from './support/env';
  * - **shared**: every other file of `test/integration/`, `test/browser/` and `test/e2e/`, one
  *   after another, beside the isolated lane on the same stack. A new file lands here until it
  *   says otherwise, which is always safe.
+ *
+ * Those lanes run on Temporal's dev server. A file that says `// temporal: dev, server` in its
+ * first lines also runs in a fourth lane, **server**, on the Temporal server users deploy
+ * (PostgreSQL persistence, 4 shards, src/stack/temporal-cluster.ts) with an app database of its
+ * own; `// temporal: server` runs it there alone. The files that prove what only a real cluster
+ * shows say so: processes killed, several instances, the Temporal UI's actions, webhook delivery.
  */
 export type LaneName = 'unit' | 'isolated' | 'shared';
 
@@ -37,5 +43,20 @@ export function laneOf(file: string, head: string = fs.readFileSync(file, 'utf8'
   return 'isolated';
 }
 
+const TEMPORAL_TAG = /^\/\/ temporal: ([\w, ]+)/m;
+
+/** The Temporal servers a stack test file runs on: the dev server unless its tag says otherwise. */
+export function temporalsOf(file: string, head: string = fs.readFileSync(file, 'utf8').slice(0, 300)): TemporalKind[] {
+  const tag = TEMPORAL_TAG.exec(head)?.[1];
+  if (tag === undefined) return ['dev'];
+  const kinds = tag.split(',').map((k) => k.trim());
+  if (!kinds.length || kinds.some((k) => k !== 'dev' && k !== 'server'))
+    throw new Error(
+      `${file} says "// temporal: ${tag}": the servers are dev and server, e.g. "// temporal: dev, server"`,
+    );
+  return kinds as TemporalKind[];
+}
+
+export const SERVER_LANE: Lane = { name: 'server', taskQueue: 'compute-jobs', background: true };
 export const SHARED_LANE: Lane = { name: 'shared', taskQueue: 'compute-jobs', background: true };
 export const ISOLATED_LANE: Lane = { name: 'isolated', taskQueue: 'compute-jobs-isolated', background: false };

@@ -42,7 +42,15 @@ async function main() {
   await db.destroy();
 
   const host = os.hostname();
-  const agentArgs = (name: string) => ['agent', '--name', name, '--concurrency', '2', '--dir', path.join(dataDir, name)];
+  const agentArgs = (name: string) => [
+    'agent',
+    '--name',
+    name,
+    '--concurrency',
+    '2',
+    '--dir',
+    path.join(dataDir, name),
+  ];
   stack.spawn('agent', 'src/cli/main.ts', [...agentArgs(`${host}-prod`), '--label', 'dev=true'], {
     COMPUTE_API_URL: stack.url,
     COMPUTE_AGENT_KEY: key,

@@ -262,7 +262,8 @@ async function waitForWorkers(logs: string, count: number, timeoutMs: number): P
       if (log.includes('worker running')) running++;
     }
     if (running === count) return;
-    if (Date.now() > deadline) throw new Error(`${count - running} worker(s) not running after ${timeoutMs} ms; see ${logs}`);
+    if (Date.now() > deadline)
+      throw new Error(`${count - running} worker(s) not running after ${timeoutMs} ms; see ${logs}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

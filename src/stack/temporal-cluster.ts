@@ -160,7 +160,12 @@ async function writeServerConfig(opts: TemporalClusterOptions): Promise<void> {
       masterClusterName: 'active',
       currentClusterName: 'active',
       clusterInformation: {
-        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` },
+        active: {
+          enabled: true,
+          initialFailoverVersion: 1,
+          rpcName: 'frontend',
+          rpcAddress: `127.0.0.1:${ports.frontend}`,
+        },
       },
     },
     dcRedirectionPolicy: { policy: 'noop' },

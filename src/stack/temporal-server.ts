@@ -86,9 +86,7 @@ export async function waitForFrontend(
       return;
     } catch (err) {
       if (Date.now() > deadline) {
-        throw new Error(
-          `${what} at ${address} not ready after ${timeoutMs} ms (${String(err)}); see ${logFile}`,
-        );
+        throw new Error(`${what} at ${address} not ready after ${timeoutMs} ms (${String(err)}); see ${logFile}`);
       }
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -9,12 +9,7 @@ import readline from 'node:readline';
 // finished build, so a crashed build never leaves a half binary behind.
 
 export type ToolName =
-  | 'temporal'
-  | 'minio'
-  | 'stripe-mock'
-  | 'temporal-server'
-  | 'temporal-sql-tool'
-  | 'temporal-ui-server';
+  'temporal' | 'minio' | 'stripe-mock' | 'temporal-server' | 'temporal-sql-tool' | 'temporal-ui-server';
 
 interface ToolSpec {
   /** Package given to `go install`. */

@@ -296,7 +296,7 @@ describe('deployment files', function () {
     it('leaves out what only development and the tests run: the local stack, its tool installers and npm run dev', () => {
       assert.ok(fs.existsSync(path.join(outDir, 'src/main/api.js')), 'the build is there');
       assert.deepEqual(
-        ['src/stack', 'src/main/dev.js'].filter((p) => fs.existsSync(path.join(outDir, p))),
+        ['src/stack', 'src/main/dev.js', 'src/main/stack-prod.js'].filter((p) => fs.existsSync(path.join(outDir, p))),
         [],
       );
     });

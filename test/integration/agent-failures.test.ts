@@ -1,4 +1,5 @@
 // lane: isolated (test/lanes.ts)
+// temporal: dev, server
 import assert from 'node:assert/strict';
 import { freePort } from '../../src/stack/ports';
 import { agentPool, waitFor } from '../support/agents';

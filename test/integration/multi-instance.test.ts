@@ -1,3 +1,4 @@
+// temporal: dev, server
 import assert from 'node:assert/strict';
 import { suiteClient } from '../support/temporal-client';
 import { Connection } from '@temporalio/client';

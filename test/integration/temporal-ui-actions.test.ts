@@ -1,3 +1,4 @@
+// temporal: dev, server
 import assert from 'node:assert/strict';
 import { waitFor } from '../support/agents';
 import { testEnv } from '../support/env';

@@ -1,3 +1,4 @@
+// temporal: dev, server
 import assert from 'node:assert/strict';
 import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
 import { login } from '../support/auth';

@@ -9,6 +9,7 @@ import { migrateLatest } from '../../src/db/migrate';
 import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
 import { type LocalStack, startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
+import { type TemporalCluster, startTemporalCluster } from '../../src/stack/temporal-cluster';
 import { Mailbox } from './mailbox';
 import { recordedLog } from './service-log';
 
@@ -83,7 +84,22 @@ export interface SuiteStack {
   dataDir: string;
   vars: Record<string, string>;
   bundlePath: string;
+  /** Which Temporal the stack's services talk to: the dev server, or the Temporal server on PostgreSQL. */
+  temporal: TemporalKind;
+  /** The Temporal server's own stop, when this stack runs one. */
+  stopTemporal?: () => Promise<void>;
 }
+
+/**
+ * The dev server (`temporal server start-dev`, SQLite in memory) runs the whole suite; files that
+ * prove what only a real cluster shows (processes killed, several instances, the UI's actions,
+ * webhook delivery) also run on the Temporal server users deploy, on PostgreSQL (test/lanes.ts).
+ * `COMPUTE_TEST_TEMPORAL=server mocha <file>` runs a file alone on it.
+ */
+export type TemporalKind = 'dev' | 'server';
+
+export const temporalKindOfEnv = (): TemporalKind =>
+  process.env.COMPUTE_TEST_TEMPORAL === 'server' ? 'server' : 'dev';
 
 /**
  * A lane of `npm test` (scripts/test-suite.ts): its files run in a mocha process of their own,
@@ -132,7 +148,7 @@ export function testEnv(): TestEnv {
 export const quietLog = recordedLog;
 
 /** Starts the stack, migrates it and writes the workflow bundle: once per run, whatever the lanes. */
-export async function startSuiteStack(): Promise<SuiteStack> {
+export async function startSuiteStack(temporal: TemporalKind = temporalKindOfEnv()): Promise<SuiteStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-test-'));
   fs.chmodSync(dataDir, 0o755);
   const stack = await startLocalStack({
@@ -146,8 +162,8 @@ export async function startSuiteStack(): Promise<SuiteStack> {
       stripeMock: await freePort(),
     },
     ephemeralTemporal: true,
-    start: { postgres: true, temporal: true, minio: true, stripeMock: true },
-    log: (msg) => process.stderr.write(`  [stack] ${msg}\n`),
+    start: { postgres: true, temporal: temporal === 'dev', minio: true, stripeMock: true },
+    log: stackLog,
   });
   // Bundled once for the run: the workers of the lanes take it from a file, as do the workers the
   // tests spawn (TEMPORAL_WORKFLOW_BUNDLE), as the image's workers do.
@@ -157,11 +173,12 @@ export async function startSuiteStack(): Promise<SuiteStack> {
   });
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, bundle.code);
+  const server = temporal === 'server' ? await startTestTemporalServer(stack.databaseUrl!, dataDir) : undefined;
   const vars = {
     ...TEST_ENV,
     TEMPORAL_WORKFLOW_BUNDLE: bundlePath,
     DATABASE_URL: stack.databaseUrl!,
-    TEMPORAL_ADDRESS: stack.temporalAddress!,
+    TEMPORAL_ADDRESS: server?.address ?? stack.temporalAddress!,
     S3_ENDPOINT: stack.s3!.endpoint,
     S3_ACCESS_KEY: stack.s3!.accessKey,
     S3_SECRET_KEY: stack.s3!.secretKey,
@@ -171,10 +188,64 @@ export async function startSuiteStack(): Promise<SuiteStack> {
   const db = createDb(vars.DATABASE_URL);
   await migrateLatest(db);
   await db.destroy();
-  return { stack, dataDir, vars, bundlePath };
+  return { stack, dataDir, vars, bundlePath, temporal, stopTemporal: server?.stop };
+}
+
+const stackLog = (msg: string) => process.stderr.write(`  [stack] ${msg}\n`);
+
+/** The Temporal server on the stack's PostgreSQL (databases of its own), as stack:prod runs it. */
+async function startTestTemporalServer(databaseUrl: string, dataDir: string): Promise<TemporalCluster> {
+  const url = new URL(databaseUrl);
+  return startTemporalCluster({
+    toolsDir: loadToolsDir(),
+    dir: path.join(dataDir, 'temporal-server'),
+    postgres: {
+      host: url.hostname,
+      port: Number(url.port),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    },
+    ports: {
+      frontend: await freePort(),
+      frontendHttp: await freePort(),
+      history: await freePort(),
+      matching: await freePort(),
+      worker: await freePort(),
+      membership: [await freePort(), await freePort(), await freePort(), await freePort()],
+    },
+    namespace: 'default',
+    log: stackLog,
+  });
+}
+
+/**
+ * The suite's stack with its services on the Temporal server instead (`npm test`'s server lane):
+ * the same PostgreSQL, MinIO and stripe-mock, an app database of its own (its webhooks, meter and
+ * billing singletons are its own), the Temporal server on databases of its own.
+ */
+export async function withTemporalServer(suite: SuiteStack): Promise<SuiteStack> {
+  const dataDir = path.join(suite.dataDir, 'server');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const appUrl = new URL(suite.vars.DATABASE_URL!);
+  appUrl.pathname = '/compute_server';
+  const admin = createDb(suite.vars.DATABASE_URL!);
+  await admin.raw('create database compute_server');
+  await admin.destroy();
+  const server = await startTestTemporalServer(suite.vars.DATABASE_URL!, dataDir);
+  const vars = {
+    ...suite.vars,
+    DATABASE_URL: appUrl.toString(),
+    TEMPORAL_ADDRESS: server.address,
+    COMPUTE_DATA_DIR: dataDir,
+  };
+  const db = createDb(vars.DATABASE_URL);
+  await migrateLatest(db);
+  await db.destroy();
+  return { ...suite, dataDir, vars, temporal: 'server', stopTemporal: server.stop };
 }
 
 export async function stopSuiteStack(suite: SuiteStack): Promise<void> {
+  await suite.stopTemporal?.();
   await suite.stack.stop();
   fs.rmSync(suite.dataDir, { recursive: true, force: true });
 }
