@@ -56,7 +56,9 @@
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
  * run, default 1000), --warmup=N (default 20), --fleet=N (jobs through the agents, default
  * 1000), --burst=N (default 2000), --queue=N (default 10000), --codec=N (jobs per round of the codec comparison, default 500). WORKFLOW_CACHE_SIZE=N in the
- * environment runs the service with that cache. The last line of output is the summary, alone.
+ * environment runs the service with that cache. --temporal=server runs it all on the Temporal
+ * server users deploy (PostgreSQL persistence, bench/stack.ts) instead of the dev server. The last
+ * line of output is the summary, alone.
  */
 import { apiClient } from './api';
 import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';

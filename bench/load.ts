@@ -14,6 +14,7 @@ type Group = string;
 function groupOf(pid: number, comm: string, named: Record<number, string>): Group {
   if (named[pid]) return named[pid];
   if (pid === process.pid) return 'this process (API + worker + bench)';
+  if (comm.startsWith('temporal-server')) return 'temporal server';
   if (comm.startsWith('temporal')) return 'temporal dev server';
   if (comm.startsWith('postgres')) return 'postgres';
   return 'other';

@@ -14,6 +14,7 @@ import { runUntilSignal } from '../src/main/run-until-signal';
 import { type ServiceProcess, startServiceProcess } from '../src/runtime/service-process';
 import { type LocalStack, startLocalStack } from '../src/stack/local-stack';
 import { freePort } from '../src/stack/ports';
+import { type TemporalCluster, startTemporalClusterOn } from '../src/stack/temporal-cluster';
 import { type ManagedChild, startChild } from '../src/stack/child';
 
 /** The service's settings for the benchmark: its defaults, quiet logs, no rate limiting. */
@@ -65,9 +66,12 @@ export async function startBareStack(say: (msg: string) => void): Promise<BareSt
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-bench-'));
   fs.chmodSync(dataDir, 0o755);
   let stack: LocalStack | undefined;
+  let cluster: TemporalCluster | undefined;
   let db: Knex | undefined;
+  const onServer = temporalOption() === 'server';
   const stop = async () => {
     await db?.destroy().catch(() => undefined);
+    await cluster?.stop().catch((err) => say(`Temporal server stop failed: ${String(err)}`));
     await stack?.stop().catch((err) => say(`stack stop failed: ${String(err)}`));
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
@@ -77,13 +81,21 @@ export async function startBareStack(say: (msg: string) => void): Promise<BareSt
       toolsDir: loadToolsDir(),
       ports: { postgres: await freePort(), temporal: await freePort() },
       ephemeralTemporal: true,
-      start: { postgres: true, temporal: true, minio: false },
+      start: { postgres: true, temporal: !onServer, minio: false },
       log: (msg) => say(`  [stack] ${msg}`),
     });
+    if (onServer)
+      cluster = await startTemporalClusterOn({
+        databaseUrl: stack.databaseUrl!,
+        toolsDir: loadToolsDir(),
+        dir: path.join(dataDir, 'temporal-server'),
+        log: (msg) => say(`  [stack] ${msg}`),
+      });
+    const temporalAddress = cluster?.address ?? stack.temporalAddress!;
     const vars = {
       ...BENCH_ENV,
       DATABASE_URL: stack.databaseUrl!,
-      TEMPORAL_ADDRESS: stack.temporalAddress!,
+      TEMPORAL_ADDRESS: temporalAddress,
       COMPUTE_DATA_DIR: dataDir,
     };
     const config = loadServiceConfig(vars);
@@ -96,7 +108,7 @@ export async function startBareStack(say: (msg: string) => void): Promise<BareSt
       vars,
       db,
       dataDir,
-      temporalAddress: stack.temporalAddress!,
+      temporalAddress,
       databaseUrl: stack.databaseUrl!,
       workspaceId,
       userKey: key,
@@ -202,7 +214,8 @@ export function runBench(run: (stack: BenchStack) => Promise<string>, opts: { in
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const started = Date.now();
     const inProcess = opts.inProcess !== false;
-    note(`starting the stack (Temporal dev server, PostgreSQL${inProcess ? ', API + worker in process' : ''}) …`);
+    const temporal = temporalOption() === 'server' ? 'the Temporal server on PostgreSQL' : 'Temporal dev server';
+    note(`starting the stack (${temporal}, PostgreSQL${inProcess ? ', API + worker in process' : ''}) …`);
     const stack = (inProcess ? await startBenchStack(note) : await startBareStack(note)) as BenchStack;
     note(`stack ready in ${Date.now() - started} ms`);
     runUntilSignal(createLogger('warn', 'bench'), async () => {
@@ -227,6 +240,16 @@ export function runBench(run: (stack: BenchStack) => Promise<string>, opts: { in
     );
     process.exit(1);
   });
+}
+
+/**
+ * `--temporal=server`: the bench on the Temporal server users deploy (PostgreSQL persistence, 4
+ * shards, src/stack/temporal-cluster.ts) instead of the dev server (SQLite in memory).
+ */
+export function temporalOption(): 'dev' | 'server' {
+  const value = process.argv.find((a) => a.startsWith('--temporal='))?.split('=')[1] ?? 'dev';
+  if (value !== 'dev' && value !== 'server') throw new Error('--temporal is dev or server');
+  return value;
 }
 
 /** `--name=N` from the command line, a positive integer, else `fallback`. */

@@ -8,7 +8,7 @@ import { freePort, waitForPort } from './ports';
 import { type RunningPostgres, startPostgres } from './postgres';
 import { startStripeMock } from './stripe-mock';
 import { type Supervised, supervise } from './supervisor';
-import { type TemporalCluster, startTemporalCluster } from './temporal-cluster';
+import { type TemporalCluster, startTemporalClusterOn } from './temporal-cluster';
 import { ensureTool } from './tools';
 
 // The service as docker-compose.yml runs it, without containers: PostgreSQL (the app's database
@@ -127,19 +127,11 @@ export async function startProdStack(opts: ProdStackOptions): Promise<ProdStack>
     });
 
     const gatewayUrl = `http://127.0.0.1:${opts.ports.gateway}`;
-    const temporal = await startTemporalCluster({
+    const temporal = await startTemporalClusterOn({
+      databaseUrl: pg.url,
       toolsDir: opts.toolsDir,
       dir: path.join(dataDir, 'temporal'),
-      postgres: { host: '127.0.0.1', port: opts.ports.postgres, ...PG },
-      ports: {
-        frontend: opts.ports.temporal,
-        frontendHttp: await freePort(),
-        history: await freePort(),
-        matching: await freePort(),
-        worker: await freePort(),
-        membership: [await freePort(), await freePort(), await freePort(), await freePort()],
-      },
-      namespace: 'default',
+      frontendPort: opts.ports.temporal,
       ui: opts.ports.temporalUi ? { port: opts.ports.temporalUi, codecEndpoint: `${gatewayUrl}/codec` } : undefined,
       dynamicConfig: opts.temporalDynamicConfig,
       log: opts.log,

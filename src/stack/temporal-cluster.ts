@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { childEnvironment } from '../config';
+import { freePort } from './ports';
 import { type Supervised, supervise } from './supervisor';
 import { waitForFrontend } from './temporal-server';
 import { ensureTool } from './tools';
@@ -212,4 +213,42 @@ async function startUi(
     if (Date.now() > deadline) throw new Error(`the Temporal UI did not answer at ${url}; see ${logFile}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * The cluster on an existing PostgreSQL (its server, `databaseUrl`'s credentials), every port free
+ * unless given: the test suite's server lane and the benchmarks' `--temporal=server`.
+ */
+export async function startTemporalClusterOn(o: {
+  databaseUrl: string;
+  toolsDir: string;
+  dir: string;
+  frontendPort?: number;
+  ui?: TemporalClusterOptions['ui'];
+  dynamicConfig?: TemporalClusterOptions['dynamicConfig'];
+  log: (msg: string) => void;
+}): Promise<TemporalCluster> {
+  const url = new URL(o.databaseUrl);
+  return startTemporalCluster({
+    toolsDir: o.toolsDir,
+    dir: o.dir,
+    postgres: {
+      host: url.hostname,
+      port: Number(url.port),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    },
+    ports: {
+      frontend: o.frontendPort ?? (await freePort()),
+      frontendHttp: await freePort(),
+      history: await freePort(),
+      matching: await freePort(),
+      worker: await freePort(),
+      membership: [await freePort(), await freePort(), await freePort(), await freePort()],
+    },
+    namespace: 'default',
+    ui: o.ui,
+    dynamicConfig: o.dynamicConfig,
+    log: o.log,
+  });
 }

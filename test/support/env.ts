@@ -9,7 +9,7 @@ import { migrateLatest } from '../../src/db/migrate';
 import { type ServiceProcess, startServiceProcess } from '../../src/runtime/service-process';
 import { type LocalStack, startLocalStack } from '../../src/stack/local-stack';
 import { freePort } from '../../src/stack/ports';
-import { type TemporalCluster, startTemporalCluster } from '../../src/stack/temporal-cluster';
+import { type TemporalCluster, startTemporalClusterOn } from '../../src/stack/temporal-cluster';
 import { Mailbox } from './mailbox';
 import { recordedLog } from './service-log';
 
@@ -194,29 +194,13 @@ export async function startSuiteStack(temporal: TemporalKind = temporalKindOfEnv
 const stackLog = (msg: string) => process.stderr.write(`  [stack] ${msg}\n`);
 
 /** The Temporal server on the stack's PostgreSQL (databases of its own), as stack:prod runs it. */
-async function startTestTemporalServer(databaseUrl: string, dataDir: string): Promise<TemporalCluster> {
-  const url = new URL(databaseUrl);
-  return startTemporalCluster({
+const startTestTemporalServer = (databaseUrl: string, dataDir: string): Promise<TemporalCluster> =>
+  startTemporalClusterOn({
+    databaseUrl,
     toolsDir: loadToolsDir(),
     dir: path.join(dataDir, 'temporal-server'),
-    postgres: {
-      host: url.hostname,
-      port: Number(url.port),
-      user: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-    },
-    ports: {
-      frontend: await freePort(),
-      frontendHttp: await freePort(),
-      history: await freePort(),
-      matching: await freePort(),
-      worker: await freePort(),
-      membership: [await freePort(), await freePort(), await freePort(), await freePort()],
-    },
-    namespace: 'default',
     log: stackLog,
   });
-}
 
 /**
  * The suite's stack with its services on the Temporal server instead (`npm test`'s server lane):
