@@ -334,7 +334,7 @@ describe('deployment files', function () {
       assert.equal(built.code, 0, built.stdout + built.stderr);
       const code = fs.readFileSync(path.join(outDir, named.slice('dist/'.length)), 'utf8');
       // Workflows of every kind the worker runs, by their exported names.
-      for (const name of ['jobWorkflow', 'webhookLane', 'webhookRedelivery', 'billingPeriod'])
+      for (const name of ['job', 'webhookLane', 'webhookRedelivery', 'meter', 'billingPeriod'])
         assert.match(code, new RegExp(`\\b${name}\\b`), name);
     });
 
