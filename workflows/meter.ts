@@ -1,4 +1,4 @@
-import { getExternalWorkflowHandle, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { MeterActivities } from '../activities/types';
 import { stopSignal } from './definitions';
 import { ScheduledStartTimeKey } from './search-attributes';
@@ -10,6 +10,12 @@ const { meterWindow } = proxyActivities<MeterActivities>({
   heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
+
+// A tick is one activity over PostgreSQL (idempotent for its window) and a few signals, started
+// by a schedule on the current build. With Worker Versioning on it moves to the current build at
+// its next task rather than holding an old build alive while its activity retries through an
+// outage; a change to this function is a patched() one.
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, meter);
 
 /**
  * One tick of the meter (CONTRACT §9), started by the meter's schedule: meters the window that
