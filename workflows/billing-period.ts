@@ -1,4 +1,5 @@
-import { proxyActivities, setWorkflowOptions, sleep, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { BillingPeriodActivities } from '../activities/types';
 import { ScheduledStartTimeKey } from './search-attributes';
 
@@ -14,7 +15,7 @@ const { closeBillingPeriods, openInvoices } = proxyActivities<BillingPeriodActiv
 // are idempotent over PostgreSQL. With Worker Versioning on it moves to the current build at its
 // next task (the timer's end) rather than pinning an old build for the grace and its retries; a
 // change to this function is a patched() one.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, billingPeriod);
+declareVersioning('AUTO_UPGRADE', billingPeriod);
 
 /**
  * A run of the billing periods schedule (CONTRACT §9): closes the periods that ended by the time

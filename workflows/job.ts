@@ -8,11 +8,11 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  setWorkflowOptions,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { JobActivities } from '../activities/types';
 import {
   type JobWorkflowInput,
@@ -42,7 +42,7 @@ const { projectJob, checkAttempt } = proxyActivities<JobActivities>({
 // With Worker Versioning on, a job's run finishes on the build it started on: its history replays
 // on that code alone, and a deploy changes new runs only. Changing code an open run replays on
 // (a build that stays current, or an operator moving runs) still goes through patched().
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, job);
+declareVersioning('PINNED', job);
 
 /** The patch marker a reset run records where it goes live (and takes its job's row over). */
 const RESET_TAKEOVER = 'reset-takeover';

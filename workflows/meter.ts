@@ -1,4 +1,5 @@
-import { getExternalWorkflowHandle, proxyActivities, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { MeterActivities } from '../activities/types';
 import { stopSignal } from './definitions';
 import { ScheduledStartTimeKey } from './search-attributes';
@@ -15,7 +16,7 @@ const { meterWindow } = proxyActivities<MeterActivities>({
 // by a schedule on the current build. With Worker Versioning on it moves to the current build at
 // its next task rather than holding an old build alive while its activity retries through an
 // outage; a change to this function is a patched() one.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, meter);
+declareVersioning('AUTO_UPGRADE', meter);
 
 /**
  * One tick of the meter (CONTRACT §9), started by the meter's schedule: meters the window that

@@ -1,4 +1,5 @@
-import { proxyActivities, setHandler, setWorkflowOptions } from '@temporalio/workflow';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { WebhookActivities } from '../activities/types';
 import type { DeliverOutcome, LaneInput, RedeliveryInput } from './webhook-definitions';
 import { wakeSignal } from './webhook-definitions';
@@ -22,8 +23,8 @@ const delivery = (deliveryTimeoutMs: number, summary: string) =>
 // which run its delivery attempts) for the whole retry window (WEBHOOK_RETRY_WINDOW_MS, a day),
 // and a fix to delivery would reach only lanes opened after it. Their state between tasks is a
 // cursor into the outbox, so a change to these loops is a patched() one, as it was unversioned.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, webhookLane);
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, webhookRedelivery);
+declareVersioning('AUTO_UPGRADE', webhookLane);
+declareVersioning('AUTO_UPGRADE', webhookRedelivery);
 
 /**
  * One job's events to one endpoint, in order: each event is delivered (or given up on after the

@@ -130,8 +130,8 @@ const EDITS: Edit[] = [
     file: 'webhook-delivery.ts',
     replacements: [
       [
-        "import { proxyActivities, setHandler, setWorkflowOptions } from '@temporalio/workflow';",
-        "import { proxyActivities, setHandler, setWorkflowOptions, sleep } from '@temporalio/workflow';",
+        "import { proxyActivities, setHandler } from '@temporalio/workflow';",
+        "import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';",
       ],
       ['    tally[next.outcome]++;\n', '    tally[next.outcome]++;\n    await sleep(1000);\n'],
     ],

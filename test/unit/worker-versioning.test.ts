@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
-import type { VersioningBehavior } from '@temporalio/common';
 import { loadWorkerConfig } from '../../src/config';
 import { deploymentOptionsOf } from '../../src/temporal/worker-deployment';
 import * as workflows from '../../workflows';
+import { DECLARED_VERSIONING } from '../../workflows/versioning';
 
 // What Worker Versioning does with each run is declared by its workflow type; the worker's own
 // default catches only a type that declares nothing, and no type should.
 
-const behaviourOf = (fn: unknown) =>
-  (fn as { workflowDefinitionOptions?: { versioningBehavior?: VersioningBehavior } }).workflowDefinitionOptions
-    ?.versioningBehavior;
-
 describe('worker versioning', () => {
   it('every workflow type declares its versioning behaviour: a job is pinned, the loops upgrade', () => {
-    const declared = Object.fromEntries(Object.entries(workflows).map(([name, fn]) => [name, behaviourOf(fn)]));
+    const declared = Object.fromEntries(
+      Object.entries(workflows).map(([name, fn]) => [name, DECLARED_VERSIONING.get(fn)]),
+    );
     assert.deepEqual(declared, {
       job: 'PINNED',
       webhookLane: 'AUTO_UPGRADE',
