@@ -15,6 +15,13 @@ host="${TEMPORAL_ADDRESS%:*}"
 port="${TEMPORAL_ADDRESS##*:}"
 ip="$(getent ahostsv4 "$host" | awk '{ print $1; exit }')"
 export TEMPORAL_ADDRESS="${ip:-$host}:$port"
+export TEMPORAL_NAMESPACE="$NAMESPACE"
+
+# Given arguments, it is the operator's Temporal CLI on the compose network instead of the setup:
+# `docker compose run --rm --no-deps temporal-setup worker deployment describe --name compute`.
+if [ "$#" -gt 0 ]; then
+  exec temporal "$@"
+fi
 
 # Runs a command until it succeeds, 30 tries 2 s apart: the server answers before its namespace
 # cache has caught up with a namespace just created.

@@ -1,4 +1,5 @@
 import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { BillingPeriodActivities } from '../activities/types';
 import { ScheduledStartTimeKey } from './search-attributes';
 
@@ -9,6 +10,12 @@ const { closeBillingPeriods, openInvoices } = proxyActivities<BillingPeriodActiv
   heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
+
+// A run closes periods, waits out the drafts' grace on a timer, then opens invoices: both steps
+// are idempotent over PostgreSQL. With Worker Versioning on it moves to the current build at its
+// next task (the timer's end) rather than pinning an old build for the grace and its retries; a
+// change to this function is a patched() one.
+declareVersioning('AUTO_UPGRADE', billingPeriod);
 
 /**
  * A run of the billing periods schedule (CONTRACT §9): closes the periods that ended by the time

@@ -5,7 +5,7 @@ import type { AssignInput, AttemptEnd, JobSnapshot, JobSpec, ResultInput, StopRe
 // The types and helpers they carry live in job-model.ts, free of Temporal, and are re-exported here.
 export * from './job-model';
 
-// The legacy run (`jobWorkflow`) answers these with a bare JobSnapshot; `job` with a Transition.
+// Each answers with the transition it made, which the caller writes to the read model.
 export const assignUpdate = defineUpdate<Transition, [AssignInput]>('assign');
 export const resultUpdate = defineUpdate<Transition, [ResultInput]>('result');
 export const cancelUpdate = defineUpdate<Transition, []>('cancel');

@@ -12,6 +12,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { JobActivities } from '../activities/types';
 import {
   type JobWorkflowInput,
@@ -37,6 +38,11 @@ const { projectJob, checkAttempt } = proxyActivities<JobActivities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s' },
 });
+
+// With Worker Versioning on, a job's run finishes on the build it started on: its history replays
+// on that code alone, and a deploy changes new runs only. Changing code an open run replays on
+// (a build that stays current, or an operator moving runs) still goes through patched().
+declareVersioning('PINNED', job);
 
 /** The patch marker a reset run records where it goes live (and takes its job's row over). */
 const RESET_TAKEOVER = 'reset-takeover';

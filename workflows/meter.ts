@@ -1,4 +1,5 @@
 import { getExternalWorkflowHandle, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { MeterActivities } from '../activities/types';
 import { stopSignal } from './definitions';
 import { ScheduledStartTimeKey } from './search-attributes';
@@ -10,6 +11,12 @@ const { meterWindow } = proxyActivities<MeterActivities>({
   heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
+
+// A tick is one activity over PostgreSQL (idempotent for its window) and a few signals, started
+// by a schedule on the current build. With Worker Versioning on it moves to the current build at
+// its next task rather than holding an old build alive while its activity retries through an
+// outage; a change to this function is a patched() one.
+declareVersioning('AUTO_UPGRADE', meter);
 
 /**
  * One tick of the meter (CONTRACT §9), started by the meter's schedule: meters the window that

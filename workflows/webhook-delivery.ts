@@ -1,4 +1,5 @@
 import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { declareVersioning } from './versioning';
 import type { WebhookActivities } from '../activities/types';
 import type { DeliverOutcome, LaneInput, RedeliveryInput } from './webhook-definitions';
 import { wakeSignal } from './webhook-definitions';
@@ -16,6 +17,14 @@ const delivery = (deliveryTimeoutMs: number, summary: string) =>
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
     summary,
   });
+
+// With Worker Versioning on, lanes and redeliveries move to the current build at their next
+// workflow task. Pinned, a lane whose endpoint fails would hold its old build (and its workers,
+// which run its delivery attempts) for the whole retry window (WEBHOOK_RETRY_WINDOW_MS, a day),
+// and a fix to delivery would reach only lanes opened after it. Their state between tasks is a
+// cursor into the outbox, so a change to these loops is a patched() one, as it was unversioned.
+declareVersioning('AUTO_UPGRADE', webhookLane);
+declareVersioning('AUTO_UPGRADE', webhookRedelivery);
 
 /**
  * One job's events to one endpoint, in order: each event is delivered (or given up on after the

@@ -75,6 +75,22 @@ export const SECTIONS: Section[] = [
         unset: 'unset: bundled at start',
         instead: 'compose: `dist/workflow-bundle.js`',
       },
+      TEMPORAL_DEPLOYMENT_NAME: {
+        meaning:
+          'Worker Versioning: the Worker Deployment this worker belongs to (no `.` or `:`). With `TEMPORAL_BUILD_ID` the worker polls as that version and gets tasks only once the version is current or ramping; a job’s run stays on the build it started on. How to roll out, ramp, roll back and retire a version: [upgrades](../guides/upgrades.md)',
+        unset: 'unset: the worker is unversioned (every worker takes every task)',
+        instead: 'compose: `compute`',
+      },
+      TEMPORAL_BUILD_ID: {
+        meaning: 'Worker Versioning: this build’s ID in the deployment, different for every build of `workflows/`; set with `TEMPORAL_DEPLOYMENT_NAME` or not at all',
+        unset: 'unset: unversioned',
+        instead: 'compose: `${COMPUTE_BUILD_ID}`, `1` unless set',
+      },
+      TEMPORAL_PROMOTE_IF_NO_CURRENT: {
+        meaning:
+          '`true`: at start the worker makes its own version current when nobody has set the deployment’s routing yet (a fresh install, or the first versioned deploy over unversioned workers). It never replaces a current or ramping version, nor a return to unversioned workers',
+        instead: 'compose: `true`',
+      },
       WORKFLOW_CACHE_SIZE: {
         meaning:
           'job runs the worker keeps in memory (each weighs up to about 190 KiB); beyond it the least recently used are evicted and replayed from their short history when they next get work. 0 turns the cache off',

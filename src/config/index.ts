@@ -8,6 +8,7 @@ export type {
   BillingPeriod,
   BillingSettings,
   CliConfig,
+  DeploymentSettings,
   DevConfig,
   Durations,
   ServiceConfig,

@@ -18,6 +18,7 @@ import type {
   ApiConfig,
   ApiSettings,
   BillingSettings,
+  DeploymentSettings,
   DevConfig,
   ServiceConfig,
   SharedSettings,
@@ -176,6 +177,21 @@ const billingOf = (e: Pick<WorkerVars, 'METER_TICK_SECONDS' | 'BILLING_PERIOD'>)
   period: e.BILLING_PERIOD === 'month' ? 'month' : { seconds: e.BILLING_PERIOD },
 });
 
+function deploymentOf(e: WorkerVars): DeploymentSettings | undefined {
+  const name = e.TEMPORAL_DEPLOYMENT_NAME;
+  const buildId = e.TEMPORAL_BUILD_ID;
+  if (!name && !buildId) {
+    if (e.TEMPORAL_PROMOTE_IF_NO_CURRENT === 'true')
+      throw invalidConfiguration([
+        'TEMPORAL_PROMOTE_IF_NO_CURRENT needs TEMPORAL_DEPLOYMENT_NAME and TEMPORAL_BUILD_ID',
+      ]);
+    return undefined;
+  }
+  if (!name || !buildId)
+    throw invalidConfiguration(['TEMPORAL_DEPLOYMENT_NAME and TEMPORAL_BUILD_ID are set together or not at all']);
+  return { deploymentName: name, buildId, promoteIfNoCurrent: e.TEMPORAL_PROMOTE_IF_NO_CURRENT === 'true' };
+}
+
 function workerOf(e: SharedVars & WorkerVars): { worker: WorkerSettings; billing: BillingSettings } {
   return {
     worker: {
@@ -185,6 +201,7 @@ function workerOf(e: SharedVars & WorkerVars): { worker: WorkerSettings; billing
       sdkMetricsPort: e.TEMPORAL_METRICS_PORT,
       workflowBundlePath: e.TEMPORAL_WORKFLOW_BUNDLE,
       cancelGraceMs: e.CANCEL_GRACE_MS,
+      deployment: deploymentOf(e),
     },
     billing: billingOf(e),
   };

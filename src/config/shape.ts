@@ -177,6 +177,16 @@ export interface WorkerSettings {
   workflowBundlePath?: string;
   /** CANCEL_GRACE_MS: the meter prices a cancelling job's grace (the API times the job with it). */
   cancelGraceMs: number;
+  /** The deployment version this worker polls as (Worker Versioning); absent, it is unversioned. */
+  deployment?: DeploymentSettings;
+}
+
+/** TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_BUILD_ID and TEMPORAL_PROMOTE_IF_NO_CURRENT. */
+export interface DeploymentSettings {
+  deploymentName: string;
+  buildId: string;
+  /** Make this version current at start when the deployment has none (a fresh install). */
+  promoteIfNoCurrent: boolean;
 }
 
 /** The usage meter: how often its schedule ticks (the worker makes sure the schedule exists); how long a billing period lasts. */

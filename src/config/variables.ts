@@ -172,6 +172,17 @@ export const WorkerVariables = z.object({
   // A workflow bundle built ahead (`npm run build:workflows`, the image's dist/workflow-bundle.js):
   // the worker loads it instead of bundling workflows/ at every start. Unset: bundled at start.
   TEMPORAL_WORKFLOW_BUNDLE: z.string().optional(),
+  // Worker Versioning (docs/guides/upgrades.md): both set, the worker polls as this version of the
+  // deployment and gets tasks only once the version is current or ramping; unset, it is unversioned.
+  // Temporal refuses '.' and ':' in a deployment name (they join it to a build ID).
+  TEMPORAL_DEPLOYMENT_NAME: z
+    .string()
+    .regex(/^[^.:]{1,255}$/, "1-255 characters, without '.' or ':'")
+    .optional(),
+  TEMPORAL_BUILD_ID: z.string().min(1).max(255).optional(),
+  // A fresh install: the worker makes its version current at start when nobody has set the
+  // deployment's routing yet; it never replaces a choice.
+  TEMPORAL_PROMOTE_IF_NO_CURRENT: z.enum(['true', 'false']).default('false'),
   // Runs the worker keeps in memory (0: none). Past it the least recently used are evicted and
   // replayed from their history when they next get work.
   WORKFLOW_CACHE_SIZE: int(1000),

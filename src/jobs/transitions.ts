@@ -221,7 +221,8 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
           (e) => e.leaseId === input.leaseId && e.reason === 'result' && e.result?.agentId === input.agentId,
         );
         if (truth && reported) return write(db, workspaceId, truth);
-        // A legacy run keeps its ends to itself; its own projection recorded the result.
+        // The closed run's last transition holds only the last attempt's ends: a report of an
+        // earlier attempt, repeated now, was written to its attempt's row when first answered.
         const recorded = await db('job_attempts')
           .where({ job_id: jobId, lease_id: input.leaseId, agent_id: input.agentId })
           .whereNotNull('result')

@@ -16,7 +16,9 @@ async function main() {
     worker: true,
     sdkMetricsPort: config.worker.sdkMetricsPort,
   });
-  log.info({ taskQueue: config.temporal.taskQueue, health: proc.workerUrl }, 'worker running');
+  const { deployment } = config.worker;
+  const version = deployment ? `${deployment.deploymentName}:${deployment.buildId}` : 'unversioned';
+  log.info({ taskQueue: config.temporal.taskQueue, version, health: proc.workerUrl }, 'worker running');
   runUntilSignal(log, proc.stop);
 }
 

@@ -33,6 +33,7 @@ import { applyRequestDeadlines } from '../http/request-deadline';
 import { type Services, createServices } from '../services';
 import { createJobWorkflowClient } from '../temporal/job-workflow-client';
 import { createWebhookWorkflows } from '../temporal/webhook-workflow-client';
+import { deploymentOptionsOf, promoteIfNoCurrent } from '../temporal/worker-deployment';
 import { type WebhookRelay, createWebhookRelay } from '../webhooks/relay';
 import { createMeterEventRelay } from '../billing/meter-events';
 import { stripeClient } from '../billing/stripe-client';
@@ -163,6 +164,8 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       stickyQueueScheduleToStartTimeout: '2s',
       interceptors: { activity: [activityLogging(log)] },
       dataConverter,
+      // Both workers poll as the same version of the deployment, or both unversioned.
+      workerDeploymentOptions: deploymentOptionsOf(settings.deployment),
     } satisfies Partial<WorkerOptions>;
     // The worker's own client: reset runs asked after, schedules kept, webhook lanes woken.
     const workerClient = new Client({ connection: native, namespace: config.temporal.namespace, dataConverter });
@@ -198,6 +201,8 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
         await run.catch(() => undefined);
       });
     }
+    // Once this version's pollers have reached the server, which registers it in the deployment.
+    if (settings.deployment?.promoteIfNoCurrent) await promoteIfNoCurrent(workerClient, settings.deployment, log);
     // The stack's singletons; a process started with `background: false` leaves them to another.
     if (opts.background ?? true) {
       // Best effort: a worker that cannot reach the schedule API still runs jobs; the next start retries.

@@ -40,7 +40,17 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   // another partition and pick it up only after forwarding, which slows a single dev server.
   args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1');
   args.push('--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
-  // Updates and eager workflow start are on by default in Server 1.29 (CLI 1.5.1): nothing to add.
+  // Worker Versioning: a version that stopped being current reports itself drained, and one whose
+  // workers stopped can be deleted, within seconds rather than the defaults' minutes (a drainage
+  // check every 3 min after a 3 min grace for visibility; pollers remembered for 5 min), so the
+  // upgrade runbook plays out here in a test's time. A poller is recorded as a long poll starts
+  // and ends, so here a worker idle in a poll (up to a minute) may look gone: only deleting a
+  // version reads that history, and this server is a developer's or a test's.
+  args.push('--dynamic-config-value', 'matching.wv.VersionDrainageStatusRefreshInterval="2s"');
+  args.push('--dynamic-config-value', 'matching.wv.VersionDrainageStatusVisibilityGracePeriod="2s"');
+  args.push('--dynamic-config-value', 'matching.PollerHistoryTTL="5s"');
+  // Updates, eager workflow start and the Worker Deployment APIs are on by default in Server 1.29
+  // (CLI 1.5.1): nothing to add.
   for (const sa of SEARCH_ATTRIBUTE_REGISTRATIONS) args.push('--search-attribute', `${sa.name}=${sa.type}`);
 
   await assertPortFree(ip, opts.port);

@@ -1,10 +1,8 @@
 import {
   type Client,
-  ServiceError,
   type WorkflowHandle,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
-  WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -50,8 +48,6 @@ export class RunTerminatedError extends Error {
 
 /** A job's workflow ID is the job ID itself: paste it into the Temporal UI and find the job. */
 export const workflowIdOf = (jobId: string) => jobId;
-/** Runs of the legacy `jobWorkflow`, started by earlier releases, are `job-<jobId>`. */
-export const legacyWorkflowIdOf = (jobId: string) => `job-${jobId}`;
 const WORKFLOW_TYPE = 'job';
 const SUMMARY_BYTES = 200;
 
@@ -68,10 +64,6 @@ function detailsOf(spec: { workspaceId: string; labels: Record<string, string> }
   const labels = Object.entries(spec.labels).map(([k, v]) => `\`${k}=${v}\``);
   return `Workspace \`${spec.workspaceId}\`${labels.length ? ` · labels ${labels.join(' ')}` : ''}`;
 }
-
-/** A legacy run answers with a bare snapshot and writes its own attempt ends. */
-const asTransition = (answer: Transition | JobSnapshot): Transition =>
-  'snapshot' in answer ? answer : { snapshot: answer, ends: [] };
 
 const CALL_BUDGET_MS = 10_000;
 const PROBE_BUDGET_MS = 1_000;
@@ -176,22 +168,9 @@ export function createJobWorkflowClient(
     });
     return history?.events?.at(-1)?.workflowExecutionTerminatedEventAttributes?.reason || 'no reason given';
   };
-  // "Not found", as opposed to a run that exists and has completed (also WorkflowNotFoundError).
-  const isNotFound = (err: unknown) =>
-    (err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /not found/i.test(err.message))) &&
-    !/completed/i.test((err as Error).message);
-  /**
-   * Runs `fn` on the job's workflow; a job whose run an earlier release started has it under the
-   * legacy ID. The second lookup happens only when the first finds nothing.
-   */
-  const onRun = async <T>(jobId: string, fn: (h: WorkflowHandle) => Promise<T>): Promise<T> => {
-    try {
-      return await fn(client.workflow.getHandle(workflowIdOf(jobId)));
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      return fn(client.workflow.getHandle(legacyWorkflowIdOf(jobId)));
-    }
-  };
+  /** Runs `fn` on the job's workflow. */
+  const onRun = <T>(jobId: string, fn: (h: WorkflowHandle) => Promise<T>): Promise<T> =>
+    fn(client.workflow.getHandle(workflowIdOf(jobId)));
 
   /**
    * Runs one of the job's Updates. The server aborts an Update with WorkflowNotReady ("unexpected
@@ -257,11 +236,11 @@ export function createJobWorkflowClient(
       }
     },
     assign: (jobId: string, input: AssignInput): Promise<Transition> =>
-      update(jobId, (h, updateId) => h.executeUpdate(assignUpdate, { args: [input], updateId })).then(asTransition),
+      update(jobId, (h, updateId) => h.executeUpdate(assignUpdate, { args: [input], updateId })),
     result: (jobId: string, input: ResultInput): Promise<Transition> =>
-      update(jobId, (h, updateId) => h.executeUpdate(resultUpdate, { args: [input], updateId })).then(asTransition),
+      update(jobId, (h, updateId) => h.executeUpdate(resultUpdate, { args: [input], updateId })),
     cancel: (jobId: string): Promise<Transition> =>
-      update(jobId, (h, updateId) => h.executeUpdate(cancelUpdate, { updateId })).then(asTransition),
+      update(jobId, (h, updateId) => h.executeUpdate(cancelUpdate, { updateId })),
     recheckAgent: (jobId: string): Promise<void> => call(() => onRun(jobId, (h) => h.signal(recheckAgentSignal))),
     withdrawLease: (jobId: string, leaseId: string): Promise<void> =>
       call(() => onRun(jobId, (h) => h.signal(withdrawLeaseSignal, { leaseId }))),
@@ -303,14 +282,14 @@ export function createJobWorkflowClient(
           }
           if (status.name === 'TERMINATED') throw new RunTerminatedError(await terminationReason(h.workflowId, runId));
           try {
-            return asTransition(await h.result());
+            return (await h.result()) as Transition;
           } catch (err) {
             // A failed or timed-out job closes its run as Failed, the transition in its details.
             const details =
               err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure
                 ? err.cause.details
                 : undefined;
-            if (details?.[0]) return asTransition(details[0] as Transition);
+            if (details?.[0]) return details[0] as Transition;
             throw err;
           }
         }),

@@ -6,6 +6,7 @@ import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { loadWorkerConfig } from '../../src/config';
 import { EnvSchema } from '../../src/config/variables';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../../src/stack/debian-packages';
 
@@ -131,6 +132,7 @@ describe('deployment files', function () {
       'migrate',
       'api',
       'worker',
+      'worker-next',
       'gateway',
       'agent',
     ];
@@ -140,6 +142,22 @@ describe('deployment files', function () {
     assert.equal(String(services.worker.environment?.WORKER_PORT), '3001');
     assert.equal(String(services.api.environment?.TRUST_PROXY), 'true');
     for (const name of OURS) assert.equal(services[name].image, services.api.image, `${name} runs our image`);
+  });
+
+  it('runs the workers as a build of the deployment, and the next build beside them as worker-next', () => {
+    const { worker, 'worker-next': next } = services;
+    assert.equal(worker.environment?.TEMPORAL_DEPLOYMENT_NAME, 'compute');
+    assert.equal(String(worker.environment?.TEMPORAL_BUILD_ID), '1', 'COMPUTE_BUILD_ID, 1 unless set');
+    assert.equal(String(worker.environment?.TEMPORAL_PROMOTE_IF_NO_CURRENT), 'true');
+    assert.deepEqual(next.command, worker.command);
+    assert.equal(next.deploy?.replicas, worker.deploy?.replicas);
+    // The same settings but its own build ID, which it refuses to start without, and no promotion.
+    const { TEMPORAL_BUILD_ID, TEMPORAL_PROMOTE_IF_NO_CURRENT, ...shared } = worker.environment!;
+    const { TEMPORAL_BUILD_ID: nextBuildId, ...nextShared } = next.environment!;
+    assert.deepEqual(nextShared, shared);
+    assert.equal(nextBuildId, '');
+    assert.throws(() => loadWorkerConfig({ ...next.environment }), /TEMPORAL_BUILD_ID/);
+    assert.notEqual(next.image, worker.image, 'COMPUTE_NEXT_IMAGE');
   });
 
   it('health checks guard every long-running dependency, and depends_on waits on them', () => {
@@ -201,7 +219,7 @@ describe('deployment files', function () {
 
   it('gives our services only variables that src/config/variables.ts reads', () => {
     const known = new Set(Object.keys(EnvSchema.shape));
-    for (const name of OURS) {
+    for (const name of [...OURS, 'worker-next']) {
       const variables = Object.keys(services[name].environment ?? {});
       assert.ok(variables.length > 0, `${name} sets its environment`);
       assert.deepEqual(
@@ -334,7 +352,7 @@ describe('deployment files', function () {
       assert.equal(built.code, 0, built.stdout + built.stderr);
       const code = fs.readFileSync(path.join(outDir, named.slice('dist/'.length)), 'utf8');
       // Workflows of every kind the worker runs, by their exported names.
-      for (const name of ['jobWorkflow', 'webhookLane', 'webhookRedelivery', 'billingPeriod'])
+      for (const name of ['job', 'webhookLane', 'webhookRedelivery', 'meter', 'billingPeriod'])
         assert.match(code, new RegExp(`\\b${name}\\b`), name);
     });
 

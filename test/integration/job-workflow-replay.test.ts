@@ -8,8 +8,7 @@ import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@t
 import { silentSdkLogger, testEnv } from '../support/env';
 
 // Histories recorded from earlier versions of the workflows (`npm run record:histories`): today's
-// code must make the same decisions from them, or open runs would break on deploy. legacy/ holds
-// runs of `jobWorkflow`, which earlier releases started and a frozen copy finishes; webhooks/ holds
+// code must make the same decisions from them, or open runs would break on deploy. webhooks/ holds
 // runs of the webhook delivery workflows (workflows/webhook-delivery.ts). A reset run's history is
 // not among them: the replayer gives every history its original run ID, which is how a run knows
 // it was reset, so test/integration/temporal-ui-actions.test.ts replays one on the real stack instead (a query
@@ -24,9 +23,8 @@ const read = (dir: string, prefix: string) =>
       history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))),
     }));
 const current = read(DIR, '');
-const legacy = read(path.join(DIR, 'legacy'), 'legacy/');
 const webhooks = read(path.join(DIR, 'webhooks'), 'webhooks/');
-const histories = [...current, ...legacy, ...webhooks];
+const histories = [...current, ...webhooks];
 
 // To prove the replay check bites, realistic edits of the job workflow (workflows/job.ts and the
 // state machine it drives, workflows/job-machine.ts) and of the webhook delivery workflows are
@@ -209,7 +207,6 @@ describe('job workflow replay', () => {
 
   it('has recorded histories to replay', () => {
     assert.ok(current.length >= 9, `found ${current.length}`);
-    assert.ok(legacy.length >= 7, `found ${legacy.length} legacy`);
     assert.ok(webhooks.length >= 4, `found ${webhooks.length} webhooks`);
   });
 
