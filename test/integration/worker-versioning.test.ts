@@ -1,3 +1,4 @@
+// temporal: server
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

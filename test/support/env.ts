@@ -199,6 +199,13 @@ const startTestTemporalServer = (databaseUrl: string, dataDir: string): Promise<
     databaseUrl,
     toolsDir: loadToolsDir(),
     dir: path.join(dataDir, 'temporal-server'),
+    // As the dev server gets them (src/stack/temporal-server.ts): Worker Versioning's drainage
+    // and pollers in seconds, so the upgrade runbook plays out in a test's time.
+    dynamicConfig: {
+      'matching.wv.VersionDrainageStatusRefreshInterval': '2s',
+      'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '2s',
+      'matching.PollerHistoryTTL': '5s',
+    },
     log: stackLog,
   });
 
