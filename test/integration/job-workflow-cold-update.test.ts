@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { assignUpdate, resultUpdate, stateQuery } from '../../workflows/definitions';
-import { silentSdkLogger, testEnv } from '../support/env';
+import { testEnv } from '../support/env';
 import { FakeActivities, finalOf, startJob, workflowInput } from '../support/workflow-harness';
 
 // A job's assignment reaching a worker that does not hold its run (the worker that ran it was
@@ -46,7 +46,7 @@ describe('job workflow: an assignment to a run no worker holds', () => {
     assert.equal(running.snapshot.state, 'RUNNING');
     const history = await handle.fetchHistory();
     await Worker.runReplayHistory(
-      { workflowBundle: testEnv().bundle, replayName: 'cold assignment', logger: silentSdkLogger },
+      { workflowBundle: testEnv().bundle, replayName: 'cold assignment' },
       history,
       handle.workflowId,
     );
