@@ -28,6 +28,8 @@ export interface KindFigures {
 
 export interface SoakReport {
   minutes: number;
+  /** Whether a managed-pool agent ran (root and bubblewrap), and so managed jobs. */
+  managedAgent: boolean;
   faults: FaultLog;
   jobs: number;
   kinds: Record<Kind, KindFigures>;

@@ -83,6 +83,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const workload = startWorkload({
       client: tenant.client,
       runId,
+      managed: s.managed,
       intervalMs: o.submitIntervalMs ?? 700,
       maxInFlight: 12,
       log: say,
@@ -152,7 +153,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     ];
     clean = COUNT_NAMES.every((n) => counts[n] === 0);
     if (!clean || o.keepData) lines.splice(lines.length - 1, 0, `data kept in ${dataDir}`);
-    return { minutes: o.minutes, faults: faultLog, jobs: acked.length, kinds, counts, findings, lines };
+    return {
+      minutes: o.minutes,
+      managedAgent: s.managed,
+      faults: faultLog,
+      jobs: acked.length,
+      kinds,
+      counts,
+      findings,
+      lines,
+    };
   } finally {
     await startedStack?.stop();
     await receiver.stop();

@@ -76,6 +76,8 @@ export interface Workload {
 export function startWorkload(o: {
   client: SoakClient;
   runId: string;
+  /** Without a managed-pool agent, no managed jobs. */
+  managed: boolean;
   intervalMs: number;
   maxInFlight: number;
   log: (msg: string) => void;
@@ -87,10 +89,11 @@ export function startWorkload(o: {
     pending.add(p);
     void p.finally(() => pending.delete(p));
   };
+  const round = ROUND.filter((k) => o.managed || k !== 'managed');
   const loop = (async () => {
     for (let n = 0; !stopped; n++) {
       if (pending.size < o.maxInFlight) {
-        const job: Submitted = { key: `${o.runId}-${n}`, kind: ROUND[n % ROUND.length], at: Date.now(), otherIds: [] };
+        const job: Submitted = { key: `${o.runId}-${n}`, kind: round[n % round.length], at: Date.now(), otherIds: [] };
         jobs.push(job);
         track(
           submitOne(o.client, job, n % 4 === 0).then(() =>

@@ -3,8 +3,8 @@ import type { Finding } from './finding';
 
 // Leases from the attempts table: no two attempts of a job held theirs at the same time (each
 // from its assignment to its end), every attempt of an ended job ended, and only an attempt that
-// ended by its own result carries one, so a fenced attempt's report never decided anything; a
-// job ended by an agent's exit code shows its last attempt's.
+// ended by its own result (or a cancel it confirmed) carries one, so a fenced attempt's report
+// never decided anything; a job ended by an agent's exit code shows its last attempt's.
 
 export async function checkLeases(db: Knex, workspaceId: string): Promise<Finding[]> {
   const found: Finding[] = [];
@@ -28,9 +28,13 @@ export async function checkLeases(db: Knex, workspaceId: string): Promise<Findin
     [workspaceId],
   );
   for (const o of open) found.push({ jobId: o.job_id, what: `${o.state}, yet its attempt ${o.lease_id} never ended` });
+  // A cancel ends the attempt at once, yet its lease holds the job (CANCELLING) until the agent
+  // confirms with its result or the grace passes: a result there is the confirmation, on the job's
+  // last attempt, which ends CANCELLED. Any other ending fences the lease off.
   const { rows: fenced } = await db.raw(
     `SELECT a.job_id, a.lease_id, a.end_reason FROM job_attempts a JOIN jobs j ON j.id = a.job_id
-     WHERE j.workspace_id = ? AND a.result IS NOT NULL AND a.end_reason IS DISTINCT FROM 'result'`,
+     WHERE j.workspace_id = ? AND a.result IS NOT NULL AND a.end_reason IS DISTINCT FROM 'result'
+       AND NOT (a.end_reason = 'cancelled' AND j.state = 'CANCELLED' AND j.lease_id = a.lease_id)`,
     [workspaceId],
   );
   for (const f of fenced)

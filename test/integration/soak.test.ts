@@ -1,0 +1,41 @@
+// temporal: server
+import assert from 'node:assert/strict';
+import { FAULT_KINDS } from '../soak/faults';
+import { COUNT_NAMES, type SoakReport } from '../soak/report';
+import { runSoak } from '../soak/run';
+import { ALL_KINDS } from '../soak/workload';
+
+// Two minutes of the fault soak (test/soak/run.ts) on a production-shaped stack of its own: every
+// invariant holds, every kind of fault happened, and every kind of job was acknowledged and
+// ended, so a soak that did nothing cannot pass.
+describe('fault soak', function () {
+  this.timeout(8 * 60_000);
+  let report: SoakReport;
+
+  before(async () => {
+    report = await runSoak({ minutes: 2, say: (msg) => process.stderr.write(`      ${msg}\n`) });
+    for (const line of report.lines) process.stderr.write(`      ${line}\n`);
+  });
+
+  it('breaks no invariant', () => {
+    for (const name of COUNT_NAMES)
+      assert.equal(report.counts[name], 0, `${name}:\n${report.lines.filter((l) => l.includes(name)).join('\n')}`);
+  });
+
+  it('inflicted every kind of fault', () => {
+    for (const kind of FAULT_KINDS) assert.ok(report.faults.counts[kind] > 0, `no ${kind}`);
+  });
+
+  it('had jobs of every kind acknowledged and ended', () => {
+    for (const kind of ALL_KINDS.filter((k) => report.managedAgent || k !== 'managed')) {
+      const f = report.kinds[kind];
+      assert.ok(f.acknowledged > 0 && f.ended > 0, `${kind}: ${JSON.stringify(f)}`);
+    }
+    // Those that end by design did so at least once each.
+    assert.ok(report.kinds.timeout.states.TIMED_OUT, JSON.stringify(report.kinds.timeout));
+    assert.ok(report.kinds.cancel.states.CANCELLED, JSON.stringify(report.kinds.cancel));
+    assert.ok(report.kinds.failing.states.FAILED, JSON.stringify(report.kinds.failing));
+    assert.ok(report.kinds.long.states.SUCCEEDED, JSON.stringify(report.kinds.long));
+    assert.ok(report.kinds.artifact.states.SUCCEEDED, JSON.stringify(report.kinds.artifact));
+  });
+});
