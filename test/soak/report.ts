@@ -49,7 +49,8 @@ export function kindFigures(jobs: Submitted[], records: Map<string, JobRecord>):
     f.acknowledged++;
     const state = records.get(job.id)?.state as string | undefined;
     if (state && ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'].includes(state)) f.ended++;
-    const key = state ?? 'unread';
+    const reason = records.get(job.id)?.failureReason as string | null | undefined;
+    const key = `${state ?? 'unread'}${reason ? `(${reason})` : ''}`;
     f.states[key] = (f.states[key] ?? 0) + 1;
   }
   return out;
