@@ -41,6 +41,12 @@ export interface SoakOptions {
   say?: (msg: string) => void;
 }
 
+/**
+ * Room for the reservations (timeoutSeconds at the plan's prices) of about four managed jobs at
+ * once: when the managed queue backs up in an outage, the credit gate refuses submits (402).
+ */
+const HARD_CAP_USD = 0.003;
+
 /** A share of deliveries answered 500, so that the receiver sees retries of one event. */
 const WEBHOOK_FAILURE_RATE = 0.1;
 
@@ -61,7 +67,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       databaseUrl: s.stack.databaseUrl,
       logsDir: s.logsDir,
       webhookUrl: receiver.url,
-      hardCapUsd: o.hardCapUsd ?? 0.05,
+      hardCapUsd: o.hardCapUsd ?? HARD_CAP_USD,
     });
     const signer = new Webhook(tenant.webhookSecret);
     receiver.respond = (r) => {
