@@ -22,6 +22,10 @@ describe('fault soak', function () {
       assert.equal(report.counts[name], 0, `${name}:\n${report.lines.filter((l) => l.includes(name)).join('\n')}`);
   });
 
+  it('ends no job in a way its kind never should (killed unasked, a timeout that succeeded)', () => {
+    assert.deepEqual(report.unexpected, []);
+  });
+
   it('inflicted every kind of fault', () => {
     for (const kind of FAULT_KINDS) assert.ok(report.faults.counts[kind] > 0, `no ${kind}`);
   });

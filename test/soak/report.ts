@@ -26,6 +26,29 @@ export interface KindFigures {
   states: Record<string, number>;
 }
 
+/**
+ * How each kind may end: by design, or after its agent was lost three times. Anything else (a job
+ * killed though nobody asked, an exit code where none was due) is reported as unexpected.
+ */
+const EXPECTED: Record<Kind, RegExp> = {
+  short: /^SUCCEEDED$|^FAILED\(agent_lost\)$/,
+  long: /^SUCCEEDED$|^FAILED\(agent_lost\)$/,
+  artifact: /^SUCCEEDED$|^FAILED\(agent_lost\)$/,
+  managed: /^SUCCEEDED$|^FAILED\(agent_lost\)$|\(billing\.hard_cap\)$/,
+  failing: /^FAILED\((exit_code|agent_lost)\)$/,
+  timeout: /^TIMED_OUT\(timeout\)$|^FAILED\(agent_lost\)$/,
+  cancel: /^CANCELLED|^FAILED\(agent_lost\)$/,
+};
+
+/** The acknowledged jobs that ended in a way their kind never should. */
+export function unexpectedEndings(kinds: Record<Kind, KindFigures>): string[] {
+  return ALL_KINDS.flatMap((k) =>
+    Object.entries(kinds[k].states)
+      .filter(([state]) => !EXPECTED[k].test(state))
+      .map(([state, n]) => `${k} ended ${state} x${n}`),
+  );
+}
+
 export interface SoakReport {
   minutes: number;
   /** Whether a managed-pool agent ran (root and bubblewrap), and so managed jobs. */
@@ -34,6 +57,8 @@ export interface SoakReport {
   jobs: number;
   kinds: Record<Kind, KindFigures>;
   counts: Counts;
+  /** Endings no kind should have (see EXPECTED); not among the counts, yet a failure. */
+  unexpected: string[];
   findings: Record<string, Finding[]>;
   lines: string[];
 }

@@ -16,7 +16,15 @@ import { checkLogs } from './checks/logs';
 import { checkWebhooks } from './checks/webhooks';
 import { drainJobs, drainWebhooks } from './drain';
 import { FAULT_KINDS, startFaults } from './faults';
-import { COUNT_NAMES, type Counts, type SoakReport, kindFigures, latencyLines, summaryLine } from './report';
+import {
+  COUNT_NAMES,
+  type Counts,
+  type SoakReport,
+  kindFigures,
+  latencyLines,
+  summaryLine,
+  unexpectedEndings,
+} from './report';
 import { startAgents, startSoakStack } from './stack';
 import { type Tenant, setUpTenant } from './tenant';
 import { ALL_KINDS, startWorkload } from './workload';
@@ -134,6 +142,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     counts.http_500 = Math.max(http.client500 + http.agent500, http.apiLogged500) + http.missingRetryAfter;
 
     const kinds = kindFigures(jobs, records);
+    const unexpected = unexpectedEndings(kinds);
     const lines = [
       `faults: ${FAULT_KINDS.map((k) => `${k}=${faultLog.counts[k]}`).join(' ')}`,
       `restarts: ${[...s.stack.apis, ...s.stack.workers, s.stack.temporal.server, ...s.agents].map((p) => `${p.name}=${p.restarts()}`).join(' ')}`,
@@ -142,6 +151,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         const states = Object.entries(f.states).map(([state, n]) => `${state}=${n}`);
         return `jobs ${k}: submitted=${f.submitted} acknowledged=${f.acknowledged} ended=${f.ended} ${states.join(' ')}`;
       }),
+      `unexpected endings: ${unexpected.length ? unexpected.join(', ') : 'none'}`,
       `refused submits: ${refusals(jobs.filter((j) => !j.id).map((j) => j.refused ?? 'unanswered'))}`,
       `http: ${[...tenant.client.statuses]
         .sort(([a], [b]) => a - b)
@@ -157,7 +167,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       ),
       summaryLine(o.minutes, faultLog.total, acked.length, counts),
     ];
-    clean = COUNT_NAMES.every((n) => counts[n] === 0);
+    clean = COUNT_NAMES.every((n) => counts[n] === 0) && unexpected.length === 0;
     if (!clean || o.keepData) lines.splice(lines.length - 1, 0, `data kept in ${dataDir}`);
     return {
       minutes: o.minutes,
@@ -166,6 +176,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       jobs: acked.length,
       kinds,
       counts,
+      unexpected,
       findings,
       lines,
     };
