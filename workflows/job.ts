@@ -46,6 +46,8 @@ declareVersioning('PINNED', job);
 
 /** The patch marker a reset run records where it goes live (and takes its job's row over). */
 const RESET_TAKEOVER = 'reset-takeover';
+/** The event ID of a run's first WorkflowTaskStarted: its history's length in its first task. */
+const FIRST_TASK_STARTED = 3;
 /** The patch marker of a backoff that ended while its row was being written (see drive). */
 const BACKOFF_ANNOUNCED = 'backoff-announced';
 
@@ -190,6 +192,14 @@ export async function job(input: JobWorkflowInput): Promise<Transition> {
     await condition(allHandlersFinished);
   };
   try {
+    // A worker rebuilding the run from its history (the one that held it died, or evicted it) gets
+    // an Update of a later task in the run's first activation, with its start: the handler ran
+    // inside setHandler above, before the loop. A replay of that history delivers the Update in an
+    // activation of its own, to a run already waiting, where its answer goes before the loop's
+    // next command: so here too. (An Update in the run's own first task, whose history starts with
+    // it, comes with the start on replay as well, and keeps the order it always had.)
+    if (workflowInfo().historyLength > FIRST_TASK_STARTED && runId === originalExecutionRunId && !allHandlersFinished())
+      await condition(allHandlersFinished);
     await drive();
   } catch (err) {
     if (!isCancellation(err)) throw err;

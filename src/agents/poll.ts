@@ -123,11 +123,20 @@ export function createPoll(o: {
       clocks?.abandon.clear();
       ticket.dispose();
     }
-    const cancel = await db('job_attempts')
-      .where({ agent_id: node.id, kill_requested: true })
-      .whereNull('result')
-      .where('ended_at', '>', db.raw("now() - interval '10 minutes'"))
-      .pluck('job_id');
+    // Agents stop jobs by ID: a job whose ended attempt asked for a kill may be back on this node
+    // as a newer attempt (lost, requeued, handed to it again), which must go on running.
+    const cancel = await db('job_attempts as a')
+      .where({ 'a.agent_id': node.id, 'a.kill_requested': true })
+      .whereNull('a.result')
+      .where('a.ended_at', '>', db.raw("now() - interval '10 minutes'"))
+      .whereNotIn(
+        'a.job_id',
+        jobs.map((j) => j.job.id),
+      )
+      .whereNotExists(
+        db('job_attempts as b').whereRaw('b.job_id = a.job_id').where('b.agent_id', node.id).whereNull('b.ended_at'),
+      )
+      .pluck('a.job_id');
     // Each job's env opens here, for its agent only: the row keeps it sealed.
     const handed = await Promise.all(
       jobs.map(async (a) => ({ ...a, env: await openEnv(o.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),

@@ -16,6 +16,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (code && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
   return (
     err.name === 'KnexTimeoutError' ||
-    /Connection terminated|connect ECONNREFUSED|timeout acquiring a connection/i.test(err.message)
+    // A pooled client whose connection broke mid-transaction refuses the ROLLBACK with "not queryable".
+    /Connection terminated|connect ECONNREFUSED|timeout acquiring a connection|encountered a connection error and is not queryable/i.test(
+      err.message,
+    )
   );
 }

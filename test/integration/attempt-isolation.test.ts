@@ -116,4 +116,28 @@ describe('attempts and workspaces never reach into each other', () => {
     await ok('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey);
     assert.equal((await retrieve(key, job.job_id)).state, 'succeeded');
   });
+
+  it('a job lost by its agent and handed to it again is not stopped for the lost attempt', async () => {
+    // A restarted agent (same node) misses the heartbeats of the attempt it ran: that attempt is
+    // lost and asks for a kill; the requeued job can come back to the same node. Found by the
+    // fault soak: the next poll's `cancel` named the job, and the agent killed its new attempt.
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    const sub = await submit(key, { timeoutSeconds: 120 });
+    const first = (await pollOne(node))!;
+    assert.equal(first.job_id, sub.job_id);
+    const second = await waitFor('the lost job handed to the same node again', async () => {
+      const held = await pollOne(node, 1);
+      return held?.job_id === sub.job_id ? held : undefined;
+    });
+    assert.equal(second.attempt, 2);
+    const lost = await testEnv().db('job_attempts').where({ lease_id: first.leaseId }).first();
+    assert.equal(lost.end_reason, 'agent_lost');
+    const poll = await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey);
+    assert.deepEqual(poll.cancel, [], 'the poll asks to stop nothing the node holds');
+    const beat = await ok('/compute/nodes/heartbeat', { nodeId: node.nodeId, runningJobs: [sub.job_id] }, node.nodeKey);
+    assert.deepEqual(beat.cancel, []);
+    await ok('/compute/nodes/result', resultOf(node, second, 0), node.nodeKey);
+    assert.equal((await retrieve(key, sub.job_id)).state, 'succeeded');
+  });
 });
