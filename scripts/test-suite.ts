@@ -11,7 +11,7 @@ import { mochaHooks } from '../test/hooks';
 import { loadToolsDir } from '../src/config';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../src/stack/debian-packages';
 import { ensurePythonTool } from '../src/stack/python-venv';
-import { ISOLATED_LANE, SERVER_LANE, SHARED_LANE, laneOf, temporalsOf } from '../test/lanes';
+import { ALONE_LANE, ISOLATED_LANE, SERVER_LANE, SHARED_LANE, laneOf, temporalsOf } from '../test/lanes';
 import {
   type SuiteStack,
   attachTestEnv,
@@ -128,8 +128,12 @@ async function main(): Promise<number> {
     unit: files.filter((f) => laneOf(f) === 'unit'),
     isolated: files.filter((f) => laneOf(f) === 'isolated' && onDev(f)),
     shared: files.filter((f) => laneOf(f) === 'shared' && onDev(f)),
-    server: files.filter((f) => laneOf(f) !== 'unit' && temporalsOf(f).includes('server')),
+    server: files.filter(
+      (f) => (laneOf(f) === 'isolated' || laneOf(f) === 'shared') && temporalsOf(f).includes('server'),
+    ),
+    alone: files.filter((f) => laneOf(f) === 'alone'),
   };
+  const alone = (kind: 'dev' | 'server') => laneFiles.alone.filter((f) => temporalsOf(f).includes(kind));
   installQuietSdkRuntime();
   const started = Date.now();
   // The unit lane needs no stack: it runs while the stack starts.
@@ -151,10 +155,11 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
   try {
     let shared: Tally = { passed: 0, failed: 0, skipped: 0 };
-    if (laneFiles.isolated.length + laneFiles.shared.length + laneFiles.server.length) {
+    let aloneTally: Tally = { passed: 0, failed: 0, skipped: 0 };
+    if (laneFiles.isolated.length + laneFiles.shared.length + laneFiles.server.length + laneFiles.alone.length) {
       suite = await startSuiteStack('dev');
       if (process.argv.length <= 2) await ensureTestTools();
-      if (laneFiles.server.length) serverSuite = await withTemporalServer(suite);
+      if (laneFiles.server.length + alone('server').length) serverSuite = await withTemporalServer(suite);
       process.stderr.write(
         `  test stack ready in ${Date.now() - started} ms; lanes: ${laneFiles.unit.length} files unit, ${laneFiles.shared.length} shared, ${laneFiles.isolated.length} isolated, ${laneFiles.server.length} on the Temporal server\n`,
       );
@@ -166,7 +171,7 @@ async function main(): Promise<number> {
       };
       if (laneFiles.isolated.length)
         lane = startLane(ISOLATED_LANE.name, laneFiles.isolated, { stackFile: stackFileOf(suite, ISOLATED_LANE) });
-      if (serverSuite)
+      if (laneFiles.server.length && serverSuite)
         serverLane = startLane(SERVER_LANE.name, laneFiles.server, {
           stackFile: stackFileOf(serverSuite, SERVER_LANE),
         });
@@ -174,12 +179,29 @@ async function main(): Promise<number> {
         await attachTestEnv(suite, SHARED_LANE);
         shared = await runSharedLane(laneFiles.shared);
       }
+      // Then what must run with the machine to itself, each on its stack.
+      await Promise.all([lane?.done, serverLane?.done]);
+      for (const [kind, s] of [
+        ['dev', suite],
+        ['server', serverSuite],
+      ] as const) {
+        if (!s || !alone(kind).length) continue;
+        const name = `${ALONE_LANE.name}-${kind}`;
+        const l = { ...ALONE_LANE, name, background: kind === 'server' };
+        const t = await finish(name, startLane(name, alone(kind), { stackFile: stackFileOf(s, l) }));
+        aloneTally = {
+          passed: aloneTally.passed + t.passed,
+          failed: aloneTally.failed + t.failed,
+          skipped: aloneTally.skipped + t.skipped,
+        };
+      }
     }
     const tallies = [
       shared,
       await finish('unit', unit),
       await finish(ISOLATED_LANE.name, lane),
       await finish(SERVER_LANE.name, serverLane),
+      aloneTally,
     ];
     const all = tallies.reduce((a, t) => ({
       passed: a.passed + t.passed,

@@ -17,13 +17,17 @@ import type { Lane, TemporalKind } from './support/env';
  *   after another, beside the isolated lane on the same stack. A new file lands here until it
  *   says otherwise, which is always safe.
  *
+ * - **alone**: files that say `// lane: alone` on their first line load the machine so much (the
+ *   fault soak runs a whole production-shaped stack of its own) that timing tests beside them
+ *   would fail: they run after every other lane has finished, one after another.
+ *
  * Those lanes run on Temporal's dev server. A file that says `// temporal: dev, server` in its
  * first lines also runs in a fourth lane, **server**, on the Temporal server users deploy
  * (PostgreSQL persistence, 4 shards, src/stack/temporal-cluster.ts) with an app database of its
  * own; `// temporal: server` runs it there alone. The files that prove what only a real cluster
  * shows say so: processes killed, several instances, the Temporal UI's actions, webhook delivery.
  */
-export type LaneName = 'unit' | 'isolated' | 'shared';
+export type LaneName = 'unit' | 'isolated' | 'shared' | 'alone';
 
 export const UNIT_FOLDER = 'test/unit/';
 /** The folders whose tests run against the real stack. */
@@ -38,9 +42,11 @@ export function laneOf(file: string, head: string = fs.readFileSync(file, 'utf8'
     throw new Error(`${file} is in no test folder: ${[UNIT_FOLDER, ...STACK_FOLDERS].join(', ')}`);
   const tag = TAG.exec(head)?.[1];
   if (tag === undefined) return 'shared';
-  if (tag !== 'isolated')
-    throw new Error(`${file} asks for lane ${JSON.stringify(tag)}: the only tag is "// lane: isolated"`);
-  return 'isolated';
+  if (tag !== 'isolated' && tag !== 'alone')
+    throw new Error(
+      `${file} asks for lane ${JSON.stringify(tag)}: the tags are "// lane: isolated" and "// lane: alone"`,
+    );
+  return tag;
 }
 
 const TEMPORAL_TAG = /^\/\/ temporal: ([\w, ]+)/m;
@@ -57,6 +63,7 @@ export function temporalsOf(file: string, head: string = fs.readFileSync(file, '
   return kinds as TemporalKind[];
 }
 
+export const ALONE_LANE: Lane = { name: 'alone', taskQueue: 'compute-jobs-alone', background: false };
 export const SERVER_LANE: Lane = { name: 'server', taskQueue: 'compute-jobs', background: true };
 export const SHARED_LANE: Lane = { name: 'shared', taskQueue: 'compute-jobs', background: true };
 export const ISOLATED_LANE: Lane = { name: 'isolated', taskQueue: 'compute-jobs-isolated', background: false };

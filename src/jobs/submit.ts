@@ -208,10 +208,25 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
   }
 
   /**
+   * Whether a failed submit may have left its job: its row is there (the run started and a later
+   * write failed, and the reconciler will finish it), or the database cannot say. Only a job
+   * certainly not made lets its key go; otherwise a retry after the hold would make a second.
+   */
+  const mayExist = (jobId: string): Promise<boolean> =>
+    db('jobs')
+      .where({ id: jobId })
+      .first('id')
+      .then(
+        (row) => row !== undefined,
+        () => true,
+      );
+
+  /**
    * A submit under an `Idempotency-Key`: the first request with the key makes the job and its
    * answer (`render`) is kept; a later one with the same body gets that answer (`replayed`).
-   * A failure that made no job lets the key go; one that may have (an unconfirmed start) keeps it,
-   * so a retry once the hold has passed finishes that same job.
+   * A failure that made no job lets the key go; one that may have (an unconfirmed start, or a
+   * write after the start that failed) keeps it, so a retry once the hold has passed finishes that
+   * same job.
    */
   async function submitWithKey<T>(
     principal: Principal,
@@ -229,7 +244,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     try {
       job = await submit(principal, manifest, claim.jobId);
     } catch (err) {
-      if (!(err instanceof StartOutcomeUnknownError)) {
+      if (!(err instanceof StartOutcomeUnknownError) && !(await mayExist(claim.jobId))) {
         await idempotencyKeys
           .release(principal.workspaceId, key, claim.holder)
           .catch((e) => log.warn({ err: String(e), key }, 'submit: could not let an idempotency key go'));

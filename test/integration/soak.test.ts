@@ -1,3 +1,4 @@
+// lane: alone
 // temporal: server
 import assert from 'node:assert/strict';
 import { FAULT_KINDS } from '../soak/faults';
