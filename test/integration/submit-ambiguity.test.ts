@@ -184,4 +184,41 @@ describe('submit across an ambiguous Temporal error', () => {
     await testEnv().service.services!.jobs.reconcile(60_000);
     assert.deepEqual(await rowsOf(workspaceId), []);
   });
+
+  it('with an Idempotency-Key, a write that fails after the run started keeps the key: a retry after the hold finishes that job, and makes no second', async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const { config, db } = testEnv();
+    const workflows = createJobWorkflowClient(real, {
+      taskQueue: config.temporal.taskQueue,
+      retryAfterSeconds: 1,
+      eager: false,
+    });
+    const serviceWith = (failCreate: boolean) => {
+      const transitions = createTransitions({ db, workflows, config, log: quietLog, silentAttempts });
+      if (failCreate) transitions.create = () => Promise.reject(new Error('Connection terminated unexpectedly'));
+      return createJobsService({ db, dataKeys, workflows, transitions, config, log: quietLog });
+    };
+    const principal = principalOf(workspaceId);
+    const render = (job: { id: string }) => ({ id: job.id });
+    await assert.rejects(serviceWith(true).submitWithKey(principal, manifest, 'key-after-start', render));
+    const [row] = await rowsOf(workspaceId);
+    assert.ok(row, 'the row is there: the run started');
+    assert.equal(await workflowStatus(row.id), 'RUNNING');
+    const kept = await db('idempotency_keys')
+      .where({ workspace_id: workspaceId, key: 'key-after-start' })
+      .first('job_id');
+    assert.equal(kept?.job_id, row.id, 'the key still names that job');
+    // The holder is gone (as if its API had crashed): the hold passes.
+    await db('idempotency_keys')
+      .where({ workspace_id: workspaceId, key: 'key-after-start' })
+      .update({ holder_until: db.raw("now() - interval '1 second'") });
+    const { body } = await serviceWith(false).submitWithKey(principal, manifest, 'key-after-start', render);
+    assert.equal(body.id, row.id, 'the retry answers the job the first attempt made');
+    assert.deepEqual(
+      (await rowsOf(workspaceId)).map((r) => r.id),
+      [row.id],
+      'one job',
+    );
+    assert.equal((await retrieve(key, row.id)).state, 'queued');
+  });
 });
