@@ -12,7 +12,10 @@ describe('test lanes', () => {
     assert.equal(laneOf('test/unit/turns.test.ts', ''), 'unit');
     assert.equal(laneOf('test/integration/x.test.ts', "import assert from 'node:assert/strict';\n"), 'shared');
     assert.equal(laneOf('test/browser/x.test.ts', '// lane: isolated (test/lanes.ts)\nimport …'), 'isolated');
-    assert.throws(() => laneOf('test/e2e/x.test.ts', '// lane: fast\n'), /the tags are "\/\/ lane: isolated" and "\/\/ lane: alone"/);
+    assert.throws(
+      () => laneOf('test/e2e/x.test.ts', '// lane: fast\n'),
+      /the tags are "\/\/ lane: isolated" and "\/\/ lane: alone"/,
+    );
     assert.throws(() => laneOf('test/x.test.ts', ''), /is in no test folder/);
   });
 
