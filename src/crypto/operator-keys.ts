@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
+import { keptSecret } from './kept-secret';
 import type { SharedSettings } from '../config';
 import { KEY_BYTES } from './aead';
 
@@ -21,23 +21,10 @@ interface KeyList {
  */
 export async function resolveOperatorKeys(config: Pick<SharedSettings, 'dataDir'>, list: KeyList): Promise<Buffer[]> {
   if (list.configured?.length) return list.configured;
-  const file = path.join(config.dataDir, list.file);
-  const saved = Buffer.from(
-    await fs.readFile(file, 'utf8').then(
-      (s) => s.trim(),
-      () => '',
-    ),
-    'base64',
+  const kept = await keptSecret(
+    path.join(config.dataDir, list.file),
+    randomBytes(KEY_BYTES).toString('base64'),
+    (saved) => Buffer.from(saved, 'base64').length === KEY_BYTES,
   );
-  if (saved.length === KEY_BYTES) return [saved];
-  const key = randomBytes(KEY_BYTES);
-  await fs.mkdir(config.dataDir, { recursive: true });
-  try {
-    await fs.writeFile(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    return [key];
-  } catch (err) {
-    // Another process on the same data folder made it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return [Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64')];
-  }
+  return [Buffer.from(kept, 'base64')];
 }
