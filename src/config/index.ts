@@ -47,3 +47,11 @@ export function jobEnvironment(extra: Record<string, string>): Record<string, st
 export function childEnvironment(extra: Record<string, string> = {}): Record<string, string | undefined> {
   return { ...process.env, ...extra };
 }
+
+/** The environment for a child process that finds its tools in `dir` before anything on PATH. */
+export function childEnvironmentWithPath(
+  dir: string,
+  extra: Record<string, string> = {},
+): Record<string, string | undefined> {
+  return childEnvironment({ ...extra, PATH: `${dir}:${process.env.PATH ?? ''}` });
+}

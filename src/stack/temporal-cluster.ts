@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { childEnvironment } from '../config';
+import { childEnvironmentWithPath } from '../config';
 import { freePort } from './ports';
 import { type Supervised, supervise } from './supervisor';
 import { waitForFrontend } from './temporal-server';
@@ -98,7 +98,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
 async function runScript(script: string, tool: string, logFile: string, env: Record<string, string>): Promise<void> {
   try {
     const { stdout, stderr } = await run('sh', [path.join(DEPLOY, script)], {
-      env: childEnvironment({ ...env, PATH: `${path.dirname(tool)}:${process.env.PATH ?? ''}` }),
+      env: childEnvironmentWithPath(path.dirname(tool), env),
       maxBuffer: 16 * 1024 * 1024,
     });
     await fs.writeFile(logFile, stdout + stderr);
