@@ -11,6 +11,11 @@ export interface Assigned {
   leaseId: string;
 }
 
+// A 503 with Retry-After is the service shedding load before it did anything (an instance's
+// change limit, a pool that could not be had): a real client waits as told and asks again, so the
+// benchmark does too rather than ending the run. Anything else is fatal.
+const MAX_RETRIES_AFTER_503 = 20;
+
 export function apiClient(baseUrl: string) {
   async function call<T = Record<string, unknown>>(
     path: string,
@@ -18,13 +23,22 @@ export function apiClient(baseUrl: string) {
     key: string,
     signal?: AbortSignal,
   ): Promise<T> {
-    const res = await fetch(`${baseUrl}/api${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
-      body: JSON.stringify(body),
-      signal,
-    });
-    const text = await res.text();
+    let res: Response;
+    let text: string;
+    for (let retries = 0; ; retries++) {
+      res = await fetch(`${baseUrl}/api${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+        body: JSON.stringify(body),
+        signal,
+      });
+      text = await res.text();
+      const header = res.headers.get('retry-after');
+      const retryAfter = header === null ? NaN : Number(header);
+      if (res.status !== 503 || !(retryAfter >= 0) || retries >= MAX_RETRIES_AFTER_503) break;
+      shed503s++;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(retryAfter, 0.05) * 1000));
+    }
     if (res.status !== 200) throw new Error(`${path} -> ${res.status} ${text}`);
     const parsed = JSON.parse(text) as { status: string; payload: T };
     if (parsed.status !== 'OK') throw new Error(`${path} -> ${text}`);
@@ -64,5 +78,9 @@ export function apiClient(baseUrl: string) {
     },
   };
 }
+
+/** How many 503s with Retry-After the benchmark's clients waited out, for the summary line. */
+let shed503s = 0;
+export const shedCount = (): number => shed503s;
 
 export type ApiClient = ReturnType<typeof apiClient>;

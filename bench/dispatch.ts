@@ -60,7 +60,7 @@
  * server users deploy (PostgreSQL persistence, bench/stack.ts) instead of the dev server. The last
  * line of output is the summary, alone.
  */
-import { apiClient } from './api';
+import { apiClient, shedCount } from './api';
 import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';
 import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
@@ -282,6 +282,8 @@ async function run(
     const composeRatioP99 = composeLatency.p99 / baselineP99;
     const composeRatioTp = composeTp.perSecond / bareThroughput.perSecond;
     const cpu = (group: string) => (composeCpu[group] ?? 0).toFixed(1);
+    // The dev server's or the real cluster's CPU, whichever this run started.
+    const temporalGroup = composeCpu['temporal server'] !== undefined ? 'temporal server' : 'temporal dev server';
     say('== production shape: the API and the worker as processes of their own, as compose runs them ==');
     say(describe('compose shape: submit → poll answer', composeLatency));
     say(
@@ -293,7 +295,7 @@ async function run(
     );
     for (const line of composeLoadLines) say(`  ${line}`);
     say(
-      `  CPU per job by process (ms): API ${cpu('API process')}, worker ${cpu('worker process')}, Temporal ${cpu('temporal dev server')}, PostgreSQL ${cpu('postgres')}, the bench's own client ${cpu('this process (API + worker + bench)')}`,
+      `  CPU per job by process (ms): API ${cpu('API process')}, worker ${cpu('worker process')}, Temporal ${cpu(temporalGroup)}, PostgreSQL ${cpu('postgres')}, the bench's own client ${cpu('this process (API + worker + bench)')}`,
     );
     say();
     say(
@@ -346,11 +348,11 @@ async function run(
       `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)} ` +
       `minimal_throughput=${rate(minimalThroughput.perSecond)} ` +
       `compose_p50=${ms(composeLatency.p50)} compose_ratio_p50=${composeRatioP50.toFixed(2)} compose_ratio_p99=${composeRatioP99.toFixed(2)} compose_throughput=${rate(composeTp.perSecond)} compose_ratio_throughput=${composeRatioTp.toFixed(2)} ` +
-      `cpu_ms_per_job_api=${cpu('API process')} cpu_ms_per_job_worker=${cpu('worker process')} cpu_ms_per_job_temporal=${cpu('temporal dev server')} cpu_ms_per_job_postgres=${cpu('postgres')} ` +
+      `cpu_ms_per_job_api=${cpu('API process')} cpu_ms_per_job_worker=${cpu('worker process')} cpu_ms_per_job_temporal=${cpu(temporalGroup)} cpu_ms_per_job_postgres=${cpu('postgres')} ` +
       `ratio_codec=${codec.ratio.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
       `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
       `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
-      `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)}`
+      `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)} retried_503=${shedCount()}`
     );
   } finally {
     await stopCompose?.();
