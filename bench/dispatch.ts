@@ -45,10 +45,13 @@
  *   throughput round, from /proc and PostgreSQL's own statistics (both sides printed):
  *   cpu_ms_per_job = the CPU of the API, the worker, Temporal and PostgreSQL per job, summed;
  *   tx_per_transition = the app database's transactions (pg_stat_database xact_commit +
- *   xact_rollback, polls and everything else in the database included) per job ÷ 3, the
- *   transitions a job makes on the hot path: submit → QUEUED, assign → RUNNING, result →
- *   SUCCEEDED; fsync_commits_per_job = the transaction IDs PostgreSQL handed out per job (the
- *   advance of pg_current_snapshot()'s xmax, read with the database quiet). A transaction takes an
+ *   xact_rollback, polls included) per job ÷ 3, the transitions a job makes on the hot path:
+ *   submit → QUEUED, assign → RUNNING, result → SUCCEEDED; fsync_commits_per_job = the
+ *   transaction IDs PostgreSQL handed out per job (the advance of pg_current_snapshot()'s xmax,
+ *   read with the database quiet). Both are net of what the idle stack sends whatever the jobs
+ *   (webhook relays, notifier pings, reconcilers of both our processes and the bench's own),
+ *   its rate read in a quiet window before and after the rounds and charged by each round's
+ *   length. A transaction takes an
  *   ID when it first writes a row, locks one or NOTIFYs, and with synchronous_commit on (printed)
  *   each such commit that wrote WAL waits for its flush; a NOTIFY-only or rolled-back one does
  *   not, so this is an upper bound, and it counts the whole cluster (with --temporal=server, the
@@ -321,7 +324,11 @@ async function run(
       );
     }
     const settings = postgresSettings.rows[0] as { fsync: string; synchronous_commit: string };
-    say(`  (PostgreSQL fsync=${settings.fsync}, synchronous_commit=${settings.synchronous_commit})`);
+    const idle = apartTp.background;
+    say(
+      `  (net of the idle stack's own, read before and after the rounds: ${f1(idle.xacts * 1000)} transactions/s, ${f1(idle.xids * 1000)} transaction IDs/s; ` +
+        `PostgreSQL fsync=${settings.fsync}, synchronous_commit=${settings.synchronous_commit})`,
+    );
     say();
     say(
       `payload codec: ${rate(codec.sealed)} jobs/s with every payload sealed, ${rate(codec.plain)} jobs/s without the codec (PAYLOAD_CODEC=off): ratio ${codec.ratio.toFixed(2)} (target ≥ 0.95)`,

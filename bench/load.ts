@@ -193,12 +193,15 @@ export type PostgresPerJob = Awaited<ReturnType<typeof postgresCounters>>;
 /** As `postgresCounters`, per job over a phase: `stop(jobs)` reports, `perJob()` then gives the figures. */
 export async function watchPostgres(db: Knex) {
   const read = () => postgresCounters(db);
+  const startedAt = nowMs();
   const before = await read();
   let figures: PostgresPerJob | undefined;
+  let endedAt: number | undefined;
   return {
     async stop(jobs: number): Promise<string> {
       await new Promise((r) => setTimeout(r, 1100)); // idle backends flush within a second
       const after = await read();
+      endedAt = nowMs();
       const per = (k: keyof typeof before) => (after[k] - before[k]) / jobs;
       figures = {
         xacts: per('xacts'),
@@ -216,6 +219,11 @@ export async function watchPostgres(db: Knex) {
     perJob(): PostgresPerJob {
       if (!figures) throw new Error('perJob() before stop()');
       return figures;
+    },
+    /** After `stop`: the ms between the two reads, the wait for idle backends included. */
+    windowMs(): number {
+      if (endedAt === undefined) throw new Error('windowMs() before stop()');
+      return endedAt - startedAt;
     },
   };
 }

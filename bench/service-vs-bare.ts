@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Knex } from 'knex';
 import { apiClient } from './api';
 import { startBareService } from './bare-service';
 import { startComposeShape } from './compose-shape';
@@ -6,7 +7,7 @@ import { type PostgresPerJob, watchLoad, watchPostgres } from './load';
 import { startLoadGenerator } from './load-process';
 import type { DispatchSample } from './service';
 import type { BareStack } from './stack';
-import { steadyRate } from './stats';
+import { sleep, steadyRate } from './stats';
 
 // The production shape against the bare service, on the bench's stack: our API and worker as
 // compose runs them (bench/compose-shape.ts) and the bare service with its worker
@@ -16,6 +17,9 @@ import { steadyRate } from './stats';
 
 export type Side = 'ours' | 'bare';
 const THROUGHPUT_ORDER: Side[] = ['bare', 'ours', 'ours', 'bare'];
+const COUNTERS = ['xacts', 'writes', 'fetched', 'xids', 'walFsyncs'] as const;
+/** How long the stack is left idle to read PostgreSQL's background rate. */
+const QUIET_MS = 4000;
 /** The job-state transitions on a job's hot path: submit → QUEUED, assign → RUNNING, result → SUCCEEDED. */
 export const TRANSITIONS_PER_JOB = 3;
 
@@ -62,10 +66,17 @@ export async function startServiceVsBare(stack: BareStack) {
       /**
        * Throughput rounds of `jobs / 2` each (200 in flight, four nodes polling up to 50), with the
        * CPU of every process and PostgreSQL's counters taken around each round and summed by side.
+       * PostgreSQL's figures are net of the idle stack's own traffic (webhook relays, notifier
+       * pings, reconcilers: per second, whatever the jobs), its rate read in a quiet window before
+       * and after the rounds: what remains is the hot path's.
        */
-      async throughput(jobs: number, inFlight: number): Promise<Record<Side, SideThroughput>> {
+      async throughput(
+        jobs: number,
+        inFlight: number,
+      ): Promise<Record<Side, SideThroughput> & { background: PostgresPerJob }> {
         const perRound = Math.ceil(jobs / 2);
-        const acc = {} as Record<Side, SideThroughput & { steady: number[] }>;
+        const acc = {} as Record<Side, SideThroughput & { steady: number[]; pgWindowMs: number }>;
+        const quietBefore = await backgroundRate(stack.db);
         for (const side of THROUGHPUT_ORDER) {
           const cpu = watchLoad(undefined, pids);
           const pg = await watchPostgres(stack.db);
@@ -76,8 +87,8 @@ export async function startServiceVsBare(stack: BareStack) {
             inFlight,
             maxJobs: 50,
           });
-          // PostgreSQL's counters first: its wait for idle backends to report charges the round's tail
-          // (runs completing after their last answer) to its CPU too.
+          // PostgreSQL's counters first: its wait for idle backends to report charges the round's
+          // tail (runs completing after their last answer) to its CPU too.
           await pg.stop(perRound);
           cpu.stop(perRound);
           const a = (acc[side] ??= {
@@ -89,23 +100,28 @@ export async function startServiceVsBare(stack: BareStack) {
             polls: 0,
             cpu: {},
             postgres: { xacts: 0, writes: 0, fetched: 0, xids: 0, walFsyncs: 0 },
+            pgWindowMs: 0,
           });
           a.jobs += perRound;
           a.elapsedMs += tp.elapsedMs;
           a.polls += tp.polls;
           a.steady.push(steadyRate(tp.doneAt));
+          a.pgWindowMs += pg.windowMs();
           // Sums of ms and counts; divided by the side's jobs below.
           for (const [group, ms] of Object.entries(cpu.perJob(1))) a.cpu[group] = (a.cpu[group] ?? 0) + ms;
           const p = pg.perJob();
-          for (const k of Object.keys(p) as Array<keyof PostgresPerJob>) a.postgres[k] += p[k] * perRound;
+          for (const k of COUNTERS) a.postgres[k] += p[k] * perRound;
         }
+        const quietAfter = await backgroundRate(stack.db);
+        const background = {} as PostgresPerJob;
+        for (const k of COUNTERS) background[k] = (quietBefore[k] + quietAfter[k]) / 2;
         for (const a of Object.values(acc)) {
           a.perSecond = (a.jobs / a.elapsedMs) * 1000;
           a.steadyPerSecond = a.steady.reduce((s, v) => s + v, 0) / a.steady.length;
           for (const group of Object.keys(a.cpu)) a.cpu[group] /= a.jobs;
-          for (const k of Object.keys(a.postgres) as Array<keyof PostgresPerJob>) a.postgres[k] /= a.jobs;
+          for (const k of COUNTERS) a.postgres[k] = (a.postgres[k] - background[k] * a.pgWindowMs) / a.jobs;
         }
-        return acc;
+        return { ...acc, background };
       },
       /** 503s with Retry-After the load generator waited out. */
       shed: () => load.shed(),
@@ -115,6 +131,17 @@ export async function startServiceVsBare(stack: BareStack) {
     await stop();
     throw err;
   }
+}
+
+/** PostgreSQL's counts per ms while nothing is asked of the stack. */
+async function backgroundRate(db: Knex): Promise<PostgresPerJob> {
+  const pg = await watchPostgres(db);
+  await sleep(QUIET_MS);
+  await pg.stop(1);
+  const total = pg.perJob();
+  const rate = {} as PostgresPerJob;
+  for (const k of COUNTERS) rate[k] = total[k] / pg.windowMs();
+  return rate;
 }
 
 /** The four processes a job costs in a group's CPU report: the API side, the worker side, Temporal and PostgreSQL. */
