@@ -23,6 +23,7 @@
  * Last line: `api ratio_throughput=… ratio_p99=…`, the worst of the three operations (throughput
  * ours/bare, p99 at the fixed rate ours/bare). Targets: ratio_throughput >= 0.5, ratio_p99 <= 1.5.
  */
+import path from 'node:path';
 import type { Knex } from 'knex';
 import { createApiKey } from '../src/auth/api-keys';
 import { newId } from '../src/shared/ids';
@@ -30,7 +31,7 @@ import { startChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
 import { type LoadResult, type Target, closedLoop, openLoop } from './http-load';
 import { cpuMsOf, postgresCounters } from './load';
-import { type BareStack, option, runBench, spawnService } from './stack';
+import { BUILT_ROOT, type BareStack, option, runBench, spawnService } from './stack';
 import { ms, summarize } from './stats';
 import { type TailFigures, bareTail, describeTail, oursTail } from './tail';
 
@@ -107,12 +108,11 @@ async function run(stack: BareStack, o: { seconds: number; rounds: number }): Pr
   const bare = startChild({
     command: process.execPath,
     args: [
+      // Compiled and with the young generation our API gets (spawnService built both).
+      '--max-semi-space-size=64',
       ...(process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}/bare`] : []),
-      '--import',
-      'tsx',
-      'bench/bare-api-server.ts',
+      path.join(BUILT_ROOT, 'bench/bare-api-server.js'),
     ],
-    cwd: process.cwd(),
     env: {
       DATABASE_URL: stack.databaseUrl,
       PORT: String(barePort),

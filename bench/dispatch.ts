@@ -24,20 +24,39 @@
  *   (submit starts the workflow, a NOTIFY wakes the poll, the poll runs the assign Update);
  *   baseline_p99 likewise from the p99s. baseline_throughput = the protocol loop's jobs/s,
  *   minimal_throughput the minimal loop's.
- * - the production shape: `npm run api` and `npm run worker` as processes of their own, as compose
- *   runs them (on a task queue of their own; a submit there starts its run without the eager
- *   first task): its dispatch latency in the same interleaved rounds, its throughput loop, and CPU
- *   per job split by process (API, worker, Temporal, PostgreSQL, the bench's client) from /proc.
- * - where the time goes: a timeline of the measured dispatches (the bench's clock, the row's
- *   created_at, NOTIFY delivery to a LISTEN connection of the bench's own, the workflow
- *   histories' event times), the Temporal work per job next to the bare workflow's, and the CPU
- *   (per process group, from /proc) and service knex-pool use during each run.
- *
- * Order: the deep queue; latency in six rounds, each bare Temporal, bare PostgreSQL, then the
- * service, so drift of the VM hits both sides alike; then the bare throughput runs and the
- * service's; then the agents. All on the one stack; about eight minutes on a 2-core machine. The
- * bench's own HTTP client runs in the service's process, as the tests' does.
- *
+ * - the production shape against the bare service: `npm run api` and `npm run worker` as
+ *   processes of their own, as compose runs them (on a task queue of their own; a submit there
+ *   starts its run without the eager first task), and the bare service: a plain node:http server
+ *   with `pg` and the Temporal client (bench/bare-service-server.ts) and its worker, doing the
+ *   agent protocol with nothing of ours. Submit starts the run with the four search attributes,
+ *   then inserts the row with its NOTIFY in one statement; a long poll (woken by LISTEN/NOTIFY)
+ *   claims each job with one prepared UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1)
+ *   RETURNING and sends the assign Update; a result sends the result Update, then ends the row in
+ *   one statement; its workflow races a loss timer against the result. No framework,
+ *   authentication, codec, audit, metering or rate limiting. All four processes are compiled
+ *   (dist/) and run by node with `--max-semi-space-size=64`, as `npm run api` and `npm run worker`;
+ *   the bare service gets our pool size, workflow cache and loss clock. One load generator, a
+ *   process of its own (compiled, same flags), drives both over the same HTTP protocol: their
+ *   dispatch latency in the interleaved rounds, then throughput in rounds of half the jobs
+ *   alternated bare, ours, ours, bare (four nodes polling up to 50, 200 in flight; a job is done
+ *   when its result is answered, which both give once the row is written). service_ratio_p50 and
+ *   _p99 = ours ÷ bare service latency, service_ratio_throughput = ours ÷ bare service jobs/s;
+ *   compose_ratio_* set the same figures against the bare Temporal baselines. Around each
+ *   throughput round, from /proc and PostgreSQL's own statistics (both sides printed):
+ *   cpu_ms_per_job = the CPU of the API, the worker, Temporal and PostgreSQL per job, summed;
+ *   tx_per_transition = the app database's transactions (pg_stat_database xact_commit +
+ *   xact_rollback, polls included) per job ÷ 3, the transitions a job makes on the hot path:
+ *   submit → QUEUED, assign → RUNNING, result → SUCCEEDED; fsync_commits_per_job = the
+ *   transaction IDs PostgreSQL handed out per job (the advance of pg_current_snapshot()'s xmax,
+ *   read with the database quiet). Both are net of what the idle stack sends whatever the jobs
+ *   (webhook relays, notifier pings, reconcilers of both our processes and the bench's own),
+ *   its rate read in a quiet window before and after the rounds and charged by each round's
+ *   length. A transaction takes an
+ *   ID when it first writes a row, locks one or NOTIFYs, and with synchronous_commit on (printed)
+ *   each such commit that wrote WAL waits for its flush; a NOTIFY-only or rolled-back one does
+ *   not, so this is an upper bound, and it counts the whole cluster (with --temporal=server, the
+ *   Temporal server's own commits too). PostgreSQL 18 moved pg_stat_wal's wal_sync to pg_stat_io,
+ *   whose WAL fsyncs are printed beside it: fewer, since commits that wait together share one.
  * - end to end with real agents: two reference agents (`compute agent`, 8 slots each, processes
  *   of their own) run 1000 `true` jobs, 200 in flight, done when SUCCEEDED in the read model as
  *   above; `ratio_fleet` = its jobs/s against the service's own throughput loop. Then again,
@@ -66,7 +85,7 @@ import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
 import { cacheWeight } from './cache-weight';
 import { codecCost } from './codec';
-import { startComposeShape } from './compose-shape';
+import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
 import { fleetThroughput, logFlood, submitBurst } from './fleet';
 import { deepQueue } from './queue';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
@@ -99,7 +118,7 @@ async function run(
   const probe = await startNotifyProbe(stack.databaseUrl);
   const bareTemporal = await startBareTemporal(temporal);
   const bareNotify = await startBareNotify(stack.databaseUrl);
-  let stopCompose: (() => Promise<void>) | undefined;
+  let stopApart: (() => Promise<void>) | undefined;
   try {
     const node = await api.register(stack.userKey, 'bench-latency', { role: 'latency' });
     const serviceRound = (iterations: number, warmup = 0) =>
@@ -112,38 +131,30 @@ async function run(
     const weight = await cacheWeight({ ...temporal, runs: 1000 });
     note(`deep queue: ${counts.queue} jobs submitted, then cancelled …`);
     const queue = await deepQueue({ stack, api, jobs: counts.queue, concurrency: 50 });
-    note('starting the API and a worker as processes of their own, as compose runs them …');
-    const compose = await startComposeShape(stack);
-    stopCompose = compose.stop;
-    const composeNode = await compose.api.register(stack.userKey, 'bench-compose-latency', { role: 'compose-latency' });
-    const composeRound = (iterations: number, warmup = 0) =>
-      serviceLatency({
-        api: compose.api,
-        userKey: stack.userKey,
-        node: composeNode,
-        warmup,
-        iterations,
-        settleMs: 40,
-        probe,
-      });
+    note('starting the API and a worker as compose runs them, the bare service and its worker, and a load generator …');
+    const apart = await startServiceVsBare(stack);
+    stopApart = apart.stop;
     note(
-      `latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL, the service in one process and as compose runs it …`,
+      `latency: ${ROUNDS} interleaved rounds of bare Temporal, bare PostgreSQL, the service in one process, as compose runs it, and the bare service …`,
     );
     await bareTemporal.latency(counts.warmup);
     await bareNotify.latency(counts.warmup);
     await serviceRound(0, counts.warmup);
-    await composeRound(0, counts.warmup);
+    await apart.latency('ours', 0, counts.warmup);
+    await apart.latency('bare', 0, counts.warmup);
     const bareRuns: BareLatency[] = [];
     const notifySamples: number[] = [];
     const samples: DispatchSample[] = [];
     const composeSamples: DispatchSample[] = [];
-    const latencyLoad = watchLoad(stack.service.db, compose.pids);
+    const bareServiceSamples: DispatchSample[] = [];
+    const latencyLoad = watchLoad(stack.service.db, apart.pids);
     for (let round = 0; round < ROUNDS; round++) {
       const n = Math.ceil(counts.latency / ROUNDS);
       bareRuns.push(await bareTemporal.latency(n));
       notifySamples.push(...(await bareNotify.latency(n)));
       samples.push(...(await serviceRound(n)).samples);
-      composeSamples.push(...(await composeRound(n)).samples);
+      composeSamples.push(...(await apart.latency('ours', n)));
+      bareServiceSamples.push(...(await apart.latency('bare', n)));
     }
     const latencyLoadLines = latencyLoad.stop();
     const bare = {
@@ -160,6 +171,7 @@ async function run(
       samples,
     };
     const composeLatency = summarize(composeSamples.map((x) => x.polledAt - x.sentAt));
+    const bareServiceLatency = summarize(bareServiceSamples.map((x) => x.polledAt - x.sentAt));
 
     note('throughput: bare Temporal, minimal loop …');
     const minimalTpLoad = watchLoad(stack.service.db);
@@ -191,28 +203,17 @@ async function run(
       tpQueries.stop(counts.throughput),
       await tpPostgres.stop(counts.throughput),
     ];
-    note('throughput: the API and the worker as compose runs them …');
-    const composeNodes = await Promise.all(
-      [1, 2, 3, 4].map((i) =>
-        compose.api.register(stack.userKey, `bench-compose-tp-${i}`, { role: 'compose-throughput' }),
-      ),
+    note('throughput: the API and the worker as compose runs them against the bare service, rounds alternated …');
+    const apartTp = await apart.throughput(counts.throughput, IN_FLIGHT);
+    const composeTp = apartTp.ours;
+    const bareServiceTp = apartTp.bare;
+    const composeCpu = composeTp.cpu;
+    const serviceShed = apart.shed();
+    await apart.stop();
+    stopApart = undefined;
+    const postgresSettings = await stack.db.raw(
+      `SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit`,
     );
-    const composeLoad = watchLoad(undefined, compose.pids);
-    const composePostgres = await watchPostgres(stack.db);
-    const composeTp = await serviceThroughput({
-      api: compose.api,
-      databaseUrl: stack.databaseUrl,
-      userKey: stack.userKey,
-      nodes: composeNodes,
-      jobs: counts.throughput,
-      inFlight: IN_FLIGHT,
-      maxJobs: 50,
-      timeoutMs: 150_000,
-    });
-    const composeLoadLines = [...composeLoad.stop(counts.throughput), await composePostgres.stop(counts.throughput)];
-    const composeCpu = composeLoad.perJob(counts.throughput);
-    await compose.stop();
-    stopCompose = undefined;
     note(`the payload codec's cost: the service loop with and without it, ${counts.codec} jobs a round, alternating …`);
     const codec = await codecCost({ stack, jobs: counts.codec, inFlight: IN_FLIGHT });
     note(`end to end: 2 reference agents x 8 slots, ${counts.fleet} jobs …`);
@@ -281,21 +282,52 @@ async function run(
     const composeRatioP50 = composeLatency.p50 / baselineP50;
     const composeRatioP99 = composeLatency.p99 / baselineP99;
     const composeRatioTp = composeTp.perSecond / bareThroughput.perSecond;
-    const cpu = (group: string) => (composeCpu[group] ?? 0).toFixed(1);
-    // The dev server's or the real cluster's CPU, whichever this run started.
-    const temporalGroup = composeCpu['temporal server'] !== undefined ? 'temporal server' : 'temporal dev server';
-    say('== production shape: the API and the worker as processes of their own, as compose runs them ==');
+    const serviceRatioP50 = composeLatency.p50 / bareServiceLatency.p50;
+    const serviceRatioP99 = composeLatency.p99 / bareServiceLatency.p99;
+    const serviceRatioTp = composeTp.perSecond / bareServiceTp.perSecond;
+    const sum = (o: Record<string, number>) => Object.values(o).reduce((a, v) => a + v, 0);
+    const oursCpu = cpuOfSide(composeCpu, 'ours');
+    const bareCpu = cpuOfSide(bareServiceTp.cpu, 'bare');
+    const cpuMsPerJob = sum(oursCpu);
+    const txPerTransition = composeTp.postgres.xacts / TRANSITIONS_PER_JOB;
+    const fsyncCommitsPerJob = composeTp.postgres.xids;
+    const f1 = (v: number) => v.toFixed(1);
+    say('== production shape against the bare service: both apart and compiled, one load generator of their own ==');
     say(describe('compose shape: submit → poll answer', composeLatency));
+    say(describe('bare service: submit → poll answer', bareServiceLatency));
     say(
-      `ratio to the baseline: p50 ${composeRatioP50.toFixed(2)}, p99 ${composeRatioP99.toFixed(2)} (one process, starts eager: ${ratioP50.toFixed(2)}, ${ratioP99.toFixed(2)})`,
+      `ratio to the bare service: p50 ${serviceRatioP50.toFixed(2)}, p99 ${serviceRatioP99.toFixed(2)}; to the baseline: p50 ${composeRatioP50.toFixed(2)}, p99 ${composeRatioP99.toFixed(2)} (one process, starts eager: ${ratioP50.toFixed(2)}, ${ratioP99.toFixed(2)})`,
+    );
+    for (const [name, t] of [
+      ['compose shape', composeTp],
+      ['bare service', bareServiceTp],
+    ] as const)
+      say(
+        `throughput, ${name}: ${t.jobs} jobs in ${(t.elapsedMs / 1000).toFixed(2)} s = ${rate(t.perSecond)} jobs/s (middle 80%: ${rate(t.steadyPerSecond)}); ${t.polls} polls`,
+      );
+    say(
+      `ratio to the bare service ${serviceRatioTp.toFixed(2)}; to the protocol loop ${composeRatioTp.toFixed(2)} (one process: ${ratioThroughput.toFixed(2)})`,
     );
     say(
-      `throughput: ${composeTp.jobs} jobs in ${(composeTp.elapsedMs / 1000).toFixed(2)} s = ${rate(composeTp.perSecond)} jobs/s (middle 80%: ${rate(composeTp.steadyPerSecond)}); ` +
-        `ratio ${composeRatioTp.toFixed(2)} to the protocol loop (one process: ${ratioThroughput.toFixed(2)})`,
+      `  CPU per job (ms), ours: API ${f1(oursCpu.api)}, worker ${f1(oursCpu.worker)}, Temporal ${f1(oursCpu.temporal)}, PostgreSQL ${f1(oursCpu.postgres)} = ${f1(cpuMsPerJob)}; ` +
+        `bare service: server ${f1(bareCpu.api)}, worker ${f1(bareCpu.worker)}, Temporal ${f1(bareCpu.temporal)}, PostgreSQL ${f1(bareCpu.postgres)} = ${f1(sum(bareCpu))}; ` +
+        `the load generator ${f1(composeCpu['load generator'] ?? 0)} against ${f1(bareServiceTp.cpu['load generator'] ?? 0)}`,
     );
-    for (const line of composeLoadLines) say(`  ${line}`);
+    for (const [name, t] of [
+      ['ours', composeTp],
+      ['bare service', bareServiceTp],
+    ] as const) {
+      const q = t.postgres;
+      say(
+        `  PostgreSQL per job, ${name}: ${f1(q.xacts)} transactions (${(q.xacts / TRANSITIONS_PER_JOB).toFixed(2)} per transition), ` +
+          `${f1(q.xids)} commits waiting for a WAL flush, ${f1(q.walFsyncs)} WAL fsyncs, ${f1(q.writes)} row writes, ${f1(q.fetched)} rows fetched`,
+      );
+    }
+    const settings = postgresSettings.rows[0] as { fsync: string; synchronous_commit: string };
+    const idle = apartTp.background;
     say(
-      `  CPU per job by process (ms): API ${cpu('API process')}, worker ${cpu('worker process')}, Temporal ${cpu(temporalGroup)}, PostgreSQL ${cpu('postgres')}, the bench's own client ${cpu('this process (API + worker + bench)')}`,
+      `  (net of the idle stack's own, read before and after the rounds: ${f1(idle.xacts * 1000)} transactions/s, ${f1(idle.xids * 1000)} transaction IDs/s; ` +
+        `PostgreSQL fsync=${settings.fsync}, synchronous_commit=${settings.synchronous_commit})`,
     );
     say();
     say(
@@ -348,14 +380,17 @@ async function run(
       `throughput=${rate(tp.perSecond)} baseline_throughput=${rate(bareThroughput.perSecond)} ratio_throughput=${ratioThroughput.toFixed(2)} ` +
       `minimal_throughput=${rate(minimalThroughput.perSecond)} ` +
       `compose_p50=${ms(composeLatency.p50)} compose_ratio_p50=${composeRatioP50.toFixed(2)} compose_ratio_p99=${composeRatioP99.toFixed(2)} compose_throughput=${rate(composeTp.perSecond)} compose_ratio_throughput=${composeRatioTp.toFixed(2)} ` +
-      `cpu_ms_per_job_api=${cpu('API process')} cpu_ms_per_job_worker=${cpu('worker process')} cpu_ms_per_job_temporal=${cpu(temporalGroup)} cpu_ms_per_job_postgres=${cpu('postgres')} ` +
+      `service_ratio_p50=${serviceRatioP50.toFixed(2)} service_ratio_p99=${serviceRatioP99.toFixed(2)} service_ratio_throughput=${serviceRatioTp.toFixed(2)} ` +
+      `bare_service_p50=${ms(bareServiceLatency.p50)} bare_service_throughput=${rate(bareServiceTp.perSecond)} ` +
+      `cpu_ms_per_job=${f1(cpuMsPerJob)} bare_service_cpu_ms_per_job=${f1(sum(bareCpu))} tx_per_transition=${txPerTransition.toFixed(2)} fsync_commits_per_job=${f1(fsyncCommitsPerJob)} ` +
+      `cpu_ms_per_job_api=${f1(oursCpu.api)} cpu_ms_per_job_worker=${f1(oursCpu.worker)} cpu_ms_per_job_temporal=${f1(oursCpu.temporal)} cpu_ms_per_job_postgres=${f1(oursCpu.postgres)} ` +
       `ratio_codec=${codec.ratio.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
       `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
       `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
-      `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)} retried_503=${shedCount()}`
+      `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)} retried_503=${shedCount() + serviceShed}`
     );
   } finally {
-    await stopCompose?.();
+    await stopApart?.();
     await probe.stop();
     await bareNotify.stop();
     await bareTemporal.stop();

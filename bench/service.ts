@@ -54,7 +54,8 @@ export async function serviceLatency(opts: {
   warmup: number;
   iterations: number;
   settleMs: number;
-  probe: NotifyProbe;
+  /** Where the service's NOTIFYs were seen (for the profile); none from a load generator of its own. */
+  probe?: NotifyProbe;
 }): Promise<{ latency: Summary; submit: Summary; samples: DispatchSample[] }> {
   const { api, node } = opts;
   const once = async (): Promise<DispatchSample> => {
@@ -67,7 +68,7 @@ export async function serviceLatency(opts: {
     if (jobs.length !== 1 || jobs[0].job_id !== jobId)
       throw new Error(`poll answered ${JSON.stringify(jobs)}, expected ${jobId}`);
     await api.result(node, jobs[0]);
-    return { jobId, sentAt, submittedAt, polledAt, ...opts.probe.seen(jobId, sentAt, polledAt) };
+    return { jobId, sentAt, submittedAt, polledAt, ...opts.probe?.seen(jobId, sentAt, polledAt) };
   };
   for (let i = 0; i < opts.warmup; i++) await once();
   const samples: DispatchSample[] = [];
@@ -99,12 +100,14 @@ export interface ThroughputResult {
 
 /**
  * A submit pool keeps `inFlight` jobs between submit and terminal; `nodes` long-poll (one poller
- * each) and report each job's result as soon as they hold it. A job is done when its row in the
- * read model says SUCCEEDED.
+ * each) and report each job's result as soon as they hold it. With `databaseUrl`, a job is done
+ * when its row in the read model says SUCCEEDED; without, when its result is answered (the
+ * service answers once the row is written, and so does the bare service): a load generator in a
+ * process of its own then sends no statement of its own.
  */
 export async function serviceThroughput(opts: {
   api: ApiClient;
-  databaseUrl: string;
+  databaseUrl?: string;
   userKey: string;
   nodes: Node[];
   jobs: number;
@@ -128,8 +131,17 @@ export async function serviceThroughput(opts: {
   // hears each projection commit and only then reads the rows it names (no polling in the
   // measured process). A row can commit before its submit's answer registers a waiter: its id
   // waits in `heard` until then.
-  const listener = new pg.Client({ connectionString: opts.databaseUrl });
+  const listener = opts.databaseUrl ? new pg.Client({ connectionString: opts.databaseUrl }) : undefined;
   const heard = new Set<string>();
+  // Without the read model: results answered before their submit's answer registered a waiter.
+  const answered = new Set<string>();
+  const onAnswered = (jobId: string) => {
+    if (listener) return;
+    const w = waiters.get(jobId);
+    waiters.delete(jobId);
+    if (w) w.resolve();
+    else answered.add(jobId);
+  };
   let reading = false;
   const settle = async () => {
     if (reading) return;
@@ -139,7 +151,7 @@ export async function serviceThroughput(opts: {
         const ids = [...heard].filter((id) => waiters.has(id));
         if (ids.length === 0) break;
         for (const id of ids) heard.delete(id);
-        const { rows } = await listener.query<{ id: string; state: string }>(
+        const { rows } = await listener!.query<{ id: string; state: string }>(
           `SELECT id, state FROM jobs WHERE id = ANY($1) AND state NOT IN ('QUEUED', 'RUNNING')`,
           [ids],
         );
@@ -158,13 +170,13 @@ export async function serviceThroughput(opts: {
       reading = false;
     }
   };
-  listener.on('notification', (msg) => {
+  listener?.on('notification', (msg) => {
     if (!msg.payload) return;
     heard.add(msg.payload);
     void settle();
   });
-  await listener.connect();
-  await listener.query(`LISTEN ${NOTIFY.jobState}`);
+  await listener?.connect();
+  await listener?.query(`LISTEN ${NOTIFY.jobState}`);
   const expiry = setInterval(() => {
     if (!expired) return;
     for (const w of waiters.values()) w.reject(new Error('throughput run timed out'));
@@ -172,6 +184,7 @@ export async function serviceThroughput(opts: {
   }, 500);
   const wait = (jobId: string) =>
     new Promise<void>((resolve, reject) => {
+      if (answered.delete(jobId)) return resolve();
       waiters.set(jobId, { resolve, reject });
       if (heard.has(jobId)) void settle();
     });
@@ -197,7 +210,10 @@ export async function serviceThroughput(opts: {
         polls++;
         handedOut += jobs.length;
         for (const job of jobs) {
-          const report = api.result(node, job).catch((err: Error) => void problems.push(err));
+          const report = api.result(node, job).then(
+            () => onAnswered(job.job_id),
+            (err: Error) => void problems.push(err),
+          );
           reports.add(report);
           void report.finally(() => reports.delete(report));
         }
@@ -239,7 +255,7 @@ export async function serviceThroughput(opts: {
     await Promise.allSettled([...reports]);
     abort.abort();
     clearInterval(expiry);
-    await listener.end().catch(() => undefined);
+    await listener?.end().catch(() => undefined);
   }
   if (problems.length > 0) throw new Error(`${problems.length} agent calls failed: ${problems[0].message}`);
   return {

@@ -150,21 +150,28 @@ export async function startBenchStack(say: (msg: string) => void): Promise<Bench
 
 /**
  * The service compiled as the image runs it (`npm run build` into dist/, then `node dist/...`),
- * once per bench run. Under tsx every function the service creates would carry the name esbuild's
- * keepNames gives it (a property store of its own, about 250 bytes and a defineProperty per
- * closure), a cost production does not pay.
+ * and the bench's own processes beside it (bench/tsconfig.build.json), once per bench run. Under
+ * tsx every function the service creates would carry the name esbuild's keepNames gives it (a
+ * property store of its own, about 250 bytes and a defineProperty per closure), a cost production
+ * does not pay; a baseline or a load generator run under tsx would pay it where ours does not.
  */
 let built: Promise<void> | undefined;
-function buildService(): Promise<void> {
-  built ??= new Promise<void>((resolve, reject) => {
-    const tsc = require.resolve('typescript/bin/tsc');
-    execFile(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT }, (err, stdout) =>
-      err ? reject(new Error(`npm run build failed: ${stdout}`)) : resolve(),
-    );
-  });
+export function buildService(): Promise<void> {
+  const tsc = (project: string) =>
+    new Promise<void>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [require.resolve('typescript/bin/tsc'), '-p', project],
+        { cwd: ROOT },
+        (err, stdout) => (err ? reject(new Error(`tsc -p ${project} failed: ${stdout}`)) : resolve()),
+      );
+    });
+  built ??= tsc('tsconfig.build.json').then(() => tsc('bench/tsconfig.build.json'));
   return built;
 }
 const ROOT = path.resolve(__dirname, '..');
+/** Where the build puts the compiled tree (dist/src, dist/bench, …). */
+export const BUILT_ROOT = path.join(ROOT, 'dist');
 
 /** The API (or a worker) as a process of its own on this stack, built as the image runs it; resolves once it answers /healthz (the API) or has started. */
 export async function spawnService(
