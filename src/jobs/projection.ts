@@ -51,6 +51,9 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
   const columns = Object.entries(snapshotColumns(s));
   const attempt = s.leaseId && s.agentId;
   const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
+  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts): each NOTIFY
+  // takes PostgreSQL's global notify lock at commit and wakes every LISTEN connection.
+  const wakesFollowers = isTerminal(s.state);
   // A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so
   // they fire exactly when the row changed, and are delivered on commit.
   const { rows } = await db.raw(
@@ -66,7 +69,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
        SELECT ?::text, ?::text, ?::int, ?::text, ?::timestamptz WHERE ?::boolean
        ON CONFLICT (lease_id) DO NOTHING
      ), n AS (
-       SELECT pg_notify(?, u.id) FROM u
+       SELECT pg_notify(?, u.id) FROM u WHERE ?::boolean
        UNION ALL
        SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
      )
@@ -85,6 +88,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
       s.startedAt,
       Boolean(attempt),
       NOTIFY.jobState,
+      wakesFollowers,
       wakesAgents,
     ],
   );
