@@ -8,7 +8,7 @@ export const NOTIFY = {
   jobQueued: 'compute_job_queued',
   /** A managed-pool job became claimable; payload as jobQueued's, with its region for the workspace. */
   managedJobQueued: 'compute_managed_job_queued',
-  /** A job's projection changed; payload: job ID. */
+  /** A job's projection reached a terminal state (the only change anyone listens for); payload: job ID. */
   jobState: 'compute_job_state',
   /** Log lines were stored; payload: `<job ID> <last seq stored>`. */
   jobLogs: 'compute_job_logs',

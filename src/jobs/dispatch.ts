@@ -36,10 +36,10 @@ export interface ClaimOptions {
  * no database connection held: a slow or absent worker cannot drain the pool. A refusal
  * (cancelled meanwhile) moves on to the next row.
  *
- * Once the workflow has assigned the job, the answer goes out while the read model commits behind
- * it (see transitions.assign): whoever asks the read model whether a node holds the job
- * (heartbeat, log push, artifact upload) waits on the row's lock until the commit. Should the
- * commit fail, the reconciler repairs the row from the workflow.
+ * Once the workflow has assigned the job, the read model's write (one statement, its commit not
+ * waiting for the disk: see transitions.assign) goes before the answer, so whoever asks the read
+ * model whether a node holds the job (heartbeat, log push, artifact upload) finds it. Should the
+ * write fail, the reconciler repairs the row from the workflow.
  */
 export async function claimOne(
   db: Knex,

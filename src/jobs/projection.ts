@@ -21,11 +21,15 @@ const ENDED_AT = `coalesce(ended_at, CASE WHEN ?::timestamptz IS NULL THEN now()
  *
  * The row, the attempt, the webhook events of a change of state (the outbox) and the NOTIFYs go
  * in one statement: without attempt ends that is the
- * whole write, with no transaction around it; the claim calls it inside its own.
+ * whole write, with no transaction around it.
  */
-export async function applyProjection(db: Knex | Knex.Transaction, input: ProjectJobInput) {
-  if (input.attemptEnds.length === 0 || db.isTransaction) return write(db, input);
-  return db.transaction((trx) => write(trx, input));
+export async function applyProjection(
+  db: Knex | Knex.Transaction,
+  input: ProjectJobInput,
+  o: { durable: boolean } = { durable: true },
+) {
+  if (input.attemptEnds.length === 0 || db.isTransaction) return write(db, input, o.durable);
+  return db.transaction((trx) => write(trx, input, o.durable));
 }
 
 /** The read-model columns a workflow snapshot sets. */
@@ -47,14 +51,22 @@ export function snapshotColumns(s: JobSnapshot) {
   };
 }
 
-async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: ProjectJobInput) {
+/**
+ * `durable: false` lets the statement's transaction commit without waiting for the WAL's flush
+ * (`synchronous_commit` off for it alone, set in the statement itself: no round trip more).
+ */
+async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: ProjectJobInput, durable: boolean) {
   const columns = Object.entries(snapshotColumns(s));
   const attempt = s.leaseId && s.agentId;
   const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
+  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts): each NOTIFY
+  // takes PostgreSQL's global notify lock at commit and wakes every LISTEN connection.
+  const wakesFollowers = isTerminal(s.state);
   // A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so
   // they fire exactly when the row changed, and are delivered on commit.
   const { rows } = await db.raw(
-    `WITH p AS (
+    `WITH c AS (SELECT set_config('synchronous_commit', 'off', true) WHERE NOT ?::boolean
+     ), p AS (
        SELECT id, state AS prev_state FROM jobs WHERE id = ? AND version < ? FOR NO KEY UPDATE
      ), u AS (
        UPDATE jobs SET ${columns.map(([name]) => `${name} = ?`).join(', ')}, claimed_by = NULL, claimed_until = NULL
@@ -66,12 +78,14 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
        SELECT ?::text, ?::text, ?::int, ?::text, ?::timestamptz WHERE ?::boolean
        ON CONFLICT (lease_id) DO NOTHING
      ), n AS (
-       SELECT pg_notify(?, u.id) FROM u
+       SELECT pg_notify(?, u.id) FROM u WHERE ?::boolean
        UNION ALL
        SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
      )
-     SELECT u.*, ${artifactsOf('u.id')} AS artifacts, (SELECT count(*) FROM n) AS notified FROM u`,
+     SELECT u.*, ${artifactsOf('u.id')} AS artifacts, (SELECT count(*) FROM n) AS notified,
+            (SELECT count(*) FROM c) AS relaxed FROM u`,
     [
+      durable,
       s.jobId,
       s.version,
       ...columns.map(([, value]) => value),
@@ -85,6 +99,7 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
       s.startedAt,
       Boolean(attempt),
       NOTIFY.jobState,
+      wakesFollowers,
       wakesAgents,
     ],
   );

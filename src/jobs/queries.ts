@@ -17,28 +17,20 @@ const ATTEMPTS_READ_MAX = 100;
 export function createJobQueries(db: Knex) {
   const listJobs = createJobLister(db);
   const JOB_BY_ID = `FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`;
-  const selectJob = prepared(
-    db,
-    'jobs_get',
-    `SELECT ${JOB_COLUMNS}, claimed_until > now() AS being_claimed ${JOB_BY_ID}`,
-  );
-  const selectJobAfterClaim = prepared(db, 'jobs_get_after_claim', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID} FOR SHARE`);
+  const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID}`);
 
   /** The job if it is the caller's and acknowledged; another workspace's job is simply not found. */
   async function get(principal: Principal, jobId: string): Promise<Job> {
-    let [row] = await selectJob([jobId, principal.workspaceId]);
-    // An assignment is answered while its write commits behind the answer (transitions.assign),
-    // holding the row's lock: a queued row that a poll holds may already be the agent's. Waiting
-    // on the lock reads it as the agent was told; with no assignment committing it costs nothing.
-    if (row?.state === 'QUEUED' && row.being_claimed) [row] = await selectJobAfterClaim([jobId, principal.workspaceId]);
+    // An assignment is written before its poll is answered (transitions.assign): no agent has
+    // been told a job is its own while this still reads it queued.
+    const [row] = await selectJob([jobId, principal.workspaceId]);
     if (!row) throw notFound('job');
     return jobFromRow(row);
   }
 
   /**
    * The job's attempts, oldest first. The job is read first: that applies its visibility (another
-   * workspace's job is not found, as by `get`) and waits out an assignment committing, which is
-   * then listed.
+   * workspace's job is not found, as by `get`).
    */
   async function attempts(principal: Principal, jobId: string): Promise<JobAttempt[]> {
     await get(principal, jobId);

@@ -132,23 +132,26 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
   }
 
   /**
-   * Resolves once the job's row is locked, and commits the write behind that: the answer can go
-   * out at once, while whoever asks the row whether the lease holds the job waits on the lock.
+   * Writes an assignment the run has made, then lets it be answered: one statement, whose commit
+   * does not wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the
+   * agent's next call finds its lease in the row. A write that fails is answered all the same:
+   * the run decided, and the reconciler levels the row behind it.
    */
-  function commitBehindAnswer(jobId: string, workspaceId: string, t: Transition): Promise<Transition> {
-    return new Promise((resolve) => {
-      db.transaction(async (trx) => {
-        await trx.raw('SELECT 1 FROM jobs WHERE id = ? FOR NO KEY UPDATE', [jobId]);
-        resolve(t);
-        await write(trx, workspaceId, t);
-      }).catch((err) => {
-        resolve(t);
-        log.warn(
-          { err: String(err), jobId },
-          'transition answered, its read-model write failed; the reconciler repairs the row',
-        );
-      });
-    });
+  async function commitBeforeAnswer(jobId: string, workspaceId: string, t: Transition): Promise<Transition> {
+    try {
+      // An attempt end (none is expected here) carries a usage entry: that waits for the disk.
+      await applyProjection(
+        db,
+        { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends },
+        { durable: t.ends.length > 0 },
+      );
+    } catch (err) {
+      log.warn(
+        { err: String(err), jobId },
+        'transition answered, its read-model write failed; the reconciler repairs the row',
+      );
+    }
+    return t;
   }
 
   return {
@@ -194,7 +197,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         );
         throw invalidState('the job is no longer claimable');
       }
-      return commitBehindAnswer(jobId, workspaceId, t);
+      return commitBeforeAnswer(jobId, workspaceId, t);
     },
 
     /**

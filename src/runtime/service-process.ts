@@ -124,7 +124,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const envsSealed = opts.worker ? await sealStoredEnvs(db, dataKeys) : 0;
   if (envsSealed) log.info({ envsSealed }, 'sealed job env left clear in PostgreSQL');
   // Every payload of ours reaches Temporal sealed (src/temporal/payload-codec.ts).
-  const { codec, dataConverter: sealing } = await computeCodec(db, config, dataKeys);
+  const { codec, knowJob, dataConverter: sealing } = await computeCodec(db, config, dataKeys);
   const dataConverter = config.temporal.payloadCodec ? sealing : undefined;
   const native = opts.worker ? await NativeConnection.connect({ address: config.temporal.address }) : undefined;
   const stops: Array<() => Promise<void>> = [];
@@ -247,6 +247,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: config.dependencyRetryAfterSeconds,
       eager: Boolean(native),
+      knowJob,
     });
     const notifier = new Notifier(config.databaseUrl, log, api.auth.notifyPingMs);
     await notifier.start();

@@ -6,6 +6,8 @@ import { type ComputeCodec, createPayloadCodec, jobWorkspaces } from './payload-
 
 export interface Codec {
   codec: ComputeCodec;
+  /** Tells the codec a job's workspace as its submit starts it (the row is ours and just written). */
+  knowJob: (jobId: string, workspaceId: string) => void;
   /** For every Client and Worker of ours: the payloads go through the codec. */
   dataConverter: DataConverter;
 }
@@ -16,10 +18,11 @@ export async function computeCodec(
   config: Pick<SharedSettings, 'temporal' | 'dataDir'>,
   dataKeys: DataKeys,
 ): Promise<Codec> {
+  const workspaces = jobWorkspaces(db);
   const codec = createPayloadCodec({
     dataKeys,
     operatorKeys: await resolveCodecKeys(config),
-    workspaceOf: jobWorkspaces(db),
+    workspaceOf: workspaces.of,
   });
-  return { codec, dataConverter: { payloadCodecs: [codec] } };
+  return { codec, knowJob: workspaces.know, dataConverter: { payloadCodecs: [codec] } };
 }

@@ -77,7 +77,13 @@ const LIST_PAGE_SIZE = 500;
 /** Thin typed access to job workflows; translates Temporal's errors into the service's. */
 export function createJobWorkflowClient(
   client: Client,
-  opts: { taskQueue: string; retryAfterSeconds: number; eager: boolean },
+  opts: {
+    taskQueue: string;
+    retryAfterSeconds: number;
+    eager: boolean;
+    /** Called before a job's first start is sealed: the codec then need not look its workspace up. */
+    knowJob?: (jobId: string, workspaceId: string) => void;
+  },
 ) {
   const retryAfterMs = opts.retryAfterSeconds * 1000;
   const unavailableError = (cause?: unknown) =>
@@ -199,6 +205,7 @@ export function createJobWorkflowClient(
     async start(input: JobWorkflowInput): Promise<boolean> {
       const { spec } = input;
       if (Date.now() < unreachableUntil) throw unavailableError(); // not sent: nothing started
+      opts.knowJob?.(spec.jobId, spec.workspaceId);
       try {
         await callStart(() =>
           client.workflow.start(WORKFLOW_TYPE, {

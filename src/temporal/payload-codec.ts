@@ -24,20 +24,27 @@ const JOB_ID = /job_[0-9a-z]{26}/;
 /** A sealed payload the codec will not hand to the run decoding it. */
 export class PayloadRefused extends Error {}
 
-/** The workspace of the job a workflow ID names (a job's run, or a webhook lane of it), cached. */
+/**
+ * The workspace of the job a workflow ID names (a job's run, or a webhook lane of it), cached;
+ * `know` puts a job in the cache as its submit starts it, so sealing its start reads nothing.
+ */
 export function jobWorkspaces(db: Knex, max = 100_000) {
   const cache = new Map<string, string>();
-  return async (workflowId: string): Promise<string | undefined> => {
+  const know = (jobId: string, workspaceId: string): void => {
+    if (cache.size >= max) cache.delete(cache.keys().next().value!);
+    cache.set(jobId, workspaceId);
+  };
+  const of = async (workflowId: string): Promise<string | undefined> => {
     const jobId = JOB_ID.exec(workflowId)?.[0];
     if (!jobId) return undefined;
     const hit = cache.get(jobId);
     if (hit) return hit;
     const row = await db('jobs').where({ id: jobId }).first('workspace_id');
     if (!row) return undefined;
-    if (cache.size >= max) cache.delete(cache.keys().next().value!);
-    cache.set(jobId, row.workspace_id);
+    know(jobId, row.workspace_id as string);
     return row.workspace_id as string;
   };
+  return { of, know };
 }
 
 export interface Opened {

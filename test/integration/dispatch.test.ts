@@ -51,7 +51,7 @@ describe('dispatch', () => {
     assert.equal((await pollOne(gpuNode, 0))!.job_id, gpuOnly.job_id);
   });
 
-  it("a heartbeat, log push, upload or the client's retrieve right after an assignment waits for it to commit instead of refusing it or reading it queued", async () => {
+  it('an assignment is written before its poll is answered: a heartbeat, log push or upload with its lease waits for the write instead of refusing it, and the client reads the job running once the agent holds it', async () => {
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     const db = testEnv().db;
@@ -87,18 +87,23 @@ describe('dispatch', () => {
           node.nodeKey,
         ),
         fetch(uploadUrl, { method: 'PUT', body: 'x' }),
-        retrieve(key, sub.job_id),
       ]);
-      await waitFor('the four calls to wait on the job row', async () => {
+      await waitFor('the three calls to wait on the job row', async () => {
         const { rows } = await db.raw(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'select%from %jobs%for %' AND ${OUR_SESSIONS}`,
         );
-        return rows[0].n >= 4;
+        return rows[0].n >= 3;
       });
+      const early = await Promise.race([
+        poll.then(() => 'answered'),
+        new Promise((r) => setTimeout(() => r('waiting'), 500)),
+      ]);
+      assert.equal(early, 'waiting', 'the poll is not answered while its assignment is unwritten');
       await holder.commit();
       const [held] = (await poll).jobs;
       assert.deepEqual([held.job_id, held.leaseId], [sub.job_id, leaseId]);
-      const [beat, pushed, upload, seen] = await calls;
+      const seen = await retrieve(key, sub.job_id);
+      const [beat, pushed, upload] = await calls;
       assert.deepEqual(
         [seen.state, seen.nodeId],
         ['running', node.nodeId],

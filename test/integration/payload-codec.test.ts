@@ -159,7 +159,7 @@ describe('the payload codec', function () {
     const db = testEnv().db;
     const dataKeys = await suiteDataKeys();
     const [key1] = testEnv().config.temporal.codecKeys!;
-    const codec = createPayloadCodec({ dataKeys, operatorKeys: [key1], workspaceOf: jobWorkspaces(db) });
+    const codec = createPayloadCodec({ dataKeys, operatorKeys: [key1], workspaceOf: jobWorkspaces(db).of });
     const a = await login();
     const b = await login();
     const jobA = await v0ok('POST', '/jobs', {
@@ -186,7 +186,7 @@ describe('the payload codec', function () {
     const key2 = randomBytes(32);
     const [system] = await codec.encode([clear], { type: 'workflow', namespace: 'default', workflowId: 'meter' });
     assert.equal(Buffer.from(system.metadata!['encryption-key-id']!).toString(), keyIdOf(key1));
-    const rotated = createPayloadCodec({ dataKeys, operatorKeys: [key2, key1], workspaceOf: jobWorkspaces(db) });
+    const rotated = createPayloadCodec({ dataKeys, operatorKeys: [key2, key1], workspaceOf: jobWorkspaces(db).of });
     assert.equal(
       Buffer.from((await rotated.decode([system]))[0].data!).toString(),
       '"hello"',
@@ -198,7 +198,7 @@ describe('the payload codec', function () {
       keyIdOf(key2),
       'new payloads take the first key',
     );
-    const without1 = createPayloadCodec({ dataKeys, operatorKeys: [key2], workspaceOf: jobWorkspaces(db) });
+    const without1 = createPayloadCodec({ dataKeys, operatorKeys: [key2], workspaceOf: jobWorkspaces(db).of });
     await assert.rejects(without1.decode([system]), /does not open/);
     for (const j of [
       [a, jobA],
@@ -241,7 +241,7 @@ describe('the payload codec', function () {
     const codec = createPayloadCodec({
       dataKeys: await suiteDataKeys(),
       operatorKeys: testEnv().config.temporal.codecKeys!,
-      workspaceOf: jobWorkspaces(testEnv().db),
+      workspaceOf: jobWorkspaces(testEnv().db).of,
     });
     const inB = { type: 'workflow', namespace: 'default', workflowId: jobB.id } as const;
     await assert.rejects(
@@ -271,7 +271,7 @@ describe('the payload codec', function () {
     const codec = createPayloadCodec({
       dataKeys,
       operatorKeys: testEnv().config.temporal.codecKeys!,
-      workspaceOf: jobWorkspaces(testEnv().db),
+      workspaceOf: jobWorkspaces(testEnv().db).of,
     });
     const [opened] = await codec.decode([old], { type: 'workflow', namespace: 'default', workflowId: job.id });
     assert.equal(Buffer.from(opened.data!).toString(), '"from before"');
