@@ -23,6 +23,7 @@ export async function computeCodec(
     dataKeys,
     operatorKeys: await resolveCodecKeys(config),
     workspaceOf: workspaces.of,
+    learn: workspaces.learn,
   });
   return { codec, knowJob: workspaces.know, dataConverter: { payloadCodecs: [codec] } };
 }

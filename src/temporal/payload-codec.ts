@@ -44,7 +44,12 @@ export function jobWorkspaces(db: Knex, max = 100_000) {
     know(jobId, row.workspace_id as string);
     return row.workspace_id as string;
   };
-  return { of, know };
+  /** A run's workspace, learnt from a payload authenticated as sealed for that run. */
+  const learn = (workflowId: string, workspaceId: string): void => {
+    const jobId = JOB_ID.exec(workflowId)?.[0];
+    if (jobId && !cache.has(jobId)) know(jobId, workspaceId);
+  };
+  return { of, know, learn };
 }
 
 export interface Opened {
@@ -63,6 +68,8 @@ export function createPayloadCodec(o: {
   dataKeys: DataKeys;
   operatorKeys: Buffer[];
   workspaceOf: (workflowId: string) => Promise<string | undefined>;
+  /** Told a run's workspace when a payload authenticated as sealed for that run opens. */
+  learn?: (workflowId: string, workspaceId: string) => void;
 }): ComputeCodec {
   const operators = new Map(o.operatorKeys.map((k) => [keyIdOf(k), k] as const));
   const currentOperator = keyIdOf(o.operatorKeys[0]);
@@ -104,22 +111,30 @@ export function createPayloadCodec(o: {
     // A job's run (or a lane of it) takes payloads of its workspace bound to it or to no run.
     // Other runs check nothing more than that a payload opens: a scheduled run's ID is the
     // schedule's with the start time appended, and a replay may run a history under another ID.
+    // A workspace's payload bound to this very run needs no look-up: its binding is authenticated,
+    // and a payload is sealed for a run only with that run's workspace, which the codec then
+    // knows for sealing the run's own payloads. Any other payload reads the run's workspace.
     async decode(payloads, context?: SerializationContext) {
       const run = context?.workflowId;
-      const expected = run ? await o.workspaceOf(run) : undefined;
+      let expected: Promise<string | undefined> | undefined;
+      const workspaceOfRun = () => (expected ??= run ? o.workspaceOf(run) : Promise.resolve(undefined));
       return Promise.all(
         payloads.map(async (p) => {
           const sealing = sealingOf(p);
           if (!sealing) return p;
-          if (expected && sealing.scope !== expected)
-            throw new PayloadRefused(`a payload sealed for ${sealing.scope} reached a run of ${expected}`);
           const opened = await tryOpen(p);
+          const boundTo = opened?.sealedFor.workflowId;
+          if (run && boundTo === run && sealing.scope !== SYSTEM) o.learn?.(run, sealing.scope);
+          else {
+            const workspace = await workspaceOfRun();
+            if (workspace && sealing.scope !== workspace)
+              throw new PayloadRefused(`a payload sealed for ${sealing.scope} reached a run of ${workspace}`);
+          }
           if (!opened)
             throw new PayloadRefused(
               `a payload sealed for ${sealing.scope} does not open (altered, relabelled, or its key is not listed)`,
             );
-          const boundTo = opened.sealedFor.workflowId;
-          if (expected && boundTo && boundTo !== run)
+          if (run && boundTo && boundTo !== run)
             throw new PayloadRefused(`a payload sealed for run ${boundTo} reached run ${run}`);
           return opened.payload;
         }),

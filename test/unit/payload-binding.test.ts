@@ -65,6 +65,26 @@ describe('payload binding', () => {
     );
   });
 
+  it("opens a payload bound to its own run without looking the run's workspace up; any other payload looks it up", async () => {
+    const looked: string[] = [];
+    const learnt: string[][] = [];
+    const counting = createPayloadCodec({
+      dataKeys,
+      operatorKeys: [randomBytes(32)],
+      workspaceOf: async (id) => (looked.push(id), workspaceOf(id)),
+      learn: (run, workspace) => learnt.push([run, workspace]),
+    });
+    const [bound] = await codec.encode([clear], of(runs.a1));
+    assert.equal(text((await counting.decode([bound], of(runs.a1)))[0]), '"secret"');
+    assert.deepEqual(looked, [], 'bound to this run: its workspace was authenticated when sealed');
+    assert.deepEqual(learnt, [[runs.a1, ws.a]], 'and the codec learns it for sealing the run');
+    const [unbound] = await codec.encodeFor(ws.a, [clear]);
+    assert.equal(text((await counting.decode([unbound, unbound], of(runs.a2)))[0]), '"secret"');
+    assert.deepEqual(looked, [runs.a2], 'bound to no run: the run is looked up, once per call');
+    assert.equal(learnt.length, 1, 'nothing learnt from a payload bound to no run');
+    await assert.rejects(counting.decode([unbound], of(runs.b1)), /reached a run of/);
+  });
+
   it('binds what is sealed outside a run to no run: it opens in any run of its scope, and says so', async () => {
     const [forWorkspace] = await codec.encodeFor(ws.a, [clear]);
     assert.equal(forWorkspace.metadata![META_WORKFLOW], undefined);
