@@ -124,17 +124,19 @@ export function createPayloadCodec(o: {
           if (!sealing) return p;
           const opened = await tryOpen(p);
           const boundTo = opened?.sealedFor.workflowId;
-          if (run && boundTo === run && sealing.scope !== SYSTEM) o.learn?.(run, sealing.scope);
-          else {
-            const workspace = await workspaceOfRun();
-            if (workspace && sealing.scope !== workspace)
-              throw new PayloadRefused(`a payload sealed for ${sealing.scope} reached a run of ${workspace}`);
+          if (opened && run && boundTo === run && sealing.scope !== SYSTEM) {
+            o.learn?.(run, sealing.scope);
+            return opened.payload;
           }
+          const workspace = await workspaceOfRun();
+          if (workspace && sealing.scope !== workspace)
+            throw new PayloadRefused(`a payload sealed for ${sealing.scope} reached a run of ${workspace}`);
           if (!opened)
             throw new PayloadRefused(
               `a payload sealed for ${sealing.scope} does not open (altered, relabelled, or its key is not listed)`,
             );
-          if (run && boundTo && boundTo !== run)
+          // Only a job's run (or lane) holds to its binding: see above for the others.
+          if (workspace && boundTo && boundTo !== run)
             throw new PayloadRefused(`a payload sealed for run ${boundTo} reached run ${run}`);
           return opened.payload;
         }),

@@ -85,6 +85,11 @@ describe('payload binding', () => {
     await assert.rejects(counting.decode([unbound], of(runs.b1)), /reached a run of/);
   });
 
+  it("a run that is no job's (a schedule's, its ID the schedule's with the time appended) takes what was sealed for the schedule", async () => {
+    const [forSchedule] = await codec.encode([clear], of('meter'));
+    assert.equal(text((await codec.decode([forSchedule], of('meter-2026-11-28T00:00:00Z')))[0]), '"secret"');
+  });
+
   it('binds what is sealed outside a run to no run: it opens in any run of its scope, and says so', async () => {
     const [forWorkspace] = await codec.encodeFor(ws.a, [clear]);
     assert.equal(forWorkspace.metadata![META_WORKFLOW], undefined);
