@@ -9,32 +9,42 @@ import { withLock } from './tools';
 // Debian packages the tests use, installed at an exact version with apt-get (as root). Unlike
 // ./tools these are system-wide, so the version dpkg reports is the only marker we need.
 
-/** Versions pinned to what Debian bookworm ships; a bump is a deliberate edit here. */
+/**
+ * Versions pinned to what Debian bookworm ships; a bump is a deliberate edit here. A version
+ * written `>= V` is a floor, for a package the security archive keeps only its newest build of:
+ * what it installs is that build, once the installed one is older than V or absent.
+ */
 export const DEBIAN_PACKAGE_VERSIONS = {
   // The Compose v1 CLI that bookworm packages; it validates docker-compose.yml without an engine.
   'docker-compose': '1.29.2-3',
-  // The browser the portal's tests drive through playwright-core (bookworm-security's build).
-  chromium: '156.0.8078.108-1~deb12u1',
+  // The browser the portal's tests drive through playwright-core. bookworm-security replaces
+  // each build with the next (a new major every month), so an exact pin stops installing.
+  chromium: '>= 156',
   // The sandbox a managed agent runs each job in (src/reference-agent/sandbox.ts).
   bubblewrap: '0.8.0-2+deb12u1',
 } as const;
 
 type Log = (msg: string) => void;
 
-/** Installs `name` at exactly `version` unless dpkg already has that version installed. */
+/** Installs `name` at `version` (exactly, or at least a floor `>= V`) unless dpkg already has it. */
 export async function ensureDebianPackage(name: string, version: string, log: Log = () => undefined): Promise<void> {
-  if ((await installedVersion(name)) === version) return;
+  const floor = version.startsWith('>= ') ? version.slice(3) : undefined;
+  const target = floor === undefined ? `${name}=${version}` : name;
+  const satisfied = async () => {
+    const installed = await installedVersion(name);
+    if (installed === null || floor === undefined) return installed === version;
+    return (await atLeast(installed, floor)) ? installed : false;
+  };
+  if (await satisfied()) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(
-      `${name} ${version} is not installed and installing it needs root: apt-get install ${name}=${version}`,
-    );
+    throw new Error(`${name} ${version} is not installed and installing it needs root: apt-get install ${target}`);
   }
   // One lock for every package: apt and dpkg serialise the whole system, and a second process would
   // fail on dpkg's lock instead of waiting for it.
   await withLock(path.join(os.tmpdir(), 'compute-apt.lock'), log, async () => {
     // Another process may have installed it while we waited for the lock.
-    if ((await installedVersion(name)) === version) return;
-    const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', `${name}=${version}`], log);
+    if (await satisfied()) return;
+    const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', target], log);
     // apt-get update is slow and touches the network, so only when the lists are missing or stale.
     let updated = false;
     if (await listsEmpty()) {
@@ -45,13 +55,13 @@ export async function ensureDebianPackage(name: string, version: string, log: Lo
       await install();
     } catch (err) {
       if (updated) throw err;
-      log(`installing ${name}=${version} failed; refreshing the package lists and trying again`);
+      log(`installing ${target} failed; refreshing the package lists and trying again`);
       await run('apt-get', ['update'], log);
       await install();
     }
     const now = await installedVersion(name);
-    if (now !== version) throw new Error(`apt-get installed ${name} ${now ?? '(nothing)'}, not ${version}`);
-    log(`installed ${name} ${version}`);
+    if (!(await satisfied())) throw new Error(`apt-get installed ${name} ${now ?? '(nothing)'}, not ${version}`);
+    log(`installed ${name} ${now}`);
   });
 }
 
@@ -60,6 +70,14 @@ async function installedVersion(name: string): Promise<string | null> {
   const out = await run('dpkg-query', ['-W', '-f=${db:Status-Status} ${Version}', name]).catch(() => '');
   const [status, version] = out.trim().split(' ');
   return status === 'installed' && version ? version : null;
+}
+
+/** Debian's own ordering of versions (epochs, tildes): `dpkg --compare-versions a ge b`. */
+function atLeast(a: string, b: string): Promise<boolean> {
+  return run('dpkg', ['--compare-versions', a, 'ge', b]).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function listsEmpty(): Promise<boolean> {
