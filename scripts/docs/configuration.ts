@@ -149,6 +149,10 @@ export const SECTIONS: Section[] = [
         meaning:
           'how long a poll that already holds a job goes on starting claims for more (at most a fifth of `AGENT_LOST_AFTER_MS`); a claim still under way at a third of `AGENT_LOST_AFTER_MS` is withdrawn (the job requeued without an agent loss) and the poll answers with what it holds',
       },
+      POLL_CLAIM_SKIP_MAX_SECONDS: {
+        meaning:
+          'the longest a node’s renewed polls go without a claim while nothing was queued for it: a renewed poll whose node’s last claim on this instance found nothing, with no job notified on its queue since and the node unchanged, waits without claiming (0: every poll claims). A row freed without a notification (a reservation left by a crashed claim) is taken within this',
+      },
       RECONCILE_INTERVAL_MS: { meaning: 'how often the API settles submits interrupted by a crash and repairs rows behind their workflow' },
       IDEMPOTENCY_HOLD_MS: {
         meaning:

@@ -5,6 +5,7 @@ import type { ApiConfig } from '../config';
 import type { DataKeys } from '../crypto/data-keys';
 import { queuedChannelOf } from '../db/channels';
 import type { Hangup } from '../shared/hangup';
+import type { ClaimShape, EmptyClaims } from './empty-claims';
 import type { PollWaiters } from './poll-waiters';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
@@ -29,12 +30,13 @@ export function createPoll(o: {
   dataKeys: DataKeys;
   transitions: Transitions;
   waiters: PollWaiters;
+  emptyClaims: EmptyClaims;
   config: Pick<ApiConfig, 'durations' | 'limits'>;
   workflows: JobWorkflowClient;
   log: Logger;
   requireNode: RequireNode;
 }) {
-  const { db, transitions, waiters, requireNode } = o;
+  const { db, transitions, waiters, emptyClaims, requireNode } = o;
   const claims = createSemaphore(o.config.limits.claimsInFlightMax);
   const claimOptions = {
     reservationSeconds: o.config.limits.claimReservationSeconds,
@@ -74,10 +76,16 @@ export function createPoll(o: {
       let after: 'start' | 'wake' = 'start';
       for (;;) {
         const taken: string[] = [];
-        while (!node.drain && jobs.length < body.maxJobs && !clocks?.handOver.fired) {
+        // A renewed poll of an idle node: nothing it could take was queued since its last claim.
+        const shape = claimShapeOf(node, free);
+        const skipClaims = after === 'start' && shape !== undefined && emptyClaims.wouldFindNothing(node.id, shape);
+        if (skipClaims) claimsRun.inc({ after, outcome: 'skipped' });
+        while (!skipClaims && !node.drain && jobs.length < body.maxJobs && !clocks?.handOver.fired) {
           // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
           const leave = await claims.enter(deadline, signal);
           if (!leave) break;
+          const claimedFrom = emptyClaims.started();
+          const seesAll = shape !== undefined && skip.length === 0 && jobs.length === 0;
           const claim = claimOne(db, transitions, { ...node, ...(free && { free }) }, skip, claimOptions).finally(
             leave,
           );
@@ -99,7 +107,11 @@ export function createPoll(o: {
               .catch(() => undefined);
             break;
           }
-          if (!next) break;
+          if (!next) {
+            if (seesAll && shape) emptyClaims.foundNothing(node.id, claimedFrom, shape);
+            break;
+          }
+          emptyClaims.forget(node.id);
           clocks ??= { handOver: lateAfter(handOverMs), abandon: lateAfter(abandonMs) };
           if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
           jobs.push(next);
@@ -143,6 +155,17 @@ export function createPoll(o: {
     );
     return { jobs: handed, cancel: [...new Set<string>(cancel)] };
   };
+}
+
+/**
+ * What a claim of the node could take, for EmptyClaims; undefined where a claim can find nothing
+ * with nothing notified and then something with nothing notified either (a key's quotas free up as
+ * jobs end) or where it claims nothing at all (a drain).
+ */
+function claimShapeOf(node: PollingNode, free: Capacity | undefined): ClaimShape | undefined {
+  if (node.key_has_quotas || node.drain) return undefined;
+  const [channel, scope] = queuedChannelOf(node);
+  return { queue: `${channel}:${scope}`, shape: JSON.stringify([node.labels, free ?? null]) };
 }
 
 /** What a poll keeps of its node's row while it waits: what its claims and its wait read. */

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { ApiConfig } from '../config';
 import { queuedChannelOf } from '../db/channels';
 import type { Notifier } from '../db/notifier';
+import { EmptyClaims } from './empty-claims';
+import { livenessStamps } from './liveness-stamps';
 import { createApiKey, revokeNodeKeys } from '../auth/api-keys';
 import type { CredentialCache } from '../auth/credential-cache';
 import type { Principal } from '../auth/principal';
@@ -18,7 +20,6 @@ import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
-import { prepared } from '../db/prepared';
 import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
 import { createPoll } from './poll';
@@ -61,9 +62,6 @@ export interface ResultReport {
   usage?: Record<string, number>;
 }
 
-const TOUCH_AGENT =
-  'UPDATE agents SET last_heartbeat_at = now() WHERE id = $1 AND workspace_id = $2 AND deregistered_at IS NULL RETURNING drain';
-
 const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
   WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
 
@@ -78,7 +76,7 @@ export function createAgentsService({
   log,
 }: AgentsDeps) {
   const lostAfterMs = config.durations.agentLostAfterMs;
-  const touchAgent = prepared<{ drain: boolean }>(db, 'agents_touch', TOUCH_AGENT);
+  const liveness = livenessStamps(db);
 
   /**
    * The node, if it is in the caller's workspace and the caller may act for it. A removed node is
@@ -242,7 +240,7 @@ export function createAgentsService({
       if (principal.kind !== 'node' || principal.agentId !== body.nodeId) await requireNode(principal, body.nodeId);
       const running = [...new Set(body.runningJobs)];
       if (running.length === 0) {
-        const [touched] = await touchAgent([body.nodeId, principal.workspaceId]);
+        const touched = await liveness.stamp(body.nodeId, principal.workspaceId);
         if (!touched) throw notFound('node');
         return { drain: touched.drain, cancel: [] };
       }
@@ -266,6 +264,7 @@ export function createAgentsService({
       dataKeys,
       transitions,
       waiters: new PollWaiters(notifier, (jobId) => isClaimable(db, jobId)),
+      emptyClaims: new EmptyClaims(config.limits.pollClaimSkipMaxMs).listen(notifier),
       config,
       workflows,
       log,

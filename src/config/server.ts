@@ -139,6 +139,7 @@ function apiOf(e: SharedVars & ApiVars): ApiSettings {
       logLinesInFlightMax: e.LOG_LINES_IN_FLIGHT_MAX,
       claimReservationSeconds: e.CLAIM_RESERVATION_SECONDS,
       pollHandOverMs: e.POLL_HAND_OVER_MS,
+      pollClaimSkipMaxMs: e.POLL_CLAIM_SKIP_MAX_SECONDS * 1000,
     },
     counts: {
       webhookEndpoints: e.WEBHOOK_ENDPOINTS_MAX,

@@ -160,6 +160,8 @@ export interface ApiSettings {
     claimReservationSeconds: number;
     /** How long a poll that holds a job goes on claiming more before it answers. */
     pollHandOverMs: number;
+    /** The longest a node's renewed polls skip their claim while nothing was queued for it (src/agents/empty-claims.ts). */
+    pollClaimSkipMaxMs: number;
   };
 }
 

@@ -1,0 +1,98 @@
+import { NOTIFY } from '../db/channels';
+import type { Notifier } from '../db/notifier';
+
+// An idle fleet renews its polls every 30 s, and each renewal's claim finds nothing: with 10 000
+// agents that is hundreds of empty claims a second. A job becomes claimable by a write that
+// notifies its queue (a submit, a requeue, a backoff's end), and every instance hears every
+// queue's notifications. So a renewed poll whose node's last claim on this instance found nothing,
+// with nothing notified on its queue since that claim began and the node unchanged, would find
+// nothing again and need not claim. What frees a row without a notification (a reservation that
+// expires after a crashed claim) is bounded: no node goes longer than `maxSkipMs` without a claim.
+
+/** How a node stood at its empty claim: what it could take. Any change means it claims again. */
+export interface ClaimShape {
+  queue: string;
+  /** Labels and free room, as the claim used them. */
+  shape: string;
+}
+
+interface EmptyClaim {
+  /** When the claim began (this process's monotonic clock, ms). */
+  at: number;
+  queue: string;
+  shape: string;
+}
+
+export class EmptyClaims {
+  private readonly notified = new Map<string, number>();
+  private readonly empty = new Map<string, EmptyClaim>();
+  /** Since when the LISTEN connection has heard everything: a reconnect may have lost notifications. */
+  private listeningSince: number;
+  private sweepAt = 1024;
+
+  constructor(
+    private readonly maxSkipMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.listeningSince = now();
+  }
+
+  /** Hears the queues' notifications (the ones that wake polls) and the listener's reconnects. */
+  listen(notifier: Notifier): this {
+    for (const channel of [NOTIFY.jobQueued, NOTIFY.managedJobQueued])
+      notifier.subscribe(channel, (payload) => this.queued(`${channel}:${payload.split(' ', 1)[0]}`));
+    notifier.onReset(() => this.reset());
+    return this;
+  }
+
+  /** Something on `queue` may have become claimable. */
+  queued(queue: string): void {
+    this.notified.set(queue, this.now());
+  }
+
+  /** Notifications may have been lost: every node claims again. */
+  reset(): void {
+    this.listeningSince = this.now();
+    this.notified.clear();
+    this.empty.clear();
+  }
+
+  /** The time a claim begins, to record with its outcome. */
+  started(): number {
+    return this.now();
+  }
+
+  /** The node's claim begun at `at` took nothing, with every claimable row of its queue in view. */
+  foundNothing(nodeId: string, at: number, claim: ClaimShape): void {
+    if (this.maxSkipMs <= 0) return;
+    this.empty.set(nodeId, { at, ...claim });
+    if (this.empty.size >= this.sweepAt) this.sweep();
+  }
+
+  /** The node took a job, or its claim could not see its whole queue: its next poll claims. */
+  forget(nodeId: string): void {
+    this.empty.delete(nodeId);
+  }
+
+  /** Whether a claim now would find what the node's last one found: nothing. */
+  wouldFindNothing(nodeId: string, claim: ClaimShape): boolean {
+    const last = this.empty.get(nodeId);
+    if (!last) return false;
+    const fresh =
+      last.queue === claim.queue &&
+      last.shape === claim.shape &&
+      last.at >= this.listeningSince &&
+      this.now() - last.at < this.maxSkipMs &&
+      (this.notified.get(claim.queue) ?? -Infinity) < last.at;
+    if (!fresh) this.empty.delete(nodeId);
+    return fresh;
+  }
+
+  /** Drops what can no longer let a claim be skipped, so nodes that left are not kept. */
+  private sweep(): void {
+    const horizon = this.now() - this.maxSkipMs;
+    for (const [node, e] of this.empty) if (e.at <= horizon) this.empty.delete(node);
+    for (const [queue, at] of this.notified) if (at <= horizon) this.notified.delete(queue);
+    this.sweepAt = Math.max(1024, this.empty.size * 2);
+  }
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { apisPerTest } from '../support/api-process';
+import { testEnv } from '../support/env';
+import { newWorkspace, ok, registerNode, sleep, submit } from '../support/http';
+import { waitFor } from '../support/agents';
+
+// An idle fleet's renewed polls skip their claim while nothing was queued for them (see
+// src/agents/empty-claims.ts), and lose no job by it: a job queued since is taken by the next
+// poll, and a job freed without a notification is taken once the bound has passed.
+describe('renewed polls of an idle node', () => {
+  const apiWith = apisPerTest();
+
+  const skipped = async (url: string) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const m = /^compute_claims_total\{after="start",outcome="skipped"\} (\d+)$/m.exec(text);
+    return m ? Number(m[1]) : 0;
+  };
+
+  it('skip their claim with nothing queued, and take a job queued since at once', async () => {
+    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '60' });
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    const poll = async () =>
+      (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
+    assert.deepEqual(await poll(), []);
+    const before = await skipped(api.url!);
+    assert.deepEqual(await poll(), []);
+    assert.deepEqual(await poll(), []);
+    assert.equal((await skipped(api.url!)) - before, 2, 'both renewals skipped their claim');
+    // Submitted through another instance: every instance hears the queue's notification.
+    const job = await submit(key);
+    await waitFor(
+      'the job to be taken by a renewed poll',
+      async () => (await poll())[0]?.job_id === job.job_id,
+      10_000,
+    );
+  });
+
+  it('take a job freed without a notification once the bound has passed', async () => {
+    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '3' });
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    const job = await submit(key);
+    const db = testEnv().db;
+    await waitFor(
+      'the job to be claimable',
+      async () => (await db('jobs').where({ id: job.job_id }).first()).workflow_started,
+      10_000,
+    );
+    // A claim that crashed after reserving the job: the row is free again once its reservation
+    // ends, with nothing notified.
+    await db('jobs')
+      .where({ id: job.job_id })
+      .update({ claimed_by: 'node_crashed', claimed_until: db.raw("now() + interval '1 second'") });
+    const poll = async () =>
+      (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
+    const began = Date.now();
+    assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
+    await sleep(1500);
+    const before = await skipped(api.url!);
+    assert.deepEqual(await poll(), [], 'free again, but nothing said so: the renewal skips its claim');
+    assert.equal((await skipped(api.url!)) - before, 1);
+    await waitFor(
+      'the job to be taken once the bound passed',
+      async () => (await poll())[0]?.job_id === job.job_id,
+      10_000,
+    );
+    assert.ok(Date.now() - began >= 3000, 'not before the bound');
+  });
+});

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { EmptyClaims } from '../../src/agents/empty-claims';
+
+// When a renewed poll may skip its claim: only while nothing was notified on its queue since its
+// node's last empty claim began, the node is as it was, the listener heard everything, and the
+// claim is not older than the bound.
+describe('empty claims (renewed polls of an idle node)', () => {
+  const queue = 'compute_job_queued:ws_a';
+  const claim = { queue, shape: '[{"gpu":"a100"},null]' };
+
+  function at(start = 1000) {
+    let now = start;
+    const claims = new EmptyClaims(120_000, () => now);
+    return { claims, tick: (ms: number) => (now += ms) };
+  }
+
+  it('skips a claim after an empty one with nothing queued since', () => {
+    const { claims, tick } = at();
+    claims.foundNothing('node_1', claims.started(), claim);
+    tick(30_000);
+    assert.equal(claims.wouldFindNothing('node_1', claim), true);
+    assert.equal(claims.wouldFindNothing('node_2', claim), false, 'a node that never claimed here claims');
+  });
+
+  it('claims again once its queue was notified, even during the empty claim itself', () => {
+    const { claims, tick } = at();
+    const began = claims.started();
+    tick(5);
+    claims.queued(queue); // committed while the claim ran: the claim may not have seen it
+    claims.foundNothing('node_1', began, claim);
+    tick(30_000);
+    assert.equal(claims.wouldFindNothing('node_1', claim), false);
+  });
+
+  it('is not fooled by another queue', () => {
+    const { claims, tick } = at();
+    claims.foundNothing('node_1', claims.started(), claim);
+    tick(10);
+    claims.queued('compute_job_queued:ws_b');
+    assert.equal(claims.wouldFindNothing('node_1', claim), true);
+  });
+
+  it('claims again when the node changed: its labels, its free room or its queue', () => {
+    const { claims } = at();
+    claims.foundNothing('node_1', claims.started(), claim);
+    assert.equal(claims.wouldFindNothing('node_1', { queue, shape: '[{"gpu":"h100"},null]' }), false);
+    claims.foundNothing('node_1', claims.started(), claim);
+    assert.equal(
+      claims.wouldFindNothing('node_1', { queue: 'compute_managed_job_queued:eu', shape: claim.shape }),
+      false,
+    );
+  });
+
+  it('claims at least once per bound, for rows freed without a notification', () => {
+    const { claims, tick } = at();
+    claims.foundNothing('node_1', claims.started(), claim);
+    tick(119_999);
+    assert.equal(claims.wouldFindNothing('node_1', claim), true);
+    tick(1);
+    assert.equal(claims.wouldFindNothing('node_1', claim), false);
+  });
+
+  it('claims again after the listener reconnected (notifications may be lost)', () => {
+    const { claims, tick } = at();
+    claims.foundNothing('node_1', claims.started(), claim);
+    tick(10);
+    claims.reset();
+    assert.equal(claims.wouldFindNothing('node_1', claim), false);
+  });
+
+  it('claims again after the node took a job', () => {
+    const { claims } = at();
+    claims.foundNothing('node_1', claims.started(), claim);
+    claims.forget('node_1');
+    assert.equal(claims.wouldFindNothing('node_1', claim), false);
+  });
+
+  it('never skips when the bound is 0', () => {
+    let now = 0;
+    const claims = new EmptyClaims(0, () => now);
+    claims.foundNothing('node_1', claims.started(), claim);
+    now += 1;
+    assert.equal(claims.wouldFindNothing('node_1', claim), false);
+  });
+
+  it('forgets nodes that stopped polling, so a fleet that churns is not kept', () => {
+    const { claims, tick } = at();
+    for (let i = 0; i < 1500; i++) claims.foundNothing(`old_${i}`, claims.started(), claim);
+    tick(200_000);
+    for (let i = 0; i < 1100; i++) claims.foundNothing(`new_${i}`, claims.started(), claim);
+    const held = (claims as unknown as { empty: Map<string, unknown> }).empty.size;
+    assert.ok(held <= 1100 + 1024, `held ${held}`);
+    assert.equal(claims.wouldFindNothing('new_1', claim), true);
+  });
+});
