@@ -187,6 +187,7 @@ runBench(
     const named = { [api.pid]: 'api', [worker.pid]: 'worker', [process.pid]: 'the agents (this process)' };
     const pgBefore = await postgresCounters(stack.db);
     const startsBefore = await metric('compute_claims_total', 'after="start"');
+    const skippedBefore = await metric('compute_claims_total', 'outcome="skipped"');
     const load = watchLoad(undefined, named);
     const cpuBefore = cpuMsOf(api.pid);
     const beatsBefore = beating;
@@ -198,8 +199,10 @@ runBench(
     for (const l of load.stop()) note(l);
     const pgAfter = await postgresCounters(stack.db);
     const starts = ((await metric('compute_claims_total', 'after="start"')) - startsBefore) / seconds;
+    const skipped = ((await metric('compute_claims_total', 'outcome="skipped"')) - skippedBefore) / seconds;
+    const pgTxPerS = (pgAfter.xacts - pgBefore.xacts) / seconds;
     note(
-      `idle: API ${idleCpuPct.toFixed(1)}% of one core; PostgreSQL ${((pgAfter.xacts - pgBefore.xacts) / seconds).toFixed(0)} transactions/s, ${((pgAfter.writes - pgBefore.writes) / seconds).toFixed(0)} row writes/s; ${starts.toFixed(0)} polls arriving/s (each one empty claim), ${beats.toFixed(0)} heartbeats/s`,
+      `idle: API ${idleCpuPct.toFixed(1)}% of one core; PostgreSQL ${pgTxPerS.toFixed(0)} transactions/s, ${((pgAfter.writes - pgBefore.writes) / seconds).toFixed(0)} row writes/s; ${starts.toFixed(0)} polls arriving/s (${(starts - skipped).toFixed(0)} empty claims, ${skipped.toFixed(0)} skipped), ${beats.toFixed(0)} heartbeats/s`,
     );
 
     note(`${AGENTS} agents waiting: dispatch …`);
@@ -214,7 +217,7 @@ runBench(
     await api.stop();
     await worker.stop();
     const ratio = deep.latencies.p50 / baseline.latencies.p50;
-    return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)}`;
+    return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)} idle_pg_tx_per_s=${pgTxPerS.toFixed(0)} dispatch_p99_ms=${deep.latencies.p99.toFixed(0)}`;
   },
   { inProcess: false },
 );

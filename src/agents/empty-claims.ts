@@ -8,6 +8,9 @@ import type { Notifier } from '../db/notifier';
 // with nothing notified on its queue since that claim began and the node unchanged, would find
 // nothing again and need not claim. What frees a row without a notification (a reservation that
 // expires after a crashed claim) is bounded: no node goes longer than `maxSkipMs` without a claim.
+// Such a poll does not read its node's row either: it claims nothing, and what changes a node
+// (a drain, a removal, room freed by a job's end) notifies the node by name, which wakes its poll
+// to read the row afresh.
 
 /** How a node stood at its empty claim: what it could take. Any change means it claims again. */
 export interface ClaimShape {
@@ -16,16 +19,20 @@ export interface ClaimShape {
   shape: string;
 }
 
-interface EmptyClaim {
+interface EmptyClaim<Node> {
   /** When the claim began (this process's monotonic clock, ms). */
   at: number;
   queue: string;
   shape: string;
+  /** The node's row as the claim read it, and what the node's jobs left free. */
+  node: Node;
 }
 
-export class EmptyClaims {
+export class EmptyClaims<Node = unknown> {
   private readonly notified = new Map<string, number>();
-  private readonly empty = new Map<string, EmptyClaim>();
+  /** Nodes named by a notification (a drain, a removal, room freed), and when. */
+  private readonly nodeNotified = new Map<string, number>();
+  private readonly empty = new Map<string, EmptyClaim<Node>>();
   /** Since when the LISTEN connection has heard everything: a reconnect may have lost notifications. */
   private listeningSince: number;
   private sweepAt = 1024;
@@ -40,7 +47,11 @@ export class EmptyClaims {
   /** Hears the queues' notifications (the ones that wake polls) and the listener's reconnects. */
   listen(notifier: Notifier): this {
     for (const channel of [NOTIFY.jobQueued, NOTIFY.managedJobQueued])
-      notifier.subscribe(channel, (payload) => this.queued(`${channel}:${payload.split(' ', 1)[0]}`));
+      notifier.subscribe(channel, (payload) => {
+        const [scope, target = ''] = payload.split(' ', 2);
+        if (target.startsWith('node:')) this.nodeChanged(target.slice('node:'.length));
+        else this.queued(`${channel}:${scope}`);
+      });
     notifier.onReset(() => this.reset());
     return this;
   }
@@ -50,10 +61,16 @@ export class EmptyClaims {
     this.notified.set(queue, this.now());
   }
 
+  /** The node changed: its next poll reads its row and claims. */
+  nodeChanged(nodeId: string): void {
+    this.nodeNotified.set(nodeId, this.now());
+  }
+
   /** Notifications may have been lost: every node claims again. */
   reset(): void {
     this.listeningSince = this.now();
     this.notified.clear();
+    this.nodeNotified.clear();
     this.empty.clear();
   }
 
@@ -63,9 +80,9 @@ export class EmptyClaims {
   }
 
   /** The node's claim begun at `at` took nothing, with every claimable row of its queue in view. */
-  foundNothing(nodeId: string, at: number, claim: ClaimShape): void {
+  foundNothing(nodeId: string, at: number, claim: ClaimShape, node: Node): void {
     if (this.maxSkipMs <= 0) return;
-    this.empty.set(nodeId, { at, ...claim });
+    this.empty.set(nodeId, { at, ...claim, node });
     if (this.empty.size >= this.sweepAt) this.sweep();
   }
 
@@ -76,16 +93,24 @@ export class EmptyClaims {
 
   /** Whether a claim now would find what the node's last one found: nothing. */
   wouldFindNothing(nodeId: string, claim: ClaimShape): boolean {
+    return this.idle(nodeId, claim) !== undefined;
+  }
+
+  /**
+   * The node as its last claim found it, while a claim now would find nothing and nothing
+   * changed the node since; `claim` when the caller read the node afresh, to compare.
+   */
+  idle(nodeId: string, claim?: ClaimShape): Node | undefined {
     const last = this.empty.get(nodeId);
-    if (!last) return false;
+    if (!last) return undefined;
     const fresh =
-      last.queue === claim.queue &&
-      last.shape === claim.shape &&
+      (!claim || (last.queue === claim.queue && last.shape === claim.shape)) &&
       last.at >= this.listeningSince &&
       this.now() - last.at < this.maxSkipMs &&
-      (this.notified.get(claim.queue) ?? -Infinity) < last.at;
+      (this.notified.get(last.queue) ?? -Infinity) < last.at &&
+      (this.nodeNotified.get(nodeId) ?? -Infinity) < last.at;
     if (!fresh) this.empty.delete(nodeId);
-    return fresh;
+    return fresh ? last.node : undefined;
   }
 
   /** Drops what can no longer let a claim be skipped, so nodes that left are not kept. */
@@ -93,6 +118,7 @@ export class EmptyClaims {
     const horizon = this.now() - this.maxSkipMs;
     for (const [node, e] of this.empty) if (e.at <= horizon) this.empty.delete(node);
     for (const [queue, at] of this.notified) if (at <= horizon) this.notified.delete(queue);
+    for (const [node, at] of this.nodeNotified) if (at <= horizon) this.nodeNotified.delete(node);
     this.sweepAt = Math.max(1024, this.empty.size * 2);
   }
 }

@@ -6,6 +6,7 @@ import type { DataKeys } from '../crypto/data-keys';
 import { queuedChannelOf } from '../db/channels';
 import type { Hangup } from '../shared/hangup';
 import type { ClaimShape, EmptyClaims } from './empty-claims';
+import { stopLists } from './stop-lists';
 import type { PollWaiters } from './poll-waiters';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
@@ -30,13 +31,14 @@ export function createPoll(o: {
   dataKeys: DataKeys;
   transitions: Transitions;
   waiters: PollWaiters;
-  emptyClaims: EmptyClaims;
+  emptyClaims: EmptyClaims<IdleNode>;
   config: Pick<ApiConfig, 'durations' | 'limits'>;
   workflows: JobWorkflowClient;
   log: Logger;
   requireNode: RequireNode;
 }) {
   const { db, transitions, waiters, emptyClaims, requireNode } = o;
+  const stops = stopLists(db);
   const claims = createSemaphore(o.config.limits.claimsInFlightMax);
   const claimOptions = {
     reservationSeconds: o.config.limits.claimReservationSeconds,
@@ -58,9 +60,14 @@ export function createPoll(o: {
     signal?: Hangup,
     waits?: () => void,
   ) {
-    let node = slim(await requireNode(principal, body.nodeId));
+    // A node's own renewed poll while it is idle (src/agents/empty-claims.ts) reads nothing: it
+    // claims nothing, and whatever changes the node wakes it to read the row afresh.
+    const idle =
+      principal.kind === 'node' && principal.agentId === body.nodeId ? emptyClaims.idle(body.nodeId) : undefined;
+    const known = idle && idle.node.workspace_id === principal.workspaceId ? idle : undefined;
+    let node = known ? known.node : slim(await requireNode(principal, body.nodeId));
     // What its running jobs leave of its capacity; each job taken here takes its share too.
-    let free = await freeOf(db, node);
+    let free = known ? known.free : await freeOf(db, node);
     // A drain that starts while this poll waits answers it at once; an already draining node
     // still long-polls, so an idle drained agent does not spin.
     const drainingAtStart = node.drain as boolean;
@@ -78,7 +85,10 @@ export function createPoll(o: {
         const taken: string[] = [];
         // A renewed poll of an idle node: nothing it could take was queued since its last claim.
         const shape = claimShapeOf(node, free);
-        const skipClaims = after === 'start' && shape !== undefined && emptyClaims.wouldFindNothing(node.id, shape);
+        const skipClaims =
+          after === 'start' &&
+          shape !== undefined &&
+          (known !== undefined || emptyClaims.wouldFindNothing(node.id, shape));
         if (skipClaims) claimsRun.inc({ after, outcome: 'skipped' });
         while (!skipClaims && !node.drain && jobs.length < body.maxJobs && !clocks?.handOver.fired) {
           // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
@@ -108,7 +118,7 @@ export function createPoll(o: {
             break;
           }
           if (!next) {
-            if (seesAll && shape) emptyClaims.foundNothing(node.id, claimedFrom, shape);
+            if (seesAll && shape) emptyClaims.foundNothing(node.id, claimedFrom, shape, { node, free });
             break;
           }
           emptyClaims.forget(node.id);
@@ -135,25 +145,15 @@ export function createPoll(o: {
       clocks?.abandon.clear();
       ticket.dispose();
     }
-    // Agents stop jobs by ID: a job whose ended attempt asked for a kill may be back on this node
-    // as a newer attempt (lost, requeued, handed to it again), which must go on running.
-    const cancel = await db('job_attempts as a')
-      .where({ 'a.agent_id': node.id, 'a.kill_requested': true })
-      .whereNull('a.result')
-      .where('a.ended_at', '>', db.raw("now() - interval '10 minutes'"))
-      .whereNotIn(
-        'a.job_id',
-        jobs.map((j) => j.job.id),
-      )
-      .whereNotExists(
-        db('job_attempts as b').whereRaw('b.job_id = a.job_id').where('b.agent_id', node.id).whereNull('b.ended_at'),
-      )
-      .pluck('a.job_id');
+    const cancel = await stops.of(
+      node.id,
+      jobs.map((j) => j.job.id),
+    );
     // Each job's env opens here, for its agent only: the row keeps it sealed.
     const handed = await Promise.all(
       jobs.map(async (a) => ({ ...a, env: await openEnv(o.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),
     );
-    return { jobs: handed, cancel: [...new Set<string>(cancel)] };
+    return { jobs: handed, cancel };
   };
 }
 
@@ -166,6 +166,12 @@ function claimShapeOf(node: PollingNode, free: Capacity | undefined): ClaimShape
   if (node.key_has_quotas || node.drain) return undefined;
   const [channel, scope] = queuedChannelOf(node);
   return { queue: `${channel}:${scope}`, shape: JSON.stringify([node.labels, free ?? null]) };
+}
+
+/** What an idle node's renewed poll takes from its last empty claim instead of reading. */
+export interface IdleNode {
+  node: PollingNode;
+  free: Capacity | undefined;
 }
 
 /** What a poll keeps of its node's row while it waits: what its claims and its wait read. */

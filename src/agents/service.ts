@@ -22,7 +22,7 @@ import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
-import { createPoll } from './poll';
+import { type IdleNode, createPoll } from './poll';
 import { PollWaiters } from './poll-waiters';
 import { isClaimable } from '../jobs/reservations';
 import { type Agent, type Capacity, agentFromRow } from './record';
@@ -264,7 +264,7 @@ export function createAgentsService({
       dataKeys,
       transitions,
       waiters: new PollWaiters(notifier, (jobId) => isClaimable(db, jobId)),
-      emptyClaims: new EmptyClaims(config.limits.pollClaimSkipMaxMs).listen(notifier),
+      emptyClaims: new EmptyClaims<IdleNode>(config.limits.pollClaimSkipMaxMs).listen(notifier),
       config,
       workflows,
       log,

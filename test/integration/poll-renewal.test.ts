@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { apisPerTest } from '../support/api-process';
 import { testEnv } from '../support/env';
-import { newWorkspace, ok, registerNode, sleep, submit } from '../support/http';
+import { newWorkspace, ok, registerNode, retrieve, sleep, submit } from '../support/http';
 import { waitFor } from '../support/agents';
 
 // An idle fleet's renewed polls skip their claim while nothing was queued for them (see
@@ -34,6 +34,23 @@ describe('renewed polls of an idle node', () => {
       async () => (await poll())[0]?.job_id === job.job_id,
       10_000,
     );
+  });
+
+  it('of a node drained while idle take nothing, though they read no row while idle', async () => {
+    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '60' });
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    const poll = async () =>
+      (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
+    assert.deepEqual(await poll(), []);
+    const before = await skipped(api.url!);
+    assert.deepEqual(await poll(), []);
+    assert.equal((await skipped(api.url!)) - before, 1);
+    // Drained through another instance: the drain names the node to every instance.
+    await ok('/compute/nodes/drain', { nodeId: node.nodeId, enable: true }, node.nodeKey);
+    const job = await submit(key);
+    for (let i = 0; i < 5; i++) assert.deepEqual(await poll(), [], 'a drained node takes no job');
+    assert.equal((await retrieve(key, job.job_id)).state, 'queued');
   });
 
   it('take a job freed without a notification once the bound has passed', async () => {

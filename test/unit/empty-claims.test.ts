@@ -7,6 +7,7 @@ import { EmptyClaims } from '../../src/agents/empty-claims';
 describe('empty claims (renewed polls of an idle node)', () => {
   const queue = 'compute_job_queued:ws_a';
   const claim = { queue, shape: '[{"gpu":"a100"},null]' };
+  const row = { labels: { gpu: 'a100' } };
 
   function at(start = 1000) {
     let now = start;
@@ -16,7 +17,7 @@ describe('empty claims (renewed polls of an idle node)', () => {
 
   it('skips a claim after an empty one with nothing queued since', () => {
     const { claims, tick } = at();
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     tick(30_000);
     assert.equal(claims.wouldFindNothing('node_1', claim), true);
     assert.equal(claims.wouldFindNothing('node_2', claim), false, 'a node that never claimed here claims');
@@ -27,14 +28,14 @@ describe('empty claims (renewed polls of an idle node)', () => {
     const began = claims.started();
     tick(5);
     claims.queued(queue); // committed while the claim ran: the claim may not have seen it
-    claims.foundNothing('node_1', began, claim);
+    claims.foundNothing('node_1', began, claim, row);
     tick(30_000);
     assert.equal(claims.wouldFindNothing('node_1', claim), false);
   });
 
   it('is not fooled by another queue', () => {
     const { claims, tick } = at();
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     tick(10);
     claims.queued('compute_job_queued:ws_b');
     assert.equal(claims.wouldFindNothing('node_1', claim), true);
@@ -42,9 +43,9 @@ describe('empty claims (renewed polls of an idle node)', () => {
 
   it('claims again when the node changed: its labels, its free room or its queue', () => {
     const { claims } = at();
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     assert.equal(claims.wouldFindNothing('node_1', { queue, shape: '[{"gpu":"h100"},null]' }), false);
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     assert.equal(
       claims.wouldFindNothing('node_1', { queue: 'compute_managed_job_queued:eu', shape: claim.shape }),
       false,
@@ -53,7 +54,7 @@ describe('empty claims (renewed polls of an idle node)', () => {
 
   it('claims at least once per bound, for rows freed without a notification', () => {
     const { claims, tick } = at();
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     tick(119_999);
     assert.equal(claims.wouldFindNothing('node_1', claim), true);
     tick(1);
@@ -62,15 +63,36 @@ describe('empty claims (renewed polls of an idle node)', () => {
 
   it('claims again after the listener reconnected (notifications may be lost)', () => {
     const { claims, tick } = at();
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     tick(10);
     claims.reset();
     assert.equal(claims.wouldFindNothing('node_1', claim), false);
   });
 
+  it('holds the node as its empty claim read it, until a notification names the node', () => {
+    const { claims, tick } = at();
+    claims.foundNothing('node_1', claims.started(), claim, row);
+    tick(10);
+    assert.equal(claims.idle('node_1'), row, 'a renewal needs no read of its row');
+    claims.nodeChanged('node_2');
+    assert.equal(claims.idle('node_1'), row, 'another node changed');
+    claims.nodeChanged('node_1'); // drained, removed, or room freed
+    assert.equal(claims.idle('node_1'), undefined);
+    assert.equal(claims.wouldFindNothing('node_1', claim), false);
+  });
+
+  it('hears a node named while its empty claim ran', () => {
+    const { claims, tick } = at();
+    const began = claims.started();
+    tick(5);
+    claims.nodeChanged('node_1');
+    claims.foundNothing('node_1', began, claim, row);
+    assert.equal(claims.idle('node_1'), undefined);
+  });
+
   it('claims again after the node took a job', () => {
     const { claims } = at();
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     claims.forget('node_1');
     assert.equal(claims.wouldFindNothing('node_1', claim), false);
   });
@@ -78,16 +100,16 @@ describe('empty claims (renewed polls of an idle node)', () => {
   it('never skips when the bound is 0', () => {
     let now = 0;
     const claims = new EmptyClaims(0, () => now);
-    claims.foundNothing('node_1', claims.started(), claim);
+    claims.foundNothing('node_1', claims.started(), claim, row);
     now += 1;
     assert.equal(claims.wouldFindNothing('node_1', claim), false);
   });
 
   it('forgets nodes that stopped polling, so a fleet that churns is not kept', () => {
     const { claims, tick } = at();
-    for (let i = 0; i < 1500; i++) claims.foundNothing(`old_${i}`, claims.started(), claim);
+    for (let i = 0; i < 1500; i++) claims.foundNothing(`old_${i}`, claims.started(), claim, row);
     tick(200_000);
-    for (let i = 0; i < 1100; i++) claims.foundNothing(`new_${i}`, claims.started(), claim);
+    for (let i = 0; i < 1100; i++) claims.foundNothing(`new_${i}`, claims.started(), claim, row);
     const held = (claims as unknown as { empty: Map<string, unknown> }).empty.size;
     assert.ok(held <= 1100 + 1024, `held ${held}`);
     assert.equal(claims.wouldFindNothing('new_1', claim), true);
