@@ -11,7 +11,7 @@ const FIRST_LOOKBACK_MS = 10 * 60_000;
 /**
  * Periodically settles what a crash of some API instance left half-done: submits interrupted
  * between their steps, and rows left behind their workflow by a transition whose write was lost;
- * removes expired idempotency keys; and announces queued rows whose claim's reservation ran out.
+ * and removes expired idempotency keys.
  * Each sweep reads every run closed since its watermark, the start of the sweep before less an
  * interval (visibility lists a closed run a little late), and moves it only once every row behind
  * those runs is repaired: a sweep that fails midway, or leaves a row, reads from the same
@@ -34,7 +34,6 @@ export function startReconciler(o: {
       try {
         await o.jobs.reconcile();
         await o.jobs.sweepIdempotencyKeys();
-        await o.jobs.announceExpiredReservations();
         const { caughtUp } = await o.transitions.repairBehind({
           silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS,
           closedSince: since,

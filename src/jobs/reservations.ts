@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { notifyQueuedSql } from '../db/channels';
 
 // A reservation keeps other pollers off a queued row while its assign Update runs, with no
 // transaction held. It is not a transition: the job stays QUEUED until the workflow assigns it,
@@ -117,21 +116,4 @@ export async function isClaimable(db: Knex, jobId: string): Promise<boolean> {
 /** Frees a row the workflow refused to assign (cancelled meanwhile). */
 export async function releaseReservation(db: Knex, jobId: string, agentId: string): Promise<void> {
   await db('jobs').where({ id: jobId, claimed_by: agentId }).update({ claimed_by: null, claimed_until: null });
-}
-
-/**
- * Announces the queued rows whose reservation ran out (a claim that crashed, or whose Update
- * failed, between reserving and assigning): every other way a row becomes claimable notifies its
- * queue, and a renewed poll of an idle node claims only when something was (src/agents/empty-claims.ts).
- * Each such row is freed and notified once; the reconciler runs this on its every sweep.
- */
-export async function announceExpiredReservations(db: Knex): Promise<number> {
-  const { rows } = await db.raw(
-    `WITH freed AS (
-       UPDATE jobs j SET claimed_by = NULL, claimed_until = NULL
-       WHERE j.claimed_by IS NOT NULL AND j.claimed_until < now() AND j.state = 'QUEUED'
-       RETURNING j.id, j.pool, j.region, j.workspace_id, j.selector)
-     SELECT count(*)::int AS n FROM (SELECT ${notifyQueuedSql('freed')} FROM freed) notified`,
-  );
-  return rows[0].n as number;
 }

@@ -3,7 +3,6 @@ import { reserveWorstCase } from '../billing/gate';
 import { releaseReservation } from '../billing/ledger';
 import { AppError, invalidState } from '../shared/errors';
 import { createJobQueries } from './queries';
-import { announceExpiredReservations } from './reservations';
 import { jobFromRow, type Job } from './record';
 import { type SubmitDeps, createSubmits, specOf, timingsOf } from './submit';
 
@@ -17,9 +16,6 @@ export function createJobsService(deps: JobsDeps) {
   return {
     ...queries,
     ...createSubmits(deps),
-
-    /** Frees and announces queued rows whose reservation ran out (see reservations.ts). */
-    announceExpiredReservations: () => announceExpiredReservations(deps.db),
 
     /** Cancels the job; `endedAs` says it had already ended (and was left as it is). */
     async cancel(principal: Principal, jobId: string): Promise<{ job: Job; endedAs?: string }> {

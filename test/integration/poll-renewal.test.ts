@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { apisPerTest } from '../support/api-process';
 import { testEnv } from '../support/env';
-import { newWorkspace, ok, registerNode, retrieve, submit } from '../support/http';
+import { newWorkspace, ok, registerNode, retrieve, sleep, submit } from '../support/http';
 import { waitFor } from '../support/agents';
 
 // An idle fleet's renewed polls skip their claim while nothing was queued for them (see
@@ -53,8 +53,8 @@ describe('renewed polls of an idle node', () => {
     assert.equal((await retrieve(key, job.job_id)).state, 'queued');
   });
 
-  it('take a job whose claim crashed once the reconciler announces its reservation ran out', async () => {
-    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '600', RECONCILE_INTERVAL_MS: '1000' });
+  it('take a job freed without a notification once the bound has passed', async () => {
+    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '3' });
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     const job = await submit(key);
@@ -64,35 +64,18 @@ describe('renewed polls of an idle node', () => {
       async () => (await db('jobs').where({ id: job.job_id }).first()).workflow_started,
       10_000,
     );
+    // A claim that crashed after reserving the job: the row is free again once its reservation
+    // ends, with nothing notified.
     await db('jobs')
       .where({ id: job.job_id })
       .update({ claimed_by: 'node_crashed', claimed_until: db.raw("now() + interval '1 second'") });
     const poll = async () =>
       (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
-    assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
-    await waitFor('the job to be taken', async () => (await poll())[0]?.job_id === job.job_id, 15_000);
-    assert.equal(await skipped(api.url!).then((n) => n > 0), true, 'renewals skipped their claim meanwhile');
-  });
-
-  it('claim at least once per bound, should a row become claimable unannounced', async () => {
-    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '3' });
-    const { key } = await newWorkspace();
-    const node = await registerNode(key);
-    const job = await submit(key, { selector: { gpu: 'a100' } });
-    const db = testEnv().db;
-    await waitFor(
-      'the job to be queued',
-      async () => (await db('jobs').where({ id: job.job_id }).first()).workflow_started,
-      10_000,
-    );
-    const poll = async () =>
-      (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
     const began = Date.now();
-    assert.deepEqual(await poll(), [], 'the node has no gpu label');
-    // A change no code of ours makes: an operator's UPDATE, which announces nothing.
-    await db('jobs').where({ id: job.job_id }).update({ selector: '{}' });
+    assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
+    await sleep(1500);
     const before = await skipped(api.url!);
-    assert.deepEqual(await poll(), [], 'nothing said so: the renewal skips its claim');
+    assert.deepEqual(await poll(), [], 'free again, but nothing said so: the renewal skips its claim');
     assert.equal((await skipped(api.url!)) - before, 1);
     await waitFor(
       'the job to be taken once the bound passed',

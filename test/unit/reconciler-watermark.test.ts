@@ -23,11 +23,7 @@ async function sweepsOver(outcomes: Array<boolean | Error>) {
       return { repaired: 0, caughtUp: outcome ?? true };
     },
   } as unknown as Transitions;
-  const jobs = {
-    reconcile: async () => ({}),
-    sweepIdempotencyKeys: async () => 0,
-    announceExpiredReservations: async () => 0,
-  } as unknown as JobsService;
+  const jobs = { reconcile: async () => ({}), sweepIdempotencyKeys: async () => 0 } as unknown as JobsService;
   const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as ApiConfig;
   const log = { warn: noop, info: noop } as unknown as Logger;
   const stop = startReconciler({ jobs, transitions, config, log });
