@@ -222,7 +222,7 @@ export const SECTIONS: Section[] = [
       MAIL_FROM: { meaning: 'sender of login codes' },
       AUTH_FAILURES_PER_MINUTE: { meaning: 'refused credentials per client address per minute, per instance; past it 429 before any credential is looked up' },
       CREDENTIAL_CACHE_TTL_MS: {
-        meaning: 'keys and sessions an API instance resolved are served from its memory for up to this long (0: never); a key past it is served once more while it is read again in the background (batched), up to twice this long; a revocation reaches every instance through NOTIFY long before',
+        meaning: 'keys and sessions an API instance resolved are served from its memory for up to this long (0: never); a revocation reaches every instance through NOTIFY long before',
       },
       CREDENTIAL_CACHE_MAX_ENTRIES: { meaning: 'at most this many cached credentials of each kind per instance' },
       NOTIFY_PING_MS: {

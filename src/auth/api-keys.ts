@@ -39,59 +39,25 @@ export async function createApiKey(
   return { id, prefix, key: `${prefix}_${secret}` };
 }
 
-/** `<prefix>_<secret>` split, or null when it cannot be a key of ours. */
-function splitKey(presented: string): { prefix: string; secret: string } | null {
+/** Resolves a presented key from the database; null for anything unknown or malformed, `Refused` for a revoked one. */
+export async function authenticateApiKey(db: Knex, presented: string): Promise<Principal | Refused | null> {
   const sep = presented.lastIndexOf('_');
   if (sep <= 0 || presented.length > 200) return null;
-  return { prefix: presented.slice(0, sep), secret: presented.slice(sep + 1) };
-}
-
-/** The rows of the keys with these prefixes, with what a principal needs of their node and owner. */
-function keyRows(db: Knex, prefixes: string[]) {
+  const prefix = presented.slice(0, sep);
   // A node key acts for the user who registered its node (with a session or one of their keys).
-  return db('api_keys as k')
+  const row = await db('api_keys as k')
     .leftJoin('agents as g', (on) => on.on('g.id', 'k.agent_id').andOnVal('k.kind', '=', 'node'))
     .leftJoin('api_keys as rk', 'rk.id', 'g.registered_with_key_id')
-    .whereIn('k.prefix', prefixes)
+    .where({ 'k.prefix': prefix })
     .whereNot({ 'k.kind': 'token' })
-    .select(
+    .first(
       'k.*',
       db.raw('coalesce(k.user_id, g.registered_by_user_id, rk.user_id) AS owner_user_id'),
       db.raw("(k.kind = 'managed' OR g.pool = 'managed') AS managed_pool"),
       db.raw("(k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stamp_due"),
     );
-}
-
-/** Resolves a presented key from the database; null for anything unknown or malformed, `Refused` for a revoked one. */
-export async function authenticateApiKey(db: Knex, presented: string): Promise<Principal | Refused | null> {
-  const key = splitKey(presented);
-  if (!key) return null;
-  const [row] = await keyRows(db, [key.prefix]);
-  return principalOfKey(db, row, key.secret);
-}
-
-/**
- * authenticateApiKey for many keys at once: the keys asked for within a window share one
- * statement. For refreshing what a cache holds, where nobody waits for the answer.
- */
-export function apiKeysInBatches(db: Knex, windowMs: number) {
-  const loader = new DataLoader<string, Principal | Refused | null>(
-    async (presented) => {
-      const keys = presented.map(splitKey);
-      const prefixes = [...new Set(keys.flatMap((k) => (k ? [k.prefix] : [])))];
-      const rows = prefixes.length ? await keyRows(db, prefixes) : [];
-      const byPrefix = new Map(rows.map((r) => [r.prefix as string, r]));
-      return keys.map((k) => (k ? principalOfKey(db, byPrefix.get(k.prefix), k.secret) : null));
-    },
-    { cache: false, maxBatchSize: 500, batchScheduleFn: (run) => setTimeout(run, windowMs) },
-  );
-  return (presented: string) => loader.load(presented);
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row of keyRows
-function principalOfKey(db: Knex, row: any, secret: string): Principal | Refused | null {
   if (!row) return null;
-  const given = Buffer.from(hashSecret(secret), 'hex');
+  const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
   const actor =
     row.kind === 'node' ? ({ type: 'node', id: row.agent_id } as const) : ({ type: 'key', id: row.id } as const);

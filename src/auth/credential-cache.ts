@@ -26,16 +26,12 @@ export interface CredentialCacheOptions {
   maxEntries: number;
   /** Writes a key's last-used stamp; called from cache hits at most once per key per STAMP_EVERY_MS. */
   stamp: (keyId: string) => void;
-  /** The clock entries age by (tests set it). */
-  now?: () => number;
 }
 
 interface KeyEntry {
   principal: Principal;
   at: number;
   stampedAt: number;
-  /** A read of it again is under way (see apiKey). */
-  refreshing?: boolean;
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('base64');
@@ -50,11 +46,9 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('base64');
  * - a lookup that was in flight when any change was heard is not cached (the generation moved);
  * - while the LISTEN connection is down nothing is served from memory, and everything is
  *   dropped when it goes and again when it is back (notifications may have been missed);
- * - entries expire after `ttlMs` regardless (a key is read again then, in the background while
- *   it is younger than twice that).
+ * - entries expire after `ttlMs` regardless.
  */
 export function createCredentialCache(o: CredentialCacheOptions) {
-  const clock = o.now ?? Date.now;
   let generation = 0;
   const keys = new Map<string, KeyEntry>();
   const hashOfKeyId = new Map<string, string>();
@@ -114,7 +108,7 @@ export function createCredentialCache(o: CredentialCacheOptions) {
     id: string,
     load: () => Promise<V | null>,
   ): Promise<V | null> => {
-    const now = clock();
+    const now = Date.now();
     const hit = map.get(id);
     if (hit && usable() && fresh(hit.at, now)) return hit.value;
     const seen = generation;
@@ -127,62 +121,38 @@ export function createCredentialCache(o: CredentialCacheOptions) {
     return value;
   };
 
-  /** Reads a key and keeps it, unless a change was heard meanwhile; what no longer works is dropped. */
-  const remember = async (hash: string, load: () => Promise<Principal | Refused | null>) => {
-    const now = clock();
-    const seen = generation;
-    const principal = await load();
-    if (principal && !isRefused(principal) && principal.keyId && usable() && seen === generation) {
-      const stampedAt = keys.get(hash)?.stampedAt ?? now;
-      keys.delete(hash);
-      keys.set(hash, { principal, at: now, stampedAt });
-      hashOfKeyId.set(principal.keyId, hash);
-      bound(keys, (_, dropped) => hashOfKeyId.delete(dropped.principal.keyId!));
-    } else {
-      const dropped = keys.get(hash);
-      keys.delete(hash);
-      if (dropped) hashOfKeyId.delete(dropped.principal.keyId!);
-    }
-    return principal;
-  };
-
   return {
-    /**
-     * The principal of a presented API key, from memory when known; `load` reads the database.
-     * An entry past its time and not withdrawn by any notification is served once more while
-     * `reload` (batched, nobody waiting on it) reads it again: a fleet's keys all come due every
-     * `ttlMs`, and would each cost a statement on a request's path. Past twice its time, or
-     * without `reload`, it is read before the answer.
-     */
+    /** The principal of a presented API key, from memory when known; `load` reads the database. */
     async apiKey(
       presented: string,
       load: () => Promise<Principal | Refused | null>,
-      reload?: () => Promise<Principal | Refused | null>,
     ): Promise<Principal | Refused | null> {
       const hash = sha256(presented);
-      const now = clock();
+      const now = Date.now();
       const hit = keys.get(hash);
-      if (hit && usable() && (fresh(hit.at, now) || (reload && fresh(hit.at, now - o.ttlMs)))) {
+      if (hit && usable() && fresh(hit.at, now)) {
         if (now - hit.stampedAt >= STAMP_EVERY_MS) {
           hit.stampedAt = now;
           o.stamp(hit.principal.keyId!);
         }
-        if (!fresh(hit.at, now) && !hit.refreshing) {
-          hit.refreshing = true;
-          void remember(hash, reload!).catch(() => {
-            hit.refreshing = false;
-          });
-        }
         return hit.principal;
       }
-      return remember(hash, load);
+      const seen = generation;
+      const principal = await load();
+      if (principal && !isRefused(principal) && principal.keyId && usable() && seen === generation) {
+        keys.delete(hash);
+        keys.set(hash, { principal, at: now, stampedAt: now });
+        hashOfKeyId.set(principal.keyId, hash);
+        bound(keys, (_, dropped) => hashOfKeyId.delete(dropped.principal.keyId!));
+      }
+      return principal;
     },
 
     /** Whether the key is known valid from memory; undefined when the database must be asked. */
     keyKnownValid(keyId: string): boolean | undefined {
       const hash = hashOfKeyId.get(keyId);
       const hit = hash ? keys.get(hash) : undefined;
-      return hit && usable() && fresh(hit.at, clock()) ? true : undefined;
+      return hit && usable() && fresh(hit.at, Date.now()) ? true : undefined;
     },
 
     /**
@@ -209,7 +179,7 @@ export function createCredentialCache(o: CredentialCacheOptions) {
       revoked: (sessionId: string) => Promise<boolean>,
     ): Promise<TokenClaims | null> {
       const hit = sessions.get(token);
-      if (hit && usable() && clock() < hit.expiresAt!) return hit;
+      if (hit && usable() && Date.now() < hit.expiresAt!) return hit;
       const seen = generation;
       const claims = await verify();
       if (claims?.sessionId && (await revoked(claims.sessionId))) return null;

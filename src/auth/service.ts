@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { NOTIFY } from '../db/channels';
 import { type AuditEntry, appendAudit } from '../audit/log';
 import { TOKEN_PREFIX, authenticateAccessToken } from './access-tokens';
-import { apiKeyStillValid, apiKeysInBatches, authenticateApiKey } from './api-keys';
+import { apiKeyStillValid, authenticateApiKey } from './api-keys';
 import { authorize } from './authorize';
 import type { CredentialCache, WorkspaceSettings } from './credential-cache';
 import type { TokenIssuer } from './jwt';
@@ -40,16 +40,9 @@ export function createAuthService({
   const roleIn = (userId: string, workspaceId: string): Promise<Role | null> =>
     cache.memberRole(userId, workspaceId, () => roleOf(db, userId, workspaceId));
 
-  const reloadKey = apiKeysInBatches(db, 50);
-
   return {
     /** An API key `<prefix>_<secret>` (user, agent or node key). */
-    apiKey: (presented: string): Promise<Resolved> =>
-      cache.apiKey(
-        presented,
-        () => authenticateApiKey(db, presented),
-        () => reloadKey(presented),
-      ),
+    apiKey: (presented: string): Promise<Resolved> => cache.apiKey(presented, () => authenticateApiKey(db, presented)),
 
     /**
      * A session JWT from verify-otp. A session authenticates its user: it names a workspace (the
