@@ -14,8 +14,8 @@ import { describe as line, nowMs, runPool, sleep, summarize } from './stats';
 // wakes ran per job dispatched. The heap is read just after a heap snapshot, which collects all
 // garbage first (the renewing polls leave plenty), at half the memory depth and at the whole of it:
 // its growth between the two, per poll, is what a waiting poll holds. FLEET_HEAP_SNAPSHOTS=<folder>
-// keeps the snapshots there, to see what that is; PROFILE_DIR=<folder> writes a CPU profile of
-// the API. The API and the worker run as the image runs them, compiled (see spawnService).
+// keeps the snapshots there, to see what that is. The API and the worker run as the image runs
+// them, compiled (see spawnService).
 
 const AGENTS = option('agents', 10_000);
 const JOBS = option('jobs', 200);
@@ -36,8 +36,6 @@ runBench(
     const api = await spawnService(stack, 'api', {}, [
       '--heapsnapshot-signal=SIGUSR2',
       `--diagnostic-dir=${snapshots}`,
-      // PROFILE_DIR=/some/dir writes a V8 CPU profile of the API there.
-      ...(process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : []),
     ]);
     const worker = await spawnService(stack, 'worker');
     const client = apiClient(api.url!);

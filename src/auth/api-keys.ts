@@ -1,4 +1,3 @@
-import DataLoader from 'dataloader';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId, randomToken } from '../shared/ids';
@@ -94,32 +93,16 @@ export async function authenticateApiKey(db: Knex, presented: string): Promise<P
   };
 }
 
-/** Keys whose stamps share a statement: a fleet's 10 000 node keys each come due once a minute. */
-const STAMP_WINDOW_MS = 250;
-const STAMP = `WITH c AS (SELECT set_config('synchronous_commit', 'off', true))
-  UPDATE api_keys SET last_used_at = now()
-  WHERE id = ANY(?::text[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-    AND (SELECT count(*) FROM c) = 1`;
-const stampers = new WeakMap<Knex, DataLoader<string, void>>();
-
 /**
  * Stamps a key as used now, at most once a minute: the guard in the UPDATE settles instances
- * racing for the same minute. Fire and forget, batched, not waiting for the disk: a lost stamp
- * costs nothing but its minute.
+ * racing for the same minute. Fire and forget: a lost stamp costs nothing but its minute.
  */
 export function stampLastUsed(db: Knex, keyId: string): void {
-  let stamper = stampers.get(db);
-  if (!stamper) {
-    stamper = new DataLoader<string, void>(
-      async (ids) => {
-        await db.raw(STAMP, [[...new Set(ids)]]).catch(() => undefined);
-        return ids.map(() => undefined);
-      },
-      { cache: false, maxBatchSize: 1000, batchScheduleFn: (run) => setTimeout(run, STAMP_WINDOW_MS).unref() },
-    );
-    stampers.set(db, stamper);
-  }
-  void stamper.load(keyId);
+  void db('api_keys')
+    .where({ id: keyId })
+    .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
+    .update({ last_used_at: db.fn.now() })
+    .catch(() => undefined);
 }
 
 /** False once the key is revoked: long-lived requests re-check the credential they began with. */
