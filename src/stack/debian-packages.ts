@@ -30,10 +30,10 @@ type Log = (msg: string) => void;
 export async function ensureDebianPackage(name: string, version: string, log: Log = () => undefined): Promise<void> {
   const floor = version.startsWith('>= ') ? version.slice(3) : undefined;
   const target = floor === undefined ? `${name}=${version}` : name;
-  const satisfied = async () => {
+  const satisfied = async (): Promise<boolean> => {
     const installed = await installedVersion(name);
     if (installed === null || floor === undefined) return installed === version;
-    return (await atLeast(installed, floor)) ? installed : false;
+    return atLeast(installed, floor);
   };
   if (await satisfied()) return;
   if (process.getuid?.() !== 0) {

@@ -16,12 +16,18 @@ describe('renewed polls of an idle node', () => {
     return m ? Number(m[1]) : 0;
   };
 
-  it('skip their claim with nothing queued, and take a job queued since at once', async () => {
-    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '60' });
+  /** A node of a workspace of its own, polling (without waiting) an API instance of its own. */
+  const idleNode = async (skipMaxSeconds: string) => {
+    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: skipMaxSeconds });
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     const poll = async () =>
       (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
+    return { api, key, node, poll };
+  };
+
+  it('skip their claim with nothing queued, and take a job queued since at once', async () => {
+    const { api, key, poll } = await idleNode('60');
     assert.deepEqual(await poll(), []);
     const before = await skipped(api.url!);
     assert.deepEqual(await poll(), []);
@@ -37,11 +43,7 @@ describe('renewed polls of an idle node', () => {
   });
 
   it('of a node drained while idle take nothing, though they read no row while idle', async () => {
-    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '60' });
-    const { key } = await newWorkspace();
-    const node = await registerNode(key);
-    const poll = async () =>
-      (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
+    const { api, key, node, poll } = await idleNode('60');
     assert.deepEqual(await poll(), []);
     const before = await skipped(api.url!);
     assert.deepEqual(await poll(), []);
@@ -54,9 +56,7 @@ describe('renewed polls of an idle node', () => {
   });
 
   it('take a job freed without a notification once the bound has passed', async () => {
-    const api = await apiWith({ POLL_CLAIM_SKIP_MAX_SECONDS: '3' });
-    const { key } = await newWorkspace();
-    const node = await registerNode(key);
+    const { api, key, poll } = await idleNode('3');
     const job = await submit(key);
     const db = testEnv().db;
     await waitFor(
@@ -69,8 +69,6 @@ describe('renewed polls of an idle node', () => {
     await db('jobs')
       .where({ id: job.job_id })
       .update({ claimed_by: 'node_crashed', claimed_until: db.raw("now() + interval '1 second'") });
-    const poll = async () =>
-      (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey, api.url)).jobs;
     const began = Date.now();
     assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
     await sleep(1500);
