@@ -1,4 +1,5 @@
 // temporal: dev, server
+import fs from 'node:fs';
 import assert from 'node:assert/strict';
 import { suiteClient } from '../support/temporal-client';
 import { Connection } from '@temporalio/client';
@@ -88,12 +89,26 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
       }
     };
     const kill = async () => {
-      // The doomed worker's own count of workflow tasks, read before it goes.
-      tasksBeforeKill.push(
+      // The doomed worker's own count of workflow tasks, read before it goes. A kill before it
+      // has finished one (its first runs still being set up on a loaded machine) would test
+      // nothing of a worker lost mid-work, so the kill waits for one, within a bound.
+      const doomedTasks = async () =>
         total(await scrape(workers[0].url), 'temporal_workflow_task_execution_latency_count', {
           task_queue: taskQueue,
-        }),
+        });
+      await waitFor('the doomed worker to finish a workflow task', async () => (await doomedTasks()) > 0, 30_000).catch(
+        () => {
+          const complaints = fs
+            .readFileSync(workers[0].logFile, 'utf8')
+            .split('\n')
+            .filter((l) => /"level":(40|50|60)/.test(l))
+            .slice(-5);
+          throw new Error(
+            `the doomed worker ran no workflow task in 30 s; its last warnings: ${complaints.join('\n')}`,
+          );
+        },
       );
+      tasksBeforeKill.push(await doomedTasks());
       killedAt = Date.now();
       for (const doomed of [apis[0], workers[0]]) process.kill(-doomed.pid, 'SIGKILL');
       for (const doomed of [apis[0], workers[0]]) assert.equal(await doomed.exited, null);

@@ -50,6 +50,12 @@ describe('a job whose run is terminated in Temporal', function () {
   const sweep = async () =>
     (await transitions().repairBehind({ silentForMs: 60_000, closedSince: new Date(Date.now() - 60_000) })).repaired;
 
+  /** True once visibility, where the sweep looks, lists the job's run as terminated. */
+  const terminatedInVisibility = async (jobId: string) =>
+    (await temporalCli('count', '--query', `WorkflowId = "${jobId}" AND ExecutionStatus = "Terminated"`)).includes(
+      'Total: 1',
+    );
+
   /** The job's webhook events in the outbox, by type. */
   const eventsOf = async (jobId: string) =>
     (await db()('webhook_events').where({ job_id: jobId }).orderBy('seq').pluck('type')) as string[];
@@ -64,6 +70,9 @@ describe('a job whose run is terminated in Temporal', function () {
     const job = await submit(key, { selector: { nobody: 'here' } });
     await terminate(job.job_id, 'stuck in review');
     assert.equal((await rowOf(job.job_id)).state, 'QUEUED', 'nothing tells the row at once');
+    // The sweep finds terminated runs in visibility, which the server writes after the terminate
+    // returns (on PostgreSQL visibility, often later than the next statement here).
+    await waitFor('visibility to list the run as terminated', () => terminatedInVisibility(job.job_id));
     assert.ok((await sweep()) >= 1);
     const row = await rowOf(job.job_id);
     assert.deepEqual(
