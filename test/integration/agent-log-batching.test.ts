@@ -19,20 +19,12 @@ import { inState, newWorkspace, ok, storedLines, waitForJob } from '../support/h
 interface Push {
   lines: LogLine[];
   at: number;
-  answeredAt: number;
 }
 /** The log pushes of one job the API accepted, in order. */
 const pushesOf = (proxy: ApiProxy, jobId: string): Push[] =>
   proxy.calls
     .filter((c: ProxiedCall) => c.path === '/api/compute/nodes/logs' && c.status === 200 && c.json().job_id === jobId)
-    .map((c) => ({ lines: c.json().lines as LogLine[], at: c.at, answeredAt: c.answeredAt! }));
-/**
- * How long each push waited once it could go: after its last line was read (the line's `ts` is
- * the agent's clock at reading it) and after the push before it was answered.
- */
-const waits = (pushes: Push[]) =>
-  pushes.map((p, i) => p.at - Math.max(Date.parse(p.lines.at(-1)!.ts), i > 0 ? pushes[i - 1].answeredAt : 0));
-
+    .map((c) => ({ lines: c.json().lines as LogLine[], at: c.at }));
 describe("the agent's logs, as the agents guide says", () => {
   const start = agentPool();
   const { scratch, until, proxy, releaseFile, pidsOf } = agentScratch();
@@ -50,6 +42,8 @@ describe("the agent's logs, as the agents guide says", () => {
     await ownApi?.stop(2000);
   });
 
+  // That a whole batch goes the moment it is waiting, not at the tick, is the batcher's unit test
+  // (test/unit/log-batcher.test.ts): on a loaded machine a wall clock cannot tell it from the tick.
   describe('logs go up in batches of 100 lines, 512 KiB or 200 ms, whichever comes first', () => {
     it('100 waiting lines go at once, never more than 100 in a push, and the API stores every line', async () => {
       const { key } = await newWorkspace();
@@ -82,12 +76,6 @@ describe("the agent's logs, as the agents guide says", () => {
       );
       const full = pushes.filter((p) => p.lines.length === 100);
       assert.ok(full.length >= 5, `mostly full batches: ${sizes}`);
-      // A full batch does not wait for the 200 ms tick (the loaded machine gets 150 ms of slack).
-      const waited = waits(full);
-      assert.ok(
-        waited.every((w) => w < 150),
-        `full batches waited ${waited} ms`,
-      );
       assert.deepEqual(
         await storedLines(job.job_id),
         Array.from({ length: 650 }, (_, i) => `line-${i + 1}`),
@@ -125,11 +113,6 @@ describe("the agent's logs, as the agents guide says", () => {
       );
       const full = pushes.filter((p) => p.lines.length === 10);
       assert.ok(full.length >= 5, `mostly 10-line batches: ${pushes.map((p) => p.lines.length)}`);
-      const waited = waits(full);
-      assert.ok(
-        waited.every((w) => w < 150),
-        `full batches waited ${waited} ms`,
-      );
       const stored = await testEnv()
         .db('job_logs')
         .where({ job_id: job.job_id, kind: 'line' })

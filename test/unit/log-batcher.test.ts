@@ -59,4 +59,52 @@ describe('the agent’s log batcher', () => {
       ['a\uFFFDb'],
     );
   });
+
+  describe('a whole batch goes when it is waiting, not at the next tick', () => {
+    /** A batcher whose tick never comes within a test: whatever it sends is a whole batch's doing. */
+    function batcherWithoutTick() {
+      const sends: LogLine[][] = [];
+      const batcher = new LogBatcher({
+        intervalMs: 3_600_000,
+        onLeaseLost: () => assert.fail('no lease is lost here'),
+        send: async (lines) => {
+          sends.push(lines);
+        },
+      });
+      return { batcher, sends };
+    }
+    const settle = () => new Promise((r) => setImmediate(r));
+
+    it('100 lines: one push of 100 at once, the 101st held for its tick', async () => {
+      const { batcher, sends } = batcherWithoutTick();
+      for (let i = 1; i <= 101; i++) batcher.push('stdout', `line-${i}`);
+      await settle();
+      assert.deepEqual(
+        sends.map((b) => b.length),
+        [100],
+      );
+      await batcher.close();
+      assert.deepEqual(
+        sends.map((b) => b.length),
+        [100, 1],
+      );
+    });
+
+    it('512 KiB: ten lines of 50 000 bytes go at once (an eleventh would pass 512 KiB), never more in a push', async () => {
+      const { batcher, sends } = batcherWithoutTick();
+      const big = 'x'.repeat(50_000);
+      for (let i = 1; i <= 25; i++) batcher.push('stdout', `big-${i}-${big}`);
+      await settle();
+      assert.deepEqual(
+        sends.map((b) => b.length),
+        [10, 10],
+      );
+      assert.ok(sends.every((b) => b.reduce((n, l) => n + Buffer.byteLength(l.line), 0) <= 512 * 1024));
+      await batcher.close();
+      assert.deepEqual(
+        sends.flatMap((b) => b.map((l) => l.seq)),
+        Array.from({ length: 25 }, (_, i) => i + 1),
+      );
+    });
+  });
 });
