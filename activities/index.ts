@@ -8,6 +8,7 @@ import { type AttemptCheck, CANCELLED_IN_TEMPORAL, type ProjectJobInput, type Re
 import type { BillingPeriodActivities, JobActivities, MeterActivities } from './types';
 import { openDueInvoices } from '../src/billing/invoices';
 import { meterTick } from '../src/billing/meter';
+import { meterLastTick } from '../src/metrics/registry';
 import { DEFAULT_PERIODS, type PeriodSettings, closePeriods } from '../src/billing/periods';
 
 export interface ActivityDeps {
@@ -48,8 +49,15 @@ export function createActivities({
 
     checkAttempt: ({ leaseId, lostAfterMs }): Promise<AttemptCheck> => attemptLiveness(db, leaseId, lostAfterMs),
 
-    meterWindow: ({ windowEnd }) =>
-      meterTick(db, new Date(windowEnd), { cancelGraceSeconds: cancelGraceMs / 1000, periods, progress: heartbeat }),
+    async meterWindow({ windowEnd }) {
+      const report = await meterTick(db, new Date(windowEnd), {
+        cancelGraceSeconds: cancelGraceMs / 1000,
+        periods,
+        progress: heartbeat,
+      });
+      meterLastTick.set(Date.now() / 1000);
+      return report;
+    },
 
     async closeBillingPeriods({ at }) {
       const closed = await closePeriods(db, { ...periods, at: new Date(at), progress: heartbeat });

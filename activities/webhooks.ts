@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Knex } from 'knex';
 import type { WebhookSettings } from '../src/config';
 import { newId } from '../src/shared/ids';
+import { webhookAttempts } from '../src/metrics/registry';
 import { retryDelayMs } from '../src/webhooks/backoff';
 import { eventBody } from '../src/webhooks/event-body';
 import { postWebhook } from '../src/webhooks/send';
@@ -103,6 +104,7 @@ export function createWebhookActivities({ db, settings, secrets, resolve }: Webh
           .update({ enabled: false, disabled_reason: 'the receiver answered 410 Gone' });
       return wait;
     });
+    webhookAttempts.inc({ outcome: status === 'pending' ? 'retrying' : status });
     if (delay !== null)
       throw ApplicationFailure.create({ type: ATTEMPT_FAILED, message: error ?? 'failed', nextRetryDelay: delay });
     return gone ? 'disabled' : status === 'succeeded' ? 'succeeded' : 'failed';

@@ -11,6 +11,7 @@ import { mochaHooks } from '../test/hooks';
 import { loadToolsDir } from '../src/config';
 import { DEBIAN_PACKAGE_VERSIONS, ensureDebianPackage } from '../src/stack/debian-packages';
 import { ensurePythonTool } from '../src/stack/python-venv';
+import { ensureTool } from '../src/stack/tools';
 import { ALONE_LANE, ISOLATED_LANE, SERVER_LANE, SHARED_LANE, laneOf, temporalsOf } from '../test/lanes';
 import {
   type SuiteStack,
@@ -53,6 +54,7 @@ async function ensureTestTools(): Promise<void> {
   for (const name of ['chromium', 'docker-compose', 'bubblewrap'] as const)
     await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
   for (const tool of ['standardwebhooks', 'schemathesis'] as const) await ensurePythonTool(tool, toolsDir, log);
+  await ensureTool('promtool', toolsDir, log);
 }
 
 /**

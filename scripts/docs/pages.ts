@@ -54,7 +54,9 @@ export function metricsReference(): string {
   }
   lines.push(
     '',
-    '`compute_jobs` is read at scrape time from an index, and every API instance reports the same figures: aggregate it with `max`, not `sum`.',
+    '`compute_jobs`, `compute_queue_*`, `compute_agents`, `compute_spend_cap_used_ratio` and `compute_webhook_outbox_*` are read from the database when an API instance is scraped (one statement per family, on indexes or small tables), and every API instance reports the same figures: aggregate them with `max`, not `sum`. The `*_total` counters of job transitions count what each process wrote (the API its hot path, the worker what its runs write): aggregate them with `sum`. `compute_meter_last_tick_timestamp_seconds` is set by whichever worker ran the tick: take the `max`.',
+    '',
+    'A Grafana dashboard and Prometheus alert rules over these series are in `deploy/` ([alerts and their runbook](../guides/alerts.md)).',
     '',
     '## Node.js and the process',
     '',

@@ -4,7 +4,8 @@ import { newEventId, transitionEventsInsert } from './outbox';
 import { artifactsOf } from './record';
 import { meterAttemptEnd, releaseReservation } from '../billing/ledger';
 import { isTerminal } from '../../workflows/job-model';
-import type { JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
+import type { AttemptEnd, JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
+import { attemptsEnded, jobsFinished, jobsRequeued } from '../metrics/registry';
 
 /**
  * An attempt's end: the run's moment of decision, not this write's, so a late projection (a crash
@@ -103,20 +104,42 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
       wakesAgents,
     ],
   );
+  // A run's every write carries all its ends so far: an end is counted by the write that ended it.
+  const ended: AttemptEnd[] = [];
   for (const end of attemptEnds) {
-    await db('job_attempts')
-      .where({ lease_id: end.leaseId })
-      .update({
-        ended_at: db.raw(ENDED_AT, [end.at ?? null, end.at ?? null]),
-        end_reason: db.raw('coalesce(end_reason, ?)', [end.reason]),
-        kill_requested: db.raw('kill_requested OR ?', [end.kill]),
-        result: db.raw('coalesce(result, ?::jsonb)', [end.result ? JSON.stringify(end.result) : null]),
-      });
+    const { rows: ends } = await db.raw(
+      `WITH before AS (SELECT lease_id, ended_at IS NULL AS was_open FROM job_attempts WHERE lease_id = ?)
+       UPDATE job_attempts SET ended_at = ${ENDED_AT}, end_reason = coalesce(end_reason, ?),
+              kill_requested = kill_requested OR ?, result = coalesce(result, ?::jsonb)
+         FROM before WHERE job_attempts.lease_id = before.lease_id
+       RETURNING before.was_open`,
+      [
+        end.leaseId,
+        end.at ?? null,
+        end.at ?? null,
+        end.reason,
+        end.kill,
+        end.result ? JSON.stringify(end.result) : null,
+      ],
+    );
+    if (ends[0]?.was_open) ended.push(end);
     // Metering attaches here, where every attempt ends: in this transaction, after the row's lock.
     await meterAttemptEnd(db as Knex.Transaction, end.leaseId, Boolean(end.result?.usage));
   }
   const written = rows[0] as Record<string, unknown> | undefined;
+  countTransition(written?.prev_state as string | undefined, s, ended);
   // A job that ended lets its credit reservation go (a late copy of an old run's end changes nothing).
   if (written?.pool === 'managed' && isTerminal(s.state)) await releaseReservation(db, s.jobId);
   return written;
+}
+
+/**
+ * The counters of what a write changed: `prev` is the row's state before it, undefined when the
+ * row was not written (a repeated or older snapshot), which counts nothing.
+ */
+function countTransition(prev: string | undefined, s: JobSnapshot, ends: AttemptEnd[]) {
+  if (prev !== undefined && isTerminal(s.state) && !isTerminal(prev as JobSnapshot['state']))
+    jobsFinished.inc({ state: s.state });
+  if (prev !== undefined && s.state === 'QUEUED' && prev !== 'QUEUED' && s.attempt > 1) jobsRequeued.inc();
+  for (const end of ends) attemptsEnded.inc({ reason: end.reason });
 }

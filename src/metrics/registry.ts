@@ -102,3 +102,137 @@ export const dbPoolWait = new Histogram({
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
   registers,
 });
+
+/** What only the database knows, read at scrape time (src/runtime/service-state.ts). */
+export interface ServiceState {
+  /** Queued jobs by pool and region ('' for self-hosted), and how long the oldest claimable one has waited. */
+  queues: Array<{ pool: string; region: string; depth: number; oldestWaitSeconds: number }>;
+  /** Registered agents by pool, region and state (ONLINE, DRAINING whether or not jobs remain, OFFLINE). */
+  agents: Array<{ pool: string; region: string; state: string; count: number }>;
+  /** The period's spend over each cap a workspace set (a display ratio; the ledger's sums stay exact). */
+  caps: Array<{ workspace: string; cap: 'soft' | 'hard'; usedRatio: number }>;
+  /** Webhook events written and not yet handed to their delivery runs. */
+  webhookOutbox: { unrelayed: number; oldestSeconds: number };
+}
+
+/** The gauges below fill from it at scrape time. */
+export type ServiceStateSource = () => Promise<ServiceState>;
+
+const stateSources = new Set<ServiceStateSource>();
+/** One read serves every gauge of a scrape: they are collected one after another. */
+let stateRead: { at: number; state: ReturnType<ServiceStateSource> } | undefined;
+
+/** The gauges ask the first registered source (every instance reads the same database). */
+export function addServiceStateSource(source: ServiceStateSource): () => void {
+  stateSources.add(source);
+  return () => {
+    stateSources.delete(source);
+    stateRead = undefined;
+  };
+}
+
+async function serviceState() {
+  const [source] = stateSources;
+  if (!source) return undefined;
+  if (!stateRead || Date.now() - stateRead.at > 1000) stateRead = { at: Date.now(), state: source() };
+  return stateRead.state;
+}
+
+new Gauge({
+  name: 'compute_queue_depth',
+  help: 'Queued jobs by pool and region (empty for self-hosted agents), those in a retry backoff included',
+  labelNames: ['pool', 'region'] as const,
+  registers,
+  async collect() {
+    this.reset();
+    for (const q of (await serviceState())?.queues ?? []) this.set({ pool: q.pool, region: q.region }, q.depth);
+  },
+});
+
+new Gauge({
+  name: 'compute_queue_oldest_wait_seconds',
+  help: 'How long the oldest claimable queued job has waited for an agent, by pool and region',
+  labelNames: ['pool', 'region'] as const,
+  registers,
+  async collect() {
+    this.reset();
+    for (const q of (await serviceState())?.queues ?? [])
+      this.set({ pool: q.pool, region: q.region }, q.oldestWaitSeconds);
+  },
+});
+
+new Gauge({
+  name: 'compute_agents',
+  help: 'Registered agents by pool, region and state (ONLINE, DRAINING, OFFLINE: silent past the loss window)',
+  labelNames: ['pool', 'region', 'state'] as const,
+  registers,
+  async collect() {
+    this.reset();
+    for (const a of (await serviceState())?.agents ?? [])
+      this.set({ pool: a.pool, region: a.region, state: a.state }, a.count);
+  },
+});
+
+new Gauge({
+  name: 'compute_spend_cap_used_ratio',
+  help: "A workspace's spend this period over each cap it set (soft, hard): 1 is the cap",
+  labelNames: ['workspace', 'cap'] as const,
+  registers,
+  async collect() {
+    this.reset();
+    for (const c of (await serviceState())?.caps ?? []) this.set({ workspace: c.workspace, cap: c.cap }, c.usedRatio);
+  },
+});
+
+new Gauge({
+  name: 'compute_webhook_outbox_unrelayed',
+  help: 'Webhook events written and not yet handed to their delivery runs',
+  registers,
+  async collect() {
+    const state = await serviceState();
+    if (state) this.set(state.webhookOutbox.unrelayed);
+  },
+});
+
+new Gauge({
+  name: 'compute_webhook_outbox_oldest_seconds',
+  help: 'Age of the oldest webhook event not yet handed to its delivery run (0 when none waits)',
+  registers,
+  async collect() {
+    const state = await serviceState();
+    if (state) this.set(state.webhookOutbox.oldestSeconds);
+  },
+});
+
+export const jobsFinished = new Counter({
+  name: 'compute_jobs_finished_total',
+  help: 'Jobs this process wrote into a terminal state, by state',
+  labelNames: ['state'] as const,
+  registers,
+});
+
+export const jobsRequeued = new Counter({
+  name: 'compute_jobs_requeued_total',
+  help: 'Jobs this process wrote back to QUEUED for another attempt (a retry after a failure, a timeout or an agent loss)',
+  registers,
+});
+
+export const attemptsEnded = new Counter({
+  name: 'compute_attempts_ended_total',
+  help: 'Attempts this process wrote as ended, by reason (result, timeout, cancelled, agent_lost, drain_deadline, deregistered, undelivered, reset)',
+  labelNames: ['reason'] as const,
+  registers,
+});
+
+export const webhookAttempts = new Counter({
+  name: 'compute_webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts, by outcome: succeeded, retrying (failed, another attempt scheduled) or failed (given up, or a redelivery that failed)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+export const meterLastTick = new Gauge({
+  name: 'compute_meter_last_tick_timestamp_seconds',
+  help: 'When a meter tick last finished on this worker (Unix seconds; 0 before its first)',
+  registers,
+});

@@ -43,7 +43,8 @@ import type { Resolver } from '../webhooks/target-guard';
 import Koa from 'koa';
 import { healthRoutes, sdkMetricsFrom } from '../http/health-routes';
 import { requestContext } from '../http/request-context';
-import { addQueueDepthSource } from '../metrics/registry';
+import { addQueueDepthSource, addServiceStateSource } from '../metrics/registry';
+import { readServiceState } from './service-state';
 import { createReadiness } from './readiness';
 import { activityLogging } from './sdk-runtime';
 
@@ -282,8 +283,10 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       codec,
     });
     const removeQueueDepth = addQueueDepthSource(() => services!.jobs.openJobCounts());
+    const removeServiceState = addServiceStateSource(() => readServiceState(db, api.durations.agentLostAfterMs));
     stops.push(async () => {
       removeQueueDepth();
+      removeServiceState();
     });
     routes = mounted;
     // Deadlines are checked every second rather than Node's default 30 s. The request line and

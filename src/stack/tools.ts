@@ -9,7 +9,7 @@ import readline from 'node:readline';
 // finished build, so a crashed build never leaves a half binary behind.
 
 export type ToolName =
-  'temporal' | 'minio' | 'stripe-mock' | 'temporal-server' | 'temporal-sql-tool' | 'temporal-ui-server';
+  'temporal' | 'minio' | 'stripe-mock' | 'temporal-server' | 'temporal-sql-tool' | 'temporal-ui-server' | 'promtool';
 
 interface ToolSpec {
   /** Package given to `go install`. */
@@ -57,6 +57,12 @@ const TOOLS: Record<ToolName, ToolSpec> = {
     mod: 'github.com/temporalio/ui-server/v2',
     version: 'v2.49.1',
     produces: 'server',
+  },
+  // Checks deploy/prometheus's alert rules and runs their unit tests (no Prometheus server is run).
+  promtool: {
+    pkg: 'github.com/prometheus/prometheus/cmd/promtool',
+    mod: 'github.com/prometheus/prometheus',
+    version: 'v0.316.0',
   },
 };
 

@@ -135,6 +135,8 @@ describe('deployment files', function () {
       'worker-next',
       'gateway',
       'agent',
+      'prometheus',
+      'grafana',
     ];
     assert.deepEqual(Object.keys(services).sort(), [...expected].sort());
     assert.equal(services.api.deploy?.replicas, 2);
@@ -246,6 +248,57 @@ describe('deployment files', function () {
       .sort();
     assert.ok(defined.length >= 6, 'the code defines its search attributes with defineSearchAttributeKey');
     assert.deepEqual(registered, defined);
+  });
+
+  it("the monitoring profile mounts the repo's Prometheus config, alert rules and Grafana provisioning, scraping every api and worker on its port", () => {
+    const mounts = (name: string) =>
+      ((services[name] as Service & { volumes?: string[] }).volumes ?? []).map((v) => v.split(':'));
+    const repoFile = (source: string) => {
+      assert.ok(fs.existsSync(source), `${source} exists in the repo`);
+      return path.relative(ROOT, source);
+    };
+    for (const name of ['prometheus', 'grafana'])
+      assert.deepEqual((services[name] as Service & { profiles?: string[] }).profiles, ['monitoring']);
+    assert.deepEqual(
+      mounts('prometheus')
+        .filter(([source]) => source.startsWith('/'))
+        .map(([source, target]) => [repoFile(source), target]),
+      [
+        ['deploy/prometheus/prometheus.yml', '/etc/prometheus/prometheus.yml'],
+        ['deploy/prometheus/alerts.yml', '/etc/prometheus/alerts.yml'],
+      ],
+    );
+    assert.deepEqual(
+      mounts('grafana').map(([source, target]) => [repoFile(source), target]),
+      [
+        ['deploy/grafana/provisioning', '/etc/grafana/provisioning'],
+        ['deploy/grafana/dashboards', '/var/lib/grafana/dashboards'],
+      ],
+    );
+    // What Prometheus scrapes is where the services listen.
+    const config = parse(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+      rule_files: string[];
+      scrape_configs: Array<{ job_name: string; dns_sd_configs: Array<{ names: string[]; port: number }> }>;
+    };
+    assert.deepEqual(config.rule_files, ['alerts.yml']);
+    const scraped = Object.fromEntries(
+      config.scrape_configs.flatMap((c) => c.dns_sd_configs.flatMap((d) => d.names.map((n) => [n, d.port]))),
+    );
+    assert.deepEqual(scraped, {
+      api: Number(services.api.environment?.PORT),
+      worker: Number(services.worker.environment?.WORKER_PORT),
+      'worker-next': Number(services['worker-next'].environment?.WORKER_PORT),
+    });
+    // The dashboard's datasource is the one provisioned beside it.
+    const datasources = parse(
+      fs.readFileSync(path.join(ROOT, 'deploy/grafana/provisioning/datasources/prometheus.yaml'), 'utf8'),
+    ) as { datasources: Array<{ uid: string; url: string }> };
+    const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'deploy/grafana/dashboards/compute.json'), 'utf8'));
+    const variable = dashboard.templating.list.find((v: { name: string }) => v.name === 'datasource');
+    assert.deepEqual(
+      datasources.datasources.map((d) => [d.uid, d.url]),
+      [[variable.current.value, 'http://prometheus:9090']],
+    );
   });
 
   it('the gateway streams, hides /metrics and /readyz, and balances over every api replica', () => {
