@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { agentPool, waitFor } from '../support/agents';
 import { presignDownload } from '../support/artifacts';
-import { assertAccessible, openPage, screenshots, signIn, unexpectedErrors } from '../support/browser';
+import { PHONE, assertAccessible, openPage, screenshots, signIn, unexpectedErrors } from '../support/browser';
 import { cliUser, startCompute } from '../support/cli';
 import { testEnv } from '../support/env';
 import { newRegion, onManagedPlan } from '../support/managed-pool';
@@ -171,8 +171,19 @@ describe("the portal's job page", function () {
     await page.goto(`${stack().url}/jobs/${id}`);
     await log(page).getByText('started').waitFor({ timeout: 30_000 });
     await jobState(page).getByText('RUNNING').waitFor();
+    // Cancel asks once more, like Revoke and Remove: kept, nothing is sent.
+    const cancels: string[] = [];
+    page.on('request', (r) => r.url().endsWith(':cancel') && cancels.push(r.url()));
     await page.getByRole('button', { name: 'Cancel job' }).click();
+    await page.getByRole('group', { name: `Cancel job ${id}?` }).waitFor();
+    await page.getByRole('button', { name: 'Keep' }).click();
+    await page.getByRole('button', { name: 'Cancel job' }).waitFor();
+    assert.deepEqual(cancels, [], 'a kept job is not cancelled');
+    assert.equal((await v0ok('GET', `/jobs/${id}`, { token: cli.session.token, status: 200 })).state, 'RUNNING');
+    await page.getByRole('button', { name: 'Cancel job' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel job' }).click();
     await jobState(page).getByText('CANCELLED').waitFor({ timeout: 30_000 });
+    assert.equal(cancels.length, 1, 'one cancel, once confirmed');
     assert.equal((await v0ok('GET', `/jobs/${id}`, { token: cli.session.token, status: 200 })).state, 'CANCELLED');
     assert.equal((await running.finished(30_000)).code, 130, 'compute run reports the cancel');
 
@@ -197,12 +208,81 @@ describe("the portal's job page", function () {
     await attempts.nth(1).waitFor();
     const rows = (await attempts.allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
     assert.deepEqual(
-      rows.map((r) => [r[0], r[4]]),
+      rows.map((r) => [r[0], r[2]]),
       [
-        ['1', '3'],
-        ['2', '3'],
+        ['1', 'result, exit 3'],
+        ['2', 'result, exit 3'],
       ],
-      'both attempts, each with its exit code',
+      'both attempts, each with how it ended',
+    );
+    assert.deepEqual(unexpectedErrors(errors), []);
+    await context.close();
+  });
+
+  it('lists each job with what tells it apart; at phone width the list keeps its first columns, the header folds into a menu, and attempts show how they ended', async () => {
+    const { cli, context, page, errors } = await person();
+    const token = cli.session.token;
+    const made = await v0ok('POST', '/jobs', {
+      token,
+      body: { type: 'COMMAND', command: 'echo first line\necho second line', labels: { team: 'ml', env: 'prod' } },
+    });
+    const done = await waitFor('the job to succeed', async () => {
+      const job = await v0ok('GET', `/jobs/${made.id}`, { token, status: 200 });
+      return job.state === 'SUCCEEDED' && job;
+    });
+    await page.goto(`${stack().url}/jobs`);
+    const row = page.getByRole('region', { name: 'Jobs list' }).locator('tbody tr', { hasText: made.id });
+    await row.waitFor();
+    const headings = page.getByRole('region', { name: 'Jobs list' }).locator('thead th');
+    assert.deepEqual(await headings.allInnerTexts(), [
+      'Job',
+      'State',
+      'Command',
+      'Labels',
+      'Created',
+      'Ran',
+      'Attempt',
+      'Agent',
+    ]);
+    const cells = (await row.locator('td').allInnerTexts()).map((c) => c.trim());
+    assert.deepEqual(
+      [cells[0], cells[1], cells[2], cells[6], cells[7]],
+      [made.id, 'SUCCEEDED', 'echo first line', '1', done.agentId],
+      'its ID, state, first line of its command, attempt and agent',
+    );
+    assert.equal(await row.locator('td.command').getAttribute('title'), 'echo first line\necho second line');
+    assert.deepEqual((await row.locator('.chip').allInnerTexts()).sort(), ['env=prod', 'team=ml']);
+    assert.match(cells[4], /^\d+ (s|min) ago$/, 'when it was created, as a person scans it');
+    assert.equal(
+      await row.locator('time').getAttribute('datetime'),
+      made.createdAt,
+      'the exact time kept in the element',
+    );
+    assert.match(cells[5], /^\d+ (ms|s)$/, 'how long it ran');
+
+    await page.setViewportSize(PHONE);
+    assert.deepEqual(await headings.locator('visible=true').allInnerTexts(), ['Job', 'State', 'Command']);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const menu = page.getByRole('button', { name: 'Menu' });
+    assert.equal(await nav.isVisible(), false, 'the sections fold away');
+    const header = (await page.locator('header.top').boundingBox())!;
+    assert.ok(header.height < PHONE.height / 10, `the folded header is one line: ${header.height}px`);
+    await assertAccessible(page, 'the jobs list at phone width');
+    await menu.click();
+    assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+    await nav.getByRole('link', { name: 'Agents' }).click();
+    await page.waitForURL(/\/agents/);
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    assert.equal(await nav.isVisible(), false, 'the menu folds again on the new page');
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+
+    await page.goto(`${stack().url}/jobs/${made.id}`);
+    const attempt = page.getByRole('region', { name: 'Attempts list' }).locator('tbody tr').first();
+    await attempt.waitFor();
+    assert.deepEqual(
+      (await attempt.locator('td').locator('visible=true').allInnerTexts()).map((c) => c.trim()),
+      ['1', done.agentId, 'result, exit 0'],
+      'at phone width an attempt still says how it ended',
     );
     assert.deepEqual(unexpectedErrors(errors), []);
     await context.close();

@@ -5,6 +5,13 @@ import { usePolling } from '../poll';
 import type { Attempt } from '../types';
 import { DataTable } from './data-table';
 
+/** How an attempt ended, in the words a person scans for: kept at phone width, unlike the times. */
+function outcome(a: Attempt): string {
+  if (!a.endedAt) return 'running';
+  const reason = a.endReason ?? 'ended';
+  return a.exitCode === null ? reason : `${reason}, exit ${a.exitCode}`;
+}
+
 /** Each hand-out of the job to an agent, oldest first: who ran it, when, and how it ended. */
 export function Attempts({ jobId, version }: { jobId: string; version: string }) {
   const [attempts, setAttempts] = useState<Attempt[]>();
@@ -29,9 +36,9 @@ export function Attempts({ jobId, version }: { jobId: string; version: string })
           columns={[
             'Attempt',
             'Agent',
+            'Outcome',
             { name: 'Started', wide: true },
-            'Ended',
-            'Exit code',
+            { name: 'Ended', wide: true },
             { name: 'Ran', wide: true },
           ]}
         >
@@ -39,9 +46,9 @@ export function Attempts({ jobId, version }: { jobId: string; version: string })
             <tr key={a.attempt}>
               <td>{a.attempt}</td>
               <td>{a.agentId}</td>
+              <td class="outcome">{outcome(a)}</td>
               <td class="wide">{when(a.assignedAt)}</td>
-              <td>{a.endedAt ? `${when(a.endedAt)}${a.endReason ? ` (${a.endReason})` : ''}` : 'running'}</td>
-              <td>{a.exitCode ?? '–'}</td>
+              <td class="wide">{a.endedAt ? when(a.endedAt) : '–'}</td>
               <td class="wide">{duration(a.runtimeMs)}</td>
             </tr>
           ))}

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { type Problem, call, problemOf } from '../api';
 import { Link, navigate, within } from '../router';
 import type { Role, Session, Workspace } from '../types';
@@ -29,6 +29,9 @@ const SECTIONS: Array<[href: string, name: string, least: Role]> = [
 /** The frame of every signed-in page: where you are, which workspace, who you are, and a way out. */
 export function Shell({ session, workspaces, acting, path, children }: ShellProps) {
   const [problem, setProblem] = useState<Problem>();
+  // At phone width the sections and the account fold behind a Menu button; a new page folds them.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path, acting]);
   // Another workspace: the same section, at its start (a job or webhook of this one is not there).
   const role = workspaces.find((w) => w.id === acting)?.role ?? 'member';
   const section = SECTIONS.find(([href]) => path.startsWith(href))?.[0] ?? '/jobs';
@@ -44,18 +47,27 @@ export function Shell({ session, workspaces, acting, path, children }: ShellProp
   };
   return (
     <div class="shell">
-      <header class="top">
+      <header class={open ? 'top open' : 'top'}>
         <Link class="brand" href={within('/jobs')}>
           Compute
         </Link>
-        <nav aria-label="Main">
+        <button
+          type="button"
+          class="secondary menu-toggle"
+          aria-expanded={open}
+          aria-controls="main-nav account"
+          onClick={() => setOpen(!open)}
+        >
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main">
           {SECTIONS.filter(([, , least]) => atLeast(role, least)).map(([href, name]) => (
             <Link key={href} href={within(href)} aria-current={path.startsWith(href) ? 'page' : undefined}>
               {name}
             </Link>
           ))}
         </nav>
-        <div class="who">
+        <div id="account" class="who">
           <label class="workspace">
             <span>Workspace</span>
             <select value={acting} onChange={(e) => switchTo(e.currentTarget.value)}>

@@ -3,6 +3,7 @@ import { type Problem, call, problemOf } from '../api';
 import { Artifacts } from '../components/artifacts';
 import { Attempts } from '../components/attempts';
 import { LogView } from '../components/log-view';
+import { ConfirmButton } from '../components/confirm-button';
 import { ProblemBox } from '../components/problem-box';
 import { StateBadge } from '../components/state-badge';
 import { duration, labelsText, when } from '../format';
@@ -55,13 +56,12 @@ export function JobPage({ jobId }: { jobId: string }) {
       {job && (
         <>
           <div class="actions">
-            <button
-              type="button"
-              onClick={cancel}
+            <ConfirmButton
+              label="Cancel job"
+              what={jobId}
+              onConfirm={cancel}
               disabled={action.busy || isTerminal(job.state) || job.state === 'CANCELLING'}
-            >
-              Cancel job
-            </button>
+            />
             <button type="button" onClick={retry} disabled={action.busy || !RETRYABLE.has(job.state)}>
               Retry job
             </button>

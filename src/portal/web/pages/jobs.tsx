@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Problem, call, problemOf } from '../api';
 import { ProblemBox } from '../components/problem-box';
 import { StateBadge } from '../components/state-badge';
-import { labelsText, when } from '../format';
+import { ago, ran, when } from '../format';
 import { usePolling } from '../poll';
 import { Link, navigate, within } from '../router';
 import { JOB_STATES, type Job, type Page } from '../types';
@@ -83,10 +83,12 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
           columns={[
             'Job',
             'State',
-            { name: 'Command', wide: true },
+            'Command',
             { name: 'Labels', wide: true },
-            { name: 'Attempt', wide: true },
             { name: 'Created', wide: true },
+            { name: 'Ran', wide: true },
+            { name: 'Attempt', wide: true },
+            { name: 'Agent', wide: true },
           ]}
         >
           {page.items.map((job) => (
@@ -97,10 +99,24 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
               <td>
                 <StateBadge state={job.state} />
               </td>
-              <td class="command wide">{job.command.split('\n')[0]}</td>
-              <td class="wide">{labelsText(job.labels)}</td>
+              <td class="command" title={job.command}>
+                {job.command.split('\n')[0]}
+              </td>
+              <td class="wide">
+                {Object.entries(job.labels).map(([k, v]) => (
+                  <span key={k} class="chip">
+                    {k}={v}
+                  </span>
+                ))}
+              </td>
+              <td class="wide">
+                <time dateTime={job.createdAt} title={when(job.createdAt)}>
+                  {ago(job.createdAt)}
+                </time>
+              </td>
+              <td class="wide">{ran(job)}</td>
               <td class="wide">{job.attempt}</td>
-              <td class="wide">{when(job.createdAt)}</td>
+              <td class="wide">{job.agentId ?? '–'}</td>
             </tr>
           ))}
         </DataTable>
