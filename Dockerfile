@@ -11,6 +11,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The records the CLI and the portal read are the typed client's (types only: nothing of it runs).
+COPY clients/typescript/src/schema.ts ./clients/typescript/src/
 COPY workflows ./workflows
 COPY activities ./activities
 COPY scripts/build-portal.ts scripts/build-workflows.ts ./scripts/

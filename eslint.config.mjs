@@ -21,6 +21,8 @@ export default tseslint.config(
     ignores: [
       'node_modules/**',
       'dist/**',
+      'clients/typescript/dist/**',
+      'clients/typescript/src/schema.ts',
       '.data/**',
       'bin/**',
       'scripts/**',

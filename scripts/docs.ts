@@ -1,7 +1,8 @@
 import './docs/no-network';
 import fs from 'node:fs';
 import path from 'node:path';
-import { generatedPages } from './docs/pages';
+import { generatedClientFiles } from './docs/clients';
+import { type GeneratedPage, generatedPages } from './docs/pages';
 
 // `npm run docs` writes the generated reference pages (docs/reference/{configuration,api,errors}.md);
 // `npm run docs:check` writes nothing and fails naming each page that is out of date. Neither
@@ -11,10 +12,22 @@ import { generatedPages } from './docs/pages';
 const ROOT = path.resolve(__dirname, '..');
 const check = process.argv.includes('--check');
 const stale: string[] = [];
-for (const page of generatedPages()) {
+
+async function main() {
+  const pages = generatedPages();
+  // The clients come from the OpenAPI document as generated now, not as it was on disk.
+  const openApi = pages.find((p) => p.path === 'clients/openapi.json')!.content;
+  for (const page of [...pages, ...(await generatedClientFiles(openApi))]) write(page);
+  if (stale.length) {
+    process.stderr.write(`out of date: ${stale.join(', ')}; run npm run docs\n`);
+    process.exitCode = 1;
+  }
+}
+
+function write(page: GeneratedPage) {
   const file = path.join(ROOT, page.path);
   const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
-  if (current === page.content) continue;
+  if (current === page.content) return;
   if (check) stale.push(page.path);
   else {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -22,7 +35,5 @@ for (const page of generatedPages()) {
     process.stdout.write(`wrote ${page.path}\n`);
   }
 }
-if (stale.length) {
-  process.stderr.write(`out of date: ${stale.join(', ')}; run npm run docs\n`);
-  process.exitCode = 1;
-}
+
+void main();

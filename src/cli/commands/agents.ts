@@ -3,18 +3,7 @@ import { wholeNumber } from '../options';
 import { sessionInActiveWorkspace } from '../active-workspace';
 import { callV0, listAllV0 } from '../v0-client';
 import { printJson, printTable, status } from '../terminal';
-
-interface AgentRecord {
-  id: string;
-  name: string;
-  labels: Record<string, string>;
-  state: string;
-  version: string | null;
-  lastHeartbeatAt: string;
-  currentJobs: string[];
-  drainDeadlineAt: string | null;
-  createdAt: string;
-}
+import type { AgentRecord } from '../records';
 
 const labelsText = (labels: Record<string, string>) =>
   Object.entries(labels)

@@ -6,22 +6,9 @@ import { CliError, callApi } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
 import { exitStatusOf, readJobLog } from '../log-follow';
 import { Spinner, paintStderr, printJson, printTable, status } from '../terminal';
+import type { JobRecord } from '../records';
 
-interface Job {
-  job_id: string;
-  state: string;
-  type: string;
-  command: string;
-  attempt: number;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  exitCode: number | null;
-  nodeId: string | null;
-  failureReason?: string | null;
-}
-
-function printJob(job: Job): void {
+function printJob(job: JobRecord): void {
   for (const [k, v] of Object.entries(job))
     process.stdout.write(
       `${k.padEnd(14)} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '-')}\n`,
@@ -48,11 +35,11 @@ export function registerJobCommands(program: Command): void {
     .action(async (file: string, opts: { api?: string; key?: string; follow: boolean; json?: boolean }) => {
       const target = await resolveTarget(opts);
       const manifest = await readManifest(file);
-      const job = await callApi<Job>(target, '/compute/jobs/submit', manifest);
+      const job = await callApi<JobRecord>(target, '/compute/jobs/submit', manifest);
       if (!opts.follow) return void (opts.json ? printJson(job) : process.stdout.write(`${job.job_id}\n`));
       const spinner = new Spinner(`${job.job_id} queued`);
       const watch = setInterval(() => {
-        callApi<Job>(target, '/compute/jobs/retrieve', { job_id: job.job_id }).then(
+        callApi<JobRecord>(target, '/compute/jobs/retrieve', { job_id: job.job_id }).then(
           (j) => spinner.update(`${job.job_id} ${j.state}`),
           () => undefined,
         );
@@ -101,7 +88,7 @@ export function registerJobCommands(program: Command): void {
         json?: boolean;
       }) => {
         const target = await resolveTarget(opts);
-        const page = await callApi<{ jobs: Job[]; nextCursor: string | null }>(target, '/compute/jobs/list', {
+        const page = await callApi<{ jobs: JobRecord[]; nextCursor: string | null }>(target, '/compute/jobs/list', {
           ...(opts.state && { state: opts.state.length === 1 ? opts.state[0] : opts.state }),
           ...(opts.label && { labels: opts.label }),
           ...(opts.since && { createdAfter: opts.since }),
@@ -135,7 +122,7 @@ export function registerJobCommands(program: Command): void {
       .argument('<jobId>')
       .option('--json', 'print JSON')
       .action(async (jobId: string, opts: { api?: string; key?: string; json?: boolean }) => {
-        const job = await callApi<Job>(await resolveTarget(opts), `/compute/jobs/${path}`, { job_id: jobId });
+        const job = await callApi<JobRecord>(await resolveTarget(opts), `/compute/jobs/${path}`, { job_id: jobId });
         if (opts.json) printJson(job);
         else printJob(job);
       });

@@ -5,13 +5,7 @@ import { activeWorkspaceOf } from '../active-workspace';
 import { type Session, requireSession } from '../session';
 import { callV0, listAllV0 } from '../v0-client';
 import { printJson, printTable, status } from '../terminal';
-
-interface Member {
-  userId: string;
-  email: string;
-  role: Role;
-  addedAt: string;
-}
+import type { MemberRecord } from '../records';
 
 interface Where {
   session: Session;
@@ -30,7 +24,7 @@ async function whereFrom(opts: { workspace?: string }): Promise<Where> {
 /** A user ID as given, or the ID of the member with that e-mail address. */
 async function userIdOf(where: Where, who: string): Promise<string> {
   if (!who.includes('@')) return who;
-  const found = (await listAllV0<Member>(where.session, where.base)).find(
+  const found = (await listAllV0<MemberRecord>(where.session, where.base)).find(
     (m) => m.email.toLowerCase() === who.toLowerCase(),
   );
   if (!found) throw new CliError(`${who} is not a member of ${where.workspaceId}`);
@@ -56,7 +50,7 @@ export function registerMembersCommands(program: Command): void {
     .addOption(roleOption())
     .action(async (email: string, opts: { role: Role; workspace?: string }) => {
       const where = await whereFrom(opts);
-      const m = await callV0<Member>(where.session, 'POST', where.base, { email, role: opts.role });
+      const m = await callV0<MemberRecord>(where.session, 'POST', where.base, { email, role: opts.role });
       status(`added ${m.email} (${m.userId}) to ${where.workspaceId} as ${m.role}`);
     });
 
@@ -65,7 +59,7 @@ export function registerMembersCommands(program: Command): void {
     .option('--json', 'print JSON instead of a table')
     .action(async (opts: { json?: boolean; workspace?: string }) => {
       const where = await whereFrom(opts);
-      const all = await listAllV0<Member>(where.session, where.base);
+      const all = await listAllV0<MemberRecord>(where.session, where.base);
       if (opts.json) return printJson(all);
       printTable(
         ['USER ID', 'EMAIL', 'ROLE', 'ADDED'],
@@ -80,7 +74,7 @@ export function registerMembersCommands(program: Command): void {
     .action(async (who: string, opts: { role: Role; workspace?: string }) => {
       const where = await whereFrom(opts);
       const userId = await userIdOf(where, who);
-      const m = await callV0<Member>(where.session, 'PATCH', `${where.base}/${encodeURIComponent(userId)}`, {
+      const m = await callV0<MemberRecord>(where.session, 'PATCH', `${where.base}/${encodeURIComponent(userId)}`, {
         role: opts.role,
       });
       status(`${m.email} (${m.userId}) is now ${m.role} in ${where.workspaceId}`);

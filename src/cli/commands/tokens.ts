@@ -4,17 +4,7 @@ import { sessionInActiveWorkspace } from '../active-workspace';
 import { positiveInt } from '../options';
 import { callV0, listAllV0 } from '../v0-client';
 import { dim, printJson, printTable, status } from '../terminal';
-
-interface TokenRecord {
-  id: string;
-  name: string;
-  role: Role;
-  workspaceId: string;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+import type { TokenRecord } from '../records';
 
 /** `compute tokens …`: personal access tokens (`cpat_…`) for /v0, in the active workspace. */
 export function registerTokensCommands(program: Command): void {

@@ -6,33 +6,7 @@ import { CliError } from '../api-client';
 import { sessionInActiveWorkspace } from '../active-workspace';
 import { type V0Session, callV0, listAllV0 } from '../v0-client';
 import { bold, dim, green, paintStderr, printJson, printTable, status } from '../terminal';
-
-interface WebhookRecord {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  createdAt: string;
-  previousSecretExpiresAt: string | null;
-  secret?: string;
-}
-
-interface DeliveryRecord {
-  id: string;
-  eventId: string;
-  eventType: string;
-  jobId: string;
-  attempt: number;
-  status: string;
-  redelivery: boolean;
-  responseStatus: number | null;
-  error: string | null;
-  durationMs: number;
-  createdAt: string;
-  nextAttemptAt: string | null;
-}
+import type { CreatedWebhookRecord, DeliveryRecord, WebhookRecord } from '../records';
 
 const EVENT_TYPES = ['job.created', 'job.transitioned', 'job.terminal'];
 /** What a forwarded event keeps of the request: enough for the local app to verify it as we did. */
@@ -50,7 +24,7 @@ function eventList(value: string): string[] {
 }
 
 const create = (session: V0Session, body: { url: string; events?: string[]; description?: string }) =>
-  callV0<WebhookRecord>(session, 'POST', '/webhooks', body);
+  callV0<CreatedWebhookRecord>(session, 'POST', '/webhooks', body);
 const hookPath = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
 
 /** `compute webhooks …`: the active workspace's webhook endpoints (admin), on /v0 with the login session. */
@@ -266,7 +240,7 @@ async function listen(
   );
   const { port } = server.address() as AddressInfo;
   const url = opts.publicUrl ?? `http://127.0.0.1:${port}/`;
-  let hook: WebhookRecord;
+  let hook: CreatedWebhookRecord;
   try {
     hook = await create(session, {
       url,
@@ -277,7 +251,7 @@ async function listen(
     server.close();
     throw err;
   }
-  verifier.current = new Webhook(hook.secret!);
+  verifier.current = new Webhook(hook.secret);
   status(
     `${green('listening')} on ${url} as ${hook.id}${opts.forwardTo ? `, forwarding to ${opts.forwardTo}` : ''}; Ctrl-C stops and removes the endpoint`,
   );

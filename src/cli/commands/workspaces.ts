@@ -1,23 +1,14 @@
 import type { Command } from 'commander';
-import type { Role } from '../../auth/roles';
 import { CliError } from '../api-client';
 import { activeWorkspaceOf, clearActiveWorkspace, setActiveWorkspace } from '../active-workspace';
 import { requireSession } from '../session';
 import { callV0, listAllV0 } from '../v0-client';
 import { dim, green, printJson, printTable, status } from '../terminal';
-
-interface Workspace {
-  id: string;
-  name: string;
-  defaultRegion: string;
-  plan: string;
-  role: Role;
-  createdAt: string;
-}
+import type { WorkspaceRecord } from '../records';
 
 const path = (id: string) => `/workspaces/${encodeURIComponent(id)}`;
 
-// Create and list act for the caller, not in a workspace: they send no X-Compute-Workspace, so
+// Create and list act for the caller, not in a workspace: they send no X-Compute-WorkspaceRecord, so
 // they still work when the chosen workspace has gone from under the caller.
 
 /** `compute workspaces …`: the caller's workspaces, and which one later commands act in. */
@@ -30,7 +21,7 @@ export function registerWorkspacesCommands(program: Command): void {
     .argument('<name>', 'its name')
     .option('--region <region>', 'its default region (default: local)')
     .action(async (name: string, opts: { region?: string }) => {
-      const made = await callV0<Workspace>(await requireSession(), 'POST', '/workspaces', {
+      const made = await callV0<WorkspaceRecord>(await requireSession(), 'POST', '/workspaces', {
         name,
         defaultRegion: opts.region,
       });
@@ -49,7 +40,10 @@ export function registerWorkspacesCommands(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       const session = await requireSession();
       const active = (await activeWorkspaceOf(session)) ?? session.workspaceId;
-      const all = (await listAllV0<Workspace>(session, '/workspaces')).map((w) => ({ ...w, active: w.id === active }));
+      const all = (await listAllV0<WorkspaceRecord>(session, '/workspaces')).map((w) => ({
+        ...w,
+        active: w.id === active,
+      }));
       if (opts.json) return printJson(all);
       printTable(
         ['ACTIVE', 'ID', 'NAME', 'ROLE', 'REGION', 'PLAN', 'CREATED'],
@@ -66,7 +60,7 @@ export function registerWorkspacesCommands(program: Command): void {
     .action(async (id: string, opts: { name?: string; region?: string }) => {
       if (opts.name === undefined && opts.region === undefined)
         throw new CliError('nothing to change: give --name, --region or both');
-      const w = await callV0<Workspace>(await requireSession(), 'PATCH', path(id), {
+      const w = await callV0<WorkspaceRecord>(await requireSession(), 'PATCH', path(id), {
         name: opts.name,
         defaultRegion: opts.region,
       });
@@ -76,7 +70,7 @@ export function registerWorkspacesCommands(program: Command): void {
   workspaces
     .command('use')
     .description(
-      'Act in this workspace from now on (/v0 calls send X-Compute-Workspace); --clear goes back to your own',
+      'Act in this workspace from now on (/v0 calls send X-Compute-WorkspaceRecord); --clear goes back to your own',
     )
     .argument('[id]', 'a workspace ID from `compute workspaces list`')
     .option('--clear', 'act in your own workspace again')
@@ -88,7 +82,7 @@ export function registerWorkspacesCommands(program: Command): void {
       }
       if (!id) throw new CliError('give a workspace ID (see `compute workspaces list`), or --clear for your own');
       // Checked before it is kept, so a typo fails here rather than on every later command.
-      const w = await callV0<Workspace>(session, 'GET', path(id)).catch((err: Error) => {
+      const w = await callV0<WorkspaceRecord>(session, 'GET', path(id)).catch((err: Error) => {
         throw new CliError(`cannot use ${id}: ${err.message}; \`compute workspaces list\` shows yours`);
       });
       await setActiveWorkspace(session, w.id);

@@ -1,41 +1,16 @@
-import type { Role } from '../../auth/roles';
-import type { JobState } from '../../../workflows/job-model';
+import type { components } from '../../../clients/typescript/src/schema';
 
-// The /v0 records the portal reads, as the OpenAPI document describes them (the fields it shows).
+// The /v0 records the portal reads: the typed client's, generated from the OpenAPI document
+// (clients/typescript), so a field changes in one place; what the document leaves open is kept here.
+type Schemas = components['schemas'];
 
 export { JOB_STATES, isTerminal, type JobState } from '../../../workflows/job-model';
 export type { Role } from '../../auth/roles';
 
-export interface Job {
-  id: string;
-  state: JobState;
-  type: string;
-  command: string;
-  labels: Record<string, string>;
-  pool: 'self' | 'managed';
-  region: string | null;
-  retry: { maxAttempts: number; backoffSeconds: number };
-  attempt: number;
-  timeoutSeconds: number;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  exitCode: number | null;
-  runtimeMs: number | null;
-  failureReason: string | null;
-  error: string | null;
-  /** On one job's read, while it is queued and no agent could take it: why. */
-  waitingReason?: string;
-  agentId: string | null;
-  artifacts: Artifact[];
-}
+export type Job = Schemas['Job'];
 
-export interface Workspace {
-  id: string;
-  name: string;
-  role: Role;
-  plan: string;
-}
+/** The fields the portal shows; a workspace not (yet) in the list is shown with no plan. */
+export type Workspace = Pick<Schemas['Workspace'], 'id' | 'name' | 'role'> & { plan: string };
 
 export interface Page<T> {
   items: T[];
@@ -56,29 +31,9 @@ export interface Artifact {
   createdAt: string;
 }
 
-export interface Attempt {
-  attempt: number;
-  agentId: string;
-  assignedAt: string;
-  lastHeartbeatAt: string;
-  endedAt: string | null;
-  endReason: string | null;
-  exitCode: number | null;
-  runtimeMs: number | null;
-}
+export type Attempt = Schemas['Attempt'];
 
-export interface Agent {
-  id: string;
-  name: string;
-  labels: Record<string, string>;
-  state: 'ONLINE' | 'DRAINING' | 'DRAINED' | 'OFFLINE';
-  version: string | null;
-  region: string | null;
-  lastHeartbeatAt: string;
-  currentJobs: string[];
-  drainDeadlineAt: string | null;
-  createdAt: string;
-}
+export type Agent = Schemas['Agent'];
 
 /** Surface A's API key: `prefix` is public, the secret is shown once at creation. */
 export interface ApiKey {
@@ -91,62 +46,17 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 
-export interface AccessToken {
-  id: string;
-  name: string;
-  role: Role;
-  userId: string;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+export type AccessToken = Schemas['AccessToken'];
 
-export interface Member {
-  userId: string;
-  email: string;
-  role: Role;
-  addedAt: string;
-}
+export type Member = Schemas['Member'];
 
 export const WEBHOOK_EVENTS = ['job.created', 'job.transitioned', 'job.terminal'] as const;
 
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  createdAt: string;
-  previousSecretExpiresAt: string | null;
-}
+export type Webhook = Schemas['Webhook'];
 
-export interface Delivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  jobId: string;
-  attempt: number;
-  status: 'pending' | 'succeeded' | 'failed';
-  redelivery: boolean;
-  responseStatus: number | null;
-  error: string | null;
-  durationMs: number;
-  createdAt: string;
-  nextAttemptAt: string | null;
-}
+export type Delivery = Schemas['WebhookDelivery'];
 
-export interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { type: string; id: string; email?: string };
-  action: string;
-  target: { type: string; id: string };
-  outcome: 'success' | 'denied';
-  ip: string | null;
-  details: Record<string, unknown>;
-}
+export type AuditEntry = Schemas['AuditEntry'];
 
 interface Figures {
   cpuSeconds: number;
