@@ -53,7 +53,8 @@ async function ensureTestTools(): Promise<void> {
   const toolsDir = loadToolsDir();
   for (const name of ['chromium', 'docker-compose', 'bubblewrap'] as const)
     await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
-  for (const tool of ['standardwebhooks', 'schemathesis'] as const) await ensurePythonTool(tool, toolsDir, log);
+  for (const tool of ['standardwebhooks', 'schemathesis', 'openapi-python-client'] as const)
+    await ensurePythonTool(tool, toolsDir, log);
   await ensureTool('promtool', toolsDir, log);
 }
 

@@ -10,7 +10,7 @@ import { withLock } from './tools';
 // place; the marker file, written last, holds the pinned requirements, and a folder without a
 // matching marker is a crashed or outdated build that is removed and built again.
 
-export type PythonTool = 'standardwebhooks' | 'schemathesis';
+export type PythonTool = 'standardwebhooks' | 'schemathesis' | 'openapi-python-client';
 
 interface PythonToolSpec {
   version: string;
@@ -23,11 +23,14 @@ const PYTHON_TOOLS: Record<PythonTool, PythonToolSpec> = {
   standardwebhooks: { version: '1.1.0', module: 'standardwebhooks' },
   // Its CLI is `<venv>/bin/schemathesis` beside the python returned.
   schemathesis: { version: '4.32.5', module: 'schemathesis' },
+  // Generates the Python client (clients/python/compute_api) from the OpenAPI document.
+  'openapi-python-client': { version: '0.29.1', module: 'openapi_python_client' },
 };
 
 export const PYTHON_TOOL_VERSIONS: Readonly<Record<PythonTool, string>> = {
   standardwebhooks: PYTHON_TOOLS.standardwebhooks.version,
   schemathesis: PYTHON_TOOLS.schemathesis.version,
+  'openapi-python-client': PYTHON_TOOLS['openapi-python-client'].version,
 };
 
 const MARKER = '.complete';

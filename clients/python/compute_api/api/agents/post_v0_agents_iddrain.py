@@ -1,0 +1,263 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.agent import Agent
+from ...models.post_v0_agents_iddrain_body import PostV0AgentsIddrainBody
+from ...models.post_v0_agents_iddrain_x_compute_api_version import (
+    PostV0AgentsIddrainXComputeAPIVersion,
+)
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: PostV0AgentsIddrainBody | Unset = UNSET,
+    x_compute_api_version: PostV0AgentsIddrainXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_compute_api_version, Unset):
+        headers["X-Compute-API-Version"] = str(x_compute_api_version)
+
+    if not isinstance(x_compute_workspace, Unset):
+        headers["X-Compute-Workspace"] = x_compute_workspace
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v0/agents/{id}:drain".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Agent | Problem | None:
+    if response.status_code == 200:
+        response_200 = Agent.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Agent | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: PostV0AgentsIddrainBody | Unset = UNSET,
+    x_compute_api_version: PostV0AgentsIddrainXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[Agent | Problem]:
+    """Drain (admin): the agent gets no new jobs; past `deadlineSeconds` its unfinished jobs are requeued.
+    200 with the agent
+
+     Needs the role of action `agent.drain` (see the role table).
+
+    Args:
+        id (str):
+        x_compute_api_version (PostV0AgentsIddrainXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+        body (PostV0AgentsIddrainBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Agent | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: PostV0AgentsIddrainBody | Unset = UNSET,
+    x_compute_api_version: PostV0AgentsIddrainXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Agent | Problem | None:
+    """Drain (admin): the agent gets no new jobs; past `deadlineSeconds` its unfinished jobs are requeued.
+    200 with the agent
+
+     Needs the role of action `agent.drain` (see the role table).
+
+    Args:
+        id (str):
+        x_compute_api_version (PostV0AgentsIddrainXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+        body (PostV0AgentsIddrainBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Agent | Problem
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: PostV0AgentsIddrainBody | Unset = UNSET,
+    x_compute_api_version: PostV0AgentsIddrainXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[Agent | Problem]:
+    """Drain (admin): the agent gets no new jobs; past `deadlineSeconds` its unfinished jobs are requeued.
+    200 with the agent
+
+     Needs the role of action `agent.drain` (see the role table).
+
+    Args:
+        id (str):
+        x_compute_api_version (PostV0AgentsIddrainXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+        body (PostV0AgentsIddrainBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Agent | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: PostV0AgentsIddrainBody | Unset = UNSET,
+    x_compute_api_version: PostV0AgentsIddrainXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Agent | Problem | None:
+    """Drain (admin): the agent gets no new jobs; past `deadlineSeconds` its unfinished jobs are requeued.
+    200 with the agent
+
+     Needs the role of action `agent.drain` (see the role table).
+
+    Args:
+        id (str):
+        x_compute_api_version (PostV0AgentsIddrainXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+        body (PostV0AgentsIddrainBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Agent | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+            x_compute_api_version=x_compute_api_version,
+            x_compute_workspace=x_compute_workspace,
+        )
+    ).parsed

@@ -1,0 +1,189 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.error_envelope import ErrorEnvelope
+from ...models.post_api_auth_request_otp_body import PostApiAuthRequestOtpBody
+from ...models.post_api_auth_request_otp_response_200 import (
+    PostApiAuthRequestOtpResponse200,
+)
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    body: PostApiAuthRequestOtpBody | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/auth/request-otp",
+    }
+
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorEnvelope | PostApiAuthRequestOtpResponse200:
+    if response.status_code == 200:
+        response_200 = PostApiAuthRequestOtpResponse200.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 408:
+        response_408 = ErrorEnvelope.from_dict(response.json())
+
+        return response_408
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    response_default = ErrorEnvelope.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorEnvelope | PostApiAuthRequestOtpResponse200]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostApiAuthRequestOtpBody | Unset = UNSET,
+) -> Response[ErrorEnvelope | PostApiAuthRequestOtpResponse200]:
+    """Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account
+    or not; past an hourly limit (OTP_MAX_PER_HOUR per address and client IP, OTP_MAX_PER_HOUR_PER_IP
+    per client IP, OTP_MAX_PER_HOUR_PER_EMAIL per address) or when the mail relay fails, still 200 and
+    nothing is sent
+
+    Args:
+        body (PostApiAuthRequestOtpBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | PostApiAuthRequestOtpResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostApiAuthRequestOtpBody | Unset = UNSET,
+) -> ErrorEnvelope | PostApiAuthRequestOtpResponse200 | None:
+    """Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account
+    or not; past an hourly limit (OTP_MAX_PER_HOUR per address and client IP, OTP_MAX_PER_HOUR_PER_IP
+    per client IP, OTP_MAX_PER_HOUR_PER_EMAIL per address) or when the mail relay fails, still 200 and
+    nothing is sent
+
+    Args:
+        body (PostApiAuthRequestOtpBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | PostApiAuthRequestOtpResponse200
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostApiAuthRequestOtpBody | Unset = UNSET,
+) -> Response[ErrorEnvelope | PostApiAuthRequestOtpResponse200]:
+    """Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account
+    or not; past an hourly limit (OTP_MAX_PER_HOUR per address and client IP, OTP_MAX_PER_HOUR_PER_IP
+    per client IP, OTP_MAX_PER_HOUR_PER_EMAIL per address) or when the mail relay fails, still 200 and
+    nothing is sent
+
+    Args:
+        body (PostApiAuthRequestOtpBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | PostApiAuthRequestOtpResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostApiAuthRequestOtpBody | Unset = UNSET,
+) -> ErrorEnvelope | PostApiAuthRequestOtpResponse200 | None:
+    """Mail a 6-digit login code (valid 10 minutes, 5 tries). Always 200 for a well-formed address, account
+    or not; past an hourly limit (OTP_MAX_PER_HOUR per address and client IP, OTP_MAX_PER_HOUR_PER_IP
+    per client IP, OTP_MAX_PER_HOUR_PER_EMAIL per address) or when the mail relay fails, still 200 and
+    nothing is sent
+
+    Args:
+        body (PostApiAuthRequestOtpBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | PostApiAuthRequestOtpResponse200
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,224 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.error_envelope import ErrorEnvelope
+from ...models.job_manifest import JobManifest
+from ...models.post_api_compute_jobs_submit_response_200 import (
+    PostApiComputeJobsSubmitResponse200,
+)
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    body: JobManifest | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_compute_workspace, Unset):
+        headers["X-Compute-Workspace"] = x_compute_workspace
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/compute/jobs/submit",
+    }
+
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorEnvelope | PostApiComputeJobsSubmitResponse200:
+    if response.status_code == 200:
+        response_200 = PostApiComputeJobsSubmitResponse200.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 408:
+        response_408 = ErrorEnvelope.from_dict(response.json())
+
+        return response_408
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    response_default = ErrorEnvelope.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorEnvelope | PostApiComputeJobsSubmitResponse200]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: JobManifest | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[ErrorEnvelope | PostApiComputeJobsSubmitResponse200]:
+    """Enqueue a new job (not idempotent: a resubmit is a new job); a managed job the credit does not
+    cover, or of a past_due or canceled subscription, is 402 resource.limit_reached; a managed job on
+    hobby (no managed pool) is 403 billing.not_available
+
+     Needs the role of action `job.submit` (see the role table); user and agent keys act as members. Node
+    keys get 403 auth.forbidden. Managed-pool keys get 403 auth.forbidden.
+
+    Args:
+        x_compute_workspace (str | Unset): With a session JWT: act in this workspace of the
+            user’s, with the role held there (as on /v0; `compute workspaces use` sends it). Without
+            it a session acts in the personal workspace. Keys act in their own workspace only: another
+            is 404.
+        body (JobManifest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | PostApiComputeJobsSubmitResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: JobManifest | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> ErrorEnvelope | PostApiComputeJobsSubmitResponse200 | None:
+    """Enqueue a new job (not idempotent: a resubmit is a new job); a managed job the credit does not
+    cover, or of a past_due or canceled subscription, is 402 resource.limit_reached; a managed job on
+    hobby (no managed pool) is 403 billing.not_available
+
+     Needs the role of action `job.submit` (see the role table); user and agent keys act as members. Node
+    keys get 403 auth.forbidden. Managed-pool keys get 403 auth.forbidden.
+
+    Args:
+        x_compute_workspace (str | Unset): With a session JWT: act in this workspace of the
+            user’s, with the role held there (as on /v0; `compute workspaces use` sends it). Without
+            it a session acts in the personal workspace. Keys act in their own workspace only: another
+            is 404.
+        body (JobManifest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | PostApiComputeJobsSubmitResponse200
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+        x_compute_workspace=x_compute_workspace,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: JobManifest | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[ErrorEnvelope | PostApiComputeJobsSubmitResponse200]:
+    """Enqueue a new job (not idempotent: a resubmit is a new job); a managed job the credit does not
+    cover, or of a past_due or canceled subscription, is 402 resource.limit_reached; a managed job on
+    hobby (no managed pool) is 403 billing.not_available
+
+     Needs the role of action `job.submit` (see the role table); user and agent keys act as members. Node
+    keys get 403 auth.forbidden. Managed-pool keys get 403 auth.forbidden.
+
+    Args:
+        x_compute_workspace (str | Unset): With a session JWT: act in this workspace of the
+            user’s, with the role held there (as on /v0; `compute workspaces use` sends it). Without
+            it a session acts in the personal workspace. Keys act in their own workspace only: another
+            is 404.
+        body (JobManifest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | PostApiComputeJobsSubmitResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: JobManifest | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> ErrorEnvelope | PostApiComputeJobsSubmitResponse200 | None:
+    """Enqueue a new job (not idempotent: a resubmit is a new job); a managed job the credit does not
+    cover, or of a past_due or canceled subscription, is 402 resource.limit_reached; a managed job on
+    hobby (no managed pool) is 403 billing.not_available
+
+     Needs the role of action `job.submit` (see the role table); user and agent keys act as members. Node
+    keys get 403 auth.forbidden. Managed-pool keys get 403 auth.forbidden.
+
+    Args:
+        x_compute_workspace (str | Unset): With a session JWT: act in this workspace of the
+            user’s, with the role held there (as on /v0; `compute workspaces use` sends it). Without
+            it a session acts in the personal workspace. Keys act in their own workspace only: another
+            is 404.
+        body (JobManifest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | PostApiComputeJobsSubmitResponse200
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+            x_compute_workspace=x_compute_workspace,
+        )
+    ).parsed

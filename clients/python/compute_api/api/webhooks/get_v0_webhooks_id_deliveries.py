@@ -1,0 +1,318 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.get_v0_webhooks_id_deliveries_response_200 import (
+    GetV0WebhooksIdDeliveriesResponse200,
+)
+from ...models.get_v0_webhooks_id_deliveries_status import (
+    GetV0WebhooksIdDeliveriesStatus,
+)
+from ...models.get_v0_webhooks_id_deliveries_x_compute_api_version import (
+    GetV0WebhooksIdDeliveriesXComputeAPIVersion,
+)
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    status: GetV0WebhooksIdDeliveriesStatus | Unset = UNSET,
+    x_compute_api_version: GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_compute_api_version, Unset):
+        headers["X-Compute-API-Version"] = str(x_compute_api_version)
+
+    if not isinstance(x_compute_workspace, Unset):
+        headers["X-Compute-Workspace"] = x_compute_workspace
+
+    params: dict[str, Any] = {}
+
+    params["pageSize"] = page_size
+
+    params["pageToken"] = page_token
+
+    params["eventId"] = event_id
+
+    json_status: str | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = status.value
+
+    params["status"] = json_status
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v0/webhooks/{id}/deliveries".format(
+            id=quote(str(id), safe=""),
+        ),
+        "params": params,
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> GetV0WebhooksIdDeliveriesResponse200 | Problem | None:
+    if response.status_code == 200:
+        response_200 = GetV0WebhooksIdDeliveriesResponse200.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[GetV0WebhooksIdDeliveriesResponse200 | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    status: GetV0WebhooksIdDeliveriesStatus | Unset = UNSET,
+    x_compute_api_version: GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[GetV0WebhooksIdDeliveriesResponse200 | Problem]:
+    """Every attempt to send an event to this endpoint, newest first (any member); `eventId` and `status`
+    filter
+
+     Needs the role of action `webhook.read` (see the role table).
+
+    Args:
+        id (str):
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        event_id (str | Unset):
+        status (GetV0WebhooksIdDeliveriesStatus | Unset):
+        x_compute_api_version (GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GetV0WebhooksIdDeliveriesResponse200 | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        page_size=page_size,
+        page_token=page_token,
+        event_id=event_id,
+        status=status,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    status: GetV0WebhooksIdDeliveriesStatus | Unset = UNSET,
+    x_compute_api_version: GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> GetV0WebhooksIdDeliveriesResponse200 | Problem | None:
+    """Every attempt to send an event to this endpoint, newest first (any member); `eventId` and `status`
+    filter
+
+     Needs the role of action `webhook.read` (see the role table).
+
+    Args:
+        id (str):
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        event_id (str | Unset):
+        status (GetV0WebhooksIdDeliveriesStatus | Unset):
+        x_compute_api_version (GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GetV0WebhooksIdDeliveriesResponse200 | Problem
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        page_size=page_size,
+        page_token=page_token,
+        event_id=event_id,
+        status=status,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    status: GetV0WebhooksIdDeliveriesStatus | Unset = UNSET,
+    x_compute_api_version: GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[GetV0WebhooksIdDeliveriesResponse200 | Problem]:
+    """Every attempt to send an event to this endpoint, newest first (any member); `eventId` and `status`
+    filter
+
+     Needs the role of action `webhook.read` (see the role table).
+
+    Args:
+        id (str):
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        event_id (str | Unset):
+        status (GetV0WebhooksIdDeliveriesStatus | Unset):
+        x_compute_api_version (GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GetV0WebhooksIdDeliveriesResponse200 | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        page_size=page_size,
+        page_token=page_token,
+        event_id=event_id,
+        status=status,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    page_size: int | Unset = 50,
+    page_token: str | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    status: GetV0WebhooksIdDeliveriesStatus | Unset = UNSET,
+    x_compute_api_version: GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> GetV0WebhooksIdDeliveriesResponse200 | Problem | None:
+    """Every attempt to send an event to this endpoint, newest first (any member); `eventId` and `status`
+    filter
+
+     Needs the role of action `webhook.read` (see the role table).
+
+    Args:
+        id (str):
+        page_size (int | Unset): At most 200 Default: 50.
+        page_token (str | Unset): nextPageToken of the previous page
+        event_id (str | Unset):
+        status (GetV0WebhooksIdDeliveriesStatus | Unset):
+        x_compute_api_version (GetV0WebhooksIdDeliveriesXComputeAPIVersion | Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GetV0WebhooksIdDeliveriesResponse200 | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            page_size=page_size,
+            page_token=page_token,
+            event_id=event_id,
+            status=status,
+            x_compute_api_version=x_compute_api_version,
+            x_compute_workspace=x_compute_workspace,
+        )
+    ).parsed

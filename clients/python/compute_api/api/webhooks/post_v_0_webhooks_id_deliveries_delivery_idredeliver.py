@@ -1,0 +1,282 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.post_v0_webhooks_id_deliveries_delivery_idredeliver_response_202 import (
+    PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202,
+)
+from ...models.post_v0_webhooks_id_deliveries_delivery_idredeliver_x_compute_api_version import (
+    PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion,
+)
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: str,
+    delivery_id: str,
+    *,
+    x_compute_api_version: PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion
+    | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_compute_api_version, Unset):
+        headers["X-Compute-API-Version"] = str(x_compute_api_version)
+
+    if not isinstance(x_compute_workspace, Unset):
+        headers["X-Compute-Workspace"] = x_compute_workspace
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v0/webhooks/{id}/deliveries/{delivery_id}:redeliver".format(
+            id=quote(str(id), safe=""),
+            delivery_id=quote(str(delivery_id), safe=""),
+        ),
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem | None:
+    if response.status_code == 202:
+        response_202 = (
+            PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202.from_dict(
+                response.json()
+            )
+        )
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+    x_compute_api_version: PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion
+    | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem]:
+    """Send that delivery’s event again now (admin), with the same `webhook-id`, freshly signed: one
+    attempt, logged as a new delivery (`redelivery: true`), not retried. 202; 409 `resource.conflict`
+    when the endpoint is disabled
+
+     Needs the role of action `webhook.redeliver` (see the role table).
+
+    Args:
+        id (str):
+        delivery_id (str):
+        x_compute_api_version (PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion |
+            Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        delivery_id=delivery_id,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+    x_compute_api_version: PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion
+    | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem | None:
+    """Send that delivery’s event again now (admin), with the same `webhook-id`, freshly signed: one
+    attempt, logged as a new delivery (`redelivery: true`), not retried. 202; 409 `resource.conflict`
+    when the endpoint is disabled
+
+     Needs the role of action `webhook.redeliver` (see the role table).
+
+    Args:
+        id (str):
+        delivery_id (str):
+        x_compute_api_version (PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion |
+            Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem
+    """
+
+    return sync_detailed(
+        id=id,
+        delivery_id=delivery_id,
+        client=client,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+    x_compute_api_version: PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion
+    | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> Response[PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem]:
+    """Send that delivery’s event again now (admin), with the same `webhook-id`, freshly signed: one
+    attempt, logged as a new delivery (`redelivery: true`), not retried. 202; 409 `resource.conflict`
+    when the endpoint is disabled
+
+     Needs the role of action `webhook.redeliver` (see the role table).
+
+    Args:
+        id (str):
+        delivery_id (str):
+        x_compute_api_version (PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion |
+            Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        delivery_id=delivery_id,
+        x_compute_api_version=x_compute_api_version,
+        x_compute_workspace=x_compute_workspace,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+    x_compute_api_version: PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion
+    | Unset = UNSET,
+    x_compute_workspace: str | Unset = UNSET,
+) -> PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem | None:
+    """Send that delivery’s event again now (admin), with the same `webhook-id`, freshly signed: one
+    attempt, logged as a new delivery (`redelivery: true`), not retried. 202; 409 `resource.conflict`
+    when the endpoint is disabled
+
+     Needs the role of action `webhook.redeliver` (see the role table).
+
+    Args:
+        id (str):
+        delivery_id (str):
+        x_compute_api_version (PostV0WebhooksIdDeliveriesDeliveryIdredeliverXComputeAPIVersion |
+            Unset):
+        x_compute_workspace (str | Unset): The workspace to act in (default: the token’s own, or
+            the session’s personal one)
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PostV0WebhooksIdDeliveriesDeliveryIdredeliverResponse202 | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            delivery_id=delivery_id,
+            client=client,
+            x_compute_api_version=x_compute_api_version,
+            x_compute_workspace=x_compute_workspace,
+        )
+    ).parsed

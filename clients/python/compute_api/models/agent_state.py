@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class AgentState(StrEnum):
+    DRAINED = "DRAINED"
+    DRAINING = "DRAINING"
+    OFFLINE = "OFFLINE"
+    ONLINE = "ONLINE"
+
+    def __str__(self) -> str:
+        return str(self.value)

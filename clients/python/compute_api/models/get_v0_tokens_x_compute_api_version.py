@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class GetV0TokensXComputeAPIVersion(StrEnum):
+    V0 = "v0"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,14 @@
+from enum import StrEnum
+
+
+class JobState(StrEnum):
+    CANCELLED = "CANCELLED"
+    CANCELLING = "CANCELLING"
+    FAILED = "FAILED"
+    QUEUED = "QUEUED"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    TIMED_OUT = "TIMED_OUT"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class PostApiComputeBillingSubscriptionResponse200Status(StrEnum):
+    OK = "OK"
+
+    def __str__(self) -> str:
+        return str(self.value)

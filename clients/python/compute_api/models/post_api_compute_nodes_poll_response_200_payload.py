@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.assigned_job import AssignedJob
+
+
+T = TypeVar("T", bound="PostApiComputeNodesPollResponse200Payload")
+
+
+@_attrs_define
+class PostApiComputeNodesPollResponse200Payload:
+    """
+    Attributes:
+        jobs (list[AssignedJob]):
+        cancel (list[str]):
+    """
+
+    jobs: list[AssignedJob]
+    cancel: list[str]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        jobs = []
+        for jobs_item_data in self.jobs:
+            jobs_item = jobs_item_data.to_dict()
+            jobs.append(jobs_item)
+
+        cancel = self.cancel
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "jobs": jobs,
+                "cancel": cancel,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.assigned_job import AssignedJob
+
+        d = dict(src_dict)
+        jobs = []
+        _jobs = d.pop("jobs")
+        for jobs_item_data in _jobs:
+            jobs_item = AssignedJob.from_dict(jobs_item_data)
+
+            jobs.append(jobs_item)
+
+        cancel = cast(list[str], d.pop("cancel"))
+
+        post_api_compute_nodes_poll_response_200_payload = cls(
+            jobs=jobs,
+            cancel=cancel,
+        )
+
+        post_api_compute_nodes_poll_response_200_payload.additional_properties = d
+        return post_api_compute_nodes_poll_response_200_payload
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class PostV0WorkspacesIdMembersXComputeAPIVersion(StrEnum):
+    V0 = "v0"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class WorkspacePlan(StrEnum):
+    ENTERPRISE = "enterprise"
+    HOBBY = "hobby"
+    PAYG = "payg"
+    TEAM = "team"
+
+    def __str__(self) -> str:
+        return str(self.value)
