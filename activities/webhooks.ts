@@ -6,6 +6,8 @@ import { webhookAttempts } from '../src/metrics/registry';
 import { retryDelayMs } from '../src/webhooks/backoff';
 import { eventBody } from '../src/webhooks/event-body';
 import { postWebhook } from '../src/webhooks/send';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { contextOf, inSpan, linkToActive, traceparentOf } from '../src/telemetry/tracing';
 import { signedHeaders } from '../src/webhooks/signing';
 import type { SecretBox } from '../src/webhooks/secret-box';
 import type { Resolver } from '../src/webhooks/target-guard';
@@ -58,20 +60,38 @@ export function createWebhookActivities({ db, settings, secrets, resolve }: Webh
   ): Promise<'succeeded' | 'failed' | 'disabled'> {
     const body = JSON.stringify(eventBody(event));
     const at = new Date();
-    const sent = await postWebhook({
-      url: hook.url,
-      headers: signedHeaders(
-        signingSecrets(hook, at).map((stored) => secrets.open(stored, hook.id)),
-        event.id,
-        at,
-        body,
-      ),
-      body,
-      timeoutMs: settings.timeoutMs,
-      bodyLimitBytes: settings.responseBodyBytes,
-      policy: { allowPrivate: settings.allowPrivateTargets },
-      resolve,
-    });
+    // A span of the job's trace (the event's job row keeps its submit's context); the receiver
+    // gets its `traceparent` and may join.
+    const sent = await inSpan(
+      'webhook.deliver',
+      { 'job.id': event.job_id, 'webhook.id': hook.id, 'webhook.event.type': event.type, 'webhook.event.id': event.id },
+      async (span) => {
+        const traceparent = traceparentOf();
+        const result = await postWebhook({
+          url: hook.url,
+          headers: {
+            ...signedHeaders(
+              signingSecrets(hook, at).map((stored) => secrets.open(stored, hook.id)),
+              event.id,
+              at,
+              body,
+            ),
+            ...(traceparent && { traceparent }),
+          },
+          body,
+          timeoutMs: settings.timeoutMs,
+          bodyLimitBytes: settings.responseBodyBytes,
+          policy: { allowPrivate: settings.allowPrivateTargets },
+          resolve,
+        });
+        if (result.status !== null) span?.setAttribute('http.response.status_code', result.status);
+        if (!result.ok)
+          span?.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `answered ${result.status}` });
+        return result;
+      },
+      contextOf(event.data.job.trace_parent as string | null | undefined),
+      linkToActive(),
+    );
     const gone = sent.status === 410;
     const final = sent.ok || gone || redelivery || Date.now() - firstAttemptAt >= settings.retryWindowMs;
     const status = sent.ok ? 'succeeded' : final ? 'failed' : 'pending';

@@ -55,7 +55,7 @@ async function ensureTestTools(): Promise<void> {
     await ensureDebianPackage(name, DEBIAN_PACKAGE_VERSIONS[name], log);
   for (const tool of ['standardwebhooks', 'schemathesis', 'openapi-python-client'] as const)
     await ensurePythonTool(tool, toolsDir, log);
-  await ensureTool('promtool', toolsDir, log);
+  for (const tool of ['promtool', 'jaeger'] as const) await ensureTool(tool, toolsDir, log);
 }
 
 /**

@@ -33,6 +33,13 @@ export const SECTIONS: Section[] = [
         instead: '`npm run dev`: `development`',
       },
       LOG_LEVEL: { meaning: 'pino level' },
+      OTEL_EXPORTER_OTLP_ENDPOINT: {
+        meaning:
+          'the OpenTelemetry collector spans are sent to with OTLP over HTTP (its base URL: `/v1/traces` is added), read by the API, the worker and `compute agent`; unset, nothing is traced (docs/guides/tracing.md). `npm run dev` sets it to the Jaeger it starts',
+      },
+      OTEL_SERVICE_NAME: {
+        meaning: 'the `service.name` of the process’s spans; default `compute-api`, `compute-worker`, `compute-agent`, or `compute` for the API and worker in one process',
+      },
       HOST: { meaning: 'the address the API (and a worker’s own HTTP server) listens on' },
       PORT: { meaning: 'the API’s port' },
       WORKER_PORT: {
@@ -308,6 +315,11 @@ export const SECTIONS: Section[] = [
       DEV_MINIO_PORT: { meaning: 'port of the MinIO `npm run dev` starts' },
       DEV_MINIO_CONSOLE_PORT: { meaning: 'port of that MinIO’s console' },
       DEV_STRIPE_MOCK_PORT: { meaning: 'port of the stripe-mock `npm run dev` starts' },
+      DEV_JAEGER_PORT: {
+        meaning: 'port of the query API of the Jaeger `npm run dev` starts (unless OTEL_EXPORTER_OTLP_ENDPOINT is set)',
+      },
+      DEV_JAEGER_GRPC_PORT: { meaning: 'port of that Jaeger’s query gRPC listener' },
+      DEV_OTLP_PORT: { meaning: 'port where that Jaeger takes OTLP over HTTP' },
     },
   },
 ];

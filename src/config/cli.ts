@@ -34,6 +34,7 @@ export function loadAgentConfig(env: Env = process.env): AgentConfig {
     apiKey: e.COMPUTE_API_KEY,
     dir: path.resolve(e.COMPUTE_AGENT_DIR ?? path.join(os.homedir(), '.compute-agent')),
     killGraceMs: e.AGENT_KILL_GRACE_MS,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
   };
 }
 

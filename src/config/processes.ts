@@ -14,7 +14,14 @@ import {
 
 export type Env = Record<string, string | undefined>;
 
-const { COMPUTE_DATA_DIR, LOG_LEVEL, DATABASE_URL, STRIPE_WEBHOOK_SECRET } = SharedVariables.shape;
+const {
+  COMPUTE_DATA_DIR,
+  LOG_LEVEL,
+  DATABASE_URL,
+  STRIPE_WEBHOOK_SECRET,
+  OTEL_EXPORTER_OTLP_ENDPOINT,
+  OTEL_SERVICE_NAME,
+} = SharedVariables.shape;
 const { COMPUTE_API_URL, COMPUTE_API_KEY } = CliVariables.shape;
 const { METER_TICK_SECONDS, BILLING_PERIOD } = WorkerVariables.shape;
 const { DEV_POSTGRES_PORT, COMPUTE_TOOLS_DIR } = DevVariables.shape;
@@ -31,8 +38,15 @@ export const DevProcessVariables = z.object({
 });
 /** The CLI: its own, and the data folder where `npm run dev` keeps a key for it. */
 export const CliProcessVariables = z.object({ ...CliVariables.shape, COMPUTE_DATA_DIR });
-/** `compute agent`: its own, the API it serves and the key it falls back on, and its log level. */
-export const AgentProcessVariables = z.object({ ...AgentVariables.shape, COMPUTE_API_URL, COMPUTE_API_KEY, LOG_LEVEL });
+/** `compute agent`: its own, the API it serves and the key it falls back on, its log level and where its spans go. */
+export const AgentProcessVariables = z.object({
+  ...AgentVariables.shape,
+  COMPUTE_API_URL,
+  COMPUTE_API_KEY,
+  LOG_LEVEL,
+  OTEL_EXPORTER_OTLP_ENDPOINT,
+  OTEL_SERVICE_NAME,
+});
 
 // Read where they are used, by a command that needs them and no other: the operator's commands on
 // the database (and `npm run migrate`), closing a billing period, signing a simulated Stripe event,

@@ -53,6 +53,7 @@ function sharedOf(e: SharedVars): SharedSettings {
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.DB_POOL_MAX,
     temporal: {
@@ -242,6 +243,9 @@ export function loadDevConfig(given: Env = process.env): DevConfig {
       minioPort: e.DEV_MINIO_PORT,
       minioConsolePort: e.DEV_MINIO_CONSOLE_PORT,
       stripeMockPort: e.DEV_STRIPE_MOCK_PORT,
+      jaegerPort: e.DEV_JAEGER_PORT,
+      jaegerGrpcPort: e.DEV_JAEGER_GRPC_PORT,
+      otlpPort: e.DEV_OTLP_PORT,
     },
     toolsDir: toolsDirOf(e.COMPUTE_TOOLS_DIR),
     agent: { killGraceMs: e.AGENT_KILL_GRACE_MS },

@@ -1,3 +1,4 @@
+import type { TracingSettings } from '../telemetry/tracing';
 import type { WebhookSettings } from './webhooks';
 
 // The shape of the settings, one type per process: what the API and the worker share, then the
@@ -21,6 +22,8 @@ export interface Durations {
 export interface SharedSettings {
   env: 'development' | 'production' | 'test';
   logLevel: string;
+  /** OTLP export of spans; off without an endpoint. */
+  tracing: TracingSettings;
   databaseUrl?: string;
   /** Connections per process; each API request and activity holds one briefly. */
   dbPoolMax: number;
@@ -226,6 +229,7 @@ export interface AgentConfig {
   apiKey?: string;
   dir: string;
   killGraceMs: number;
+  tracing: TracingSettings;
 }
 
 /** `npm run dev`: the API and the worker, the services it starts itself, and its agents. */
@@ -238,6 +242,9 @@ export type DevConfig = ServiceConfig & {
     minioPort: number;
     minioConsolePort: number;
     stripeMockPort: number;
+    jaegerPort: number;
+    jaegerGrpcPort: number;
+    otlpPort: number;
   };
   toolsDir: string;
   /** Its agents' grace for a job they stop. */

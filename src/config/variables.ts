@@ -28,6 +28,14 @@ export const SharedVariables = z.object({
   // Production unless said otherwise: a forgotten NODE_ENV never logs login codes or invents a JWT secret.
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Where spans go with OTLP over HTTP (the collector's base URL; `/v1/traces` is added). Unset,
+  // nothing is traced. The agent reads it too. docs/guides/tracing.md
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\/[^/\s]+/, 'an http(s) URL, e.g. http://127.0.0.1:4318')
+    .optional(),
+  // The service name spans carry; default compute-api, compute-worker, compute-agent or compute (both in one).
+  OTEL_SERVICE_NAME: z.string().optional(),
   // The API listens here; a worker alone serves its health and metrics here.
   HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().optional(),
@@ -223,6 +231,10 @@ export const DevVariables = z.object({
   DEV_MINIO_PORT: int(9000),
   DEV_MINIO_CONSOLE_PORT: int(9001),
   DEV_STRIPE_MOCK_PORT: int(12111),
+  // Jaeger, which takes the spans unless OTEL_EXPORTER_OTLP_ENDPOINT names another collector.
+  DEV_JAEGER_PORT: int(16686),
+  DEV_JAEGER_GRPC_PORT: int(16685),
+  DEV_OTLP_PORT: int(4318),
 });
 
 /** The sections, each variable in exactly one: the process that owns it (./processes says who else reads it). */

@@ -40,6 +40,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '20261204010000_managed_submit_refusals',
   '20261204020000_revoked_sessions',
   '20261205000000_credit_ledger',
+  '20261205010000_job_trace_context',
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -51,6 +51,10 @@ export const JobFields = z.object({
   artifacts: z.array(
     z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), createdAt: z.string() }),
   ),
+  traceId: z.string().nullable().meta({
+    description:
+      'The job’s trace ID (W3C Trace Context, 32 hex digits) when the service traces (OTEL_EXPORTER_OTLP_ENDPOINT): its submit, each attempt’s hand-out and run, its results and its webhook deliveries are spans of this trace. Null otherwise',
+  }),
   env: z.record(z.string(), z.string()).meta({
     description:
       'The names of the manifest’s env, each value `[redacted]`: the values are kept sealed and go only to the agent that runs an attempt',

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { logContext } from '../logging/context';
 import { whenAnsweredLater } from './late-answer';
 import { httpDuration, httpRequests, rateLimitRefusals } from '../metrics/registry';
+import { requestSpan } from './request-span';
 
 /** An ID a caller may choose: printable, no spaces, short enough to log. Anything else is replaced. */
 const CALLER_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -20,8 +21,11 @@ export function requestContext(): Middleware {
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     let status = 0;
+    const span = requestSpan(ctx, requestId);
     try {
-      await logContext.run({ requestId }, next);
+      await (span
+        ? span.run(() => logContext.run({ requestId, traceId: span.traceId }, next))
+        : logContext.run({ requestId }, next));
       status = ctx.status;
     } catch (err) {
       status = (err as { status?: number }).status ?? 500;
@@ -36,6 +40,7 @@ export function requestContext(): Middleware {
         httpRequests.inc(labels);
         httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
         if (status === 429) rateLimitRefusals.inc({ route: labels.route });
+        span?.end(labels.route, status);
       };
       // A request answered after its chain (a waiting poll) is counted once it is answered.
       if (!whenAnsweredLater(ctx, count)) count(status);

@@ -9,10 +9,13 @@ import { type Job, jobFromRow } from './record';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import { contextOf, inSpan, linkToActive, traceparentOf } from '../telemetry/tracing';
 
 export interface Assignment {
   job: Job;
   leaseId: string;
+  /** The hand-out span's `traceparent`: the agent's run of the attempt is its child. */
+  traceparent?: string;
 }
 
 export interface ClaimingAgent extends ReservingAgent {
@@ -65,9 +68,20 @@ export async function claimOne(
     }
     const leaseId = newId('lease');
     try {
-      // The job's workspace: a managed-pool agent's own is the operator's, not the job's.
-      const { snapshot } = await transitions.assign(row.id, row.workspace_id, { leaseId, agentId: agent.id });
-      return { job: jobFromRow({ ...row, ...snapshotColumns(snapshot) }), leaseId };
+      // A span of the job's trace (its parent the submit), linked to the poll that took it.
+      return await inSpan(
+        'job.hand-out',
+        { 'job.id': row.id, 'agent.id': agent.id },
+        async (span) => {
+          // The job's workspace: a managed-pool agent's own is the operator's, not the job's.
+          const { snapshot } = await transitions.assign(row.id, row.workspace_id, { leaseId, agentId: agent.id });
+          const job = jobFromRow({ ...row, ...snapshotColumns(snapshot) });
+          span?.setAttribute('job.attempt', job.attempt);
+          return { job, leaseId, traceparent: traceparentOf() };
+        },
+        contextOf(row.trace_parent as string | null),
+        linkToActive(),
+      );
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'job.invalid_state')) {
         // The Update may still apply, to an agent that will never hear of it: withdraw the lease.

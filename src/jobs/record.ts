@@ -1,5 +1,6 @@
 import type { FailureReason, JobState } from '../../workflows/definitions';
 import { type StoredEnv, redactedEnv } from './env-at-rest';
+import { traceIdOf } from '../telemetry/tracing';
 
 /** A job as the services return it, independent of either HTTP surface. */
 export interface Job {
@@ -33,6 +34,8 @@ export interface Job {
   failureReason: FailureReason | null;
   error: string | null;
   version: number;
+  /** The W3C `traceparent` of its submit's span, when the API traced it (docs/guides/tracing.md). */
+  traceParent: string | null;
 }
 
 /**
@@ -83,6 +86,7 @@ export const JOB_COLUMN_NAMES = [
   'failure_reason',
   'error',
   'version',
+  'trace_parent',
 ] as const;
 
 /**
@@ -130,6 +134,7 @@ export function jobFromRow(r: any): Job {
     failureReason: r.failure_reason,
     error: r.error,
     version: r.version,
+    traceParent: r.trace_parent ?? null,
   };
 }
 
@@ -187,6 +192,7 @@ export function publicFieldsOf(job: Job) {
     error: job.error,
     artifacts: job.artifacts,
     env: redactedEnv(job.env),
+    traceId: traceIdOf(job.traceParent),
   };
 }
 

@@ -1,5 +1,7 @@
 import { insertWithReservation, reserveWorstCase } from '../billing/gate';
+import * as otel from '@opentelemetry/api';
 import type { Knex } from 'knex';
+import { traceparentOf } from '../telemetry/tracing';
 import type { Logger } from 'pino';
 import { pendingEntry } from '../audit/log';
 import type { Principal } from '../auth/principal';
@@ -129,6 +131,8 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         created_at: now,
         available_at: now,
         submitted_with_key_id: principal.keyId ?? null,
+        // The submit's span: the job's later parts (hand-outs, deliveries) join its trace.
+        trace_parent: traceparentOf() ?? null,
         submitted_by: pendingEntry({
           actor: principal.actor,
           origin: principal.origin,
@@ -171,6 +175,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
       });
     }
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
+    otel.trace.getActiveSpan()?.setAttribute('job.id', job.id);
     if (acknowledged) return job;
     try {
       await transitions.turns.change(principal.workspaceId, () =>

@@ -7,6 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 export interface LogContext {
   requestId?: string;
+  /** The trace the request's span is part of, when tracing is on (docs/guides/tracing.md). */
+  traceId?: string;
   workflowId?: string;
   runId?: string;
   jobId?: string;

@@ -9,6 +9,8 @@ export interface StackAddresses {
   temporalUiUrl?: string;
   databaseUrl: string;
   s3?: { endpoint: string; consoleUrl: string };
+  /** Where a job's trace is read (Jaeger's query API), or the collector spans go to. */
+  traces?: string;
   /** What the Stripe line says (stripe-mock's URL and secret, or the real API). */
   stripe?: string;
   /** Where the API writes the login codes it would mail. */
@@ -28,6 +30,7 @@ export function printAddresses(say: (line: string) => void, a: StackAddresses): 
   say(`  PostgreSQL     ${a.databaseUrl}`);
   if (a.s3) say(`  MinIO          ${a.s3.endpoint}   (console ${a.s3.consoleUrl})`);
   if (a.stripe) say(`  Stripe         ${a.stripe}`);
+  if (a.traces) say(`  Traces         ${a.traces}`);
   for (const agent of a.agents) say(`  ${agent}`);
   say(`  Workspace      ${a.workspaceId}`);
   say(`  API key        ${a.key}`);

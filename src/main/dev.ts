@@ -31,6 +31,7 @@ async function main() {
     temporal: !base.temporal.address,
     minio: !base.s3.endpoint,
     stripeMock: !base.stripe.secretKey,
+    jaeger: !base.tracing.endpoint,
   };
   const stack = await startLocalStack({
     dataDir: base.dataDir,
@@ -42,6 +43,7 @@ async function main() {
       minio: base.dev.minioPort,
       minioConsole: base.dev.minioConsolePort,
       stripeMock: base.dev.stripeMockPort,
+      jaeger: { otlp: base.dev.otlpPort, query: base.dev.jaegerPort, queryGrpc: base.dev.jaegerGrpcPort },
     },
     start: started,
     // The UI decodes job payloads through the API (for a person signed in to the portal).
@@ -58,6 +60,8 @@ async function main() {
     stripe: stack.stripeMock
       ? { ...base.stripe, secretKey: 'sk_test_computedev', apiBase: stack.stripeMock.url }
       : base.stripe,
+    // Every job's trace goes to the Jaeger started here, unless OTEL_EXPORTER_OTLP_ENDPOINT names another collector.
+    tracing: { ...base.tracing, endpoint: base.tracing.endpoint ?? stack.jaeger?.otlpEndpoint },
     // The portal links job runs to the UI started here, unless TEMPORAL_UI_URL names another.
     portal: { ...base.portal, temporalUiUrl: base.portal.temporalUiUrl ?? stack.temporalUiUrl },
   };
@@ -119,6 +123,9 @@ async function main() {
     temporalUiUrl: stack.temporalUiUrl,
     databaseUrl: config.databaseUrl!,
     s3: stack.s3,
+    traces: stack.jaeger
+      ? `${stack.jaeger.queryUrl}/api/traces/<traceId>   (a job's traceId is in its record)`
+      : config.tracing.endpoint,
     stripe: stack.stripeMock
       ? `stripe-mock at ${stack.stripeMock.url}; events signed with ${config.stripe.webhookSecret}`
       : config.stripe.secretKey
@@ -139,6 +146,7 @@ async function main() {
     started.postgres && 'PostgreSQL',
     started.minio && 'MinIO',
     started.stripeMock && 'stripe-mock',
+    started.jaeger && 'Jaeger',
   ].filter(Boolean);
   // Each part stops before what it depends on, so nothing calls a server that is already gone.
   runUntilSignal(log, async () => {

@@ -10,6 +10,7 @@ import { loadIdentity, saveIdentity } from './node-identity';
 import { CgroupsUnavailable, cgroupLayout, JobCgroup } from './job-cgroup';
 import { DEFAULT_RESOURCES, gpuDevices, gpuEnvironment, type Resources, usageOf } from './job-resources';
 import { assertSandboxWorks, SandboxUnavailable, type SandboxSettings } from './sandbox';
+import { type JobRunTrace, traceJobRun } from './run-trace';
 
 export interface AgentOptions {
   apiUrl: string;
@@ -51,6 +52,8 @@ interface AssignedJob {
   artifacts: { paths: string[] };
   artifactUploadUrl: string;
   resources?: Resources;
+  /** The hand-out's place in the job's trace (docs/guides/tracing.md); absent when the API traces nothing. */
+  traceparent?: string;
 }
 
 interface Running {
@@ -65,6 +68,8 @@ interface Running {
   batcher: LogBatcher;
   /** The API moved the job on (409): no result is reported. */
   forgotten: boolean;
+  /** The attempt's place in the job's trace: its run span's, else the hand-out's. */
+  trace: JobRunTrace;
 }
 
 /** Managed-pool keys are minted as `ckm…` (src/auth/api-keys). */
@@ -243,9 +248,17 @@ export class Agent {
     const resources = { ...DEFAULT_RESOURCES, ...job.resources };
     const gpus = this.freeGpus(resources.gpu);
     const cgroup = this.o.sandbox ? JobCgroup.create(`${job.job_id}-${job.leaseId}`, resources) : undefined;
+    const trace = traceJobRun(job.job_id, job.attempt, this.nodeId, job.traceparent);
     const proc = await JobProcess.start({
       command: job.command,
-      env: { ...job.env, COMPUTE_JOB_ID: job.job_id, COMPUTE_ATTEMPT: String(job.attempt), ...gpuEnvironment(gpus) },
+      env: {
+        ...job.env,
+        COMPUTE_JOB_ID: job.job_id,
+        COMPUTE_ATTEMPT: String(job.attempt),
+        ...gpuEnvironment(gpus),
+        // The job's own tools join its trace (W3C Trace Context's environment carrier).
+        ...(trace.traceparent && { TRACEPARENT: trace.traceparent }),
+      },
       workRoot: path.join(this.o.dir, 'work'),
       name: job.job_id,
       ...(this.o.sandbox && { sandbox: { uid: this.o.sandbox.uidBase + slot, devices: gpuDevices(gpus) } }),
@@ -259,6 +272,7 @@ export class Agent {
           patterns: job.artifacts.paths,
           template: job.artifactUploadUrl,
           report: (s, l) => batcher.push(s, l),
+          traceparent: trace.traceparent,
         }).catch((err) => {
           if (err instanceof ArtifactLeaseLost)
             this.forget(job.job_id, 'its artifact upload was refused: the job moved on');
@@ -266,7 +280,7 @@ export class Agent {
         });
       },
     });
-    const entry: Running = { job, slot, gpus, ...(cgroup && { cgroup }), proc, batcher, forgotten: false };
+    const entry: Running = { job, slot, gpus, ...(cgroup && { cgroup }), proc, batcher, forgotten: false, trace };
     this.running.set(job.job_id, entry);
     log.info({ pid: proc.pid }, 'job started');
     void proc.exited.then((exit) => this.finish(entry, exit.exitCode, exit.runtimeMs, exit.signal, resources));
@@ -284,6 +298,7 @@ export class Agent {
     try {
       const used = entry.cgroup?.usage();
       await entry.cgroup?.remove();
+      entry.trace.end(exitCode, signal);
       if (used?.oomKilled)
         entry.batcher.push(
           'stderr',
@@ -306,7 +321,10 @@ export class Agent {
           ...(used?.oomKilled && { outOfMemory: true }),
           ...(used && { usage: usageOf(used, runtimeMs, resources) }),
         };
-        const out = await this.api.call<{ state: string }>('/compute/nodes/result', body, { budgetMs: Infinity });
+        const out = await this.api.call<{ state: string }>('/compute/nodes/result', body, {
+          budgetMs: Infinity,
+          ...(entry.trace.traceparent && { headers: { traceparent: entry.trace.traceparent } }),
+        });
         log.info({ exitCode, runtimeMs, state: out.state }, 'job reported');
       }
     } catch (err) {

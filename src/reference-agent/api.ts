@@ -15,6 +15,8 @@ export interface RetryPolicy {
   /** Give up after this long; Infinity keeps trying (results, log batches). */
   budgetMs: number;
   signal?: AbortSignal;
+  /** Sent with every try (a result's `traceparent`). */
+  headers?: Record<string, string>;
 }
 
 const BASE_MS = 250;
@@ -42,7 +44,7 @@ export class AgentApi {
       try {
         const res = await fetch(new URL(`/api${path}`, this.baseUrl), {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'X-API-Key': this.key },
+          headers: { ...policy.headers, 'Content-Type': 'application/json', 'X-API-Key': this.key },
           body: JSON.stringify(body),
           signal: policy.signal,
         });

@@ -75,6 +75,8 @@ export async function uploadArtifacts(opts: {
   patterns: string[];
   template: string;
   report: (stream: 'stdout' | 'stderr', line: string) => void;
+  /** The attempt's place in its job's trace: each upload is a span under it. */
+  traceparent?: string;
 }): Promise<void> {
   const { report } = opts;
   const files = await matchArtifacts(opts.workDir, opts.patterns);
@@ -87,7 +89,11 @@ export async function uploadArtifacts(opts: {
     for (let attempt = 0; ; attempt++) {
       let why: string;
       try {
-        const { status, body } = await putFile(url, file, { size, contentType: typeOf(file) });
+        const { status, body } = await putFile(url, file, {
+          size,
+          contentType: typeOf(file),
+          ...(opts.traceparent && { headers: { traceparent: opts.traceparent } }),
+        });
         if (status === 200) {
           const { payload } = JSON.parse(body) as { payload: { sha256: string } };
           report(

@@ -47,6 +47,8 @@ import { addQueueDepthSource, addServiceStateSource } from '../metrics/registry'
 import { readServiceState } from './service-state';
 import { createReadiness } from './readiness';
 import { activityLogging } from './sdk-runtime';
+import { startTracing, tracing } from '../telemetry/tracing';
+import { temporalTracing } from '../telemetry/temporal-tracing';
 
 const noop = () => undefined;
 /** The bundler's report is long and says nothing an operator needs. */
@@ -111,6 +113,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const config: SharedSettings = opts.config;
   if (!config.databaseUrl || !config.temporal.address)
     throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
+  const traced = temporalTracing(
+    startTracing(config.tracing, opts.api && opts.worker ? 'compute' : opts.api ? 'compute-api' : 'compute-worker'),
+  );
   const db = createDb(config.databaseUrl, { log, max: config.dbPoolMax });
   observePoolWaits(db);
   const webhookSecrets = createSecretBox(await resolveWebhookSecretKeys(config));
@@ -151,11 +156,16 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   if (native && opts.worker) {
     const { worker: settings, billing } = opts.config;
     // One bundle for both workers: the jobs' and the webhook deliveries'.
+    // A traced worker bundles its own: the prebuilt bundle has no tracing interceptors, and an
+    // untraced worker must not load them (they call a sink only a traced worker registers).
     const workflowBundle =
-      opts.workflowBundle ??
-      (settings.workflowBundlePath
-        ? { codePath: settings.workflowBundlePath }
-        : await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietSdkLogger }));
+      traced.workflowModules.length === 0 && (opts.workflowBundle ?? settings.workflowBundlePath)
+        ? (opts.workflowBundle ?? { codePath: settings.workflowBundlePath! })
+        : await bundleWorkflowCode({
+            workflowsPath: require.resolve('../../workflows'),
+            workflowInterceptorModules: traced.workflowModules,
+            logger: quietSdkLogger,
+          });
     const common = {
       connection: native,
       namespace: config.temporal.namespace,
@@ -163,13 +173,19 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       // A worker killed outright leaves its workflows' next tasks on its sticky queue until this
       // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
       stickyQueueScheduleToStartTimeout: '2s',
-      interceptors: { activity: [activityLogging(log)] },
+      interceptors: { activity: [activityLogging(log), ...traced.activity] },
+      ...(traced.sinks && { sinks: traced.sinks }),
       dataConverter,
       // Both workers poll as the same version of the deployment, or both unversioned.
       workerDeploymentOptions: deploymentOptionsOf(settings.deployment),
     } satisfies Partial<WorkerOptions>;
     // The worker's own client: reset runs asked after, schedules kept, webhook lanes woken.
-    const workerClient = new Client({ connection: native, namespace: config.temporal.namespace, dataConverter });
+    const workerClient = new Client({
+      connection: native,
+      namespace: config.temporal.namespace,
+      dataConverter,
+      interceptors: traced.client,
+    });
     worker = await Worker.create({
       ...common,
       taskQueue: config.temporal.taskQueue,
@@ -243,7 +259,12 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   if (opts.api) {
     const api = opts.config;
     const connection = native ?? (await Connection.connect({ address: config.temporal.address }));
-    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
+    const client = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter,
+      interceptors: traced.client,
+    });
     const workflows = createJobWorkflowClient(client, {
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: config.dependencyRetryAfterSeconds,
@@ -355,6 +376,8 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     relay,
     async stop() {
       for (const stop of stops) await stop();
+      // Flushed, not shut: another service in this process may share the provider (the tests').
+      await tracing()?.spanProcessor.forceFlush();
       await native?.close();
       await db.destroy();
     },

@@ -9,13 +9,13 @@ import https from 'node:https';
 export function putFile(
   url: string,
   file: string,
-  opts: { size: number; contentType: string; onProgress?: (sent: number) => void },
+  opts: { size: number; contentType: string; onProgress?: (sent: number) => void; headers?: Record<string, string> },
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = (target.protocol === 'https:' ? https : http).request(
       target,
-      { method: 'PUT', headers: { 'Content-Length': opts.size, 'Content-Type': opts.contentType } },
+      { method: 'PUT', headers: { ...opts.headers, 'Content-Length': opts.size, 'Content-Type': opts.contentType } },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

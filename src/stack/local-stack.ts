@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { startJaeger } from './jaeger';
 import { startMinio } from './minio';
 import { startPostgres } from './postgres';
 import { startStripeMock } from './stripe-mock';
@@ -16,13 +17,14 @@ export interface LocalStackOptions {
     minio?: number;
     minioConsole?: number;
     stripeMock?: number;
+    jaeger?: { otlp: number; query: number; queryGrpc: number };
   };
   /** Where the Temporal UI decodes payloads: the API's codec endpoint. */
   uiCodecEndpoint?: string;
   /** Without a UI and with workflows in memory: for tests. */
   ephemeralTemporal?: boolean;
   /** Which services to start; the others are external (configured) or not needed. */
-  start: { postgres: boolean; temporal: boolean; minio: boolean; stripeMock?: boolean };
+  start: { postgres: boolean; temporal: boolean; minio: boolean; stripeMock?: boolean; jaeger?: boolean };
   log: (msg: string) => void;
 }
 
@@ -33,6 +35,8 @@ export interface LocalStack {
   s3?: { endpoint: string; accessKey: string; secretKey: string; consoleUrl: string };
   /** Stripe's mock: its base URL, and how to run it again on the same port after stopping it. */
   stripeMock?: { url: string; stop(): Promise<void>; restart(): Promise<void> };
+  /** Jaeger: where spans go, and its query API. */
+  jaeger?: { otlpEndpoint: string; queryUrl: string };
   stop(): Promise<void>;
 }
 
@@ -55,6 +59,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const temporalBin = opts.start.temporal ? await ensureTool('temporal', opts.toolsDir, opts.log) : '';
     const minioBin = opts.start.minio ? await ensureTool('minio', opts.toolsDir, opts.log) : '';
     const stripeBin = opts.start.stripeMock ? await ensureTool('stripe-mock', opts.toolsDir, opts.log) : '';
+    const jaegerBin = opts.start.jaeger ? await ensureTool('jaeger', opts.toolsDir, opts.log) : '';
     if (opts.start.postgres) {
       const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), port: opts.ports.postgres });
       stops.push(pg.stop);
@@ -109,6 +114,17 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
           current = await run();
         },
       };
+    }
+    if (opts.start.jaeger && opts.ports.jaeger) {
+      const jaeger = await startJaeger({
+        binary: jaegerBin,
+        otlpPort: opts.ports.jaeger.otlp,
+        queryPort: opts.ports.jaeger.query,
+        queryGrpcPort: opts.ports.jaeger.queryGrpc,
+        logFile: path.join(logs, 'jaeger.log'),
+      });
+      stops.push(jaeger.stop);
+      stack.jaeger = { otlpEndpoint: jaeger.otlpEndpoint, queryUrl: jaeger.queryUrl };
     }
     return stack;
   } catch (err) {

@@ -9,7 +9,14 @@ import readline from 'node:readline';
 // finished build, so a crashed build never leaves a half binary behind.
 
 export type ToolName =
-  'temporal' | 'minio' | 'stripe-mock' | 'temporal-server' | 'temporal-sql-tool' | 'temporal-ui-server' | 'promtool';
+  | 'temporal'
+  | 'minio'
+  | 'stripe-mock'
+  | 'temporal-server'
+  | 'temporal-sql-tool'
+  | 'temporal-ui-server'
+  | 'promtool'
+  | 'jaeger';
 
 interface ToolSpec {
   /** Package given to `go install`. */
@@ -19,6 +26,11 @@ interface ToolSpec {
   version: string;
   /** The file `go install` writes, when it is not the tool's name (the package's last element). */
   produces?: string;
+  /**
+   * Built as a tool of a throwaway module (`go get -tool`, then `go build`): for a module whose
+   * go.mod has replace directives, which `go install pkg@version` refuses.
+   */
+  inModule?: boolean;
 }
 
 /**
@@ -63,6 +75,14 @@ const TOOLS: Record<ToolName, ToolSpec> = {
     pkg: 'github.com/prometheus/prometheus/cmd/promtool',
     mod: 'github.com/prometheus/prometheus',
     version: 'v0.316.0',
+  },
+  // The trace backend of `npm run dev` and the tracing test (Jaeger v2: an OpenTelemetry collector
+  // with in-memory storage and the query API). Its UI's assets are not in the module.
+  jaeger: {
+    pkg: 'github.com/jaegertracing/jaeger/cmd/jaeger',
+    mod: 'github.com/jaegertracing/jaeger',
+    version: 'v1.75.0',
+    inModule: true,
   },
 };
 
@@ -121,7 +141,8 @@ async function build(name: ToolName, spec: ToolSpec, root: string, finalDir: str
     30_000,
   );
   try {
-    await goInstall(`${spec.pkg}@${spec.version}`, tmp, log);
+    if (spec.inModule) await goBuildAsTool(spec, tmp, name, log);
+    else await goInstall(`${spec.pkg}@${spec.version}`, tmp, log);
     if (spec.produces) await fs.rename(path.join(tmp, spec.produces), path.join(tmp, name));
     if (!(await isPinnedBuild(path.join(tmp, name), spec))) {
       throw new Error(`go install ${spec.pkg}@${spec.version} did not produce the expected ${name} build`);
@@ -136,19 +157,34 @@ async function build(name: ToolName, spec: ToolSpec, root: string, finalDir: str
   }
 }
 
-function goInstall(target: string, gobin: string, log: Log): Promise<void> {
+/** `go install target` with GOBIN set. */
+const goInstall = (target: string, gobin: string, log: Log) =>
+  runGo(['install', target], { GOBIN: gobin }, undefined, log);
+
+/** Builds `spec.pkg` into `dir/name` from a module of its own made in `dir/module` (removed after). */
+async function goBuildAsTool(spec: ToolSpec, dir: string, name: string, log: Log): Promise<void> {
+  const module = path.join(dir, 'module');
+  await fs.mkdir(module);
+  try {
+    await runGo(['mod', 'init', `compute-tools/${name}`], {}, module, log);
+    await runGo(['get', '-tool', `${spec.pkg}@${spec.version}`], {}, module, log);
+    await runGo(['build', '-o', path.join(dir, name), spec.pkg], {}, module, log);
+  } finally {
+    await fs.rm(module, { recursive: true, force: true });
+  }
+}
+
+function runGo(args: string[], env: Record<string, string>, cwd: string | undefined, log: Log): Promise<void> {
+  const target = args.join(' ');
   return new Promise((resolve, reject) => {
-    // The child's environment is ours plus GOBIN.
-    const go = spawn('go', ['install', target], {
-      env: childEnvironment({ GOBIN: gobin }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // The child's environment is ours plus `env`.
+    const go = spawn('go', args, { env: childEnvironment(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [go.stdout, go.stderr]) readline.createInterface({ input: stream }).on('line', log);
     go.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'ENOENT' ? new Error(`Go is needed to build ${target}, and "go" is not on PATH`) : err),
     );
     go.once('close', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`go install ${target} failed (${signal ?? `exit ${code}`})`)),
+      code === 0 ? resolve() : reject(new Error(`go ${target} failed (${signal ?? `exit ${code}`})`)),
     );
   });
 }

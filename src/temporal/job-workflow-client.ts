@@ -5,6 +5,7 @@ import {
   WorkflowFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
+import { traceIdOf, traceparentOf } from '../telemetry/tracing';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
@@ -206,6 +207,8 @@ export function createJobWorkflowClient(
       const { spec } = input;
       if (Date.now() < unreachableUntil) throw unavailableError(); // not sent: nothing started
       opts.knowJob?.(spec.jobId, spec.workspaceId);
+      // Started within the submit's span: its trace is the job's, findable from the run.
+      const traceId = traceIdOf(traceparentOf());
       try {
         await callStart(() =>
           client.workflow.start(WORKFLOW_TYPE, {
@@ -220,6 +223,7 @@ export function createJobWorkflowClient(
             requestEagerStart: opts.eager,
             staticSummary: summaryOf(spec),
             staticDetails: detailsOf(spec),
+            ...(traceId && { memo: { traceId } }),
             typedSearchAttributes: [
               { key: JobStateKey, value: 'QUEUED' },
               { key: WorkspaceIdKey, value: spec.workspaceId },

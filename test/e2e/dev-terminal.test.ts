@@ -7,6 +7,8 @@ import path from 'node:path';
 import { childEnvironment } from '../../src/config';
 import { freePort } from '../../src/stack/ports';
 import { testEnv } from '../support/env';
+import { waitFor } from '../support/agents';
+import { sleep } from '../support/http';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
@@ -106,6 +108,9 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
     DEV_MINIO_PORT: String(await freePort()),
     DEV_MINIO_CONSOLE_PORT: String(await freePort()),
     DEV_STRIPE_MOCK_PORT: String(await freePort()),
+    DEV_JAEGER_PORT: String(await freePort()),
+    DEV_JAEGER_GRPC_PORT: String(await freePort()),
+    DEV_OTLP_PORT: String(await freePort()),
     // The worker's Temporal SDK metrics: the default port may be another dev's or the suite's.
     TEMPORAL_METRICS_PORT: String(await freePort()),
     // Chosen by the kernel when the API listens: a port picked free now may be some outgoing
@@ -120,6 +125,7 @@ async function devEnvironment(dataDir: string): Promise<NodeJS.ProcessEnv> {
     'S3_ENDPOINT',
     'STRIPE_SECRET_KEY',
     'STRIPE_API_BASE',
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
   ])
     delete env[name];
   return env;
@@ -240,7 +246,7 @@ describe('npm run dev in a terminal', () => {
     const steps = [
       'stopping the agent',
       'stopping the API and the worker',
-      'stopping Temporal, PostgreSQL, MinIO, stripe-mock',
+      'stopping Temporal, PostgreSQL, MinIO, stripe-mock, Jaeger',
       'stopped',
     ];
     const at = steps.map((step) => after.indexOf(`\n${step}\r\n`));
@@ -288,6 +294,20 @@ describe('npm run dev in a terminal', () => {
         body: '{}',
       });
       assert.equal(listed.status, 200, await listed.text());
+      // The request was traced into the Jaeger dev started, whose query API the banner names.
+      const jaeger = /^ *Traces +(http:\/\/\S+)\/api\/traces\/<traceId>/m.exec(second.dev.output())?.[1];
+      assert.ok(jaeger, second.dev.output());
+      let services: string[] = [];
+      await waitFor(
+        'the API’s spans in Jaeger',
+        async () => {
+          await sleep(250);
+          const res = await fetch(`${jaeger}/api/services`).catch(() => null);
+          services = res?.ok ? (((await res.json()) as { data: string[] | null }).data ?? []) : [];
+          return services.includes('compute');
+        },
+        15_000,
+      ).catch((err: Error) => assert.fail(`${err.message}: services ${JSON.stringify(services)}`));
       second.dev.ctrlC();
       assert.equal(await second.dev.exitedWithin(45_000), 0, second.dev.output());
     } finally {

@@ -93,15 +93,33 @@ describe('each process reads its own settings', () => {
       COMPUTE_CONFIG_DIR: '/tmp/compute-cli',
     });
     assert.deepEqual([cli.apiUrl, cli.configDir], ['http://api.example:3000', '/tmp/compute-cli']);
-    const { LOG_LEVEL, AGENT_KILL_GRACE_MS, COMPUTE_AGENT_DIR, COMPUTE_AGENT_KEY, ...service } = garbage;
+    const {
+      LOG_LEVEL,
+      AGENT_KILL_GRACE_MS,
+      COMPUTE_AGENT_DIR,
+      COMPUTE_AGENT_KEY,
+      OTEL_EXPORTER_OTLP_ENDPOINT,
+      OTEL_SERVICE_NAME,
+      ...service
+    } = garbage;
     assert.ok(
-      LOG_LEVEL && AGENT_KILL_GRACE_MS && COMPUTE_AGENT_DIR && COMPUTE_AGENT_KEY,
+      LOG_LEVEL &&
+        AGENT_KILL_GRACE_MS &&
+        COMPUTE_AGENT_DIR &&
+        COMPUTE_AGENT_KEY &&
+        OTEL_EXPORTER_OTLP_ENDPOINT &&
+        OTEL_SERVICE_NAME,
       'what the agent reads is in the garbage too',
     );
     const agent = loadAgentConfig({ ...service, COMPUTE_AGENT_KEY: 'cka_x', COMPUTE_AGENT_DIR: '/tmp/agent' });
     assert.deepEqual(
       [agent.key, agent.dir, agent.killGraceMs, agent.logLevel],
       ['cka_x', '/tmp/agent', 10_000, 'info'],
+    );
+    assert.equal(agent.tracing.endpoint, undefined, 'the agent traces only when told where to');
+    assert.throws(
+      () => loadAgentConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
+      /^Error: Invalid configuration: OTEL_EXPORTER_OTLP_ENDPOINT: /,
     );
     assert.throws(
       () => loadAgentConfig({ AGENT_KILL_GRACE_MS: 'soon' }),

@@ -33,10 +33,14 @@ describe('the job a webhook event carries', () => {
     failureReason: null,
     error: null,
     version: 7,
+    traceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
   };
 
   it('is Surface B’s job, field for field and in the same order, and never carries env', () => {
     assert.equal(JSON.stringify(webhookJob(job)), JSON.stringify(jobB(job)));
     assert.ok(!JSON.stringify(webhookJob(job)).includes('never sent'));
+    // Its trace by ID only: the submit span's own ID stays inside the service.
+    assert.equal(webhookJob(job).traceId, '0af7651916cd43dd8448eb211c80319c');
+    assert.ok(!JSON.stringify(webhookJob(job)).includes('b7ad6b7169203331'));
   });
 });

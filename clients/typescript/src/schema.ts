@@ -6805,6 +6805,8 @@ export interface components {
                 memoryMb: number;
             };
             timeoutSeconds: number;
+            /** @description The hand-out’s place in the job’s trace (W3C Trace Context), when the service traces: the agent runs the attempt as its child, gives the job’s process TRACEPARENT and sends its result with a `traceparent` header */
+            traceparent?: string;
             type: string;
         };
         Attempt: {
@@ -6950,6 +6952,8 @@ export interface components {
             /** @enum {string} */
             state: "QUEUED" | "RUNNING" | "CANCELLING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "CANCELLED";
             timeoutSeconds: number;
+            /** @description The job’s trace ID (W3C Trace Context, 32 hex digits) when the service traces (OTEL_EXPORTER_OTLP_ENDPOINT): its submit, each attempt’s hand-out and run, its results and its webhook deliveries are spans of this trace. Null otherwise */
+            traceId: string | null;
             type: string;
             /** @description Only on one job’s read (`jobs/retrieve`, `GET /v0/jobs/{id}`) of a queued managed job that no agent could take: why (none of its region online with the labels its selector asks for, or none with the room its `resources` ask for, and the most any offers). Absent otherwise */
             waitingReason?: string;
@@ -6999,6 +7003,8 @@ export interface components {
             /** @enum {string} */
             state: "queued" | "running" | "cancelling" | "succeeded" | "failed" | "timed-out" | "cancelled";
             timeoutSeconds: number;
+            /** @description The job’s trace ID (W3C Trace Context, 32 hex digits) when the service traces (OTEL_EXPORTER_OTLP_ENDPOINT): its submit, each attempt’s hand-out and run, its results and its webhook deliveries are spans of this trace. Null otherwise */
+            traceId: string | null;
             type: string;
             /** @description Only on one job’s read (`jobs/retrieve`, `GET /v0/jobs/{id}`) of a queued managed job that no agent could take: why (none of its region online with the labels its selector asks for, or none with the room its `resources` ask for, and the most any offers). Absent otherwise */
             waitingReason?: string;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { startTracing } from '../../telemetry/tracing';
 import os from 'node:os';
 import type { Command } from 'commander';
 import { Agent, type Resources } from '../../reference-agent/agent';
@@ -118,6 +119,8 @@ export function registerAgentCommand(program: Command): void {
       if (opts.region !== undefined && !RegionSchema.safeParse(opts.region).success)
         throw new CliError('--region is 1 to 32 lower-case letters, digits and -');
       const log = createLogger(config.logLevel, 'agent');
+      // Each attempt's run becomes a span of its job's trace when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+      const traces = startTracing(config.tracing, 'compute-agent');
       const agent = new Agent({
         apiUrl: opts.api ?? config.apiUrl,
         key,
@@ -156,6 +159,7 @@ export function registerAgentCommand(program: Command): void {
         process.on('SIGINT', onSignal);
       });
       await stopped;
+      await traces?.shutdown();
       log.info('agent stopped');
       process.exit(0); // pooled HTTP sockets would otherwise hold the process a few seconds
     });

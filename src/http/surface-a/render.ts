@@ -14,7 +14,7 @@ export function jobA(job: Job) {
 
 /** A job as a poll hands it out, with the upload URL template scoped to its job and lease. */
 export function assignedJobA(
-  { job, leaseId, env }: Assignment & { env: Record<string, string> },
+  { job, leaseId, env, traceparent }: Assignment & { env: Record<string, string> },
   artifactUploadUrl: string,
 ) {
   return {
@@ -29,6 +29,7 @@ export function assignedJobA(
     artifacts: { paths: job.artifactPaths },
     resources: resourcesOf(job),
     artifactUploadUrl,
+    ...(traceparent && { traceparent }),
   };
 }
 

@@ -140,6 +140,10 @@ export const AssignedJob = z
     artifactUploadUrl: z.string().meta({
       description: 'Signed PUT URL template for this job and lease; replace {id} with an artifact id, add &name=',
     }),
+    traceparent: z.string().optional().meta({
+      description:
+        'The hand-out’s place in the job’s trace (W3C Trace Context), when the service traces: the agent runs the attempt as its child, gives the job’s process TRACEPARENT and sends its result with a `traceparent` header',
+    }),
   })
   .meta({ id: 'AssignedJob' });
 export const NodeA = z

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.assigned_job_artifacts import AssignedJobArtifacts
     from ..models.assigned_job_env import AssignedJobEnv
@@ -33,6 +35,9 @@ class AssignedJob:
             resources gives it no more
         artifact_upload_url (str): Signed PUT URL template for this job and lease; replace {id} with an artifact id, add
             &name=
+        traceparent (str | Unset): The hand-out’s place in the job’s trace (W3C Trace Context), when the service traces:
+            the agent runs the attempt as its child, gives the job’s process TRACEPARENT and sends its result with a
+            `traceparent` header
     """
 
     job_id: str
@@ -46,6 +51,7 @@ class AssignedJob:
     artifacts: AssignedJobArtifacts
     resources: AssignedJobResources
     artifact_upload_url: str
+    traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -71,6 +77,8 @@ class AssignedJob:
 
         artifact_upload_url = self.artifact_upload_url
 
+        traceparent = self.traceparent
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -88,6 +96,8 @@ class AssignedJob:
                 "artifactUploadUrl": artifact_upload_url,
             }
         )
+        if traceparent is not UNSET:
+            field_dict["traceparent"] = traceparent
 
         return field_dict
 
@@ -121,6 +131,8 @@ class AssignedJob:
 
         artifact_upload_url = d.pop("artifactUploadUrl")
 
+        traceparent = d.pop("traceparent", UNSET)
+
         assigned_job = cls(
             job_id=job_id,
             lease_id=lease_id,
@@ -133,6 +145,7 @@ class AssignedJob:
             artifacts=artifacts,
             resources=resources,
             artifact_upload_url=artifact_upload_url,
+            traceparent=traceparent,
         )
 
         assigned_job.additional_properties = d

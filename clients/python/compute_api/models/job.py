@@ -49,6 +49,9 @@ class Job:
             was terminated
         error (None | str):
         artifacts (list[JobArtifactsItem]):
+        trace_id (None | str): The job’s trace ID (W3C Trace Context, 32 hex digits) when the service traces
+            (OTEL_EXPORTER_OTLP_ENDPOINT): its submit, each attempt’s hand-out and run, its results and its webhook
+            deliveries are spans of this trace. Null otherwise
         env (JobEnv): The names of the manifest’s env, each value `[redacted]`: the values are kept sealed and go only
             to the agent that runs an attempt
         id (str):
@@ -77,6 +80,7 @@ class Job:
     failure_reason: JobFailureReasonType0 | None | str
     error: None | str
     artifacts: list[JobArtifactsItem]
+    trace_id: None | str
     env: JobEnv
     id: str
     state: JobState
@@ -134,6 +138,9 @@ class Job:
             artifacts_item = artifacts_item_data.to_dict()
             artifacts.append(artifacts_item)
 
+        trace_id: None | str
+        trace_id = self.trace_id
+
         env = self.env.to_dict()
 
         id = self.id
@@ -167,6 +174,7 @@ class Job:
                 "failureReason": failure_reason,
                 "error": error,
                 "artifacts": artifacts,
+                "traceId": trace_id,
                 "env": env,
                 "id": id,
                 "state": state,
@@ -271,6 +279,13 @@ class Job:
 
             artifacts.append(artifacts_item)
 
+        def _parse_trace_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        trace_id = _parse_trace_id(d.pop("traceId"))
+
         env = JobEnv.from_dict(d.pop("env"))
 
         id = d.pop("id")
@@ -305,6 +320,7 @@ class Job:
             failure_reason=failure_reason,
             error=error,
             artifacts=artifacts,
+            trace_id=trace_id,
             env=env,
             id=id,
             state=state,
