@@ -10,9 +10,12 @@ import { type BareStack, spawnService } from './stack';
  */
 export async function startComposeShape(
   stack: BareStack,
+  /** More settings for both processes (a traced pair: OTEL_EXPORTER_OTLP_ENDPOINT). */
+  more: Record<string, string> = {},
 ): Promise<{ api: ApiClient; url: string; pids: Record<number, string>; stop(): Promise<void> }> {
   const env = {
-    TEMPORAL_TASK_QUEUE: `bench-compose-${Date.now()}`,
+    ...more,
+    TEMPORAL_TASK_QUEUE: `bench-compose-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`,
     WORKER_PORT: '0',
     TEMPORAL_METRICS_PORT: '0',
     // The in-process service meters; this worker leaves the schedules alone.

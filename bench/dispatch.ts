@@ -64,6 +64,11 @@
  *   (100 at a time) at the same API: `ratio_completions_in_burst` = the agents' completions per
  *   second during it against outside it. And a third time, four jobs pushing 1000-line log batches back to back
  *   from a third of the jobs done to two thirds: `ratio_completions_in_log_flood`.
+ * - tracing's cost (bench/tracing-cost.ts): two API + worker pairs as compose runs them, one
+ *   exporting every span to a real Jaeger (OTEL_EXPORTER_OTLP_ENDPOINT), one untraced, one load
+ *   generator; latency rounds interleaved, --tracing=N jobs a side in throughput rounds alternated:
+ *   tracing_ratio_p50, tracing_ratio_p99, tracing_ratio_throughput and tracing_ratio_cpu (their API
+ *   and worker CPU per job), traced ÷ untraced.
  * - a deep queue, first while the process is fresh: 10 000 jobs no agent takes (50 submits at a
  *   time), then every one cancelled
  *   (50 at a time): submit and cancel rates and CPU per job, the resident memory of this process
@@ -74,7 +79,7 @@
  *
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
  * run, default 1000), --warmup=N (default 20), --fleet=N (jobs through the agents, default
- * 1000), --burst=N (default 2000), --queue=N (default 10000), --codec=N (jobs per round of the codec comparison, default 500). WORKFLOW_CACHE_SIZE=N in the
+ * 1000), --burst=N (default 2000), --queue=N (default 10000), --codec=N (jobs per round of the codec comparison, default 500), --tracing=N (jobs per side of the tracing comparison, default 600). WORKFLOW_CACHE_SIZE=N in the
  * environment runs the service with that cache. --temporal=server runs it all on the Temporal
  * server users deploy (PostgreSQL persistence, bench/stack.ts) instead of the dev server. The last
  * line of output is the summary, alone.
@@ -85,6 +90,7 @@ import { watchLoad, watchPostgres, watchQueries } from './load';
 import { profileDispatch } from './profile';
 import { cacheWeight } from './cache-weight';
 import { codecCost } from './codec';
+import { tracingCost } from './tracing-cost';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
 import { fleetThroughput, logFlood, submitBurst } from './fleet';
 import { deepQueue } from './queue';
@@ -110,6 +116,7 @@ async function run(
     burst: number;
     queue: number;
     codec: number;
+    tracing: number;
   },
 ) {
   const { config } = stack;
@@ -216,6 +223,15 @@ async function run(
     );
     note(`the payload codec's cost: the service loop with and without it, ${counts.codec} jobs a round, alternating …`);
     const codec = await codecCost({ stack, jobs: counts.codec, inFlight: IN_FLIGHT });
+    note(
+      `tracing's cost: the API and worker as compose runs them, traced to Jaeger and untraced, ${counts.tracing} jobs a side …`,
+    );
+    const traced = await tracingCost(stack, {
+      rounds: 4,
+      iterations: Math.max(10, Math.round(counts.latency / 8)),
+      jobs: counts.tracing,
+      inFlight: IN_FLIGHT,
+    });
     note(`end to end: 2 reference agents x 8 slots, ${counts.fleet} jobs …`);
     const fleetLoad = watchLoad(stack.service.db);
     const fleet = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT });
@@ -333,6 +349,12 @@ async function run(
     say(
       `payload codec: ${rate(codec.sealed)} jobs/s with every payload sealed, ${rate(codec.plain)} jobs/s without the codec (PAYLOAD_CODEC=off): ratio ${codec.ratio.toFixed(2)} (target ≥ 0.95)`,
     );
+    say(
+      `tracing (compose shape, every span exported to Jaeger against tracing off): dispatch p50 ${ms(traced.latency.traced.p50)} against ${ms(traced.latency.untraced.p50)} ms ` +
+        `(ratio ${traced.ratioP50.toFixed(2)}), p99 ${ms(traced.latency.traced.p99)} against ${ms(traced.latency.untraced.p99)} ms (ratio ${traced.ratioP99.toFixed(2)}); ` +
+        `${rate(traced.perSecond.traced)} against ${rate(traced.perSecond.untraced)} jobs/s (ratio ${traced.ratioThroughput.toFixed(2)}); ` +
+        `API + worker CPU per job ${f1(traced.cpuMsPerJob.traced)} against ${f1(traced.cpuMsPerJob.untraced)} ms (ratio ${traced.ratioCpu.toFixed(2)})`,
+    );
     say();
     const ratioFleet = fleet.perSecond / tp.perSecond;
     say(`== end to end: 2 reference agents x 8 slots, ${fleet.jobs} jobs, ${IN_FLIGHT} in flight ==`);
@@ -384,7 +406,7 @@ async function run(
       `bare_service_p50=${ms(bareServiceLatency.p50)} bare_service_throughput=${rate(bareServiceTp.perSecond)} ` +
       `cpu_ms_per_job=${f1(cpuMsPerJob)} bare_service_cpu_ms_per_job=${f1(sum(bareCpu))} tx_per_transition=${txPerTransition.toFixed(2)} fsync_commits_per_job=${f1(fsyncCommitsPerJob)} ` +
       `cpu_ms_per_job_api=${f1(oursCpu.api)} cpu_ms_per_job_worker=${f1(oursCpu.worker)} cpu_ms_per_job_temporal=${f1(oursCpu.temporal)} cpu_ms_per_job_postgres=${f1(oursCpu.postgres)} ` +
-      `ratio_codec=${codec.ratio.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
+      `ratio_codec=${codec.ratio.toFixed(2)} tracing_ratio_p50=${traced.ratioP50.toFixed(2)} tracing_ratio_p99=${traced.ratioP99.toFixed(2)} tracing_ratio_throughput=${traced.ratioThroughput.toFixed(2)} tracing_ratio_cpu=${traced.ratioCpu.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
       `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
       `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
       `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)} retried_503=${shedCount() + serviceShed}`
@@ -406,5 +428,6 @@ runBench((stack) =>
     burst: option('burst', 2000),
     queue: option('queue', 10_000),
     codec: option('codec', 500),
+    tracing: option('tracing', 600),
   }),
 );

@@ -37,6 +37,10 @@ export const SECTIONS: Section[] = [
         meaning:
           'the OpenTelemetry collector spans are sent to with OTLP over HTTP (its base URL: `/v1/traces` is added), read by the API, the worker and `compute agent`; unset, nothing is traced (docs/guides/tracing.md). `npm run dev` sets it to the Jaeger it starts',
       },
+      OTEL_TRACES_SAMPLER_ARG: {
+        meaning:
+          'the share of jobs whose trace is recorded, 0 to 1, decided at the submit (a caller’s sampled `traceparent` is always kept); every later part of a job follows its decision, and an unrecorded job’s `traceId` is null. The agent reads it for traces it starts itself',
+      },
       OTEL_SERVICE_NAME: {
         meaning: 'the `service.name` of the process’s spans; default `compute-api`, `compute-worker`, `compute-agent`, or `compute` for the API and worker in one process',
       },

@@ -34,7 +34,11 @@ export function loadAgentConfig(env: Env = process.env): AgentConfig {
     apiKey: e.COMPUTE_API_KEY,
     dir: path.resolve(e.COMPUTE_AGENT_DIR ?? path.join(os.homedir(), '.compute-agent')),
     killGraceMs: e.AGENT_KILL_GRACE_MS,
-    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
+    tracing: {
+      endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+      serviceName: e.OTEL_SERVICE_NAME || undefined,
+      sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
+    },
   };
 }
 

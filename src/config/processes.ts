@@ -21,6 +21,7 @@ const {
   STRIPE_WEBHOOK_SECRET,
   OTEL_EXPORTER_OTLP_ENDPOINT,
   OTEL_SERVICE_NAME,
+  OTEL_TRACES_SAMPLER_ARG,
 } = SharedVariables.shape;
 const { COMPUTE_API_URL, COMPUTE_API_KEY } = CliVariables.shape;
 const { METER_TICK_SECONDS, BILLING_PERIOD } = WorkerVariables.shape;
@@ -46,6 +47,7 @@ export const AgentProcessVariables = z.object({
   LOG_LEVEL,
   OTEL_EXPORTER_OTLP_ENDPOINT,
   OTEL_SERVICE_NAME,
+  OTEL_TRACES_SAMPLER_ARG,
 });
 
 // Read where they are used, by a command that needs them and no other: the operator's commands on

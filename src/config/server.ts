@@ -53,7 +53,11 @@ function sharedOf(e: SharedVars): SharedSettings {
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
-    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
+    tracing: {
+      endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+      serviceName: e.OTEL_SERVICE_NAME || undefined,
+      sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
+    },
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.DB_POOL_MAX,
     temporal: {

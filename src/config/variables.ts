@@ -32,8 +32,11 @@ export const SharedVariables = z.object({
   // nothing is traced. The agent reads it too. docs/guides/tracing.md
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .string()
-    .regex(/^https?:\/\/[^/\s]+/, 'an http(s) URL, e.g. http://127.0.0.1:4318')
+    // Empty is unset (compose passes `${OTEL_EXPORTER_OTLP_ENDPOINT:-}`).
+    .regex(/^$|^https?:\/\/[^/\s]+/, 'an http(s) URL, e.g. http://127.0.0.1:4318')
     .optional(),
+  // The share of jobs whose trace is recorded, 0 to 1 (each job's parts follow its submit's decision).
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   // The service name spans carry; default compute-api, compute-worker, compute-agent or compute (both in one).
   OTEL_SERVICE_NAME: z.string().optional(),
   // The API listens here; a worker alone serves its health and metrics here.

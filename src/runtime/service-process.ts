@@ -113,7 +113,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const config: SharedSettings = opts.config;
   if (!config.databaseUrl || !config.temporal.address)
     throw new Error('DATABASE_URL and TEMPORAL_ADDRESS are required');
-  const traced = temporalTracing(
+  const clientTracing = temporalTracing(
     startTracing(config.tracing, opts.api && opts.worker ? 'compute' : opts.api ? 'compute-api' : 'compute-worker'),
   );
   const db = createDb(config.databaseUrl, { log, max: config.dbPoolMax });
@@ -156,16 +156,11 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   if (native && opts.worker) {
     const { worker: settings, billing } = opts.config;
     // One bundle for both workers: the jobs' and the webhook deliveries'.
-    // A traced worker bundles its own: the prebuilt bundle has no tracing interceptors, and an
-    // untraced worker must not load them (they call a sink only a traced worker registers).
     const workflowBundle =
-      traced.workflowModules.length === 0 && (opts.workflowBundle ?? settings.workflowBundlePath)
-        ? (opts.workflowBundle ?? { codePath: settings.workflowBundlePath! })
-        : await bundleWorkflowCode({
-            workflowsPath: require.resolve('../../workflows'),
-            workflowInterceptorModules: traced.workflowModules,
-            logger: quietSdkLogger,
-          });
+      opts.workflowBundle ??
+      (settings.workflowBundlePath
+        ? { codePath: settings.workflowBundlePath }
+        : await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietSdkLogger }));
     const common = {
       connection: native,
       namespace: config.temporal.namespace,
@@ -173,8 +168,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       // A worker killed outright leaves its workflows' next tasks on its sticky queue until this
       // passes; a live worker takes them in milliseconds, so a short wait only speeds recovery.
       stickyQueueScheduleToStartTimeout: '2s',
-      interceptors: { activity: [activityLogging(log), ...traced.activity] },
-      ...(traced.sinks && { sinks: traced.sinks }),
+      interceptors: { activity: [activityLogging(log)] },
       dataConverter,
       // Both workers poll as the same version of the deployment, or both unversioned.
       workerDeploymentOptions: deploymentOptionsOf(settings.deployment),
@@ -184,7 +178,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       connection: native,
       namespace: config.temporal.namespace,
       dataConverter,
-      interceptors: traced.client,
+      interceptors: clientTracing,
     });
     worker = await Worker.create({
       ...common,
@@ -263,7 +257,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       connection,
       namespace: config.temporal.namespace,
       dataConverter,
-      interceptors: traced.client,
+      interceptors: clientTracing,
     });
     const workflows = createJobWorkflowClient(client, {
       taskQueue: config.temporal.taskQueue,

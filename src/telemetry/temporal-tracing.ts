@@ -1,35 +1,18 @@
 import type { ClientInterceptors } from '@temporalio/client';
-import {
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
-  type OpenTelemetrySinks,
-  makeWorkflowExporter,
-} from '@temporalio/interceptors-opentelemetry';
-import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Tracing } from './tracing';
 
-/** What the Temporal client and worker add when the process traces: the SDK's own interceptors. */
-export interface TemporalTracing {
-  client: ClientInterceptors;
-  activity: ActivityInterceptorsFactory[];
-  /** Bundled into the workflow code: the workflow's spans, and its context passed to activities. */
-  workflowModules: string[];
-  /** The workflow spans' way out of the sandbox. */
-  sinks?: InjectedSinks<OpenTelemetrySinks>;
-}
-
-export function temporalTracing(tracing: Tracing | undefined): TemporalTracing {
-  if (!tracing) return { client: {}, activity: [], workflowModules: [] };
-  return {
-    client: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
-    activity: [
-      (ctx) => ({
-        inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
-        outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
-      }),
-    ],
-    workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
-    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
-  };
+/**
+ * What the Temporal client adds when the process traces: the SDK's own client interceptor, so a
+ * job's start, its Updates and its signals are spans of the job's trace (and carry its context
+ * in their headers).
+ *
+ * The SDK's workflow interceptors are left out on purpose: wrapping the run's Update handlers in
+ * spans changes the order of its commands, so a worker that turned tracing on or off could no
+ * longer replay the runs already open (test/integration/job-workflow-replay.test.ts replays every
+ * recorded history on the very bundle a traced worker runs). Without them an activity has no
+ * trace context to join, so activities get no span either.
+ */
+export function temporalTracing(tracing: Tracing | undefined): ClientInterceptors {
+  return tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {};
 }

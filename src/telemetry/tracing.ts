@@ -2,7 +2,12 @@ import * as otel from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 // One trace per job (docs/guides/tracing.md). Spans are exported with OTLP over HTTP to the
@@ -14,12 +19,13 @@ export interface TracingSettings {
   endpoint?: string;
   /** OTEL_SERVICE_NAME, else the process's own name. */
   serviceName?: string;
+  /** OTEL_TRACES_SAMPLER_ARG: the share of new traces recorded (0..1); a caller's decision is kept. */
+  sampleRatio?: number;
 }
 
 export interface Tracing {
-  /** What the Temporal worker's workflow spans are exported through (their sink). */
+  /** Where ended spans queue for export (flushed when a service stops). */
   spanProcessor: SpanProcessor;
-  resource: Resource;
   /** Sends the spans still buffered, then stops. */
   shutdown(): Promise<void>;
 }
@@ -40,9 +46,11 @@ export function startTracing(settings: TracingSettings, processName: string): Tr
   const exporter = new OTLPTraceExporter({ url: `${settings.endpoint.replace(/\/+$/, '')}/v1/traces` });
   // Batched: a span's end costs a push onto a buffer; a full buffer drops spans, never blocks a request.
   const spanProcessor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: 500, maxQueueSize: 8192 });
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
+  // A job's parts all follow its submit's decision: each later span's parent is that trace's.
+  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio ?? 1) });
+  const provider = new NodeTracerProvider({ resource, sampler, spanProcessors: [spanProcessor] });
   provider.register({ propagator });
-  installed = { spanProcessor, resource, shutdown: () => provider.shutdown() };
+  installed = { spanProcessor, shutdown: () => provider.shutdown() };
   return installed;
 }
 
@@ -62,9 +70,11 @@ export function contextOf(traceparent: string | null | undefined): otel.Context 
   return propagator.extract(otel.ROOT_CONTEXT, { traceparent }, otel.defaultTextMapGetter);
 }
 
-/** The trace ID a `traceparent` carries (its second field). */
-export const traceIdOf = (traceparent: string | null | undefined): string | null =>
-  traceparent ? (traceparent.split('-')[1] ?? null) : null;
+/** The trace ID a `traceparent` carries (its second field), when it was recorded (sampled, flag 01). */
+export function traceIdOf(traceparent: string | null | undefined): string | null {
+  const [, traceId, , flags] = traceparent?.split('-') ?? [];
+  return traceId && flags && (parseInt(flags, 16) & 1) === 1 ? traceId : null;
+}
 
 /**
  * Runs `fn` in a span named `name`, a child of `parent` (the active context by default), ended

@@ -6,6 +6,9 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { silentSdkLogger, testEnv } from '../support/env';
+import { Resource } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 
 // Histories recorded from earlier versions of the workflows (`npm run record:histories`): today's
 // code must make the same decisions from them, or open runs would break on deploy. webhooks/ holds
@@ -219,6 +222,28 @@ describe('job workflow replay', () => {
       );
     });
   }
+
+  it('would fail on the SDK’s workflow tracing interceptors, which is why a traced worker leaves them out', async function () {
+    this.timeout(180_000);
+    // src/telemetry/temporal-tracing.ts traces the client alone: a worker that turned tracing on
+    // with these bundled could not replay the runs already open. Should an SDK release make them
+    // safe, this fails, and they can be added.
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      workflowInterceptorModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
+      logger: silentSdkLogger,
+    });
+    const sinks = {
+      exporter: makeWorkflowExporter(new SimpleSpanProcessor(new InMemorySpanExporter()), Resource.default()),
+    };
+    const failed = new Map<string, Error>();
+    const input = current.map(({ name, history }) => ({ workflowId: name, history }));
+    const options = { workflowBundle, replayName: 'traced', dataConverter: await suiteDataConverter(), sinks };
+    for await (const { workflowId, error } of Worker.runReplayHistories(options, input))
+      if (error) failed.set(workflowId, error as Error);
+    assert.ok(failed.size > 0, 'every job history replays with them');
+    for (const [name, error] of failed) assert.match(error.message, /Nondeterminism/, name);
+  });
 
   describe('catches realistic edits that would break those histories', () => {
     EDITS.forEach((edit, i) => {

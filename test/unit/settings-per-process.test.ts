@@ -100,6 +100,7 @@ describe('each process reads its own settings', () => {
       COMPUTE_AGENT_KEY,
       OTEL_EXPORTER_OTLP_ENDPOINT,
       OTEL_SERVICE_NAME,
+      OTEL_TRACES_SAMPLER_ARG,
       ...service
     } = garbage;
     assert.ok(
