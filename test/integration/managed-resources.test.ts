@@ -23,20 +23,24 @@ import { v0ok } from '../support/v0';
 
 const db = () => testEnv().db;
 
-/** A job's control group's CPU quota and memory limit, on cgroup v2 or v1; undefined until it exists. */
+/**
+ * A job's control group's CPU quota and memory limit, on cgroup v2 or v1; undefined until the
+ * agent has written them (the kernel fills a new group's files with "no limit" first).
+ */
 function limitsOf(name: string): { quotaUs: number; periodUs: number; memoryBytes: number } | undefined {
   const read = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined);
   if (fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) {
     const [quota, period] = read(`/sys/fs/cgroup/compute-jobs/${name}/cpu.max`)?.split(' ') ?? [];
     const memory = read(`/sys/fs/cgroup/compute-jobs/${name}/memory.max`);
-    return quota && memory
+    return quota && memory && quota !== 'max' && memory !== 'max'
       ? { quotaUs: Number(quota), periodUs: Number(period), memoryBytes: Number(memory) }
       : undefined;
   }
   const quota = read(`/sys/fs/cgroup/cpu/compute-jobs/${name}/cpu.cfs_quota_us`);
   const period = read(`/sys/fs/cgroup/cpu/compute-jobs/${name}/cpu.cfs_period_us`);
   const memory = read(`/sys/fs/cgroup/memory/compute-jobs/${name}/memory.limit_in_bytes`);
-  return quota && period && memory
+  // Unlimited: a quota of -1, a memory limit of the largest page-aligned 64-bit value.
+  return quota && period && memory && quota !== '-1' && BigInt(memory) < 2n ** 62n
     ? { quotaUs: Number(quota), periodUs: Number(period), memoryBytes: Number(memory) }
     : undefined;
 }
