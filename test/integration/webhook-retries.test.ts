@@ -63,11 +63,13 @@ describe('webhooks with shortened durations (a worker of their own)', () => {
     const created = got.filter((r) => r.event.type === 'job.created');
     // How many attempts fit in the window depends on how fast each one is answered and scheduled.
     assert.ok(created.length >= 2, `retried: ${created.length} attempts`);
-    // The window runs from the first attempt's start and is checked once an attempt's answer is
-    // in: the last arrival sits within that answer's time (a local 503, milliseconds) of it.
+    // The window runs from when the lane scheduled the first attempt, which reaches the receiver
+    // some time later (hundreds of ms on a loaded server), and is checked once an attempt's answer
+    // is in: so the last arrival is at least one retry delay (WEBHOOK_FIRST_RETRY_MS, 1 s here)
+    // after the first, and the log below shows every earlier attempt pending and the last failed.
     assert.ok(
-      created[created.length - 1].at - created[0].at >= 1400,
-      `retried until the window had passed: ${created.map((c) => c.at - created[0].at).join(', ')} ms`,
+      created[created.length - 1].at - created[0].at >= 900,
+      `retried after its delay: ${created.map((c) => c.at - created[0].at).join(', ')} ms`,
     );
     assert.deepEqual(
       got.slice(created.length).map((r) => r.event.type),
