@@ -7,7 +7,7 @@ import { retryDelayMs } from '../src/webhooks/backoff';
 import { eventBody } from '../src/webhooks/event-body';
 import { postWebhook } from '../src/webhooks/send';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { contextOf, inSpan, linkToActive, traceparentOf } from '../src/telemetry/tracing';
+import { contextOf, inSpan, traceparentOf } from '../src/telemetry/tracing';
 import { signedHeaders } from '../src/webhooks/signing';
 import type { SecretBox } from '../src/webhooks/secret-box';
 import type { Resolver } from '../src/webhooks/target-guard';
@@ -90,7 +90,6 @@ export function createWebhookActivities({ db, settings, secrets, resolve }: Webh
         return result;
       },
       contextOf(event.data.job.trace_parent as string | null | undefined),
-      linkToActive(),
     );
     const gone = sent.status === 410;
     const final = sent.ok || gone || redelivery || Date.now() - firstAttemptAt >= settings.retryWindowMs;
