@@ -62,7 +62,10 @@ export interface BenchStack extends BareStack {
  * Starts Temporal (ephemeral dev server) and PostgreSQL on free ports and migrates; the service
  * is the bench's to run (`startBenchStack` runs it in this process, `spawnService` as its own).
  */
-export async function startBareStack(say: (msg: string) => void): Promise<BareStack> {
+export async function startBareStack(
+  say: (msg: string) => void,
+  postgresSettings?: Record<string, string>,
+): Promise<BareStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-bench-'));
   fs.chmodSync(dataDir, 0o755);
   let stack: LocalStack | undefined;
@@ -82,6 +85,7 @@ export async function startBareStack(say: (msg: string) => void): Promise<BareSt
       ports: { postgres: await freePort(), temporal: await freePort() },
       ephemeralTemporal: true,
       start: { postgres: true, temporal: !onServer, minio: false },
+      postgresSettings,
       log: (msg) => say(`  [stack] ${msg}`),
     });
     if (onServer)
@@ -213,8 +217,14 @@ export async function spawnService(
  * stack down (on Ctrl-C too), exit. `run` prints its own figures as it goes.
  */
 export function runBench(run: (stack: BenchStack) => Promise<string>): void;
-export function runBench(run: (stack: BareStack) => Promise<string>, opts: { inProcess: false }): void;
-export function runBench(run: (stack: BenchStack) => Promise<string>, opts: { inProcess?: boolean } = {}): void {
+export function runBench(
+  run: (stack: BareStack) => Promise<string>,
+  opts: { inProcess: false; postgresSettings?: Record<string, string> },
+): void;
+export function runBench(
+  run: (stack: BenchStack) => Promise<string>,
+  opts: { inProcess?: boolean; postgresSettings?: Record<string, string> } = {},
+): void {
   const note = (line: string) => process.stderr.write(`${line}\n`);
   const main = async () => {
     // The SDK's own logs at warn: its info level prints the whole workflow bundle report.
@@ -223,7 +233,9 @@ export function runBench(run: (stack: BenchStack) => Promise<string>, opts: { in
     const inProcess = opts.inProcess !== false;
     const temporal = temporalOption() === 'server' ? 'the Temporal server on PostgreSQL' : 'Temporal dev server';
     note(`starting the stack (${temporal}, PostgreSQL${inProcess ? ', API + worker in process' : ''}) …`);
-    const stack = (inProcess ? await startBenchStack(note) : await startBareStack(note)) as BenchStack;
+    const stack = (
+      inProcess ? await startBenchStack(note) : await startBareStack(note, opts.postgresSettings)
+    ) as BenchStack;
     note(`stack ready in ${Date.now() - started} ms`);
     runUntilSignal(createLogger('warn', 'bench'), async () => {
       await stack.stop();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../db/prepared';
 
 // The usage ledger's writes (the table is src/billing's; see its migration). Every entry runs from
 // where its attempt's previous entry ended (its assignment, for the first) to its own end, so the
@@ -44,33 +45,40 @@ const runtimeEntry = (
  * the attempt's sums equal them. Both are kept once however often the end is written.
  */
 export async function meterAttemptEnd(trx: Knex.Transaction, leaseId: string, reported: boolean): Promise<void> {
-  await trx.raw(
-    `INSERT INTO usage_ledger (${COLUMNS})
-     SELECT ${runtimeEntry('a', `'end'`, 'a.ended_at')}
-     FROM job_attempts a JOIN jobs j ON j.id = a.job_id ${PLAN_JOINS}
-     CROSS JOIN LATERAL (SELECT ${fromOf('a')} AS from_at) f
-     CROSS JOIN LATERAL (SELECT extract(epoch FROM a.ended_at - f.from_at) AS secs) s
-     WHERE a.lease_id = ? AND a.ended_at IS NOT NULL
-     ON CONFLICT (job_id, attempt, meter_window) DO NOTHING`,
-    [leaseId],
-  );
-  if (!reported) return;
-  // Each figure reported replaces the sum so far; one not reported stays as metered.
-  const delta = (figure: string, column: string) =>
-    `coalesce((a.result->'usage'->>'${figure}')::numeric - t.${column}, 0)`;
-  const [cpu, gpu, gb] = [delta('cpuSeconds', 'cpu'), delta('gpuSeconds', 'gpu'), delta('gbSeconds', 'gb')];
-  await trx.raw(
-    `INSERT INTO usage_ledger (${COLUMNS})
-     SELECT j.workspace_id, a.job_id, a.attempt, a.lease_id, j.pool, 'reported', a.ended_at, a.ended_at,
-       ${cpu}, ${gpu}, ${gb}, ${priced(cpu, gpu, gb)}, b.current_period_start
-     FROM job_attempts a JOIN jobs j ON j.id = a.job_id ${PLAN_JOINS}
-     CROSS JOIN LATERAL (SELECT sum(cpu_seconds) AS cpu, sum(gpu_seconds) AS gpu, sum(gb_seconds) AS gb
-                         FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) t
-     WHERE a.lease_id = ? AND a.ended_at IS NOT NULL AND jsonb_typeof(a.result->'usage') = 'object'
-     ON CONFLICT (job_id, attempt, meter_window) DO NOTHING`,
-    [leaseId],
-  );
+  await endEntry(trx, [leaseId]);
+  if (reported) await reportedEntry(trx, [leaseId]);
 }
+
+const endEntry = prepared(
+  'usage_attempt_end',
+  `INSERT INTO usage_ledger (${COLUMNS})
+   SELECT ${runtimeEntry('a', `'end'`, 'a.ended_at')}
+   FROM job_attempts a JOIN jobs j ON j.id = a.job_id ${PLAN_JOINS}
+   CROSS JOIN LATERAL (SELECT ${fromOf('a')} AS from_at) f
+   CROSS JOIN LATERAL (SELECT extract(epoch FROM a.ended_at - f.from_at) AS secs) s
+   WHERE a.lease_id = $1 AND a.ended_at IS NOT NULL
+   ON CONFLICT (job_id, attempt, meter_window) DO NOTHING`,
+);
+
+// Each figure reported replaces the sum so far; one not reported stays as metered.
+const delta = (figure: string, column: string) =>
+  `coalesce((a.result->'usage'->>'${figure}')::numeric - t.${column}, 0)`;
+const [CPU_DELTA, GPU_DELTA, GB_DELTA] = [
+  delta('cpuSeconds', 'cpu'),
+  delta('gpuSeconds', 'gpu'),
+  delta('gbSeconds', 'gb'),
+];
+const reportedEntry = prepared(
+  'usage_attempt_reported',
+  `INSERT INTO usage_ledger (${COLUMNS})
+   SELECT j.workspace_id, a.job_id, a.attempt, a.lease_id, j.pool, 'reported', a.ended_at, a.ended_at,
+     ${CPU_DELTA}, ${GPU_DELTA}, ${GB_DELTA}, ${priced(CPU_DELTA, GPU_DELTA, GB_DELTA)}, b.current_period_start
+   FROM job_attempts a JOIN jobs j ON j.id = a.job_id ${PLAN_JOINS}
+   CROSS JOIN LATERAL (SELECT sum(cpu_seconds) AS cpu, sum(gpu_seconds) AS gpu, sum(gb_seconds) AS gb
+                       FROM usage_ledger u WHERE u.job_id = a.job_id AND u.attempt = a.attempt) t
+   WHERE a.lease_id = $1 AND a.ended_at IS NOT NULL AND jsonb_typeof(a.result->'usage') = 'object'
+   ON CONFLICT (job_id, attempt, meter_window) DO NOTHING`,
+);
 
 /**
  * One batch of a tick: for up to `limit` attempts running before `windowEnd` and not yet metered

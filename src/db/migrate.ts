@@ -41,6 +41,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '20261204020000_revoked_sessions',
   '20261205000000_credit_ledger',
   '20261205010000_job_trace_context',
+  '20261205020000_usage_triggers_skip_unpriced',
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

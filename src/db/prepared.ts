@@ -2,24 +2,35 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 
 /**
- * A statement for a hot path (every request, every heartbeat): prepared once per connection by
- * name, so PostgreSQL parses and plans it once, and run on knex's pool without its query builder,
- * which costs more CPU than the statement's own round trip here. knex's `query` event is emitted
- * as for any other statement, so whatever watches the statements a process sends sees these.
+ * A statement for a hot path (every request, every transition): prepared once per connection by
+ * name, so PostgreSQL parses and plans it once (a generic plan after its first few runs), and run
+ * without knex's query builder, which costs more CPU than the statement's own round trip here.
+ * On a transaction it runs on the transaction's connection. knex's `query` event is emitted as for
+ * any other statement, so whatever watches the statements a process sends sees these.
+ *
+ * Its text must not change for its name, and its output must name its columns (no `*` at the top):
+ * a migration that adds a column then leaves the prepared statements valid.
  */
-export function prepared<Row = Record<string, unknown>>(db: Knex, name: string, text: string) {
-  return async (values: unknown[]): Promise<Row[]> => {
+export function prepared<Row = Record<string, unknown>>(name: string, text: string) {
+  return async (db: Knex | Knex.Transaction, values: unknown[]): Promise<Row[]> => {
     const client = db.client as {
-      acquireConnection(): Promise<pg.Client>;
+      acquireConnection(): Promise<pg.Client & { __knexTxId?: string }>;
       releaseConnection(c: pg.Client): Promise<void>;
+      emit(event: 'query', q: unknown): void;
     };
     const connection = await client.acquireConnection();
     try {
-      db.emit('query', { sql: text, bindings: values, method: 'raw' });
+      client.emit('query', { sql: text, bindings: values, method: 'raw', __knexTxId: connection.__knexTxId });
       const result = await connection.query<Row & pg.QueryResultRow>({ name, text, values });
       return result.rows;
     } finally {
       await client.releaseConnection(connection);
     }
   };
+}
+
+/** `?` placeholders as `$1, $2, …`, for statements written in knex's style (no `?` operator in them). */
+export function positional(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
 }

@@ -23,7 +23,7 @@ export function createJobLister(db: Knex) {
       const used = FILTERS.filter((_, i) => shape & (1 << i));
       const where = used.map((f, i) => ` AND ${f.sql(i + 2)}`).join('');
       const text = `SELECT ${JOB_COLUMNS} FROM jobs WHERE workspace_id = $1 AND workflow_started${where} ORDER BY id DESC LIMIT $${used.length + 2}`;
-      run = prepared(db, `jobs_list_${shape}`, text);
+      run = prepared(`jobs_list_${shape}`, text);
       statements.set(shape, run);
     }
     return run;
@@ -48,7 +48,7 @@ export function createJobLister(db: Knex) {
       params.push(values[filter.key]);
     });
     params.push(f.limit + 1);
-    const page = pageOf(await statementFor(shape)(params), f.limit, jobFromRow);
+    const page = pageOf(await statementFor(shape)(db, params), f.limit, jobFromRow);
     return { jobs: page.items, nextCursor: page.nextCursor };
   };
 }

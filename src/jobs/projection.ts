@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { NOTIFY, notifyQueuedSql } from '../db/channels';
 import { newEventId, transitionEventsInsert } from './outbox';
-import { artifactsOf } from './record';
+import { JOB_COLUMN_NAMES, artifactsOf } from './record';
+import { positional, prepared } from '../db/prepared';
 import { meterAttemptEnd, releaseReservation } from '../billing/ledger';
 import { isTerminal } from '../../workflows/job-model';
 import type { AttemptEnd, JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
@@ -52,25 +53,17 @@ export function snapshotColumns(s: JobSnapshot) {
   };
 }
 
-/**
- * `durable: false` lets the statement's transaction commit without waiting for the WAL's flush
- * (`synchronous_commit` off for it alone, set in the statement itself: no round trip more).
- */
-async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: ProjectJobInput, durable: boolean) {
-  const columns = Object.entries(snapshotColumns(s));
-  const attempt = s.leaseId && s.agentId;
-  const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
-  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts): each NOTIFY
-  // takes PostgreSQL's global notify lock at commit and wakes every LISTEN connection.
-  const wakesFollowers = isTerminal(s.state);
-  // A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so
-  // they fire exactly when the row changed, and are delivered on commit.
-  const { rows } = await db.raw(
-    `WITH c AS (SELECT set_config('synchronous_commit', 'off', true) WHERE NOT ?::boolean
+// A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so they
+// fire exactly when the row changed, and are delivered on commit.
+const projectionStatement = prepared(
+  'job_projection',
+  positional(`WITH c AS (SELECT set_config('synchronous_commit', 'off', true) WHERE NOT ?::boolean
      ), p AS (
        SELECT id, state AS prev_state FROM jobs WHERE id = ? AND version < ? FOR NO KEY UPDATE
      ), u AS (
-       UPDATE jobs SET ${columns.map(([name]) => `${name} = ?`).join(', ')}, claimed_by = NULL, claimed_until = NULL
+       UPDATE jobs SET ${Object.keys(snapshotColumns({} as JobSnapshot))
+         .map((name) => `${name} = ?`)
+         .join(', ')}, claimed_by = NULL, claimed_until = NULL
        FROM p WHERE jobs.id = p.id AND jobs.version < ?
        RETURNING jobs.*, p.prev_state
      ), ev AS (${transitionEventsInsert('u')}
@@ -83,45 +76,59 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
        UNION ALL
        SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
      )
-     SELECT u.*, ${artifactsOf('u.id')} AS artifacts, (SELECT count(*) FROM n) AS notified,
-            (SELECT count(*) FROM c) AS relaxed FROM u`,
-    [
-      durable,
-      s.jobId,
-      s.version,
-      ...columns.map(([, value]) => value),
-      s.version,
-      newEventId(),
-      newEventId(),
-      s.leaseId,
-      s.jobId,
-      s.attempt,
-      s.agentId,
-      s.startedAt,
-      Boolean(attempt),
-      NOTIFY.jobState,
-      wakesFollowers,
-      wakesAgents,
-    ],
-  );
+     SELECT ${JOB_COLUMN_NAMES.map((c) => `u.${c}`).join(', ')}, u.prev_state, ${artifactsOf('u.id')} AS artifacts,
+            (SELECT count(*) FROM n) AS notified, (SELECT count(*) FROM c) AS relaxed FROM u`),
+);
+
+const attemptEndStatement = prepared<{ was_open: boolean }>(
+  'job_attempt_end',
+  positional(`WITH before AS (SELECT lease_id, ended_at IS NULL AS was_open FROM job_attempts WHERE lease_id = ?)
+     UPDATE job_attempts SET ended_at = ${ENDED_AT}, end_reason = coalesce(end_reason, ?),
+            kill_requested = kill_requested OR ?, result = coalesce(result, ?::jsonb)
+       FROM before WHERE job_attempts.lease_id = before.lease_id
+     RETURNING before.was_open`),
+);
+
+/**
+ * `durable: false` lets the statement's transaction commit without waiting for the WAL's flush
+ * (`synchronous_commit` off for it alone, set in the statement itself: no round trip more).
+ */
+async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: ProjectJobInput, durable: boolean) {
+  const columns = Object.entries(snapshotColumns(s));
+  const attempt = s.leaseId && s.agentId;
+  const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
+  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts): each NOTIFY
+  // takes PostgreSQL's global notify lock at commit and wakes every LISTEN connection.
+  const wakesFollowers = isTerminal(s.state);
+  const rows = await projectionStatement(db, [
+    durable,
+    s.jobId,
+    s.version,
+    ...columns.map(([, value]) => value),
+    s.version,
+    newEventId(),
+    newEventId(),
+    s.leaseId,
+    s.jobId,
+    s.attempt,
+    s.agentId,
+    s.startedAt,
+    Boolean(attempt),
+    NOTIFY.jobState,
+    wakesFollowers,
+    wakesAgents,
+  ]);
   // A run's every write carries all its ends so far: an end is counted by the write that ended it.
   const ended: AttemptEnd[] = [];
   for (const end of attemptEnds) {
-    const { rows: ends } = await db.raw(
-      `WITH before AS (SELECT lease_id, ended_at IS NULL AS was_open FROM job_attempts WHERE lease_id = ?)
-       UPDATE job_attempts SET ended_at = ${ENDED_AT}, end_reason = coalesce(end_reason, ?),
-              kill_requested = kill_requested OR ?, result = coalesce(result, ?::jsonb)
-         FROM before WHERE job_attempts.lease_id = before.lease_id
-       RETURNING before.was_open`,
-      [
-        end.leaseId,
-        end.at ?? null,
-        end.at ?? null,
-        end.reason,
-        end.kill,
-        end.result ? JSON.stringify(end.result) : null,
-      ],
-    );
+    const ends = await attemptEndStatement(db, [
+      end.leaseId,
+      end.at ?? null,
+      end.at ?? null,
+      end.reason,
+      end.kill,
+      end.result ? JSON.stringify(end.result) : null,
+    ]);
     if (ends[0]?.was_open) ended.push(end);
     // Metering attaches here, where every attempt ends: in this transaction, after the row's lock.
     await meterAttemptEnd(db as Knex.Transaction, end.leaseId, Boolean(end.result?.usage));

@@ -17,13 +17,13 @@ const ATTEMPTS_READ_MAX = 100;
 export function createJobQueries(db: Knex) {
   const listJobs = createJobLister(db);
   const JOB_BY_ID = `FROM jobs WHERE id = $1 AND workspace_id = $2 AND workflow_started`;
-  const selectJob = prepared(db, 'jobs_get', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID}`);
+  const selectJob = prepared('jobs_get', `SELECT ${JOB_COLUMNS} ${JOB_BY_ID}`);
 
   /** The job if it is the caller's and acknowledged; another workspace's job is simply not found. */
   async function get(principal: Principal, jobId: string): Promise<Job> {
     // An assignment is written before its poll is answered (transitions.assign): no agent has
     // been told a job is its own while this still reads it queued.
-    const [row] = await selectJob([jobId, principal.workspaceId]);
+    const [row] = await selectJob(db, [jobId, principal.workspaceId]);
     if (!row) throw notFound('job');
     return jobFromRow(row);
   }

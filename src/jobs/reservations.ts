@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { prepared } from '../db/prepared';
+import { JOB_COLUMN_NAMES } from './record';
 
 // A reservation keeps other pollers off a queued row while its assign Update runs, with no
 // transaction held. It is not a transition: the job stays QUEUED until the workflow assigns it,
@@ -31,7 +33,7 @@ const CLAIMABLE = `${OPEN} AND j.selector <@ :labels::jsonb
 const RESERVE = `UPDATE jobs SET claimed_by = :agent, claimed_until = now() + make_interval(secs => :seconds)
   WHERE id = (SELECT id FROM pick)
     AND NOT EXISTS (SELECT 1 FROM agents WHERE id = :agent AND deregistered_at IS NOT NULL)
-  RETURNING *`;
+  RETURNING ${JOB_COLUMN_NAMES.join(', ')}`;
 
 /** A workspace's agent: its workspace's self jobs, the highest priority first, then the oldest. */
 const SELF = `WITH pick AS (
@@ -80,7 +82,7 @@ const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
     SELECT :region, workspace_id, clock_timestamp() FROM reserved
     ON CONFLICT (region, workspace_id) DO UPDATE SET served_at = excluded.served_at
   )
-  SELECT * FROM reserved`;
+  SELECT ${JOB_COLUMN_NAMES.join(', ')} FROM reserved`;
 
 /**
  * Reserves the best claimable row for the agent: a workspace's agent takes only its workspace's
@@ -95,17 +97,37 @@ export async function reserveNext(
   types?: string[],
 ) {
   const managed = agent.pool === 'managed';
-  const { rows } = await db.raw(managed ? MANAGED : SELF, {
+  const values = {
     agent: agent.id,
     seconds,
     labels: JSON.stringify(agent.labels),
     skip,
     types: types ?? null,
     free: agent.free ? JSON.stringify(agent.free) : null,
-    ...(managed ? { region: agent.region } : { workspace: agent.workspace_id }),
-  });
-  return rows[0] as ({ id: string; workspace_id: string } & Record<string, unknown>) | undefined;
+    workspace: agent.workspace_id,
+    region: agent.region,
+  };
+  const statement = managed ? reserveManaged : reserveSelf;
+  const [row] = await statement.run(
+    db,
+    statement.order.map((name) => values[name]),
+  );
+  return row as ({ id: string; workspace_id: string } & Record<string, unknown>) | undefined;
 }
+
+type ReserveValue = 'agent' | 'seconds' | 'labels' | 'skip' | 'types' | 'free' | 'workspace' | 'region';
+
+/** A statement with `:name` placeholders, prepared with them numbered in their order of first use. */
+function preparedNamed(name: string, text: string) {
+  const order: ReserveValue[] = [];
+  const numbered = text.replace(/(?<![:\w]):([a-z]+)\b/g, (_, key: ReserveValue) => {
+    if (!order.includes(key)) order.push(key);
+    return `$${order.indexOf(key) + 1}`;
+  });
+  return { order, run: prepared(name, numbered) };
+}
+const reserveSelf = preparedNamed('jobs_reserve_self', SELF);
+const reserveManaged = preparedNamed('jobs_reserve_managed', MANAGED);
 
 /** Whether a job is still there for a poll to claim: queued, available and not reserved. */
 export async function isClaimable(db: Knex, jobId: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type AuditEntry, appendAudit, auditInsertFromPending } from '../audit/log';
 import { notifyQueuedSql } from '../db/channels';
+import { positional, prepared } from '../db/prepared';
 import { createdEventInsert, newEventId } from './outbox';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, RunTerminatedError, WorkflowClosedError } from '../temporal/job-workflow-client';
@@ -23,6 +24,15 @@ import type { ApiConfig } from '../config';
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
 const CREATED_EVENT = createdEventInsert('started');
+const createStatement = prepared<{ marked: string; present: boolean }>(
+  'job_create',
+  positional(`WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
+                          RETURNING *, id AS target_id, submitted_by AS pending),
+         audited AS (${AUDIT_SUBMIT}),
+         created AS (${CREATED_EVENT}),
+         n AS (SELECT ${notifyQueuedSql('started')} FROM started)
+         SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`),
+);
 /** Rows a sweep repairs at once: a batch of a thousand ends in seconds, and the pool keeps room for requests. */
 const REPAIRS_AT_ONCE = 8;
 
@@ -167,15 +177,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * `gone` means no row is left to mark.
      */
     async create(jobId: string): Promise<'marked' | 'already' | 'gone'> {
-      const { rows } = await db.raw(
-        `WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
-                          RETURNING *, id AS target_id, submitted_by AS pending),
-         audited AS (${AUDIT_SUBMIT}),
-         created AS (${CREATED_EVENT}),
-         n AS (SELECT ${notifyQueuedSql('started')} FROM started)
-         SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`,
-        [jobId, newEventId(), jobId],
-      );
+      const rows = await createStatement(db, [jobId, newEventId(), jobId]);
       if (Number(rows[0].marked) > 0) return 'marked';
       return rows[0].present ? 'already' : 'gone';
     },

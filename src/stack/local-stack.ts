@@ -25,6 +25,8 @@ export interface LocalStackOptions {
   ephemeralTemporal?: boolean;
   /** Which services to start; the others are external (configured) or not needed. */
   start: { postgres: boolean; temporal: boolean; minio: boolean; stripeMock?: boolean; jaeger?: boolean };
+  /** PostgreSQL's server settings for this start. */
+  postgresSettings?: Record<string, string>;
   log: (msg: string) => void;
 }
 
@@ -61,7 +63,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const stripeBin = opts.start.stripeMock ? await ensureTool('stripe-mock', opts.toolsDir, opts.log) : '';
     const jaegerBin = opts.start.jaeger ? await ensureTool('jaeger', opts.toolsDir, opts.log) : '';
     if (opts.start.postgres) {
-      const pg = await startPostgres({ dataDir: path.join(opts.dataDir, 'postgres'), port: opts.ports.postgres });
+      const pg = await startPostgres({
+        dataDir: path.join(opts.dataDir, 'postgres'),
+        port: opts.ports.postgres,
+        settings: opts.postgresSettings,
+      });
       stops.push(pg.stop);
       stack.databaseUrl = pg.url;
     }

@@ -23,6 +23,8 @@ export interface PostgresOptions {
   database?: string;
   /** Receives initdb's (chatty) output; meant for debug level. The server's goes to server.log in dataDir. */
   log?: (msg: string) => void;
+  /** Server settings for this start (`-c name=value`), e.g. a bench's statement statistics. */
+  settings?: Record<string, string>;
 }
 
 export interface RunningPostgres {
@@ -83,7 +85,10 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningPostg
       '-l',
       path.join(dataDir, 'server.log'),
       '-o',
-      `-p ${opts.port} -c listen_addresses=127.0.0.1 -c max_connections=300`,
+      [
+        `-p ${opts.port} -c listen_addresses=127.0.0.1 -c max_connections=300`,
+        ...Object.entries(opts.settings ?? {}).map(([k, v]) => `-c ${k}=${v}`),
+      ].join(' '),
     ]);
   } catch (err) {
     throw new Error(
