@@ -14,7 +14,8 @@ import { appendAudit } from '../audit/log';
 import { auditBy } from '../auth/authorize';
 import { heartbeatAttempts } from '../jobs/heartbeats';
 import type { Transitions } from '../jobs/transitions';
-import { askableBy } from '../jobs/lease';
+import { askableByRowSql } from '../jobs/lease';
+import { prepared } from '../db/prepared';
 import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
@@ -38,6 +39,29 @@ export interface AgentsDeps {
   config: Pick<ApiConfig, 'durations' | 'limits'>;
   log: Logger;
 }
+
+/**
+ * A result's reads in one statement: the reporting node (removed or not) and, if the node may ask
+ * about it (src/jobs/lease.ts, askableBy), the job and the attempt of the reported lease.
+ */
+const resultRead = prepared<{
+  id: string;
+  workspace_id: string;
+  name: string;
+  pool: string;
+  region: string | null;
+  capacity: Capacity | null;
+  job_workspace_id: string | null;
+  attempt_agent_id: string | null;
+}>(
+  'agents_result_read',
+  `SELECT g.id, g.workspace_id, g.name, g.pool, g.region, g.capacity, j.workspace_id AS job_workspace_id, a.agent_id AS attempt_agent_id
+   FROM agents g
+   LEFT JOIN jobs j ON j.id = $3 AND j.workflow_started
+     AND ${askableByRowSql('j', 'g')}
+   LEFT JOIN job_attempts a ON a.job_id = j.id AND a.lease_id = $4
+   WHERE g.id = $1 AND g.workspace_id = $2`,
+);
 
 export interface RemovedNode {
   id: string;
@@ -273,18 +297,14 @@ export function createAgentsService({
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {
-      const node = await requireNode(principal, report.nodeId, { removed: true });
-      // The job and this lease's attempt in one read, if the node may ask about it at all.
-      const jobRow = await db('jobs as j')
-        .leftJoin('job_attempts as a', (on) =>
-          on.on('a.job_id', 'j.id').andOn('a.lease_id', db.raw('?', [report.leaseId])),
-        )
-        .where({ 'j.id': report.jobId, 'j.workflow_started': true })
-        .where(askableBy(node, 'j'))
-        .first('j.id', 'j.workspace_id', 'a.agent_id as attempt_agent_id');
-      if (!jobRow) throw notFound('job');
-      if (jobRow.attempt_agent_id && jobRow.attempt_agent_id !== node.id) throw notAssigned();
-      const written = await transitions.result(report.jobId, jobRow.workspace_id, {
+      const [node] = await resultRead(db, [report.nodeId, principal.workspaceId, report.jobId, report.leaseId]);
+      if (!node) throw notFound('node');
+      // As requireNode checks it; a removed node may still report what it ran.
+      if (principal.kind === 'node' && principal.agentId !== node.id)
+        throw new AppError('auth.forbidden', 'This node key belongs to another node');
+      if (!node.job_workspace_id) throw notFound('job');
+      if (node.attempt_agent_id && node.attempt_agent_id !== node.id) throw notAssigned();
+      const written = await transitions.result(report.jobId, node.job_workspace_id, {
         leaseId: report.leaseId,
         agentId: node.id,
         exitCode: report.exitCode,

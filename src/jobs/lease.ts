@@ -42,6 +42,13 @@ export const askableBy =
       );
   };
 
+/** askableBy's rule as SQL, for a statement that reads the node's row `g` beside the job `j`. */
+export const askableByRowSql = (j: string, g: string) =>
+  `CASE WHEN ${g}.pool = 'managed'
+        THEN ${j}.agent_id = ${g}.id OR ${j}.claimed_by = ${g}.id
+             OR EXISTS (SELECT 1 FROM job_attempts held WHERE held.job_id = ${j}.id AND held.agent_id = ${g}.id)
+        ELSE ${j}.workspace_id = ${g}.workspace_id END`;
+
 /**
  * The job's row, locked, if `leaseId` holds it (for `nodeId`, when named): 404 for a job outside
  * `workspaceId`, 409 `job.not_assigned` for a lease that does not hold it. The lock waits out a

@@ -14,16 +14,17 @@ import { attemptsEnded, jobsFinished, jobsRequeued } from '../metrics/registry';
  * takes back. Never before its assignment (another clock stamped that); the write's own time for
  * an end from a run that kept no moment.
  */
-const ENDED_AT = `coalesce(ended_at, CASE WHEN ?::timestamptz IS NULL THEN now() ELSE greatest(?::timestamptz, assigned_at) END)`;
+const ENDED_AT = `coalesce(t.ended_at, CASE WHEN e.at IS NULL THEN now() ELSE greatest(e.at, t.assigned_at) END)`;
 /**
  * Writes a workflow snapshot into the read model. Idempotent and order-safe: a snapshot older
  * than the row's version changes nothing, attempt ends only fill what is still empty. Both the
  * workflow's projection activity and the API's hot path (assignment, result) call it. Returns the
  * row as written, or undefined when the row already had this version or a newer one.
  *
- * The row, the attempt, the webhook events of a change of state (the outbox) and the NOTIFYs go
- * in one statement: without attempt ends that is the
- * whole write, with no transaction around it.
+ * The row, a new attempt, the attempts it ends, the webhook events of a change of state (the
+ * outbox) and the NOTIFYs go in one statement: without attempt ends that is the whole write, with
+ * no transaction around it. An end adds its usage entry in a statement of its own after it (it
+ * must read the ledger after taking the attempt's row), the two in one transaction.
  */
 export async function applyProjection(
   db: Knex | Knex.Transaction,
@@ -75,18 +76,20 @@ const projectionStatement = prepared(
        SELECT pg_notify(?, u.id) FROM u WHERE ?::boolean
        UNION ALL
        SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
+     ), e AS (
+       SELECT * FROM jsonb_to_recordset(?::jsonb) AS e (lease_id text, at timestamptz, reason text, kill boolean, result jsonb)
+     ), before AS (
+       SELECT lease_id, ended_at IS NULL AS was_open FROM job_attempts WHERE lease_id IN (SELECT lease_id FROM e)
+     ), ended AS (
+       UPDATE job_attempts t SET ended_at = ${ENDED_AT}, end_reason = coalesce(t.end_reason, e.reason),
+              kill_requested = t.kill_requested OR e.kill, result = coalesce(t.result, e.result)
+         FROM e JOIN before b ON b.lease_id = e.lease_id WHERE t.lease_id = e.lease_id
+       RETURNING t.lease_id, b.was_open
      )
      SELECT ${JOB_COLUMN_NAMES.map((c) => `u.${c}`).join(', ')}, u.prev_state, ${artifactsOf('u.id')} AS artifacts,
-            (SELECT count(*) FROM n) AS notified, (SELECT count(*) FROM c) AS relaxed FROM u`),
-);
-
-const attemptEndStatement = prepared<{ was_open: boolean }>(
-  'job_attempt_end',
-  positional(`WITH before AS (SELECT lease_id, ended_at IS NULL AS was_open FROM job_attempts WHERE lease_id = ?)
-     UPDATE job_attempts SET ended_at = ${ENDED_AT}, end_reason = coalesce(end_reason, ?),
-            kill_requested = kill_requested OR ?, result = coalesce(result, ?::jsonb)
-       FROM before WHERE job_attempts.lease_id = before.lease_id
-     RETURNING before.was_open`),
+            (SELECT count(*) FROM n) AS notified, (SELECT count(*) FROM c) AS relaxed,
+            (SELECT coalesce(jsonb_agg(lease_id), '[]') FROM ended WHERE was_open) AS opened_ends
+     FROM (SELECT 1) AS one LEFT JOIN u ON true`),
 );
 
 /**
@@ -117,23 +120,24 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
     NOTIFY.jobState,
     wakesFollowers,
     wakesAgents,
+    // Each end only fills what is still empty; ended in this statement, after the job's row.
+    JSON.stringify(
+      attemptEnds.map((end) => ({
+        lease_id: end.leaseId,
+        at: end.at ?? null,
+        reason: end.reason,
+        kill: end.kill,
+        ...(end.result && { result: end.result }),
+      })),
+    ),
   ]);
-  // A run's every write carries all its ends so far: an end is counted by the write that ended it.
-  const ended: AttemptEnd[] = [];
-  for (const end of attemptEnds) {
-    const ends = await attemptEndStatement(db, [
-      end.leaseId,
-      end.at ?? null,
-      end.at ?? null,
-      end.reason,
-      end.kill,
-      end.result ? JSON.stringify(end.result) : null,
-    ]);
-    if (ends[0]?.was_open) ended.push(end);
-    // Metering attaches here, where every attempt ends: in this transaction, after the row's lock.
-    await meterAttemptEnd(db as Knex.Transaction, end.leaseId, Boolean(end.result?.usage));
-  }
-  const written = rows[0] as Record<string, unknown> | undefined;
+  const [row] = rows;
+  const opened = new Set((row?.opened_ends as string[] | undefined) ?? []);
+  const ended = attemptEnds.filter((end) => opened.has(end.leaseId));
+  // Metering attaches here, where every attempt ends: in this transaction, in a statement after
+  // the one that took the attempt's row (src/billing/ledger.ts).
+  for (const end of attemptEnds) await meterAttemptEnd(db as Knex.Transaction, end.leaseId, Boolean(end.result?.usage));
+  const written = row?.id ? (row as Record<string, unknown>) : undefined;
   countTransition(written?.prev_state as string | undefined, s, ended);
   // A job that ended lets its credit reservation go (a late copy of an old run's end changes nothing).
   if (written?.pool === 'managed' && isTerminal(s.state)) await releaseReservation(db, s.jobId);

@@ -45,12 +45,13 @@ describe('lock order between the meter and an attempt end', () => {
         attemptEnds: [{ leaseId: job.leaseId, reason: 'result', kill: false }],
       });
       ending.catch(() => undefined); // awaited below; a deadlock must not surface as unhandled first
-      // The end holds the job's row and waits for the attempt the meter holds.
+      // The end holds the job's row and waits for the attempt the meter holds (nothing else of its
+      // statement can wait on the meter).
       await waitFor(
         'the end to wait on the attempt',
         async () => {
           const { rows } = await db.raw(
-            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> ? AND query LIKE '%UPDATE job_attempts SET ended_at%' AND ${OUR_SESSIONS}`,
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND ?::int = ANY(pg_blocking_pids(pid)) AND ${OUR_SESSIONS}`,
             [pid],
           );
           return rows.length > 0;
