@@ -29,11 +29,16 @@ const CLAIMABLE = `${OPEN} AND j.selector <@ :labels::jsonb
     AND coalesce((j.resources->>'memoryMb')::numeric, 1024) <= (:free::jsonb->>'memoryMb')::numeric
     AND coalesce((j.resources->>'gpu')::numeric, 0) <= (:free::jsonb->>'gpu')::numeric))`;
 
-/** The reservation itself; a poll that began before its agent was removed takes nothing after. */
+/**
+ * The reservation itself; a poll that began before its agent was removed takes nothing after. Its
+ * commit does not wait for the WAL's flush (`synchronous_commit` off for its transaction, set as
+ * it returns the row): a reservation lost in a crash is a claimable row again, and the run refuses
+ * to assign a job twice.
+ */
 const RESERVE = `UPDATE jobs SET claimed_by = :agent, claimed_until = now() + make_interval(secs => :seconds)
   WHERE id = (SELECT id FROM pick)
     AND NOT EXISTS (SELECT 1 FROM agents WHERE id = :agent AND deregistered_at IS NOT NULL)
-  RETURNING ${JOB_COLUMN_NAMES.join(', ')}`;
+  RETURNING ${JOB_COLUMN_NAMES.join(', ')}, set_config('synchronous_commit', 'off', true) AS relaxed`;
 
 /** A workspace's agent: its workspace's self jobs, the highest priority first, then the oldest. */
 const SELF = `WITH pick AS (
@@ -82,7 +87,7 @@ const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
     SELECT :region, workspace_id, clock_timestamp() FROM reserved
     ON CONFLICT (region, workspace_id) DO UPDATE SET served_at = excluded.served_at
   )
-  SELECT ${JOB_COLUMN_NAMES.join(', ')} FROM reserved`;
+  SELECT ${JOB_COLUMN_NAMES.join(', ')}, relaxed FROM reserved`;
 
 /**
  * Reserves the best claimable row for the agent: a workspace's agent takes only its workspace's
