@@ -83,7 +83,7 @@ export function createServices(deps: ServiceDeps) {
   const auth = createAuthService({ db, credentials, tokens });
   return {
     transitions,
-    jobs: createJobsService({ ...deps, transitions }),
+    jobs: createJobsService({ ...deps, transitions, waitingPolls: agentsService.waitingPolls }),
     artifacts: createArtifactsService({ db, store: deps.store, signer, config }),
     signer,
     agents: agentsService,

@@ -24,11 +24,22 @@ export interface PollTicket {
   /** Waits until woken (true) or until `timeoutMs` or an abort (false). */
   wait(timeoutMs: number, signal?: Hangup): Promise<boolean>;
   /** The poll's labels changed (re-read after a wait). */
-  relabel(labels: Record<string, string>): void;
+  relabel(labels: Record<string, string>, takesHandOffs?: boolean): void;
   /** After a round of claims: offers of jobs it did not take go on to the next matching poll. */
   settle(taken: string[]): Promise<void>;
   /** The poll is done: whatever it was offered and did not settle goes on. */
   dispose(): void;
+  /** A job a submit handed to this poll while it waited (see take), once: then it answers with it. */
+  handed(): unknown;
+}
+
+/** A waiting poll a submit took to hand its job to directly (see PollWaiters.take). */
+export interface HandOff {
+  nodeId: string;
+  /** Wakes the poll with its assignment; false when the poll stopped waiting meanwhile. */
+  deliver(assignment: unknown): boolean;
+  /** Nothing to hand after all: the poll waits on, at the back of its line. */
+  release(): void;
 }
 
 // A waiting poll's methods live on the prototype, not in closures of its own: every waiting poll
@@ -39,11 +50,15 @@ class Waiter implements PollTicket {
   round: Offer[] = [];
   woken = false;
   wake?: () => void;
+  /** What a submit handed it (see PollWaiters.take). */
+  assignment?: unknown;
   constructor(
     private readonly home: PollWaiters,
     readonly queue: string,
     readonly nodeId: string,
     public labels: Record<string, string>,
+    /** Whether a submit may hand it a job directly: its node takes any job its labels match. */
+    public takesHandOffs: boolean,
   ) {}
 
   wait(timeoutMs: number, signal?: Hangup): Promise<boolean> {
@@ -69,8 +84,15 @@ class Waiter implements PollTicket {
     });
   }
 
-  relabel(labels: Record<string, string>): void {
+  relabel(labels: Record<string, string>, takesHandOffs = this.takesHandOffs): void {
     this.labels = labels;
+    this.takesHandOffs = takesHandOffs;
+  }
+
+  handed(): unknown {
+    const a = this.assignment;
+    this.assignment = undefined;
+    return a;
   }
 
   async settle(taken: string[]): Promise<void> {
@@ -133,8 +155,13 @@ export class PollWaiters {
    * Registers a poll before its first claim, so that a job queued while it claims still wakes it.
    * `queue` is `[channel, payload]` as queuedChannelOf gives it.
    */
-  enter([channel, scope]: [string, string], nodeId: string, labels: Record<string, string>): PollTicket {
-    const waiter = new Waiter(this, `${channel}:${scope}`, nodeId, labels);
+  enter(
+    [channel, scope]: [string, string],
+    nodeId: string,
+    labels: Record<string, string>,
+    takesHandOffs = false,
+  ): PollTicket {
+    const waiter = new Waiter(this, `${channel}:${scope}`, nodeId, labels, takesHandOffs);
     this.join(waiter);
     return waiter;
   }
@@ -150,6 +177,32 @@ export class PollWaiters {
     const set = this.queues.get(waiter.queue);
     set?.delete(waiter);
     if (set?.size === 0) this.queues.delete(waiter.queue);
+  }
+
+  /**
+   * The longest-waiting poll of `queue` that takes hand-offs and whose labels match `selector`,
+   * taken out of its line (no offer reaches it) for a submit to hand its job to; none when every
+   * matching poll is claiming or woken already.
+   */
+  take([channel, scope]: [string, string], selector: Record<string, string>): HandOff | undefined {
+    const key = `${channel}:${scope}`;
+    for (const w of this.queues.get(key) ?? []) {
+      if (w.woken || !w.wake || !w.takesHandOffs || !satisfies(w.labels, selector)) continue;
+      this.leave(w);
+      return {
+        nodeId: w.nodeId,
+        deliver: (assignment) => {
+          if (!w.wake) return false;
+          w.assignment = assignment;
+          this.wakeOne(w);
+          return true;
+        },
+        release: () => {
+          if (w.wake) this.join(w);
+        },
+      };
+    }
+    return undefined;
   }
 
   private notified(channel: string, payload: string) {

@@ -77,7 +77,7 @@ export function createPoll(o: {
     // Started with the first job taken; a poll that waits holds none.
     let clocks: { handOver: Late; abandon: Late } | undefined;
     // Registered before the first claim: a job queued while it claims still wakes it.
-    const ticket = waiters.enter(queuedChannelOf(node), node.id, node.labels);
+    const ticket = waiters.enter(queuedChannelOf(node), node.id, node.labels, takesHandOffs(node, body.maxJobs));
     try {
       // Claims after a wake are what a queued job costs; the first is what a poll costs.
       let after: 'start' | 'wake' = 'start';
@@ -135,10 +135,18 @@ export function createPoll(o: {
         waits?.();
         // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
         if (!(await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec()))) break;
+        // A submit handed it its job straight away (src/jobs/hand-off.ts): assigned, nothing to claim.
+        const handed = ticket.handed() as Assignment | undefined;
+        if (handed) {
+          claimsRun.inc({ after: 'wake', outcome: 'handed' });
+          dispatchLatency.observe((Date.now() - Date.parse(handed.job.createdAt)) / 1000);
+          jobs.push(handed);
+          break;
+        }
         after = 'wake';
         node = slim(await requireNode(principal, body.nodeId));
         free = await freeOf(db, node);
-        ticket.relabel(node.labels);
+        ticket.relabel(node.labels, takesHandOffs(node, body.maxJobs));
       }
     } finally {
       clocks?.handOver.clear();
@@ -166,6 +174,15 @@ function claimShapeOf(node: PollingNode, free: Capacity | undefined): ClaimShape
   if (node.key_has_quotas || node.drain) return undefined;
   const [channel, scope] = queuedChannelOf(node);
   return { queue: `${channel}:${scope}`, shape: JSON.stringify([node.labels, free ?? null]) };
+}
+
+/**
+ * Whether a submit may hand the node's waiting poll a job directly: a workspace's own node that
+ * takes any job its labels match, with nothing else to weigh (no key quotas, no capacity to fit,
+ * no drain). Others are only ever offered jobs, and claim them.
+ */
+function takesHandOffs(node: PollingNode, maxJobs: number): boolean {
+  return maxJobs >= 1 && node.pool === 'self' && !node.key_has_quotas && !node.capacity && !node.drain;
 }
 
 /** What an idle node's renewed poll takes from its last empty claim instead of reading. */

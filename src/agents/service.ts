@@ -25,6 +25,7 @@ import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
 import { type IdleNode, createPoll } from './poll';
 import { PollWaiters } from './poll-waiters';
+import type { WaitingPolls } from '../jobs/hand-off';
 import { isClaimable } from '../jobs/reservations';
 import { type Agent, type Capacity, agentFromRow } from './record';
 
@@ -182,6 +183,9 @@ export function createAgentsService({
     return agentFromRow(row, lostAfterMs);
   }
 
+  const waiters = new PollWaiters(notifier, (jobId) => isClaimable(db, jobId));
+  const waitingPolls: WaitingPolls = (job) =>
+    waiters.take(queuedChannelOf({ pool: 'self', region: null, workspace_id: job.workspaceId }), job.selector);
   return {
     requireNode,
 
@@ -283,11 +287,14 @@ export function createAgentsService({
       return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },
 
+    /** A poll of the job's workspace waiting here that takes hand-offs (src/jobs/hand-off.ts). */
+    waitingPolls,
+
     poll: createPoll({
       db,
       dataKeys,
       transitions,
-      waiters: new PollWaiters(notifier, (jobId) => isClaimable(db, jobId)),
+      waiters,
       emptyClaims: new EmptyClaims<IdleNode>(config.limits.pollClaimSkipMaxMs).listen(notifier),
       config,
       workflows,

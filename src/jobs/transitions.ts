@@ -24,15 +24,21 @@ import type { ApiConfig } from '../config';
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
 const CREATED_EVENT = createdEventInsert('started');
-const createStatement = prepared<{ marked: string; present: boolean }>(
-  'job_create',
-  positional(`WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
+/** Makes a submitted job visible; `notify`: its NOTIFY wakes the polls able to take it. */
+const createStatementOf = (name: string, notify: boolean) =>
+  prepared<{ marked: string; present: boolean }>(
+    name,
+    positional(`WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
                           RETURNING *, id AS target_id, submitted_by AS pending),
          audited AS (${AUDIT_SUBMIT}),
          created AS (${CREATED_EVENT}),
-         n AS (SELECT ${notifyQueuedSql('started')} FROM started)
+         n AS (SELECT ${notify ? notifyQueuedSql('started') : 'NULL'} FROM started)
          SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`),
-);
+  );
+const createStatement = createStatementOf('job_create', true);
+/** For a job handed to a waiting poll with its start: no other poll is to be woken for it. */
+const createHandedStatement = createStatementOf('job_create_handed', false);
+
 /** Rows a sweep repairs at once: a batch of a thousand ends in seconds, and the pool keeps room for requests. */
 const REPAIRS_AT_ONCE = 8;
 
@@ -176,11 +182,14 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * able to take it (its workspace's, or its region's managed agents) goes out on commit.
      * `gone` means no row is left to mark.
      */
-    async create(jobId: string): Promise<'marked' | 'already' | 'gone'> {
-      const rows = await createStatement(db, [jobId, newEventId(), jobId]);
+    async create(jobId: string, o: { handed?: boolean } = {}): Promise<'marked' | 'already' | 'gone'> {
+      const rows = await (o.handed ? createHandedStatement : createStatement)(db, [jobId, newEventId(), jobId]);
       if (Number(rows[0].marked) > 0) return 'marked';
       return rows[0].present ? 'already' : 'gone';
     },
+
+    /** Writes an assignment its run made at its start (a job handed to a waiting poll), then lets it be answered. */
+    handedOut: (jobId: string, workspaceId: string, t: Transition) => commitBeforeAnswer(jobId, workspaceId, t),
 
     /**
      * Hands a reserved job to an agent. 409 `job.invalid_state` when the workflow refuses (the job

@@ -48,7 +48,7 @@ export const longPollsWaiting = new Gauge({
 
 export const claimsRun = new Counter({
   name: 'compute_claims_total',
-  help: "Claims that long polls ran: on the poll's arrival (`start`) or after a wake (`wake`), by outcome (a job assigned, none, too late for its poll, or skipped: a renewed poll of a node whose last claim found nothing, with nothing queued for it since)",
+  help: "Claims that long polls ran: on the poll's arrival (`start`) or after a wake (`wake`), by outcome (a job assigned, none, too late for its poll, or skipped: a renewed poll of a node whose last claim found nothing, with nothing queued for it since; `handed`: no claim, a submit handed the waiting poll its job)",
   labelNames: ['after', 'outcome'] as const,
   registers,
 });

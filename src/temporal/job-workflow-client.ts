@@ -1,8 +1,10 @@
 import {
   type Client,
   type WorkflowHandle,
+  WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
+  WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { traceIdOf, traceparentOf } from '../telemetry/tracing';
@@ -201,42 +203,78 @@ export function createJobWorkflowClient(
       }
     });
 
+  /** A job's run as it is started: a first run once ever, a retry by hand under a closed one's ID. */
+  const startOptionsOf = (input: JobWorkflowInput) => {
+    const { spec } = input;
+    opts.knowJob?.(spec.jobId, spec.workspaceId);
+    // Started within the submit's span: its trace is the job's, findable from the run.
+    const traceId = traceIdOf(traceparentOf());
+    return {
+      workflowId: workflowIdOf(spec.jobId),
+      taskQueue: opts.taskQueue,
+      // A job's first run starts once, ever: a submit carried out again (a takeover after a
+      // crash, an idempotent resubmit) finds the run, open or closed, instead of a second.
+      // Only a retry by hand starts a run under a closed one's ID.
+      workflowIdReusePolicy: input.manualRetry ? ('ALLOW_DUPLICATE' as const) : ('REJECT_DUPLICATE' as const),
+      workflowIdConflictPolicy: 'FAIL' as const,
+      args: [input] as [JobWorkflowInput],
+      requestEagerStart: opts.eager,
+      staticSummary: summaryOf(spec),
+      staticDetails: detailsOf(spec),
+      ...(traceId && { memo: { traceId } }),
+      typedSearchAttributes: [
+        { key: JobStateKey, value: 'QUEUED' },
+        { key: WorkspaceIdKey, value: spec.workspaceId },
+        { key: JobTypeKey, value: spec.type },
+        { key: LabelsKey, value: Object.entries(spec.labels).map(([k, v]) => `${k}=${v}`) },
+      ],
+    };
+  };
+
   return {
     /** Starts the job's run; false when a run with this ID is already open (or, for a first run, ever was). */
     async start(input: JobWorkflowInput): Promise<boolean> {
-      const { spec } = input;
       if (Date.now() < unreachableUntil) throw unavailableError(); // not sent: nothing started
-      opts.knowJob?.(spec.jobId, spec.workspaceId);
-      // Started within the submit's span: its trace is the job's, findable from the run.
-      const traceId = traceIdOf(traceparentOf());
       try {
-        await callStart(() =>
-          client.workflow.start(WORKFLOW_TYPE, {
-            workflowId: workflowIdOf(spec.jobId),
-            taskQueue: opts.taskQueue,
-            // A job's first run starts once, ever: a submit carried out again (a takeover after a
-            // crash, an idempotent resubmit) finds the run, open or closed, instead of a second.
-            // Only a retry by hand starts a run under a closed one's ID.
-            workflowIdReusePolicy: input.manualRetry ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
-            workflowIdConflictPolicy: 'FAIL',
-            args: [input],
-            requestEagerStart: opts.eager,
-            staticSummary: summaryOf(spec),
-            staticDetails: detailsOf(spec),
-            ...(traceId && { memo: { traceId } }),
-            typedSearchAttributes: [
-              { key: JobStateKey, value: 'QUEUED' },
-              { key: WorkspaceIdKey, value: spec.workspaceId },
-              { key: JobTypeKey, value: spec.type },
-              { key: LabelsKey, value: Object.entries(spec.labels).map(([k, v]) => `${k}=${v}`) },
-            ],
-          }),
-        );
+        await callStart(() => client.workflow.start(WORKFLOW_TYPE, startOptionsOf(input)));
         return true;
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
         throw err;
       }
+    },
+    /**
+     * Starts the job's first run with its assignment to a poll already waiting, in one call
+     * (Update-with-Start): the run's first workflow task takes both. `exists` when a run with this
+     * ID already was (nothing assigned), `refused` when the run started but did not take the
+     * assignment; either way the job is then claimed as any other.
+     */
+    async startAssigned(input: JobWorkflowInput, assign: AssignInput): Promise<Transition | 'exists' | 'refused'> {
+      if (Date.now() < unreachableUntil) throw unavailableError(); // not sent: nothing started
+      let outcome: Transition | 'refused' = 'refused';
+      try {
+        await callStart(async () => {
+          const startWorkflowOperation = new WithStartWorkflowOperation(WORKFLOW_TYPE, {
+            ...startOptionsOf(input),
+            // The first task goes to the worker through matching, carrying the Update.
+            requestEagerStart: false,
+          });
+          try {
+            outcome = await client.workflow.executeUpdateWithStart(assignUpdate, {
+              args: [assign],
+              startWorkflowOperation,
+            });
+          } catch (err) {
+            // The run started (else the start's own error): only the assignment was refused.
+            if (err instanceof WorkflowUpdateFailedError) return;
+            throw err;
+          }
+        });
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'exists';
+        throw err;
+      }
+      return outcome;
     },
     /** Ends a run nobody will ever see (its row is gone); a run already closed is left alone. */
     async terminate(jobId: string, reason: string): Promise<void> {

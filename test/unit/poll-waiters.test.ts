@@ -17,10 +17,14 @@ function harness(claimable = new Set<string>()) {
   const waiters = new PollWaiters(notifier, async (jobId) => (checked.push(jobId), claimable.has(jobId)));
   const notify = (payload: string) => handlers.get(NOTIFY.jobQueued)!(payload);
   /** A poll waiting on workspace ws_1 with `labels`; `woken` resolves with what its wait said. */
-  const poll = (nodeId: string, labels: Record<string, string> = {}) => {
-    const ticket = waiters.enter([NOTIFY.jobQueued, 'ws_1'], nodeId, labels);
+  const poll = (
+    nodeId: string,
+    labels: Record<string, string> = {},
+    o: { handOffs?: boolean; waitMs?: number } = {},
+  ) => {
+    const ticket = waiters.enter([NOTIFY.jobQueued, 'ws_1'], nodeId, labels, o.handOffs);
     const state = { woken: undefined as boolean | undefined, ticket };
-    const wait = ticket.wait(5_000).then((w) => (state.woken = w));
+    const wait = ticket.wait(o.waitMs ?? 5_000).then((w) => (state.woken = w));
     return Object.assign(state, { wait });
   };
   const tick = () => new Promise((r) => setImmediate(r));
@@ -98,5 +102,48 @@ describe('poll waiters (no server): what a NOTIFY wakes', () => {
     h.notify('ws_1 job_1 {}');
     assert.equal(await ticket.wait(5_000), true);
     ticket.dispose();
+  });
+});
+
+describe('poll waiters (no server): a job handed to a waiting poll', () => {
+  const queue: [string, string] = [NOTIFY.jobQueued, 'ws_1'];
+
+  it('takes the longest-waiting poll that takes hand-offs and matches, out of its line, and wakes it with the job', async () => {
+    const h = harness();
+    const plain = h.poll('n1', { gpu: 'yes' });
+    const other = h.poll('n2', { gpu: 'no' }, { handOffs: true });
+    const first = h.poll('n3', { gpu: 'yes' }, { handOffs: true });
+    const second = h.poll('n4', { gpu: 'yes' }, { handOffs: true });
+    const taken = h.waiters.take(queue, { gpu: 'yes' });
+    assert.equal(taken?.nodeId, 'n3', 'not n1 (it weighs its own jobs), not n2 (labels)');
+    // Out of its line: a NOTIFY meanwhile goes to another poll.
+    plain.ticket.dispose();
+    h.notify('ws_1 job_9 {"gpu": "yes"}');
+    await h.tick();
+    assert.deepEqual([first.woken, second.woken], [undefined, true]);
+    assert.equal(taken!.deliver({ job: 'job_1' }), true);
+    await first.wait;
+    assert.equal(first.woken, true);
+    assert.deepEqual(first.ticket.handed(), { job: 'job_1' });
+    assert.equal(first.ticket.handed(), undefined, 'once');
+    assert.equal(h.waiters.take(queue, { gpu: 'yes' }), undefined, 'no other poll waits for a gpu job');
+    for (const p of [plain, other, first, second]) p.ticket.dispose();
+  });
+
+  it('a poll that stopped waiting is not handed anything; one released waits on and is offered jobs again', async () => {
+    const h = harness();
+    const brief = h.poll('n1', {}, { handOffs: true, waitMs: 20 });
+    const taken = h.waiters.take(queue, {})!;
+    await brief.wait;
+    assert.equal(brief.woken, false, 'its wait ran out');
+    assert.equal(taken.deliver({ job: 'job_1' }), false);
+    brief.ticket.dispose();
+
+    const patient = h.poll('n2', {}, { handOffs: true });
+    h.waiters.take(queue, {})!.release();
+    h.notify('ws_1 job_2 {}');
+    await patient.wait;
+    assert.deepEqual([patient.woken, patient.ticket.handed()], [true, undefined]);
+    patient.ticket.dispose();
   });
 });
