@@ -38,7 +38,7 @@ export interface HandOff {
   nodeId: string;
   /** Wakes the poll with its assignment; false when the poll stopped waiting meanwhile. */
   deliver(assignment: unknown): boolean;
-  /** Nothing to hand after all: the poll waits on, at the back of its line. */
+  /** Nothing to hand after all: the poll claims once (it missed the offers made meanwhile) and waits on. */
   release(): void;
 }
 
@@ -197,8 +197,11 @@ export class PollWaiters {
           this.wakeOne(w);
           return true;
         },
+        // Out of its line it missed whatever was offered meanwhile: it claims once before waiting on.
         release: () => {
-          if (w.wake) this.join(w);
+          if (!w.wake) return;
+          this.join(w);
+          this.wakeOne(w);
         },
       };
     }

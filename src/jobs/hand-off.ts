@@ -15,7 +15,7 @@ export interface WaitingPoll {
   nodeId: string;
   /** Wakes the poll with its assignment; false when it stopped waiting meanwhile. */
   deliver(assignment: Assignment): boolean;
-  /** Nothing to hand after all: the poll waits on. */
+  /** Nothing to hand after all: the poll claims once and waits on. */
   release(): void;
 }
 
