@@ -331,11 +331,13 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
 
     /** Starts the next run of a failed or timed-out job, queued at `input.attempt`. */
     async retry(workspaceId: string, input: JobWorkflowInput, by: ChangeBy): Promise<void> {
-      // The finished run may still be closing for a few milliseconds after its last write.
+      // The finished run may still be closing after its last write: milliseconds, or seconds when
+      // its worker is loaded (its last workflow task closes it). Waited out for up to about 6 s.
       let started = false;
-      for (let i = 0; i < 5 && !started; i++) {
+      for (let pause = 100; ; pause *= 2) {
         started = await turns.change(workspaceId, () => workflows.start(input));
-        if (!started) await new Promise((r) => setTimeout(r, 100));
+        if (started || pause > 3200) break;
+        await new Promise((r) => setTimeout(r, pause));
       }
       if (!started) throw invalidState('job is already being retried');
       // The new run writes this too, first thing: whichever lands first, the other changes nothing.
