@@ -34,3 +34,21 @@ export function positional(text: string): string {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 }
+
+/**
+ * `prepared` for a statement with `:name` placeholders (knex's named style; `::type` casts are
+ * left alone), numbered in their order of first use and run with the values by name.
+ */
+export function preparedNamed<Row = Record<string, unknown>>(name: string, text: string) {
+  const order: string[] = [];
+  const numbered = text.replace(/(?<![:\w]):([a-z]+)\b/g, (_, key: string) => {
+    if (!order.includes(key)) order.push(key);
+    return `$${order.indexOf(key) + 1}`;
+  });
+  const run = prepared<Row>(name, numbered);
+  return (db: Knex | Knex.Transaction, values: Record<string, unknown>): Promise<Row[]> =>
+    run(
+      db,
+      order.map((key) => values[key]),
+    );
+}

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
-import type { Transition } from '../../workflows/definitions';
+import type { JobWorkflowInput, Transition } from '../../workflows/definitions';
+import { newId } from '../shared/ids';
+import { inSpan, traceparentOf } from '../telemetry/tracing';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 import { type Assignment, withdrawInBackground } from './dispatch';
 import type { Job } from './record';
@@ -33,6 +35,53 @@ export const assignedJob = (job: Job, { snapshot: s }: Transition): Job => ({
   version: s.version,
 });
 
+/** A run started with its first assignment to a waiting poll. */
+export interface HandedStart {
+  poll: WaitingPoll;
+  leaseId: string;
+  /** The hand-out span's: the agent's run of the attempt is its child. */
+  traceparent?: string;
+  assigned: Transition;
+}
+
+/**
+ * Starts the job's first run, within the submit's turn. A workspace's job goes straight to a poll
+ * waiting here for one, taken only now that the turn has come; with none, or when the run was
+ * already started (an earlier call with the same idempotency key) or did not take the
+ * assignment, the run is started as any other and undefined returned, the poll let go.
+ */
+export async function startRun(
+  o: { workflows: JobWorkflowClient; waitingPolls?: WaitingPolls },
+  job: Job,
+  input: JobWorkflowInput,
+): Promise<HandedStart | undefined> {
+  const poll = job.pool === 'self' ? o.waitingPolls?.(job) : undefined;
+  if (!poll) {
+    await o.workflows.start(input);
+    return undefined;
+  }
+  const leaseId = newId('lease');
+  try {
+    // The attempt's hand-out span, as a claim's.
+    return await inSpan('job.hand-out', { 'job.id': job.id, 'agent.id': poll.nodeId }, async (span) => {
+      const assigned = await o.workflows.startAssigned(input, { leaseId, agentId: poll.nodeId });
+      span?.setAttribute('job.attempt', 1);
+      if (typeof assigned === 'object') return { poll, leaseId, traceparent: traceparentOf(), assigned };
+      poll.release();
+      return undefined;
+    });
+  } catch (err) {
+    poll.release();
+    throw err;
+  }
+}
+
+/** A hand-off that cannot go ahead: the poll claims and waits on, the run takes its assignment back. */
+export function abandonHandOff(o: { workflows: JobWorkflowClient; log: Logger }, jobId: string, h: HandedStart): void {
+  h.poll.release();
+  withdrawInBackground(o.workflows, jobId, h.leaseId, o.log);
+}
+
 /**
  * Once the job is visible: writes the assignment the run made (as a claim's is written, before
  * its answer) and hands it to the poll. A poll that stopped waiting meanwhile never hears of it:
@@ -41,11 +90,9 @@ export const assignedJob = (job: Job, { snapshot: s }: Transition): Job => ({
 export async function handOver(
   o: { transitions: Transitions; workflows: JobWorkflowClient; log: Logger },
   job: Job,
-  poll: WaitingPoll,
-  { leaseId, traceparent }: Pick<Assignment, 'leaseId' | 'traceparent'>,
-  t: Transition,
+  { poll, leaseId, traceparent, assigned }: HandedStart,
 ): Promise<void> {
-  await o.transitions.handedOut(job.id, job.workspaceId, t);
-  if (!poll.deliver({ job: assignedJob(job, t), leaseId, traceparent }))
+  await o.transitions.handedOut(job.id, job.workspaceId, assigned);
+  if (!poll.deliver({ job: assignedJob(job, assigned), leaseId, traceparent }))
     withdrawInBackground(o.workflows, job.id, leaseId, o.log);
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { prepared } from '../db/prepared';
+import { preparedNamed } from '../db/prepared';
 import { JOB_COLUMN_NAMES } from './record';
 
 // A reservation keeps other pollers off a queued row while its assign Update runs, with no
@@ -112,25 +112,10 @@ export async function reserveNext(
     workspace: agent.workspace_id,
     region: agent.region,
   };
-  const statement = managed ? reserveManaged : reserveSelf;
-  const [row] = await statement.run(
-    db,
-    statement.order.map((name) => values[name]),
-  );
+  const [row] = await (managed ? reserveManaged : reserveSelf)(db, values);
   return row as ({ id: string; workspace_id: string } & Record<string, unknown>) | undefined;
 }
 
-type ReserveValue = 'agent' | 'seconds' | 'labels' | 'skip' | 'types' | 'free' | 'workspace' | 'region';
-
-/** A statement with `:name` placeholders, prepared with them numbered in their order of first use. */
-function preparedNamed(name: string, text: string) {
-  const order: ReserveValue[] = [];
-  const numbered = text.replace(/(?<![:\w]):([a-z]+)\b/g, (_, key: ReserveValue) => {
-    if (!order.includes(key)) order.push(key);
-    return `$${order.indexOf(key) + 1}`;
-  });
-  return { order, run: prepared(name, numbered) };
-}
 const reserveSelf = preparedNamed('jobs_reserve_self', SELF);
 const reserveManaged = preparedNamed('jobs_reserve_managed', MANAGED);
 

@@ -1,7 +1,7 @@
 import { insertWithReservation, reserveWorstCase } from '../billing/gate';
 import * as otel from '@opentelemetry/api';
 import type { Knex } from 'knex';
-import { inSpan, traceparentOf } from '../telemetry/tracing';
+import { traceparentOf } from '../telemetry/tracing';
 import type { Logger } from 'pino';
 import { pendingEntry } from '../audit/log';
 import type { Principal } from '../auth/principal';
@@ -10,13 +10,12 @@ import type { ApiConfig } from '../config';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
-import type { JobSpec, JobTimings, Transition } from '../../workflows/definitions';
+import type { JobSpec, JobTimings } from '../../workflows/definitions';
 import type { DataKeys } from '../crypto/data-keys';
 import { type StoredEnv, sealEnv } from './env-at-rest';
 import { createIdempotencyKeys, fingerprintOf } from './idempotency';
 import { JOB_COLUMNS, type Job, jobFromRow } from './record';
-import { type WaitingPoll, type WaitingPolls, handOver } from './hand-off';
-import { withdrawInBackground } from './dispatch';
+import { type HandedStart, type WaitingPolls, abandonHandOff, handOver, startRun } from './hand-off';
 import type { Manifest } from './schemas';
 import type { Transitions } from './transitions';
 
@@ -181,29 +180,17 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
     otel.trace.getActiveSpan()?.setAttribute('job.id', job.id);
     if (acknowledged) return job;
-    let poll: WaitingPoll | undefined;
-    const leaseId = newId('lease');
-    let assigned: Transition | undefined;
-    let traceparent: string | undefined;
+    let handed: HandedStart | undefined;
     try {
       await transitions.turns.change(principal.workspaceId, async () => {
-        const input = { spec: specOf(job), timings, attempt: 1, version: 0 };
-        // A workspace's job may go straight to a poll waiting here for one, taken once the submit's
-        // turn has come (a run that exists already, left by an earlier call with the same
-        // idempotency key, is found and the poll let go).
-        poll = job.pool === 'self' ? waitingPolls?.(job) : undefined;
-        if (!poll) return workflows.start(input);
-        // The attempt's hand-out span, as a claim's: the agent's run of it is its child.
-        const { nodeId } = poll;
-        await inSpan('job.hand-out', { 'job.id': job.id, 'agent.id': nodeId }, async (span) => {
-          const outcome = await workflows.startAssigned(input, { leaseId, agentId: nodeId });
-          if (typeof outcome === 'object') assigned = outcome;
-          span?.setAttribute('job.attempt', 1);
-          traceparent = traceparentOf();
+        handed = await startRun({ workflows, waitingPolls }, job, {
+          spec: specOf(job),
+          timings,
+          attempt: 1,
+          version: 0,
         });
       });
     } catch (err) {
-      poll?.release();
       // The workflow may exist after all: the reconciler looks and then starts or removes the row.
       if (err instanceof StartOutcomeUnknownError) {
         log.warn({ jobId: job.id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');
@@ -216,18 +203,17 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         .catch(() => undefined);
       throw err;
     }
-    if (!assigned) poll?.release();
     let created: Awaited<ReturnType<Transitions['create']>>;
     try {
-      created = await transitions.create(job.id, { handed: assigned !== undefined });
+      created = await transitions.create(job.id, { handed: handed !== undefined });
     } catch (err) {
       // The run holds an assignment nobody will hear of: withdrawn, the run queues the job again
       // (the reconciler makes its row visible, as after any start whose next write failed).
-      if (assigned) abandonHandOff(job.id, poll!, leaseId);
+      if (handed) abandonHandOff({ workflows, log }, job.id, handed);
       throw err;
     }
     if (created === 'gone') {
-      if (assigned) poll!.release();
+      handed?.poll.release();
       // The reconciler found no workflow while the start was still under way, and removed the
       // row: the run just started would be a job nobody can see. End it; the client resubmits.
       await workflows
@@ -242,14 +228,8 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         config.dependencyRetryAfterSeconds,
       );
     }
-    if (assigned) await handOver({ transitions, workflows, log }, job, poll!, { leaseId, traceparent }, assigned);
+    if (handed) await handOver({ transitions, workflows, log }, job, handed);
     return job;
-  }
-
-  /** A hand-off that cannot go ahead: the poll waits on, the run takes its assignment back. */
-  function abandonHandOff(jobId: string, poll: WaitingPoll, leaseId: string): void {
-    poll.release();
-    withdrawInBackground(workflows, jobId, leaseId, log);
   }
 
   /**
