@@ -201,6 +201,10 @@ export const SECTIONS: Section[] = [
       },
       UPLOAD_IDLE_TIMEOUT_MS: { meaning: 'an artifact upload that sends nothing for this long is cut off; nothing of it is kept and its slot is freed' },
       TRUST_PROXY: { meaning: '`true` behind a proxy that sets `X-Forwarded-For`: the client address for per-address limits comes from it' },
+      API_FAST_PATH: {
+        meaning:
+          '`false` sends every request through the framework: by default the agent protocol\'s calls (`nodes/heartbeat`, `poll`, `logs`, `result`) and `jobs/retrieve` with an `X-API-Key` and a plain JSON body skip its layers, with the same middleware and answers',
+      },
       AUDIT_EXPORTS_PER_CREDENTIAL: { meaning: 'JSONL audit exports one credential may have open on one API instance; past it 429' },
       AUDIT_EXPORTS_PER_INSTANCE: {
         meaning: 'JSONL audit exports one API instance serves at once; past it 429 (a client that stops reading holds a slot, never a database connection)',

@@ -109,6 +109,7 @@ function apiOf(e: SharedVars & ApiVars): ApiSettings {
       port: e.PORT,
       publicUrl: e.PUBLIC_URL,
       trustProxy: e.TRUST_PROXY === 'true',
+      fastPath: e.API_FAST_PATH === 'true',
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_MS,

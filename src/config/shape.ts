@@ -79,6 +79,8 @@ export interface ApiSettings {
     publicUrl?: string;
     /** Take the client address from X-Forwarded-For (behind a proxy that sets it). */
     trustProxy: boolean;
+    /** The agent protocol's calls and jobs/retrieve skip Koa's layers (src/http/fast-path.ts). */
+    fastPath: boolean;
     /** A client must send its request headers within this. */
     headersTimeoutMs: number;
     /** ... and its whole request within this; uploads instead get an idle timeout each. */

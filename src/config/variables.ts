@@ -105,6 +105,7 @@ export const ApiVariables = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   UPLOAD_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  API_FAST_PATH: z.enum(['true', 'false']).default('true'),
   // The Temporal UI's address as a person's browser reaches it: the portal links each job's run
   // there (`npm run dev` uses the UI it starts). Unset: the portal shows no link.
   TEMPORAL_UI_URL: z.string().url().optional(),

@@ -1,11 +1,13 @@
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
+import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '../config';
 import type { Services } from '../services';
 import type { ComputeCodec } from '../temporal/payload-codec';
 import { codecRoutes } from './codec-routes';
 import { docsRoutes } from './docs';
+import { fastPath } from './fast-path';
 import { type HealthDeps, healthRoutes } from './health-routes';
 import { mountSurface } from './mount';
 import { buildDocument, newRegistry } from './openapi';
@@ -35,6 +37,8 @@ export function createApp({
 }): {
   app: Koa;
   routes: RouteInfo[];
+  /** The HTTP server's request listener: the fast path's operations, then the app. */
+  handler: RequestListener;
 } {
   const app = new Koa();
   app.proxy = config.http.trustProxy;
@@ -66,8 +70,10 @@ export function createApp({
   open.get('/api/openapi.json', serveDocument);
   open.get('/v0/openapi.json', serveDocument);
 
-  app.use(requestContext());
-  if (log.isLevelEnabled('debug')) {
+  const context = requestContext();
+  app.use(context);
+  const debug = log.isLevelEnabled('debug');
+  if (debug) {
     app.use(async (ctx, next) => {
       const started = Date.now();
       await next();
@@ -83,5 +89,16 @@ export function createApp({
   // path in the wrong case is that surface's 404, in its format (mountSurface).
   app.use(mountSurface('/api', a.app));
   app.use(mountSurface('/v0', b.app));
-  return { app, routes: [...a.routes, ...b.routes] };
+  const koa = app.callback();
+  // Off with API_FAST_PATH=false, and at debug level, whose request log is Koa middleware.
+  const fast =
+    config.http.fastPath && !debug
+      ? fastPath({ before: [context], surface: a.fast, proxy: app.proxy, bodyBytes: config.limits.bodyBytes, log })
+      : undefined;
+  const handler: RequestListener = fast
+    ? (req, res) => {
+        if (!fast(req, res)) void koa(req, res);
+      }
+    : koa;
+  return { app, routes: [...a.routes, ...b.routes], handler };
 }

@@ -18,6 +18,13 @@ export const httpRequests = new Counter({
   registers,
 });
 
+export const httpFastRequests = new Counter({
+  name: 'compute_http_fast_path_requests_total',
+  help: 'Requests the fast path took (API_FAST_PATH), by route; the rest of their count is in compute_http_requests_total',
+  labelNames: ['route'] as const,
+  registers,
+});
+
 export const httpDuration = new Histogram({
   name: 'compute_http_request_duration_seconds',
   help: 'Time to answer an HTTP request (to the first byte of a stream), by route, method and status',

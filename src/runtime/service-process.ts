@@ -290,7 +290,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       store,
       ...(native && { extra: { workers: workersRunning } }),
     });
-    const { app, routes: mounted } = createApp({
+    const { handler, routes: mounted } = createApp({
       services,
       config: api,
       log,
@@ -308,7 +308,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     // headers may take 64 KiB, not Node's 16: a list query with every filter at its documented
     // limit, percent-encoded, comes near 16, and one past a limit must get the surface's 400
     // naming the field, not a bare 431 from the parser that no client of ours is told about.
-    const server = http.createServer({ connectionsCheckingInterval: 1000, maxHeaderSize: 64 * 1024 }, app.callback());
+    const server = http.createServer({ connectionsCheckingInterval: 1000, maxHeaderSize: 64 * 1024 }, handler);
     // Long polls last up to 30 s; keep sockets open longer than that.
     server.keepAliveTimeout = 65_000;
     applyRequestDeadlines(server, {

@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { z } from 'zod';
 import { authenticate, principalOf, sessionAuthenticator } from '../authenticate';
 import { actInWorkspace } from '../act-in-workspace';
@@ -6,6 +6,7 @@ import { auditRefusals } from '../audit-refusals';
 import { credentialSlots } from '../credential-slots';
 import { logFollower } from '../log-follower';
 import { SseLogEvent } from '../log-stream';
+import type { FastOperations } from '../fast-path';
 import { type RouteInfo, actionsOf } from '../route-table';
 import { newRouter } from '../router';
 import type { SurfaceDeps } from '../surface-deps';
@@ -35,9 +36,13 @@ const LogsQuery = z.object({
  * JWT, as a Bearer token or the portal's cookie), its per-user budget, its routes. Its routes
  * carry the `/api` prefix (see mountSurface).
  */
-export function surfaceA({ services, config, log, json, registry }: SurfaceDeps): { app: Koa; routes: RouteInfo[] } {
+export function surfaceA({ services, config, log, json, registry }: SurfaceDeps): {
+  app: Koa;
+  routes: RouteInfo[];
+  fast: FastOperations;
+} {
   const { auth } = services;
-  const at: SurfaceAMount = { registry, auth, routes: [] };
+  const at: SurfaceAMount = { registry, auth, routes: [], fast: new Map() };
   const limiter = createRateLimiter(services.leasedLimiter, config.rateLimits);
   const cookie = sessionCookie(config);
 
@@ -49,17 +54,19 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
 
   const router = newRouter('/api');
   const actionOf = actionsOf(at.routes);
-  router.use(
+  // What every operation runs before its body is read; the fast path runs the same.
+  const guards: Middleware[] = [
     authenticate(auth, [apiKeyAuthenticator(auth), sessionAuthenticator(auth, cookie)], {
       failuresPerMinute: config.rateLimits.authFailuresPerMinute,
       actionOf,
     }),
-  );
-  router.use(auditRefusals(auth, actionOf));
-  // A session may act in another workspace of its user's (`compute workspaces use`), with the
-  // role it has there; without the header it acts in the personal one, as always.
-  router.use(actInWorkspace(auth));
-  router.use(rateLimit(limiter));
+    auditRefusals(auth, actionOf),
+    // A session may act in another workspace of its user's (`compute workspaces use`), with the
+    // role it has there; without the header it acts in the personal one, as always.
+    actInWorkspace(auth),
+    rateLimit(limiter),
+  ];
+  for (const guard of guards) router.use(guard);
   router.use(json);
   router.use(jobsRoutes(services, at).routes());
   router.use(
@@ -123,7 +130,8 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   // Mounted, the surface runs on the outer app's context, whose setting decides ctx.ip; the same
   // here keeps the app alone reading client addresses as the mounted one does.
   app.proxy = config.http.trustProxy;
-  app.use(surfaceAEnvelope(log, config.dependencyRetryAfterSeconds));
+  const envelope = surfaceAEnvelope(log, config.dependencyRetryAfterSeconds);
+  app.use(envelope);
   app.use(artifactUrls.routes());
   app.use(
     stripeEventsRoute({ stripeEvents: services.stripeEvents, maxBytes: config.limits.bodyBytes }, registry).routes(),
@@ -131,5 +139,5 @@ export function surfaceA({ services, config, log, json, registry }: SurfaceDeps)
   app.use(login.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return { app, routes: at.routes };
+  return { app, routes: at.routes, fast: { chain: [envelope, ...guards], operations: at.fast } };
 }

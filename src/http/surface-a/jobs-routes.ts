@@ -25,6 +25,7 @@ export function jobsRoutes(services: Services, at: SurfaceAMount): Router {
   mount({
     path: '/retrieve',
     action: 'job.read',
+    fast: true,
     summary: 'Fetch one job',
     body: JobRef,
     response: JobA,

@@ -45,6 +45,7 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     path: '/heartbeat',
     action: 'agent.work',
     nodeKey: true,
+    fast: true,
     summary: 'Keep-alive every 30 s naming running jobs; answers drain and the jobs to stop',
     body: HeartbeatRequest,
     response: z.object({ drain: z.boolean(), cancel: z.array(z.string()) }),
@@ -54,6 +55,7 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     path: '/poll',
     action: 'agent.work',
     nodeKey: true,
+    fast: true,
     summary:
       'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
@@ -102,6 +104,7 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     path: '/logs',
     action: 'agent.work',
     nodeKey: true,
+    fast: true,
     summary:
       "Push a batch of log lines for the node's current lease (idempotent on seq). The agent's seq orders and deduplicates this lease's lines; " +
       "readers get the job's own numbering (1, 2, … across every attempt), which the log stream's ids, Last-Event-ID and afterSeq use",
@@ -116,6 +119,7 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     path: '/result',
     action: 'agent.work',
     nodeKey: true,
+    fast: true,
     summary: "Report an attempt's terminal result (idempotent); 409 job.not_assigned for a stale lease",
     body: ResultRequest,
     response: JobA,

@@ -1,7 +1,7 @@
 import { WorkspaceHeader } from '../act-in-workspace';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal';
 import type { Action } from '../../auth/roles';
@@ -54,6 +54,8 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   response: R;
   /** Request headers to document beside the workspace header (their checks are the handler's). */
   headers?: z.ZodObject;
+  /** Also served by the fast path (fast-path.ts): the agent protocol's calls and the hottest read. */
+  fast?: boolean;
   /** Headers of the 200 answer, documented. */
   responseHeaders?: Record<string, { description: string; schema: { type: 'string' } }>;
   /** Resolves to the payload, or to undefined when the handler answers later itself (answerLater). */
@@ -66,6 +68,8 @@ export interface SurfaceAMount {
   auth: AuthService;
   /** Every mounted operation is added here. */
   routes: RouteInfo[];
+  /** The route functions of the operations the fast path serves, by their whole path. */
+  fast: Map<string, Middleware>;
 }
 
 /** The audit target of a Surface A request: the job, node or key its body names, else the workspace. */
@@ -167,7 +171,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
       default: { description: 'Error', content: { 'application/json': { schema: ErrorEnvelope } } },
     },
   });
-  router.post(op.path, async (ctx) => {
+  const route: Middleware = async (ctx) => {
     const p = ctx.state.principal as Principal | undefined;
     if (p?.kind === 'managed') {
       if (!op.managedKey) refuseManagedKey(ctx);
@@ -180,7 +184,9 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
     const out = await op.handle(ctx, body);
     // Unless the handler answers later itself (answerLater).
     if (ctx.respond !== false) ctx.body = out;
-  });
+  };
+  router.post(op.path, route);
+  if (op.fast) at.fast.set(prefix + op.path, route);
 }
 
 /**
