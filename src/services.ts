@@ -14,7 +14,7 @@ import { stripeClient } from './billing/stripe-client';
 import type { DataKeys } from './crypto/data-keys';
 import { createStripeEvents } from './billing/stripe-events';
 import { createUrlSigner } from './artifacts/signed-urls';
-import { stampLastUsed } from './auth/api-keys';
+import { keyUseStamps } from './auth/key-use-stamps';
 import { createCredentialCache } from './auth/credential-cache';
 import { createTokenIssuer } from './auth/jwt';
 import { createKeyService } from './auth/key-service';
@@ -72,16 +72,19 @@ export function createServices(deps: ServiceDeps) {
   const signer = createUrlSigner(jwtSecret);
   const transitions = createTransitions({ ...deps, silentAttempts });
   const logs = createLogsService({ ...deps, turns: transitions.turns });
+  const keyStamps = keyUseStamps(db);
   const credentials = createCredentialCache({
     db,
     notifier: deps.notifier,
     ttlMs: config.auth.credentialCacheTtlMs,
     maxEntries: config.auth.credentialCacheMaxEntries,
-    stamp: (keyId) => stampLastUsed(db, keyId),
+    stamp: keyStamps.stamp,
   });
   const agentsService = createAgentsService({ ...deps, transitions, credentials });
-  const auth = createAuthService({ db, credentials, tokens });
+  const auth = createAuthService({ db, credentials, tokens, stampLater: keyStamps.stamp });
   return {
+    /** Keys' last-used stamps waiting for their window; flushed on stop. */
+    keyStamps,
     transitions,
     jobs: createJobsService({ ...deps, transitions, waitingPolls: agentsService.waitingPolls }),
     artifacts: createArtifactsService({ db, store: deps.store, signer, config }),

@@ -38,34 +38,92 @@ export async function createApiKey(
   return { id, prefix, key: `${prefix}_${secret}` };
 }
 
-/** Resolves a presented key from the database; null for anything unknown or malformed, `Refused` for a revoked one. */
-export async function authenticateApiKey(db: Knex, presented: string): Promise<Principal | Refused | null> {
-  const sep = presented.lastIndexOf('_');
-  if (sep <= 0 || presented.length > 200) return null;
-  const prefix = presented.slice(0, sep);
-  // A node key acts for the user who registered its node (with a session or one of their keys).
-  const row = await db('api_keys as k')
+const keyRows = (db: Knex) =>
+  db('api_keys as k')
+    // A node key acts for the user who registered its node (with a session or one of their keys).
     .leftJoin('agents as g', (on) => on.on('g.id', 'k.agent_id').andOnVal('k.kind', '=', 'node'))
     .leftJoin('api_keys as rk', 'rk.id', 'g.registered_with_key_id')
-    .where({ 'k.prefix': prefix })
     .whereNot({ 'k.kind': 'token' })
-    .first(
+    .select(
       'k.*',
       db.raw('coalesce(k.user_id, g.registered_by_user_id, rk.user_id) AS owner_user_id'),
       db.raw("(k.kind = 'managed' OR g.pool = 'managed') AS managed_pool"),
       db.raw("(k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stamp_due"),
     );
-  if (!row) return null;
-  const given = Buffer.from(hashSecret(presented.slice(sep + 1)), 'hex');
+
+/** `<prefix>_<secret>` split at its last underscore; undefined for what cannot be a key. */
+function prefixOf(presented: string): string | undefined {
+  const sep = presented.lastIndexOf('_');
+  return sep <= 0 || presented.length > 200 ? undefined : presented.slice(0, sep);
+}
+
+/**
+ * Resolves a presented key from the database; null for anything unknown or malformed, `Refused`
+ * for a revoked one. A key's first use is stamped at once; later stamps go to `stampLater` when
+ * given (a fleet's keys come back each time their cache entry expires).
+ */
+export async function authenticateApiKey(
+  db: Knex,
+  presented: string,
+  stampLater?: (keyId: string) => void,
+): Promise<Principal | Refused | null> {
+  const prefix = prefixOf(presented);
+  if (!prefix) return null;
+  const row = (await keyRows(db).where({ 'k.prefix': prefix }).first()) as KeyRow | undefined;
+  return row ? principalOfKey(db, row, presented, stampLater) : null;
+}
+
+/** authenticateApiKey for many keys in one statement (the cache's refreshes, see AuthService). */
+export async function authenticateApiKeys(
+  db: Knex,
+  presented: readonly string[],
+  stampLater?: (keyId: string) => void,
+): Promise<Array<Principal | Refused | null>> {
+  const prefixes = [...new Set(presented.map(prefixOf).filter((p): p is string => p !== undefined))];
+  const rows = (prefixes.length ? await keyRows(db).whereIn('k.prefix', prefixes) : []) as KeyRow[];
+  const byPrefix = new Map(rows.map((r) => [r.prefix, r]));
+  return presented.map((p) => {
+    const row = byPrefix.get(prefixOf(p) ?? '');
+    return row ? principalOfKey(db, row, p, stampLater) : null;
+  });
+}
+
+/** A row of keyRows. */
+interface KeyRow {
+  id: string;
+  prefix: string;
+  kind: Principal['kind'];
+  workspace_id: string;
+  secret_hash: string;
+  agent_id: string | null;
+  user_id: string | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  quotas: unknown;
+  owner_user_id: string | null;
+  managed_pool: boolean | null;
+  stamp_due: boolean;
+}
+
+function principalOfKey(
+  db: Knex,
+  row: KeyRow,
+  presented: string,
+  stampLater?: (keyId: string) => void,
+): Principal | Refused | null {
+  const given = Buffer.from(hashSecret(presented.slice(presented.lastIndexOf('_') + 1)), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.secret_hash, 'hex'))) return null;
   const actor =
-    row.kind === 'node' ? ({ type: 'node', id: row.agent_id } as const) : ({ type: 'key', id: row.id } as const);
+    row.kind === 'node' ? ({ type: 'node', id: row.agent_id! } as const) : ({ type: 'key', id: row.id } as const);
   if (row.revoked_at)
     return {
       refused: { workspaceId: row.workspace_id, actor, reason: 'revoked', target: { type: 'key', id: row.id } },
     };
   // Coarse last-used stamp: no statement at all while the stamp is fresh.
-  if (row.stamp_due) stampLastUsed(db, row.id);
+  if (row.stamp_due) {
+    if (stampLater && row.last_used_at) stampLater(row.id);
+    else stampLastUsed(db, row.id);
+  }
   return {
     workspaceId: row.workspace_id,
     kind: row.kind,

@@ -122,10 +122,13 @@ export function createCredentialCache(o: CredentialCacheOptions) {
   };
 
   return {
-    /** The principal of a presented API key, from memory when known; `load` reads the database. */
+    /**
+     * The principal of a presented API key, from memory when known; `load` reads the database,
+     * told whether it renews an entry this instance held (past its TTL, or while not listening).
+     */
     async apiKey(
       presented: string,
-      load: () => Promise<Principal | Refused | null>,
+      load: (renewal: boolean) => Promise<Principal | Refused | null>,
     ): Promise<Principal | Refused | null> {
       const hash = sha256(presented);
       const now = Date.now();
@@ -138,7 +141,7 @@ export function createCredentialCache(o: CredentialCacheOptions) {
         return hit.principal;
       }
       const seen = generation;
-      const principal = await load();
+      const principal = await load(hit !== undefined);
       if (principal && !isRefused(principal) && principal.keyId && usable() && seen === generation) {
         keys.delete(hash);
         keys.set(hash, { principal, at: now, stampedAt: now });

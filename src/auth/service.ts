@@ -1,8 +1,9 @@
+import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { NOTIFY } from '../db/channels';
 import { type AuditEntry, appendAudit } from '../audit/log';
 import { TOKEN_PREFIX, authenticateAccessToken } from './access-tokens';
-import { apiKeyStillValid, authenticateApiKey } from './api-keys';
+import { apiKeyStillValid, authenticateApiKey, authenticateApiKeys } from './api-keys';
 import { authorize } from './authorize';
 import type { CredentialCache, WorkspaceSettings } from './credential-cache';
 import type { TokenIssuer } from './jwt';
@@ -18,6 +19,9 @@ import { workspaceSettings } from './workspace-settings';
  */
 export type Resolved = Principal | Refused | null;
 
+/** How long a key's renewal waits for others to share its statement. */
+const RENEWAL_WINDOW_MS = 25;
+
 const sessionRefused = (c: { userId: string; workspaceId: string; email: string }, reason: string): Refused => ({
   refused: { workspaceId: c.workspaceId, actor: { type: 'user', id: c.userId, email: c.email }, reason },
 });
@@ -31,18 +35,31 @@ export function createAuthService({
   db,
   credentials: cache,
   tokens,
+  stampLater,
 }: {
   db: Knex;
   credentials: CredentialCache;
   tokens: TokenIssuer;
+  /** A key's last-used stamp, written with others (key-use-stamps.ts). */
+  stampLater?: (keyId: string) => void;
 }) {
+  // A fleet's keys come back to the database each time their entry's TTL runs out (10 000 agents:
+  // 167 a second); those renewals share one statement per window. A key not held yet is read at once.
+  const renewals = new DataLoader<string, Principal | Refused | null>(
+    (presented) => authenticateApiKeys(db, presented, stampLater),
+    { cache: false, maxBatchSize: 500, batchScheduleFn: (run) => setTimeout(run, RENEWAL_WINDOW_MS) },
+  );
+
   /** The user's role in the workspace now; null when not (or no longer) a member. */
   const roleIn = (userId: string, workspaceId: string): Promise<Role | null> =>
     cache.memberRole(userId, workspaceId, () => roleOf(db, userId, workspaceId));
 
   return {
     /** An API key `<prefix>_<secret>` (user, agent or node key). */
-    apiKey: (presented: string): Promise<Resolved> => cache.apiKey(presented, () => authenticateApiKey(db, presented)),
+    apiKey: (presented: string): Promise<Resolved> =>
+      cache.apiKey(presented, (renewal) =>
+        renewal ? renewals.load(presented) : authenticateApiKey(db, presented, stampLater),
+      ),
 
     /**
      * A session JWT from verify-otp. A session authenticates its user: it names a workspace (the

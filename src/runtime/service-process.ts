@@ -302,6 +302,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     stops.push(async () => {
       removeQueueDepth();
       removeServiceState();
+      await services!.keyStamps.flush();
     });
     routes = mounted;
     // Deadlines are checked every second rather than Node's default 30 s. The request line and
