@@ -8,6 +8,8 @@ import type { Notifier } from '../db/notifier';
 // with nothing notified on its queue since that claim began and the node unchanged, would find
 // nothing again and need not claim. What frees a row without a notification (a reservation that
 // expires after a crashed claim) is bounded: no node goes longer than `maxSkipMs` without a claim.
+// Each empty claim skips for a random share of that, between half and all of it, so a fleet whose
+// claims fell together (every agent restarted at once) does not claim together again.
 // Such a poll does not read its node's row either: it claims nothing, and what changes a node
 // (a drain, a removal, room freed by a job's end) notifies the node by name, which wakes its poll
 // to read the row afresh.
@@ -22,6 +24,8 @@ export interface ClaimShape {
 interface EmptyClaim<Node> {
   /** When the claim began (this process's monotonic clock, ms). */
   at: number;
+  /** Until when a claim may be skipped for it. */
+  until: number;
   queue: string;
   shape: string;
   /** The node's row as the claim read it, and what the node's jobs left free. */
@@ -40,6 +44,7 @@ export class EmptyClaims<Node = unknown> {
   constructor(
     private readonly maxSkipMs: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly random: () => number = Math.random,
   ) {
     this.listeningSince = now();
   }
@@ -82,7 +87,7 @@ export class EmptyClaims<Node = unknown> {
   /** The node's claim begun at `at` took nothing, with every claimable row of its queue in view. */
   foundNothing(nodeId: string, at: number, claim: ClaimShape, node: Node): void {
     if (this.maxSkipMs <= 0) return;
-    this.empty.set(nodeId, { at, ...claim, node });
+    this.empty.set(nodeId, { at, until: at + this.maxSkipMs * (0.5 + this.random() / 2), ...claim, node });
     if (this.empty.size >= this.sweepAt) this.sweep();
   }
 
@@ -106,7 +111,7 @@ export class EmptyClaims<Node = unknown> {
     const fresh =
       (!claim || (last.queue === claim.queue && last.shape === claim.shape)) &&
       last.at >= this.listeningSince &&
-      this.now() - last.at < this.maxSkipMs &&
+      this.now() < last.until &&
       (this.notified.get(last.queue) ?? -Infinity) < last.at &&
       (this.nodeNotified.get(nodeId) ?? -Infinity) < last.at;
     if (!fresh) this.empty.delete(nodeId);

@@ -3,15 +3,15 @@ import { EmptyClaims } from '../../src/agents/empty-claims';
 
 // When a renewed poll may skip its claim: only while nothing was notified on its queue since its
 // node's last empty claim began, the node is as it was, the listener heard everything, and the
-// claim is not older than the bound.
+// claim is not older than the bound (a random share of it, between half and all).
 describe('empty claims (renewed polls of an idle node)', () => {
   const queue = 'compute_job_queued:ws_a';
   const claim = { queue, shape: '[{"gpu":"a100"},null]' };
   const row = { labels: { gpu: 'a100' } };
 
-  function at(start = 1000) {
+  function at(start = 1000, random = () => 0.999_999) {
     let now = start;
-    const claims = new EmptyClaims(120_000, () => now);
+    const claims = new EmptyClaims(120_000, () => now, random);
     return { claims, tick: (ms: number) => (now += ms) };
   }
 
@@ -59,6 +59,23 @@ describe('empty claims (renewed polls of an idle node)', () => {
     assert.equal(claims.wouldFindNothing('node_1', claim), true);
     tick(1);
     assert.equal(claims.wouldFindNothing('node_1', claim), false);
+  });
+
+  it('skips for a random share of the bound, so claims that fell together spread out', () => {
+    let seed = 42;
+    const lcg = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const { claims, tick } = at(1000, lcg);
+    const nodes = Array.from({ length: 1000 }, (_, i) => `node_${i}`);
+    const began = claims.started();
+    for (const n of nodes) claims.foundNothing(n, began, claim, row);
+    const skipping = () => nodes.filter((n) => claims.idle(n, claim) !== undefined).length;
+    tick(59_999);
+    assert.equal(skipping(), 1000, 'none before half the bound');
+    tick(30_000);
+    const atThreeQuarters = skipping();
+    assert.ok(atThreeQuarters > 400 && atThreeQuarters < 600, `about half left at three quarters: ${atThreeQuarters}`);
+    tick(30_001);
+    assert.equal(skipping(), 0, 'none past the bound');
   });
 
   it('claims again after the listener reconnected (notifications may be lost)', () => {
