@@ -8,8 +8,8 @@ import type { Notifier } from '../db/notifier';
 // with nothing notified on its queue since that claim began and the node unchanged, would find
 // nothing again and need not claim. What frees a row without a notification (a reservation that
 // expires after a crashed claim) is bounded: no node goes longer than `maxSkipMs` without a claim.
-// Each empty claim skips for a random share of that, between half and all of it, so a fleet whose
-// claims fell together (every agent restarted at once) does not claim together again.
+// Each empty claim skips for a random share of that, between three quarters and all of it, so a
+// fleet whose claims fell together (every agent restarted at once) does not claim together again.
 // Such a poll does not read its node's row either: it claims nothing, and what changes a node
 // (a drain, a removal, room freed by a job's end) notifies the node by name, which wakes its poll
 // to read the row afresh.
@@ -87,7 +87,7 @@ export class EmptyClaims<Node = unknown> {
   /** The node's claim begun at `at` took nothing, with every claimable row of its queue in view. */
   foundNothing(nodeId: string, at: number, claim: ClaimShape, node: Node): void {
     if (this.maxSkipMs <= 0) return;
-    this.empty.set(nodeId, { at, until: at + this.maxSkipMs * (0.5 + this.random() / 2), ...claim, node });
+    this.empty.set(nodeId, { at, until: at + this.maxSkipMs * (0.75 + this.random() / 4), ...claim, node });
     if (this.empty.size >= this.sweepAt) this.sweep();
   }
 

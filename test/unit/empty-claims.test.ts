@@ -3,7 +3,7 @@ import { EmptyClaims } from '../../src/agents/empty-claims';
 
 // When a renewed poll may skip its claim: only while nothing was notified on its queue since its
 // node's last empty claim began, the node is as it was, the listener heard everything, and the
-// claim is not older than the bound (a random share of it, between half and all).
+// claim is not older than the bound (a random share of it, between three quarters and all).
 describe('empty claims (renewed polls of an idle node)', () => {
   const queue = 'compute_job_queued:ws_a';
   const claim = { queue, shape: '[{"gpu":"a100"},null]' };
@@ -69,12 +69,12 @@ describe('empty claims (renewed polls of an idle node)', () => {
     const began = claims.started();
     for (const n of nodes) claims.foundNothing(n, began, claim, row);
     const skipping = () => nodes.filter((n) => claims.idle(n, claim) !== undefined).length;
-    tick(59_999);
-    assert.equal(skipping(), 1000, 'none before half the bound');
-    tick(30_000);
-    const atThreeQuarters = skipping();
-    assert.ok(atThreeQuarters > 400 && atThreeQuarters < 600, `about half left at three quarters: ${atThreeQuarters}`);
-    tick(30_001);
+    tick(89_999);
+    assert.equal(skipping(), 1000, 'none before three quarters of the bound');
+    tick(15_000);
+    const between = skipping();
+    assert.ok(between > 400 && between < 600, `about half left at seven eighths: ${between}`);
+    tick(15_001);
     assert.equal(skipping(), 0, 'none past the bound');
   });
 
