@@ -14,8 +14,10 @@ import { describe as line, nowMs, runPool, sleep, summarize } from './stats';
 // wakes ran per job dispatched. The heap is read just after a heap snapshot, which collects all
 // garbage first (the renewing polls leave plenty), at half the memory depth and at the whole of it:
 // its growth between the two, per poll, is what a waiting poll holds. FLEET_HEAP_SNAPSHOTS=<folder>
-// keeps the snapshots there, to see what that is. The API and the worker run as the image runs
-// them, compiled (see spawnService).
+// keeps the snapshots there, to see what that is. While idle it lists the statements PostgreSQL
+// ran most often (pg_stat_statements); PROFILE_DIR=<dir> profiles the API's CPU, with the idle
+// window's bounds beside the profile. The API and the worker run as the image runs them, compiled
+// (see spawnService).
 
 const AGENTS = option('agents', 10_000);
 const JOBS = option('jobs', 200);
@@ -32,10 +34,15 @@ interface Agent extends Node {
 runBench(
   async (stack: BareStack) => {
     const note = (s: string) => process.stderr.write(`${s}\n`);
+    await stack.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const snapshots = process.env.FLEET_HEAP_SNAPSHOTS ?? fs.mkdtempSync(path.join(stack.dataDir, 'heap-'));
+    // PROFILE_DIR=dir: a CPU profile of the API there, and the idle window's bounds on the same
+    // (monotonic) clock in dir/idle-window.json, to read the idle API's profile alone.
+    const profileDir = process.env.PROFILE_DIR;
     const api = await spawnService(stack, 'api', {}, [
       '--heapsnapshot-signal=SIGUSR2',
       `--diagnostic-dir=${snapshots}`,
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     ]);
     const worker = await spawnService(stack, 'worker');
     const client = apiClient(api.url!);
@@ -186,14 +193,20 @@ runBench(
     note(`idle for ${IDLE_S} s: heartbeats every 30 s and polls renewed every 30 s …`);
     const named = { [api.pid]: 'api', [worker.pid]: 'worker', [process.pid]: 'the agents (this process)' };
     const pgBefore = await postgresCounters(stack.db);
+    await stack.db.raw('SELECT pg_stat_statements_reset()');
     const startsBefore = await metric('compute_claims_total', 'after="start"');
     const skippedBefore = await metric('compute_claims_total', 'outcome="skipped"');
     const load = watchLoad(undefined, named);
     const cpuBefore = cpuMsOf(api.pid);
     const beatsBefore = beating;
     const from = nowMs();
+    const fromUs = process.hrtime.bigint() / 1000n;
     await sleep(IDLE_S * 1000);
     const seconds = (nowMs() - from) / 1000;
+    if (profileDir) {
+      const window = { startUs: String(fromUs), endUs: String(process.hrtime.bigint() / 1000n) };
+      fs.writeFileSync(path.join(profileDir, 'idle-window.json'), JSON.stringify(window));
+    }
     const idleCpuPct = ((cpuMsOf(api.pid) - cpuBefore) / (seconds * 1000)) * 100;
     const beats = (beating - beatsBefore) / seconds;
     for (const l of load.stop()) note(l);
@@ -204,6 +217,9 @@ runBench(
     note(
       `idle: API ${idleCpuPct.toFixed(1)}% of one core; PostgreSQL ${pgTxPerS.toFixed(0)} transactions/s, ${((pgAfter.writes - pgBefore.writes) / seconds).toFixed(0)} row writes/s; ${starts.toFixed(0)} polls arriving/s (${(starts - skipped).toFixed(0)} empty claims, ${skipped.toFixed(0)} skipped), ${beats.toFixed(0)} heartbeats/s`,
     );
+
+    note('idle: the statements run most often, per second:');
+    for (const l of await busiestStatements(stack.db, seconds)) note(`  ${l}`);
 
     note(`${AGENTS} agents waiting: dispatch …`);
     const deep = await dispatch(agents);
@@ -219,5 +235,18 @@ runBench(
     const ratio = deep.latencies.p50 / baseline.latencies.p50;
     return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)} idle_pg_tx_per_s=${pgTxPerS.toFixed(0)} dispatch_p99_ms=${deep.latencies.p99.toFixed(0)}`;
   },
-  { inProcess: false },
+  { inProcess: false, postgresSettings: { shared_preload_libraries: 'pg_stat_statements' } },
 );
+
+/** What PostgreSQL ran most often since the last reset, per second, the bench's own reads left out. */
+async function busiestStatements(db: BareStack['db'], seconds: number): Promise<string[]> {
+  const { rows } = (await db.raw(
+    `SELECT calls, query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND query NOT LIKE '%pg_stat_%'
+      ORDER BY calls DESC LIMIT 8`,
+  )) as { rows: Array<{ calls: string; query: string }> };
+  return rows.map(
+    (r) => `${(Number(r.calls) / seconds).toFixed(1).padStart(7)}/s  ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`,
+  );
+}
