@@ -86,6 +86,7 @@ function readJson(req: IncomingMessage): Promise<unknown> {
       req.off('end', onEnd);
       req.off('aborted', onAborted);
       req.off('error', onAborted);
+      req.off('close', onAborted);
     };
     const onData = (chunk: Buffer) => chunks.push(chunk);
     const onAborted = () => {
@@ -108,6 +109,8 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     req.on('end', onEnd);
     req.on('aborted', onAborted);
     req.on('error', onAborted);
+    // Closed before its end: nothing more will come (an 'end' comes before 'close').
+    req.on('close', onAborted);
   });
 }
 
