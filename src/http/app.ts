@@ -43,10 +43,11 @@ export function createApp({
   const app = new Koa();
   app.proxy = config.http.trustProxy;
   // A client closing a stream (SSE reader gone, long poll abandoned) is normal, not an error.
-  app.on('error', (err: NodeJS.ErrnoException) => {
+  const reportError = (err: NodeJS.ErrnoException) => {
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
     log.error({ err }, 'http error');
-  });
+  };
+  app.on('error', reportError);
   const registry = newRegistry();
   // Bodies are read only after the caller is known and within budget: an anonymous client cannot
   // make us buffer a megabyte, and a bad credential costs no parsing.
@@ -93,7 +94,13 @@ export function createApp({
   // Off with API_FAST_PATH=false, and at debug level, whose request log is Koa middleware.
   const fast =
     config.http.fastPath && !debug
-      ? fastPath({ before: [context], surface: a.fast, proxy: app.proxy, bodyBytes: config.limits.bodyBytes, log })
+      ? fastPath({
+          before: [context],
+          surface: a.fast,
+          proxy: app.proxy,
+          bodyBytes: config.limits.bodyBytes,
+          onError: reportError,
+        })
       : undefined;
   const handler: RequestListener = fast
     ? (req, res) => {

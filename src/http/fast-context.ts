@@ -13,7 +13,6 @@ const split = (value: string, limit?: number) => value.split(',', limit).map((v)
 export class FastContext {
   readonly state: Record<string | symbol, unknown> = {};
   readonly request: { body?: unknown } = {};
-  readonly response = { get: (field: string) => this.res.getHeader(field) ?? '' };
   readonly method: string;
   readonly path: string;
   respond = true;
@@ -33,6 +32,11 @@ export class FastContext {
     this.path = route;
     this._matchedRoute = route;
     res.statusCode = 404;
+  }
+
+  /** Koa's `ctx.response`, for the one thing the envelope reads of it. */
+  get response() {
+    return { get: (field: string) => this.res.getHeader(field) ?? '' };
   }
 
   get headers() {

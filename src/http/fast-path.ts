@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import bourne from '@hapi/bourne';
 import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
-import type { Logger } from 'pino';
 import { httpFastRequests } from '../metrics/registry';
 import { AppError } from '../shared/errors';
 import { FastContext } from './fast-context';
@@ -38,7 +37,8 @@ export function fastPath(o: {
   surface: FastOperations;
   proxy: boolean;
   bodyBytes: number;
-  log: Logger;
+  /** What the app does with an error that escapes its middleware (Koa's 'error' event). */
+  onError: (err: NodeJS.ErrnoException) => void;
 }): FastHandler {
   const readBody: Middleware = async (ctx, next) => {
     ctx.request.body = await readJson(ctx.req);
@@ -60,7 +60,10 @@ export function fastPath(o: {
     const ctx = new FastContext(req, res, o.proxy, url);
     route.run(ctx.asKoa()).then(
       () => ctx.finish(),
-      (err: unknown) => escaped(res, err, o.log),
+      (err: NodeJS.ErrnoException) => {
+        o.onError(err);
+        escaped(res);
+      },
     );
     return true;
   };
@@ -114,11 +117,8 @@ function readJson(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-/** What escapes the chain (the envelope catches everything below it): logged, and Koa's plain 500. */
-function escaped(res: ServerResponse, err: unknown, log: Logger): void {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code !== 'ERR_STREAM_PREMATURE_CLOSE' && code !== 'ECONNRESET' && code !== 'EPIPE')
-    log.error({ err }, 'http error');
+/** What escapes the chain (the envelope catches everything below it) is answered Koa's plain 500. */
+function escaped(res: ServerResponse): void {
   if (res.headersSent || res.writableEnded) return;
   for (const name of res.getHeaderNames()) res.removeHeader(name);
   const text = 'Internal Server Error';

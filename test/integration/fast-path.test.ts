@@ -105,96 +105,55 @@ describe('the fast path answers as the framework does', function () {
     const retrieve = '/api/compute/jobs/retrieve';
     const json = (v: unknown) => JSON.stringify(v);
 
-    const read = await same('retrieve', { path: retrieve, key, body: json({ job_id: queued }) }, true);
+    // The queued job's read, with something changed.
+    const reading = (change: Partial<Sent> = {}): Sent => ({
+      path: retrieve,
+      key,
+      body: json({ job_id: queued }),
+      ...change,
+    });
+    const withHeaders = (headers: Record<string, string>) => reading({ headers });
+    const taken: Array<[string, Sent]> = [
+      ['a request ID sent', withHeaders({ 'X-Request-Id': 'fast-1' })],
+      ['a request ID unusable', withHeaders({ 'X-Request-Id': 'has space' })],
+      ['another workspace’s job', reading({ body: json({ job_id: foreign }) })],
+      ['no such key', reading({ key: 'ck_live_nonesuch' })],
+      ['a missing field', reading({ body: json({}) })],
+      ['an extra field', reading({ body: json({ job_id: queued, more: 1 }) })],
+      ['an array', reading({ body: '[]' })],
+      ['not JSON', reading({ body: '{"job_id":' })],
+      ['a JSON string (strict)', reading({ body: '"x"' })],
+      ['a prototype key', reading({ body: '{"job_id":"x","__proto__":{"a":1}}' })],
+      ['a byte-order mark', reading({ body: `\ufeff${json({ job_id: queued })}` })],
+      ['an empty body', reading({ body: '' })],
+      ['a NUL in a field', reading({ body: json({ job_id: 'job_\u0000' }) })],
+      ['invalid UTF-8', reading({ body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) })],
+      ['a workspace header of its own', withHeaders({ 'X-Compute-Workspace': workspaceId })],
+      ['another workspace named', withHeaders({ 'X-Compute-Workspace': other.workspaceId })],
+      ['a malformed workspace header', withHeaders({ 'X-Compute-Workspace': 'nope' })],
+      ['the type in capitals', withHeaders({ 'Content-Type': 'Application/JSON; Charset=UTF-8' })],
+    ];
+    const read = await same('retrieve', reading(), true);
     assert.equal(read.status, 200);
     assert.equal(JSON.parse(read.text).payload.job_id, queued);
-    await same(
-      'a request ID sent',
-      { path: retrieve, key, body: json({ job_id: queued }), headers: { 'X-Request-Id': 'fast-1' } },
-      true,
-    );
-    await same(
-      'a request ID unusable',
-      { path: retrieve, key, body: json({ job_id: queued }), headers: { 'X-Request-Id': 'has space' } },
-      true,
-    );
-    await same('another workspace’s job', { path: retrieve, key, body: json({ job_id: foreign }) }, true);
-    await same('no such key', { path: retrieve, key: 'ck_live_nonesuch', body: json({ job_id: queued }) }, true);
-    await same('a missing field', { path: retrieve, key, body: json({}) }, true);
-    await same('an extra field', { path: retrieve, key, body: json({ job_id: queued, more: 1 }) }, true);
-    await same('an array', { path: retrieve, key, body: '[]' }, true);
-    await same('not JSON', { path: retrieve, key, body: '{"job_id":' }, true);
-    await same('a JSON string (strict)', { path: retrieve, key, body: '"x"' }, true);
-    await same('a prototype key', { path: retrieve, key, body: '{"job_id":"x","__proto__":{"a":1}}' }, true);
-    await same('a byte-order mark', { path: retrieve, key, body: `\ufeff${json({ job_id: queued })}` }, true);
-    await same('an empty body', { path: retrieve, key, body: '' }, true);
-    await same('a NUL in a field', { path: retrieve, key, body: json({ job_id: 'job_\u0000' }) }, true);
-    await same(
-      'invalid UTF-8',
-      { path: retrieve, key, body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) },
-      true,
-    );
-    await same(
-      'a workspace header of its own',
-      { path: retrieve, key, body: json({ job_id: queued }), headers: { 'X-Compute-Workspace': workspaceId } },
-      true,
-    );
-    await same(
-      'another workspace named',
-      { path: retrieve, key, body: json({ job_id: queued }), headers: { 'X-Compute-Workspace': other.workspaceId } },
-      true,
-    );
-    await same(
-      'a malformed workspace header',
-      { path: retrieve, key, body: json({ job_id: queued }), headers: { 'X-Compute-Workspace': 'nope' } },
-      true,
-    );
-    await same(
-      'the type in capitals',
-      {
-        path: retrieve,
-        key,
-        body: json({ job_id: queued }),
-        headers: { 'Content-Type': 'Application/JSON; Charset=UTF-8' },
-      },
-      true,
-    );
+    for (const [what, sent] of taken) await same(what, sent, true);
 
     // Left to the framework: another credential, another media type, an encoding, a query, a method.
-    await same(
-      'a session token',
-      { path: retrieve, body: json({ job_id: queued }), headers: { Authorization: `Bearer ${session.token}` } },
-      false,
-    );
-    await same('no credential', { path: retrieve, body: json({ job_id: queued }) }, false);
-    await same(
-      'another charset',
-      {
-        path: retrieve,
-        key,
-        body: json({ job_id: queued }),
-        headers: { 'Content-Type': 'application/json; charset=latin1' },
-      },
-      false,
-    );
-    await same(
-      'text/plain',
-      { path: retrieve, key, body: json({ job_id: queued }), headers: { 'Content-Type': 'text/plain' } },
-      false,
-    );
-    await same(
-      'gzip',
-      { path: retrieve, key, body: gzipSync(json({ job_id: queued })), headers: { 'Content-Encoding': 'gzip' } },
-      false,
-    );
-    await same('a query string', { path: `${retrieve}?x=1`, key, body: json({ job_id: queued }) }, false);
-    await same('a trailing slash', { path: `${retrieve}/`, key, body: json({ job_id: queued }) }, false);
-    await same('GET', { path: retrieve, key, method: 'GET' }, false);
-    await same(
-      'past the body limit',
-      { path: retrieve, key, body: json({ job_id: queued, pad: 'x'.repeat(testEnv().config.limits.bodyBytes) }) },
-      false,
-    );
+    const declined: Array<[string, Sent]> = [
+      ['a session token', reading({ key: undefined, headers: { Authorization: `Bearer ${session.token}` } })],
+      ['no credential', reading({ key: undefined })],
+      ['another charset', withHeaders({ 'Content-Type': 'application/json; charset=latin1' })],
+      ['text/plain', withHeaders({ 'Content-Type': 'text/plain' })],
+      ['gzip', reading({ body: gzipSync(json({ job_id: queued })), headers: { 'Content-Encoding': 'gzip' } })],
+      ['a query string', reading({ path: `${retrieve}?x=1` })],
+      ['a trailing slash', reading({ path: `${retrieve}/` })],
+      ['GET', reading({ method: 'GET', body: undefined })],
+      [
+        'past the body limit',
+        reading({ body: json({ job_id: queued, pad: 'x'.repeat(testEnv().config.limits.bodyBytes) }) }),
+      ],
+    ];
+    for (const [what, sent] of declined) await same(what, sent, false);
 
     // A refusal is audited once on either path.
     const audited = await auditCount(workspaceId);
