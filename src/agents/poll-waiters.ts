@@ -23,6 +23,8 @@ interface Offer {
 export interface PollTicket {
   /** Waits until woken (true) or until `timeoutMs` or an abort (false). */
   wait(timeoutMs: number, signal?: Hangup): Promise<boolean>;
+  /** `wait` without a promise: `then.awake(woken)` is called once, in a microtask. */
+  park(timeoutMs: number, signal: Hangup | undefined, then: Awaiting): void;
   /** The poll's labels changed (re-read after a wait). */
   relabel(labels: Record<string, string>, takesHandOffs?: boolean): void;
   /** After a round of claims: offers of jobs it did not take go on to the next matching poll. */
@@ -31,6 +33,11 @@ export interface PollTicket {
   dispose(): void;
   /** A job a submit handed to this poll while it waited (see take), once: then it answers with it. */
   handed(): unknown;
+}
+
+/** Who is told how a parked wait ended (PollTicket.park). */
+export interface Awaiting {
+  awake(woken: boolean): void;
 }
 
 /** A waiting poll a submit took to hand its job to directly (see PollWaiters.take). */
@@ -42,16 +49,20 @@ export interface HandOff {
   release(): void;
 }
 
-// A waiting poll's methods live on the prototype, not in closures of its own: every waiting poll
-// holds one (see bench:fleet).
+// A waiting poll's methods live on the prototype, not in closures of its own, and its wait is no
+// promise: every waiting poll holds one (see bench:fleet).
 class Waiter implements PollTicket {
   /** Offers received since the poll last woke; the round's are what it is settling. */
   offers: Offer[] = [];
   round: Offer[] = [];
   woken = false;
-  wake?: () => void;
   /** What a submit handed it (see PollWaiters.take). */
   assignment?: unknown;
+  /** Set while it waits. */
+  private then?: Awaiting;
+  private timer?: NodeJS.Timeout;
+  private signal?: Hangup;
+  private hungUp?: () => void;
   constructor(
     private readonly home: PollWaiters,
     readonly queue: string,
@@ -61,27 +72,48 @@ class Waiter implements PollTicket {
     public takesHandOffs: boolean,
   ) {}
 
+  get waiting(): boolean {
+    return this.then !== undefined;
+  }
+
   wait(timeoutMs: number, signal?: Hangup): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const done = (woken: boolean) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', aborted);
-        this.wake = undefined;
-        this.woken = false;
-        this.round = this.offers;
-        this.offers = [];
-        resolve(woken);
-      };
-      const aborted = () => done(false);
-      const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
-      if (this.woken) return done(true);
-      if (signal?.aborted) return done(false);
-      this.wake = () => done(true);
-      signal?.addEventListener('abort', aborted);
-      // Back of the line: the polls that waited longest are offered jobs first.
-      this.home.leave(this);
-      this.home.join(this);
-    });
+    return new Promise<boolean>((resolve) => this.park(timeoutMs, signal, { awake: resolve }));
+  }
+
+  park(timeoutMs: number, signal: Hangup | undefined, then: Awaiting): void {
+    if (this.woken || signal?.aborted) {
+      const woken = this.woken;
+      this.reset();
+      return void queueMicrotask(() => then.awake(woken));
+    }
+    this.then = then;
+    this.timer = setTimeout(timeUp, Math.max(0, timeoutMs), this);
+    if (signal) {
+      this.signal = signal;
+      this.hungUp = () => this.end(false);
+      signal.addEventListener('abort', this.hungUp);
+    }
+    // Back of the line: the polls that waited longest are offered jobs first.
+    this.home.leave(this);
+    this.home.join(this);
+  }
+
+  /** Woken, or its time or its caller gone: the wait ends, once. */
+  end(woken: boolean): void {
+    const then = this.then;
+    if (!then) return;
+    clearTimeout(this.timer);
+    if (this.hungUp) this.signal?.removeEventListener('abort', this.hungUp);
+    this.then = this.timer = this.signal = this.hungUp = undefined;
+    this.reset();
+    // As a promise's reaction would: whoever woke it (a loop over a queue's polls) finishes first.
+    queueMicrotask(() => then.awake(woken));
+  }
+
+  private reset() {
+    this.woken = false;
+    this.round = this.offers;
+    this.offers = [];
   }
 
   relabel(labels: Record<string, string>, takesHandOffs = this.takesHandOffs): void {
@@ -108,6 +140,8 @@ class Waiter implements PollTicket {
     this.offers = [];
   }
 }
+
+const timeUp = (w: Waiter) => w.end(false);
 
 /** Labels satisfy a selector when they hold each of its pairs (as `selector <@ labels` in SQL). */
 const satisfies = (labels: Record<string, string>, selector: Record<string, string> | null) =>
@@ -187,19 +221,19 @@ export class PollWaiters {
   take([channel, scope]: [string, string], selector: Record<string, string>): HandOff | undefined {
     const key = `${channel}:${scope}`;
     for (const w of this.queues.get(key) ?? []) {
-      if (w.woken || !w.wake || !w.takesHandOffs || !satisfies(w.labels, selector)) continue;
+      if (w.woken || !w.waiting || !w.takesHandOffs || !satisfies(w.labels, selector)) continue;
       this.leave(w);
       return {
         nodeId: w.nodeId,
         deliver: (assignment) => {
-          if (!w.wake) return false;
+          if (!w.waiting) return false;
           w.assignment = assignment;
           this.wakeOne(w);
           return true;
         },
         // Out of its line it missed whatever was offered meanwhile: it claims once before waiting on.
         release: () => {
-          if (!w.wake) return;
+          if (!w.waiting) return;
           this.join(w);
           this.wakeOne(w);
         },
@@ -248,7 +282,7 @@ export class PollWaiters {
 
   private wakeOne(w: Waiter) {
     w.woken = true;
-    w.wake?.();
+    w.end(true);
   }
 
   private wakeAll() {

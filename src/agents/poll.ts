@@ -7,7 +7,7 @@ import { queuedChannelOf } from '../db/channels';
 import type { Hangup } from '../shared/hangup';
 import type { ClaimShape, EmptyClaims } from './empty-claims';
 import { stopLists } from './stop-lists';
-import type { PollWaiters } from './poll-waiters';
+import type { Awaiting, PollTicket, PollWaiters } from './poll-waiters';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
 import { resourcesOf } from '../jobs/record';
@@ -17,8 +17,27 @@ import { claimsRun, dispatchLatency, longPollsWaiting } from '../metrics/registr
 import { createSemaphore } from '../shared/semaphore';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 
+/** What requireNode reads of a principal: whose node it may be. */
+export type NodeCaller = Pick<Principal, 'workspaceId' | 'kind' | 'agentId'>;
+
 /** The node's row as requireNode answers it (agents/service.ts): in the caller's workspace, not removed. */
-type RequireNode = (principal: Principal, nodeId: string) => Promise<PollingNode>;
+type RequireNode = (principal: NodeCaller, nodeId: string) => Promise<PollingNode>;
+
+/** A long poll's request. */
+export interface PollBody {
+  nodeId: string;
+  maxJobs: number;
+  waitSeconds: number;
+}
+
+/** What a poll answers: its assignments, each with its env opened, and the jobs its node must stop. */
+export type Polled = Awaited<ReturnType<typeof handOut>>;
+
+/** Who asked for a poll: told when it starts to wait (`waits`, perhaps more than once) and, once, how it ended. */
+export interface PollCaller {
+  waits?(): void;
+  done(error: unknown, out?: Polled): void;
+}
 
 /**
  * An agent's long poll: claims jobs through src/jobs/dispatch.ts while there are any, else waits,
@@ -37,132 +56,225 @@ export function createPoll(o: {
   log: Logger;
   requireNode: RequireNode;
 }) {
-  const { db, transitions, waiters, emptyClaims, requireNode } = o;
-  const stops = stopLists(db);
-  const claims = createSemaphore(o.config.limits.claimsInFlightMax);
-  const claimOptions = {
-    reservationSeconds: o.config.limits.claimReservationSeconds,
-    workflows: o.workflows,
-    log: o.log,
+  const deps: PollDeps = {
+    ...o,
+    stops: stopLists(o.db),
+    claims: createSemaphore(o.config.limits.claimsInFlightMax),
+    claimOptions: { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log },
+    // Once a poll holds a job, it starts further claims only for a while, and waits for one already
+    // under way only up to a third of the loss clock: the held job's clock runs from its assignment.
+    handOverMs: Math.min(o.config.limits.pollHandOverMs, o.config.durations.agentLostAfterMs / 5),
+    abandonMs: o.config.durations.agentLostAfterMs / 3,
   };
-  // Once a poll holds a job, it starts further claims only for a while, and waits for one already
-  // under way only up to a third of the loss clock: the held job's clock runs from its assignment.
-  const handOverMs = Math.min(o.config.limits.pollHandOverMs, o.config.durations.agentLostAfterMs / 5);
-  const abandonMs = o.config.durations.agentLostAfterMs / 3;
 
   /**
-   * Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit.
-   * `waits` is called when it first starts to wait (its caller may stop waiting on it in the HTTP chain).
+   * Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. The
+   * caller is told when it first starts to wait (it may stop waiting on it in the HTTP chain).
    */
-  return async function poll(
-    principal: Principal,
-    body: { nodeId: string; maxJobs: number; waitSeconds: number },
-    signal?: Hangup,
-    waits?: () => void,
-  ) {
-    // A node's own renewed poll while it is idle (src/agents/empty-claims.ts) reads nothing: it
-    // claims nothing, and whatever changes the node wakes it to read the row afresh.
-    const idle =
-      principal.kind === 'node' && principal.agentId === body.nodeId ? emptyClaims.idle(body.nodeId) : undefined;
-    const known = idle && idle.node.workspace_id === principal.workspaceId ? idle : undefined;
-    let node = known ? known.node : slim(await requireNode(principal, body.nodeId));
-    // What its running jobs leave of its capacity; each job taken here takes its share too.
-    let free = known ? known.free : await freeOf(db, node);
+  return function poll(principal: Principal, body: PollBody, signal: Hangup | undefined, caller: PollCaller): void {
+    // What it keeps while it waits: the caller's identity, not the request's principal and its origin.
+    const { workspaceId, kind, agentId } = principal;
+    const { nodeId, maxJobs, waitSeconds } = body;
+    void new PollRun(deps, { workspaceId, kind, agentId }, { nodeId, maxJobs, waitSeconds }, signal, caller).start();
+  };
+}
+
+type PollDeps = Parameters<typeof createPoll>[0] & {
+  stops: ReturnType<typeof stopLists>;
+  claims: ReturnType<typeof createSemaphore>;
+  claimOptions: Parameters<typeof claimOne>[4];
+  handOverMs: number;
+  abandonMs: number;
+};
+
+/**
+ * One poll. While it waits nothing of it is suspended in an async function: it is this object,
+ * parked on its ticket (PollTicket.park), which calls `awake` (a waiting poll's frames and
+ * promises were most of its memory, see bench:fleet).
+ */
+class PollRun implements Awaiting {
+  private node!: PollingNode;
+  private free: Capacity | undefined;
+  /** Its node was idle: a renewed poll that reads nothing and claims nothing (src/agents/empty-claims.ts). */
+  private known = false;
+  private drainingAtStart = false;
+  private deadline = 0;
+  private ticket?: PollTicket;
+  private readonly jobs: Assignment[] = [];
+  private readonly skip: string[] = [];
+  // Started with the first job taken; a poll that waits holds none.
+  private clocks?: { handOver: Late; abandon: Late };
+  // Claims after a wake are what a queued job costs; the first is what a poll costs.
+  private after: 'start' | 'wake' = 'start';
+
+  constructor(
+    private readonly d: PollDeps,
+    private readonly principal: NodeCaller,
+    private readonly body: PollBody,
+    private readonly signal: Hangup | undefined,
+    private readonly caller: PollCaller,
+  ) {}
+
+  async start(): Promise<void> {
+    const { d, principal, body } = this;
+    try {
+      const idle =
+        principal.kind === 'node' && principal.agentId === body.nodeId ? d.emptyClaims.idle(body.nodeId) : undefined;
+      const known = idle && idle.node.workspace_id === principal.workspaceId ? idle : undefined;
+      this.known = known !== undefined;
+      this.node = known ? known.node : slim(await d.requireNode(principal, body.nodeId));
+      // What its running jobs leave of its capacity; each job taken here takes its share too.
+      this.free = known ? known.free : await freeOf(d.db, this.node);
+    } catch (err) {
+      return this.caller.done(err);
+    }
     // A drain that starts while this poll waits answers it at once; an already draining node
     // still long-polls, so an idle drained agent does not spin.
-    const drainingAtStart = node.drain as boolean;
-    const deadline = Date.now() + body.waitSeconds * 1000;
-    const jobs: Assignment[] = [];
-    const skip: string[] = [];
-    // Started with the first job taken; a poll that waits holds none.
-    let clocks: { handOver: Late; abandon: Late } | undefined;
+    this.drainingAtStart = this.node.drain;
+    this.deadline = Date.now() + body.waitSeconds * 1000;
     // Registered before the first claim: a job queued while it claims still wakes it.
-    const ticket = waiters.enter(queuedChannelOf(node), node.id, node.labels, takesHandOffs(node, body.maxJobs));
+    this.ticket = d.waiters.enter(
+      queuedChannelOf(this.node),
+      this.node.id,
+      this.node.labels,
+      takesHandOffs(this.node, body.maxJobs),
+    );
+    await this.round();
+  }
+
+  /** Claims while there is something to take, then answers, or waits. */
+  private async round(): Promise<void> {
     try {
-      // Claims after a wake are what a queued job costs; the first is what a poll costs.
-      let after: 'start' | 'wake' = 'start';
-      for (;;) {
-        const taken: string[] = [];
-        // A renewed poll of an idle node: nothing it could take was queued since its last claim.
-        const shape = claimShapeOf(node, free);
-        const skipClaims =
-          after === 'start' &&
-          shape !== undefined &&
-          (known !== undefined || emptyClaims.wouldFindNothing(node.id, shape));
-        if (skipClaims) claimsRun.inc({ after, outcome: 'skipped' });
-        while (!skipClaims && !node.drain && jobs.length < body.maxJobs && !clocks?.handOver.fired) {
-          // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
-          const leave = await claims.enter(deadline, signal);
-          if (!leave) break;
-          const claimedFrom = emptyClaims.started();
-          const seesAll = shape !== undefined && skip.length === 0 && jobs.length === 0;
-          const claim = claimOne(db, transitions, { ...node, ...(free && { free }) }, skip, claimOptions).finally(
-            leave,
-          );
-          let next: Assignment | null | 'late';
-          try {
-            // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
-            // sticky queue left by a crash, a loaded worker), and their loss clocks are running.
-            next = clocks ? await Promise.race([claim, clocks.abandon.promise]) : await claim;
-          } catch (err) {
-            // Jobs already assigned are the agent's now: hand them over, report the failure next time.
-            if (jobs.length === 0) throw err;
-            next = null;
-          }
-          claimsRun.inc({ after, outcome: next === null ? 'none' : next === 'late' ? 'late' : 'assigned' });
-          if (next === 'late') {
-            // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
-            claim
-              .then((late) => late && withdrawInBackground(o.workflows, late.job.id, late.leaseId, o.log))
-              .catch(() => undefined);
-            break;
-          }
-          if (!next) {
-            if (seesAll && shape) emptyClaims.foundNothing(node.id, claimedFrom, shape, { node, free });
-            break;
-          }
-          emptyClaims.forget(node.id);
-          clocks ??= { handOver: lateAfter(handOverMs), abandon: lateAfter(abandonMs) };
-          if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
-          jobs.push(next);
-          taken.push(next.job.id);
-          if (free) free = less(free, resourcesOf(next.job));
-        }
-        // Jobs it was woken for and did not take go on to another poll that can.
-        await ticket.settle(taken);
-        if (jobs.length > 0 || (node.drain && !drainingAtStart) || Date.now() >= deadline || signal?.aborted) break;
-        longPollsWaiting.inc();
-        waits?.();
-        // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
-        if (!(await ticket.wait(deadline - Date.now(), signal).finally(() => longPollsWaiting.dec()))) break;
-        // A submit handed it its job straight away (src/jobs/hand-off.ts): assigned, nothing to claim.
-        const handed = ticket.handed() as Assignment | undefined;
-        if (handed) {
-          claimsRun.inc({ after: 'wake', outcome: 'handed' });
-          dispatchLatency.observe((Date.now() - Date.parse(handed.job.createdAt)) / 1000);
-          jobs.push(handed);
-          break;
-        }
-        after = 'wake';
-        node = slim(await requireNode(principal, body.nodeId));
-        free = await freeOf(db, node);
-        ticket.relabel(node.labels, takesHandOffs(node, body.maxJobs));
-      }
-    } finally {
-      clocks?.handOver.clear();
-      clocks?.abandon.clear();
-      ticket.dispose();
+      await this.claimAll();
+    } catch (err) {
+      return this.fail(err);
     }
-    const cancel = await stops.of(
-      node.id,
-      jobs.map((j) => j.job.id),
-    );
-    // Each job's env opens here, for its agent only: the row keeps it sealed.
-    const handed = await Promise.all(
-      jobs.map(async (a) => ({ ...a, env: await openEnv(o.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),
-    );
-    return { jobs: handed, cancel };
-  };
+    if (
+      this.jobs.length > 0 ||
+      (this.node.drain && !this.drainingAtStart) ||
+      Date.now() >= this.deadline ||
+      this.signal?.aborted
+    )
+      return this.finish();
+    longPollsWaiting.inc();
+    this.caller.waits?.();
+    // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
+    this.ticket!.park(this.deadline - Date.now(), this.signal, this);
+  }
+
+  awake(woken: boolean): void {
+    longPollsWaiting.dec();
+    if (!woken) return void this.finish();
+    // A submit handed it its job straight away (src/jobs/hand-off.ts): assigned, nothing to claim.
+    const handed = this.ticket!.handed() as Assignment | undefined;
+    if (handed) {
+      claimsRun.inc({ after: 'wake', outcome: 'handed' });
+      dispatchLatency.observe((Date.now() - Date.parse(handed.job.createdAt)) / 1000);
+      this.jobs.push(handed);
+      return void this.finish();
+    }
+    this.after = 'wake';
+    void this.reread();
+  }
+
+  /** After a wake: its node as it is now, then another round. */
+  private async reread(): Promise<void> {
+    const { d, body } = this;
+    try {
+      this.node = slim(await d.requireNode(this.principal, body.nodeId));
+      this.free = await freeOf(d.db, this.node);
+    } catch (err) {
+      return this.fail(err);
+    }
+    this.ticket!.relabel(this.node.labels, takesHandOffs(this.node, body.maxJobs));
+    await this.round();
+  }
+
+  private async claimAll(): Promise<void> {
+    const { d, body, signal, node, jobs, skip, after } = this;
+    const taken: string[] = [];
+    // A renewed poll of an idle node: nothing it could take was queued since its last claim.
+    const shape = claimShapeOf(node, this.free);
+    const skipClaims =
+      after === 'start' && shape !== undefined && (this.known || d.emptyClaims.wouldFindNothing(node.id, shape));
+    if (skipClaims) claimsRun.inc({ after, outcome: 'skipped' });
+    while (!skipClaims && !node.drain && jobs.length < body.maxJobs && !this.clocks?.handOver.fired) {
+      // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
+      const leave = await d.claims.enter(this.deadline, signal);
+      if (!leave) break;
+      const claimedFrom = d.emptyClaims.started();
+      const seesAll = shape !== undefined && skip.length === 0 && jobs.length === 0;
+      const free = this.free;
+      const claim = claimOne(d.db, d.transitions, { ...node, ...(free && { free }) }, skip, d.claimOptions).finally(
+        leave,
+      );
+      let next: Assignment | null | 'late';
+      try {
+        // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
+        // sticky queue left by a crash, a loaded worker), and their loss clocks are running.
+        next = this.clocks ? await Promise.race([claim, this.clocks.abandon.promise]) : await claim;
+      } catch (err) {
+        // Jobs already assigned are the agent's now: hand them over, report the failure next time.
+        if (jobs.length === 0) throw err;
+        next = null;
+      }
+      claimsRun.inc({ after, outcome: next === null ? 'none' : next === 'late' ? 'late' : 'assigned' });
+      if (next === 'late') {
+        // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
+        claim
+          .then((late) => late && withdrawInBackground(d.workflows, late.job.id, late.leaseId, d.log))
+          .catch(() => undefined);
+        break;
+      }
+      if (!next) {
+        if (seesAll && shape) d.emptyClaims.foundNothing(node.id, claimedFrom, shape, { node, free });
+        break;
+      }
+      d.emptyClaims.forget(node.id);
+      this.clocks ??= { handOver: lateAfter(d.handOverMs), abandon: lateAfter(d.abandonMs) };
+      if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
+      jobs.push(next);
+      taken.push(next.job.id);
+      if (free) this.free = less(free, resourcesOf(next.job));
+    }
+    // Jobs it was woken for and did not take go on to another poll that can.
+    await this.ticket!.settle(taken);
+  }
+
+  /** Its place in the line given up: offers it did not settle go on. */
+  private close(): void {
+    this.clocks?.handOver.clear();
+    this.clocks?.abandon.clear();
+    this.ticket?.dispose();
+  }
+
+  private fail(err: unknown): void {
+    this.close();
+    this.caller.done(err);
+  }
+
+  private async finish(): Promise<void> {
+    this.close();
+    let out: Polled;
+    try {
+      out = await handOut(this.d, this.node.id, this.jobs);
+    } catch (err) {
+      return this.caller.done(err);
+    }
+    this.caller.done(undefined, out);
+  }
+}
+
+/** The poll's answer: the jobs its node must stop, and each job's env, opened for its agent only (the row keeps it sealed). */
+async function handOut(d: Pick<PollDeps, 'stops' | 'dataKeys'>, nodeId: string, jobs: Assignment[]) {
+  const cancel = await d.stops.of(
+    nodeId,
+    jobs.map((j) => j.job.id),
+  );
+  const handed = await Promise.all(
+    jobs.map(async (a) => ({ ...a, env: await openEnv(d.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),
+  );
+  return { jobs: handed, cancel };
 }
 
 /**

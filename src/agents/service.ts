@@ -22,7 +22,7 @@ import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
-import { type IdleNode, createPoll } from './poll';
+import { type IdleNode, type NodeCaller, createPoll } from './poll';
 import { PollWaiters } from './poll-waiters';
 import type { WaitingPolls } from '../jobs/hand-off';
 import { isClaimable } from '../jobs/reservations';
@@ -83,7 +83,7 @@ export function createAgentsService({
    * The node, if it is in the caller's workspace and the caller may act for it. A removed node is
    * not found, except by a result (`removed: true`), whose lease check then tells it 409.
    */
-  async function requireNode(principal: Principal, nodeId: string, o: { removed?: boolean } = {}) {
+  async function requireNode(principal: NodeCaller, nodeId: string, o: { removed?: boolean } = {}) {
     // With the quotas of the key it registered with, so a claim skips the quota lock when there are none.
     const row = await db('agents as g')
       .leftJoin('api_keys as k', 'k.id', 'g.registered_with_key_id')

@@ -21,6 +21,11 @@ export class FastContext {
   private explicitStatus = false;
   private bodyValue: unknown = undefined;
   private ipValue: string | undefined;
+  /**
+   * Response headers the chain set, name and value in turn, set on the response only as it is
+   * written: a waiting poll's late answer holds this list, not Node's header map of arrays.
+   */
+  private outHeaders: string[] = [];
 
   constructor(
     readonly req: IncomingMessage,
@@ -36,7 +41,7 @@ export class FastContext {
 
   /** Koa's `ctx.response`, for the one thing the envelope reads of it. */
   get response() {
-    return { get: (field: string) => this.res.getHeader(field) ?? '' };
+    return { get: (field: string) => this.header(field) ?? '' };
   }
 
   get headers() {
@@ -56,7 +61,29 @@ export class FastContext {
   }
 
   set(field: string, value: string): void {
-    if (!this.res.headersSent) this.res.setHeader(field, value);
+    if (this.res.headersSent) return;
+    const at = this.headerAt(field);
+    if (at < 0) this.outHeaders.push(field, value);
+    else this.outHeaders[at + 1] = value;
+  }
+
+  private header(field: string): string | undefined {
+    const at = this.headerAt(field);
+    return at < 0 ? undefined : this.outHeaders[at + 1];
+  }
+
+  private headerAt(field: string): number {
+    const name = field.toLowerCase();
+    const h = this.outHeaders;
+    for (let i = 0; i < h.length; i += 2) if (h[i].toLowerCase() === name) return i;
+    return -1;
+  }
+
+  /** The headers the chain set, for whoever writes the answer later (src/http/late-answer.ts); none are kept here. */
+  takeHeaders(): string[] {
+    const h = this.outHeaders;
+    this.outHeaders = [];
+    return h;
   }
 
   get status(): number {
@@ -77,7 +104,7 @@ export class FastContext {
   set body(value: unknown) {
     this.bodyValue = value;
     if (!this.explicitStatus) this.status = 200;
-    if (!this.res.hasHeader('Content-Type')) this.set('Content-Type', 'application/json; charset=utf-8');
+    if (this.header('Content-Type') === undefined) this.set('Content-Type', 'application/json; charset=utf-8');
   }
 
   get ip(): string {
@@ -112,6 +139,7 @@ export class FastContext {
     if (!this.respond) return;
     const res = this.res;
     if (res.writableEnded || (res.socket && !res.socket.writable)) return void res.end();
+    setHeaders(res, this.takeHeaders());
     if (this.bodyValue === undefined) {
       const text = res.statusMessage || STATUS_CODES[res.statusCode] || String(res.statusCode);
       if (!res.headersSent) {
@@ -129,4 +157,10 @@ export class FastContext {
   asKoa(): Context {
     return this as unknown as Context;
   }
+}
+
+/** Headers as `[name, value, name, value, …]` onto a response not yet written. */
+export function setHeaders(res: ServerResponse, headers: string[]): void {
+  if (res.headersSent) return;
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i], headers[i + 1]);
 }

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { Hangup } from '../shared/hangup';
+import { setHeaders } from './fast-context';
 
 /** What a request is answered, worked out by its surface's renderer. */
 export interface Answer {
@@ -9,34 +10,80 @@ export interface Answer {
   body: unknown;
 }
 
+/** What a late answer's renderer knows of its request: no context is held while it waits. */
+export interface LateRequest {
+  path: string;
+  requestId?: string;
+}
+
 /** A surface's rendering of an outcome: the payload, or the error (`failed`). */
-export type RenderLate = (ctx: Context, payload: unknown, failed?: { error: unknown }) => Answer;
+export type RenderLate = (req: LateRequest, payload: unknown, failed?: { error: unknown }) => Answer;
 
 const LATE = Symbol('answered later');
-interface Late {
-  status?: number;
-  count?: (status: number) => void;
+
+/**
+ * A request whose middleware chain has finished while its answer is still being worked out (see
+ * answerLater). It keeps the response and what its renderer and counter need, not the context: a
+ * long poll that waits then holds its request and its wait, not every middleware's suspended frame,
+ * closures and promises (most of a waiting poll's memory, see bench:fleet).
+ */
+export class LateAnswer implements LateRequest {
+  readonly path: string;
+  readonly requestId?: string;
+  private readonly res: ServerResponse;
+  /** The chain's headers, when its context did not set them on the response (a FastContext's). */
+  private readonly headers?: string[];
+  /** The status written, once it is. */
+  private status?: number;
+  /** Whoever counts requests, told the status once it is written. */
+  private count?: (status: number) => void;
+
+  constructor(
+    ctx: Context,
+    private readonly render: RenderLate,
+  ) {
+    this.res = ctx.res;
+    this.headers = (ctx as { takeHeaders?: () => string[] }).takeHeaders?.();
+    this.path = ctx.path;
+    this.requestId = ctx.state.requestId as string | undefined;
+  }
+
+  send(payload: unknown): void {
+    this.write(this.render(this, payload));
+  }
+
+  fail(error: unknown): void {
+    this.write(this.render(this, undefined, { error }));
+  }
+
+  /** See whenAnsweredLater. */
+  counted(count: (status: number) => void): void {
+    if (this.status !== undefined) count(this.status);
+    else this.count = count;
+  }
+
+  private write(answer: Answer): void {
+    if (this.headers) setHeaders(this.res, this.headers);
+    write(this.res, answer);
+    this.status = answer.status;
+    const count = this.count;
+    this.count = undefined;
+    count?.(answer.status);
+  }
 }
 
 /**
- * Lets a request's middleware chain finish while its answer is still being worked out; the
- * function returned writes it, rendered by `render`. A long poll that waits then holds its
- * request and its wait, not every middleware's suspended frame, closures and promises (most of a
- * waiting poll's memory, see bench:fleet). Headers the chain set (request ID, rate-limit headers)
- * are on the response already; requestContext counts the request with the status written here.
+ * Lets a request's middleware chain finish while its answer is still being worked out; the answer
+ * returned writes it, rendered by `render`. Headers the chain set (request ID, rate-limit headers)
+ * are on the response already; requestContext counts the request with the status written then.
  */
-export function answerLater(ctx: Context, render: RenderLate): (payload: unknown, failed?: { error: unknown }) => void {
+export function answerLater(ctx: Context, render: RenderLate): LateAnswer {
   ctx.respond = false;
   // Read by the middleware the chain unwinds through: an answer is on its way, not a missing route.
   ctx.status = 200;
-  const late: Late = {};
+  const late = new LateAnswer(ctx, render);
   (ctx.state as Record<symbol, unknown>)[LATE] = late;
-  return (payload, failed) => {
-    const answer = render(ctx, payload, failed);
-    write(ctx.res, answer);
-    late.status = answer.status;
-    late.count?.(answer.status);
-  };
+  return late;
 }
 
 /**
@@ -44,10 +91,9 @@ export function answerLater(ctx: Context, render: RenderLate): (payload: unknown
  * written (at once if it is already); false for a request the chain answered.
  */
 export function whenAnsweredLater(ctx: Context, count: (status: number) => void): boolean {
-  const late = (ctx.state as Record<symbol, unknown>)[LATE] as Late | undefined;
+  const late = (ctx.state as Record<symbol, unknown>)[LATE] as LateAnswer | undefined;
   if (!late) return false;
-  if (late.status !== undefined) count(late.status);
-  else late.count = count;
+  late.counted(count);
   return true;
 }
 
@@ -72,8 +118,9 @@ export class ClientGone implements Hangup {
   get aborted(): boolean {
     return this.res.destroyed && !this.res.writableFinished;
   }
+  // 'close' comes once; `once` would add a wrapper and its state to every waiting poll.
   addEventListener(_type: 'abort', listener: () => void): void {
-    this.res.once('close', listener);
+    this.res.on('close', listener);
   }
   removeEventListener(_type: 'abort', listener: () => void): void {
     this.res.off('close', listener);

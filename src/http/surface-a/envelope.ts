@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { MethodNotAllowed, notFound } from '../../shared/errors';
 import { toAppError } from '../errors-to-app';
-import type { Answer, RenderLate } from '../late-answer';
+import type { Answer, LateRequest, RenderLate } from '../late-answer';
 
 /**
  * Surface A's one error renderer: `{status: "ERROR", code, message, details?}`, never a payload,
@@ -20,8 +20,8 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
       if (ctx.state.raw || ctx.body === undefined) return;
       ctx.body = { status: 'OK', payload: ctx.body };
     } catch (err) {
-      if (ctx.headerSent) return void failure(ctx, err);
-      const { status, headers, body } = failure(ctx, err);
+      if (ctx.headerSent) return void failure(requestOf(ctx), err);
+      const { status, headers, body } = failure(requestOf(ctx), err);
       ctx.status = status;
       for (const [name, value] of Object.entries(headers ?? {})) ctx.set(name, value);
       ctx.body = body;
@@ -32,16 +32,16 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
 /** The answer of an operation answered after the chain (see answerLater), in the same envelope. */
 export function lateAnswerA(log: Logger, retryAfterSeconds: number): RenderLate {
   const failure = failureA(log, retryAfterSeconds);
-  return (ctx, payload, failed) =>
-    failed ? failure(ctx, failed.error) : { status: 200, body: { status: 'OK', payload } };
+  return (req, payload, failed) =>
+    failed ? failure(req, failed.error) : { status: 200, body: { status: 'OK', payload } };
 }
 
 /** An error's envelope, status and headers; what operators must see is logged. */
 function failureA(log: Logger, retryAfterSeconds: number) {
-  return (ctx: Context, err: unknown): Answer => {
+  return (req: LateRequest, err: unknown): Answer => {
     const e = toAppError(err, retryAfterSeconds);
-    if (e.code === 'internal') log.error({ err, path: ctx.path }, 'unhandled error');
-    else if (e.code === 'dependency.unavailable') log.warn({ err: e.cause ?? e, path: ctx.path }, e.message);
+    if (e.code === 'internal') log.error({ err, path: req.path }, 'unhandled error');
+    else if (e.code === 'dependency.unavailable') log.warn({ err: e.cause ?? e, path: req.path }, e.message);
     const headers: Record<string, string> = {};
     if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
     if (e instanceof MethodNotAllowed) headers.Allow = e.allow.join(', ');
@@ -53,8 +53,13 @@ function failureA(log: Logger, retryAfterSeconds: number) {
         code: e.code,
         message: e.message,
         ...(e.details ? { details: e.details } : {}),
-        ...(ctx.state.requestId ? { requestId: ctx.state.requestId } : {}),
+        ...(req.requestId ? { requestId: req.requestId } : {}),
       },
     };
   };
 }
+
+const requestOf = (ctx: Context): LateRequest => ({
+  path: ctx.path,
+  requestId: ctx.state.requestId as string | undefined,
+});

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import type { CredentialSlots } from '../credential-slots';
-import { ClientGone, type RenderLate, answerLater } from '../late-answer';
+import { ClientGone, type RenderLate } from '../late-answer';
 import { type SurfaceAMount, operationGroup } from './operations';
-import { requestOrigin } from './request-origin';
-import { assignedJobA, jobA, nodeA } from './render';
+import { PollReply } from './poll-reply';
+import { jobA, nodeA } from './render';
 import {
   AssignedJob,
   DrainRequest,
@@ -23,11 +23,10 @@ import {
 
 const KeyResponse = z.object({ nodeId: z.string(), apiKey: z.string() });
 
-type Polled = Awaited<ReturnType<Services['agents']['poll']>>;
-
 export function nodesRoutes(services: Services, at: SurfaceAMount, polls: CredentialSlots, late: RenderLate): Router {
   const { router, mount } = operationGroup(at, 'nodes');
   const { agents, logs } = services;
+  const uploadTemplate = services.artifacts.uploadTemplate.bind(services.artifacts);
 
   mount({
     path: '/register',
@@ -66,38 +65,8 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     handle: (ctx, body) =>
       new Promise((resolve, reject) => {
         const release = polls.acquire(principalOf(ctx).credentialId);
-        let later: ReturnType<typeof answerLater> | undefined;
-        const waits = () => {
-          later = answerLater(ctx, late);
-          resolve(undefined);
-        };
-        const render = (out: Polled) => {
-          const uploadUrl = (a: Polled['jobs'][number]) =>
-            services.artifacts.uploadTemplate(requestOrigin(ctx), a.job, a.leaseId);
-          return { jobs: out.jobs.map((a) => assignedJobA(a, uploadUrl(a))), cancel: out.cancel };
-        };
-        const fail = (error: unknown) => {
-          if (later) later(undefined, { error });
-          else reject(error);
-        };
-        // One reaction, not a chain of promises: a waiting poll holds whatever is pending on it.
-        agents.poll(principalOf(ctx), body, new ClientGone(ctx.res), waits).then(
-          (out) => {
-            release();
-            let payload;
-            try {
-              payload = render(out);
-            } catch (error) {
-              return fail(error);
-            }
-            if (later) later(payload);
-            else resolve(payload);
-          },
-          (error: unknown) => {
-            release();
-            fail(error);
-          },
-        );
+        const reply = new PollReply(ctx, { resolve, reject }, release, late, uploadTemplate);
+        agents.poll(principalOf(ctx), body, new ClientGone(ctx.res), reply);
       }),
   });
   mount({

@@ -1,0 +1,67 @@
+import type { Context } from 'koa';
+import type { PollCaller, Polled } from '../../agents/poll';
+import { type LateAnswer, type RenderLate, answerLater } from '../late-answer';
+import { assignedJobA } from './render';
+import { requestOrigin } from './request-origin';
+
+/** What a poll answers on Surface A. */
+export interface PollPayload {
+  jobs: ReturnType<typeof assignedJobA>[];
+  cancel: string[];
+}
+
+type UploadTemplate = (origin: string, job: { id: string; timeoutSeconds: number }, leaseId: string) => string;
+
+/**
+ * The HTTP side of one long poll: the route's own answer while it claims, and once it waits, an
+ * answer outside the middleware chain (answerLater). From then on it holds the late answer and the
+ * request's origin, not the request's context: a waiting poll holds this, its PollRun and its
+ * ticket, and Node's own request (see bench:fleet).
+ */
+export class PollReply implements PollCaller {
+  private later?: LateAnswer;
+  private origin?: string;
+
+  constructor(
+    private ctx: Context | undefined,
+    private settle:
+      { resolve: (payload: PollPayload | undefined) => void; reject: (error: unknown) => void } | undefined,
+    private readonly release: () => void,
+    private readonly render: RenderLate,
+    private readonly uploadTemplate: UploadTemplate,
+  ) {}
+
+  waits(): void {
+    const ctx = this.ctx;
+    if (!ctx || !this.settle) return;
+    this.origin = requestOrigin(ctx);
+    this.later = answerLater(ctx, this.render);
+    const { resolve } = this.settle;
+    this.ctx = this.settle = undefined;
+    resolve(undefined);
+  }
+
+  done(error: unknown, out?: Polled): void {
+    this.release();
+    let payload: PollPayload | undefined;
+    if (out)
+      try {
+        payload = this.payload(out);
+      } catch (err) {
+        error = err;
+      }
+    if (this.later) return error ? this.later.fail(error) : this.later.send(payload);
+    const settle = this.settle;
+    this.ctx = this.settle = undefined;
+    if (error) settle?.reject(error);
+    else settle?.resolve(payload);
+  }
+
+  private payload(out: Polled): PollPayload {
+    const origin = this.origin ?? requestOrigin(this.ctx!);
+    return {
+      jobs: out.jobs.map((a) => assignedJobA(a, this.uploadTemplate(origin, a.job, a.leaseId))),
+      cancel: out.cancel,
+    };
+  }
+}
