@@ -1,6 +1,7 @@
 import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import type { Hangup } from '../shared/hangup';
+import { type Timed, WaitClock } from './wait-clock';
 
 // The long polls waiting on this instance, by queue (a workspace's own agents, or a managed
 // region). A queued job's NOTIFY names the job and its selector: it wakes one waiting poll whose
@@ -49,19 +50,24 @@ export interface HandOff {
   release(): void;
 }
 
+/** No offers: one shared empty list (a waiting poll holds two), never written to. */
+const NONE: Offer[] = Object.freeze([]) as unknown as Offer[];
+
 // A waiting poll's methods live on the prototype, not in closures of its own, and its wait is no
 // promise: every waiting poll holds one (see bench:fleet).
-class Waiter implements PollTicket {
+class Waiter implements PollTicket, Timed {
   /** Offers received since the poll last woke; the round's are what it is settling. */
-  offers: Offer[] = [];
-  round: Offer[] = [];
+  offers: Offer[] = NONE;
+  round: Offer[] = NONE;
   woken = false;
   /** What a submit handed it (see PollWaiters.take). */
   assignment?: unknown;
   /** Set while it waits. */
   private then?: Awaiting;
-  private timer?: NodeJS.Timeout;
   private signal?: Hangup;
+  /** When its wait runs out, and its place on its instance's clock (src/agents/wait-clock.ts). */
+  due = 0;
+  slot = -1;
   private hungUp?: () => void;
   constructor(
     private readonly home: PollWaiters,
@@ -87,7 +93,7 @@ class Waiter implements PollTicket {
       return void queueMicrotask(() => then.awake(woken));
     }
     this.then = then;
-    this.timer = setTimeout(timeUp, Math.max(0, timeoutMs), this);
+    this.home.clock.add(this, Date.now() + Math.max(0, timeoutMs));
     if (signal) {
       this.signal = signal;
       this.hungUp = () => this.end(false);
@@ -102,18 +108,22 @@ class Waiter implements PollTicket {
   end(woken: boolean): void {
     const then = this.then;
     if (!then) return;
-    clearTimeout(this.timer);
+    this.home.clock.remove(this);
     if (this.hungUp) this.signal?.removeEventListener('abort', this.hungUp);
-    this.then = this.timer = this.signal = this.hungUp = undefined;
+    this.then = this.signal = this.hungUp = undefined;
     this.reset();
     // As a promise's reaction would: whoever woke it (a loop over a queue's polls) finishes first.
     queueMicrotask(() => then.awake(woken));
   }
 
+  expire(): void {
+    this.end(false);
+  }
+
   private reset() {
     this.woken = false;
     this.round = this.offers;
-    this.offers = [];
+    this.offers = NONE;
   }
 
   relabel(labels: Record<string, string>, takesHandOffs = this.takesHandOffs): void {
@@ -129,19 +139,16 @@ class Waiter implements PollTicket {
 
   async settle(taken: string[]): Promise<void> {
     const round = this.round;
-    this.round = [];
+    this.round = NONE;
     await Promise.all(round.filter((o) => !taken.includes(o.jobId)).map((o) => this.home.passOn(o, this)));
   }
 
   dispose(): void {
     this.home.leave(this);
     for (const offer of [...this.round, ...this.offers]) void this.home.passOn(offer, this);
-    this.round = [];
-    this.offers = [];
+    this.round = this.offers = NONE;
   }
 }
-
-const timeUp = (w: Waiter) => w.end(false);
 
 /** Labels satisfy a selector when they hold each of its pairs (as `selector <@ labels` in SQL). */
 const satisfies = (labels: Record<string, string>, selector: Record<string, string> | null) =>
@@ -168,6 +175,8 @@ function parse(payload: string): { queue: string; target: string; selector: Reco
 export class PollWaiters {
   // Insertion order is waiting order: a poll that wakes goes to the back when it waits again.
   private readonly queues = new Map<string, Set<Waiter>>();
+  /** When each waiting poll's wait runs out. */
+  readonly clock = new WaitClock();
 
   constructor(
     notifier: Notifier,
@@ -261,7 +270,8 @@ export class PollWaiters {
     for (const w of this.queues.get(queue) ?? []) {
       if (w.woken || offer.tried.has(w) || !satisfies(w.labels, offer.selector)) continue;
       offer.tried.add(w);
-      w.offers.push(offer);
+      if (w.offers === NONE) w.offers = [offer];
+      else w.offers.push(offer);
       this.wakeOne(w);
       return true;
     }

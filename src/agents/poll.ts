@@ -100,8 +100,9 @@ class PollRun implements Awaiting {
   private drainingAtStart = false;
   private deadline = 0;
   private ticket?: PollTicket;
-  private readonly jobs: Assignment[] = [];
-  private readonly skip: string[] = [];
+  // Made when it first claims: a renewed poll of an idle node never does.
+  private jobs: Assignment[] = NO_JOBS;
+  private skip?: string[];
   // Started with the first job taken; a poll that waits holds none.
   private clocks?: { handOver: Late; abandon: Late };
   // Claims after a wake are what a queued job costs; the first is what a poll costs.
@@ -170,7 +171,7 @@ class PollRun implements Awaiting {
     if (handed) {
       claimsRun.inc({ after: 'wake', outcome: 'handed' });
       dispatchLatency.observe((Date.now() - Date.parse(handed.job.createdAt)) / 1000);
-      this.jobs.push(handed);
+      this.jobs = [handed];
       return void this.finish();
     }
     this.after = 'wake';
@@ -191,13 +192,17 @@ class PollRun implements Awaiting {
   }
 
   private async claimAll(): Promise<void> {
-    const { d, body, signal, node, jobs, skip, after } = this;
+    const { d, body, signal, node, after } = this;
     const taken: string[] = [];
     // A renewed poll of an idle node: nothing it could take was queued since its last claim.
     const shape = claimShapeOf(node, this.free);
     const skipClaims =
       after === 'start' && shape !== undefined && (this.known || d.emptyClaims.wouldFindNothing(node.id, shape));
     if (skipClaims) claimsRun.inc({ after, outcome: 'skipped' });
+    else if (this.jobs === NO_JOBS) this.jobs = [];
+    // Jobs its claims reserved and could not take: later claims of this poll pass them over.
+    const skip = skipClaims ? [] : (this.skip ??= []);
+    const jobs = this.jobs;
     while (!skipClaims && !node.drain && jobs.length < body.maxJobs && !this.clocks?.handOver.fired) {
       // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
       const leave = await d.claims.enter(this.deadline, signal);
@@ -264,6 +269,8 @@ class PollRun implements Awaiting {
     this.caller.done(undefined, out);
   }
 }
+
+const NO_JOBS: Assignment[] = Object.freeze([]) as unknown as Assignment[];
 
 /** The poll's answer: the jobs its node must stop, and each job's env, opened for its agent only (the row keeps it sealed). */
 async function handOut(d: Pick<PollDeps, 'stops' | 'dataKeys'>, nodeId: string, jobs: Assignment[]) {
