@@ -22,6 +22,8 @@ interface Offer {
 
 /** What a poll holds while registered: its place in the line and what it has been offered. */
 export interface PollTicket {
+  /** Its queue: `<channel>:<scope>` of queuedChannelOf. */
+  readonly queue: string;
   /** Waits until woken (true) or until `timeoutMs` or an abort (false). */
   wait(timeoutMs: number, signal?: Hangup): Promise<boolean>;
   /** `wait` without a promise: `then.awake(woken)` is called once, in a microtask. */
@@ -150,6 +152,13 @@ class Waiter implements PollTicket, Timed {
   }
 }
 
+/** A queue's waiting polls, in waiting order, and its key. */
+class Queue extends Set<Waiter> {
+  constructor(readonly key: string) {
+    super();
+  }
+}
+
 /** Labels satisfy a selector when they hold each of its pairs (as `selector <@ labels` in SQL). */
 const satisfies = (labels: Record<string, string>, selector: Record<string, string> | null) =>
   selector === null || Object.entries(selector).every(([k, v]) => labels[k] === v);
@@ -174,7 +183,7 @@ function parse(payload: string): { queue: string; target: string; selector: Reco
 
 export class PollWaiters {
   // Insertion order is waiting order: a poll that wakes goes to the back when it waits again.
-  private readonly queues = new Map<string, Set<Waiter>>();
+  private readonly queues = new Map<string, Queue>();
   /** When each waiting poll's wait runs out. */
   readonly clock = new WaitClock();
 
@@ -204,7 +213,9 @@ export class PollWaiters {
     labels: Record<string, string>,
     takesHandOffs = false,
   ): PollTicket {
-    const waiter = new Waiter(this, `${channel}:${scope}`, nodeId, labels, takesHandOffs);
+    const key = `${channel}:${scope}`;
+    // The queue's own key where it has one: not a copy of it held by every waiting poll.
+    const waiter = new Waiter(this, this.queues.get(key)?.key ?? key, nodeId, labels, takesHandOffs);
     this.join(waiter);
     return waiter;
   }
@@ -212,7 +223,7 @@ export class PollWaiters {
   /** A waiter's own: its place in its queue's line. */
   join(waiter: Waiter) {
     let set = this.queues.get(waiter.queue);
-    if (!set) this.queues.set(waiter.queue, (set = new Set()));
+    if (!set) this.queues.set(waiter.queue, (set = new Queue(waiter.queue)));
     set.add(waiter);
   }
 

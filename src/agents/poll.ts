@@ -195,7 +195,7 @@ class PollRun implements Awaiting {
     const { d, body, signal, node, after } = this;
     const taken: string[] = [];
     // A renewed poll of an idle node: nothing it could take was queued since its last claim.
-    const shape = claimShapeOf(node, this.free);
+    const shape = claimShapeOf(node, this.free, this.ticket!.queue);
     const skipClaims =
       after === 'start' && shape !== undefined && (this.known || d.emptyClaims.wouldFindNothing(node.id, shape));
     if (skipClaims) claimsRun.inc({ after, outcome: 'skipped' });
@@ -289,10 +289,9 @@ async function handOut(d: Pick<PollDeps, 'stops' | 'dataKeys'>, nodeId: string, 
  * with nothing notified and then something with nothing notified either (a key's quotas free up as
  * jobs end) or where it claims nothing at all (a drain).
  */
-function claimShapeOf(node: PollingNode, free: Capacity | undefined): ClaimShape | undefined {
+function claimShapeOf(node: PollingNode, free: Capacity | undefined, queue: string): ClaimShape | undefined {
   if (node.key_has_quotas || node.drain) return undefined;
-  const [channel, scope] = queuedChannelOf(node);
-  return { queue: `${channel}:${scope}`, shape: JSON.stringify([node.labels, free ?? null]) };
+  return { queue, shape: JSON.stringify([node.labels, free ?? null]) };
 }
 
 /**

@@ -44,9 +44,10 @@ export function fastPath(o: {
     ctx.request.body = await readJson(ctx.req);
     return next();
   };
-  const routes = new Map<string, { run: compose.ComposedMiddleware<Context>; taken: { inc(): void } }>();
+  const routes = new Map<string, { path: string; run: compose.ComposedMiddleware<Context>; taken: { inc(): void } }>();
   for (const [path, operation] of o.surface.operations)
     routes.set(path, {
+      path,
       run: compose([...o.before, ...o.surface.chain, readBody, operation]),
       taken: httpFastRequests.labels({ route: path }),
     });
@@ -57,7 +58,8 @@ export function fastPath(o: {
     const route = routes.get(url);
     if (!route || !takes(req, o.bodyBytes)) return false;
     route.taken.inc();
-    const ctx = new FastContext(req, res, o.proxy, url);
+    // The route's own string, equal to the URL: what a waiting poll keeps is not a copy per request.
+    const ctx = new FastContext(req, res, o.proxy, route.path);
     route.run(ctx.asKoa()).then(
       () => ctx.finish(),
       (err: NodeJS.ErrnoException) => {

@@ -21,6 +21,11 @@ export type RenderLate = (req: LateRequest, payload: unknown, failed?: { error: 
 
 const LATE = Symbol('answered later');
 
+/** Whoever counts a request, told its status. */
+interface Counter {
+  count(status: number): void;
+}
+
 /**
  * A request whose middleware chain has finished while its answer is still being worked out (see
  * answerLater). It keeps the response and what its renderer and counter need, not the context: a
@@ -36,7 +41,7 @@ export class LateAnswer implements LateRequest {
   /** The status written, once it is. */
   private status?: number;
   /** Whoever counts requests, told the status once it is written. */
-  private count?: (status: number) => void;
+  private counter?: Counter;
 
   constructor(
     ctx: Context,
@@ -57,18 +62,18 @@ export class LateAnswer implements LateRequest {
   }
 
   /** See whenAnsweredLater. */
-  counted(count: (status: number) => void): void {
-    if (this.status !== undefined) count(this.status);
-    else this.count = count;
+  counted(counter: Counter): void {
+    if (this.status !== undefined) counter.count(this.status);
+    else this.counter = counter;
   }
 
   private write(answer: Answer): void {
     if (this.headers) setHeaders(this.res, this.headers);
     write(this.res, answer);
     this.status = answer.status;
-    const count = this.count;
-    this.count = undefined;
-    count?.(answer.status);
+    const counter = this.counter;
+    this.counter = undefined;
+    counter?.count(answer.status);
   }
 }
 
@@ -87,13 +92,13 @@ export function answerLater(ctx: Context, render: RenderLate): LateAnswer {
 }
 
 /**
- * For whoever counts requests: `count` gets the status of a request answered later once it is
+ * For whoever counts requests: `counter` is told the status of a request answered later once it is
  * written (at once if it is already); false for a request the chain answered.
  */
-export function whenAnsweredLater(ctx: Context, count: (status: number) => void): boolean {
+export function whenAnsweredLater(ctx: Context, counter: Counter): boolean {
   const late = (ctx.state as Record<symbol, unknown>)[LATE] as LateAnswer | undefined;
   if (!late) return false;
-  late.counted(count);
+  late.counted(counter);
   return true;
 }
 

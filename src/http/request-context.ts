@@ -31,30 +31,38 @@ export function requestContext(): Middleware {
       status = (err as { status?: number }).status ?? 500;
       throw err;
     } finally {
-      const count = counter(
+      const counter = new RequestCount(
         (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
         ctx.method,
         started,
         span,
       );
       // A request answered after its chain (a waiting poll) is counted once it is answered.
-      if (!whenAnsweredLater(ctx, count)) count(status);
+      if (!whenAnsweredLater(ctx, counter)) counter.count(status);
     }
   };
 }
 
 /**
- * Counts a request once its status is known; a closure of its own scope, so that a request
- * answered later (a waiting poll) holds these few values until then, not the middleware's frame.
+ * Counts a request once its status is known: a request answered later (a waiting poll) holds
+ * these few values until then, not the middleware's frame.
  */
-function counter(route: string, method: string, started: bigint, span: ReturnType<typeof requestSpan>) {
-  return (status: number) => {
-    const labels = { route, method, status: String(status) };
+class RequestCount {
+  constructor(
+    private readonly route: string,
+    private readonly method: string,
+    private readonly started: bigint,
+    private readonly span: ReturnType<typeof requestSpan>,
+  ) {}
+
+  count(status: number): void {
+    const { route } = this;
+    const labels = { route, method: this.method, status: String(status) };
     httpRequests.inc(labels);
-    httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    httpDuration.observe(labels, Number(process.hrtime.bigint() - this.started) / 1e9);
     if (status === 429) rateLimitRefusals.inc({ route });
-    span?.end(route, status);
-  };
+    this.span?.end(route, status);
+  }
 }
 
 /**

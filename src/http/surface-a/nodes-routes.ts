@@ -64,8 +64,8 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     // fails before the wait is answered in the chain, as any request's error is.
     handle: (ctx, body) =>
       new Promise((resolve, reject) => {
-        const release = polls.acquire(principalOf(ctx).credentialId);
-        const reply = new PollReply(ctx, { resolve, reject }, release, late, uploadTemplate);
+        const slot = polls.take(principalOf(ctx).credentialId);
+        const reply = new PollReply(ctx, { resolve, reject }, slot, late, uploadTemplate);
         agents.poll(principalOf(ctx), body, new ClientGone(ctx.res), reply);
       }),
   });

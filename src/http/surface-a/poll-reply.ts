@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
 import type { PollCaller, Polled } from '../../agents/poll';
+import type { Slot } from '../credential-slots';
 import { type LateAnswer, type RenderLate, answerLater } from '../late-answer';
 import { assignedJobA } from './render';
-import { requestOrigin } from './request-origin';
+import { originOf, requestOrigin } from './request-origin';
 
 /** What a poll answers on Surface A. */
 export interface PollPayload {
@@ -20,13 +21,16 @@ type UploadTemplate = (origin: string, job: { id: string; timeoutSeconds: number
  */
 export class PollReply implements PollCaller {
   private later?: LateAnswer;
-  private origin?: string;
+  // The request's origin in two parts, joined only for an answer with jobs: the host is the
+  // request's own string, the protocol a constant, where a joined origin is a new string per poll.
+  private protocol?: string;
+  private host?: string;
 
   constructor(
     private ctx: Context | undefined,
     private settle:
       { resolve: (payload: PollPayload | undefined) => void; reject: (error: unknown) => void } | undefined,
-    private readonly release: () => void,
+    private readonly slot: Slot,
     private readonly render: RenderLate,
     private readonly uploadTemplate: UploadTemplate,
   ) {}
@@ -34,7 +38,8 @@ export class PollReply implements PollCaller {
   waits(): void {
     const ctx = this.ctx;
     if (!ctx || !this.settle) return;
-    this.origin = requestOrigin(ctx);
+    this.protocol = ctx.protocol;
+    this.host = ctx.host;
     this.later = answerLater(ctx, this.render);
     const { resolve } = this.settle;
     this.ctx = this.settle = undefined;
@@ -42,7 +47,7 @@ export class PollReply implements PollCaller {
   }
 
   done(error: unknown, out?: Polled): void {
-    this.release();
+    this.slot.release();
     let payload: PollPayload | undefined;
     if (out)
       try {
@@ -58,7 +63,7 @@ export class PollReply implements PollCaller {
   }
 
   private payload(out: Polled): PollPayload {
-    const origin = this.origin ?? requestOrigin(this.ctx!);
+    const origin = this.ctx ? requestOrigin(this.ctx) : originOf(this.protocol!, this.host!);
     return {
       jobs: out.jobs.map((a) => assignedJobA(a, this.uploadTemplate(origin, a.job, a.leaseId))),
       cancel: out.cancel,
