@@ -72,10 +72,7 @@ export function createPoll(o: {
    * caller is told when it first starts to wait (it may stop waiting on it in the HTTP chain).
    */
   return function poll(principal: Principal, body: PollBody, signal: Hangup | undefined, caller: PollCaller): void {
-    // What it keeps while it waits: the caller's identity, not the request's principal and its origin.
-    const { workspaceId, kind, agentId } = principal;
-    const { nodeId, maxJobs, waitSeconds } = body;
-    void new PollRun(deps, { workspaceId, kind, agentId }, { nodeId, maxJobs, waitSeconds }, signal, caller).start();
+    void new PollRun(deps, principal, body, signal, caller).start();
   };
 }
 
@@ -92,7 +89,15 @@ type PollDeps = Parameters<typeof createPoll>[0] & {
  * parked on its ticket (PollTicket.park), which calls `awake` (a waiting poll's frames and
  * promises were most of its memory, see bench:fleet).
  */
-class PollRun implements Awaiting {
+class PollRun implements Awaiting, NodeCaller, PollBody {
+  // What it keeps of its request while it waits: the caller's identity (not the request's
+  // principal and its origin) and the body's three fields, each string the first holder's own.
+  readonly workspaceId: string;
+  readonly kind: Principal['kind'];
+  readonly agentId?: string;
+  readonly nodeId: string;
+  readonly maxJobs: number;
+  readonly waitSeconds: number;
   private node!: PollingNode;
   private free: Capacity | undefined;
   /** Its node was idle: a renewed poll that reads nothing and claims nothing (src/agents/empty-claims.ts). */
@@ -110,20 +115,26 @@ class PollRun implements Awaiting {
 
   constructor(
     private readonly d: PollDeps,
-    private readonly principal: NodeCaller,
-    private readonly body: PollBody,
+    principal: Principal,
+    body: PollBody,
     private readonly signal: Hangup | undefined,
     private readonly caller: PollCaller,
-  ) {}
+  ) {
+    this.workspaceId = principal.workspaceId;
+    this.kind = principal.kind;
+    this.agentId = principal.agentId;
+    this.nodeId = body.nodeId === principal.agentId ? principal.agentId : body.nodeId;
+    this.maxJobs = body.maxJobs;
+    this.waitSeconds = body.waitSeconds;
+  }
 
   async start(): Promise<void> {
-    const { d, principal, body } = this;
+    const { d } = this;
     try {
-      const idle =
-        principal.kind === 'node' && principal.agentId === body.nodeId ? d.emptyClaims.idle(body.nodeId) : undefined;
-      const known = idle && idle.node.workspace_id === principal.workspaceId ? idle : undefined;
+      const idle = this.kind === 'node' && this.agentId === this.nodeId ? d.emptyClaims.idle(this.nodeId) : undefined;
+      const known = idle && idle.node.workspace_id === this.workspaceId ? idle : undefined;
       this.known = known !== undefined;
-      this.node = known ? known.node : slim(await d.requireNode(principal, body.nodeId));
+      this.node = known ? known.node : slim(await d.requireNode(this, this.nodeId), this);
       // What its running jobs leave of its capacity; each job taken here takes its share too.
       this.free = known ? known.free : await freeOf(d.db, this.node);
     } catch (err) {
@@ -132,13 +143,13 @@ class PollRun implements Awaiting {
     // A drain that starts while this poll waits answers it at once; an already draining node
     // still long-polls, so an idle drained agent does not spin.
     this.drainingAtStart = this.node.drain;
-    this.deadline = Date.now() + body.waitSeconds * 1000;
+    this.deadline = Date.now() + this.waitSeconds * 1000;
     // Registered before the first claim: a job queued while it claims still wakes it.
     this.ticket = d.waiters.enter(
       queuedChannelOf(this.node),
       this.node.id,
       this.node.labels,
-      takesHandOffs(this.node, body.maxJobs),
+      takesHandOffs(this.node, this.maxJobs),
     );
     await this.round();
   }
@@ -158,6 +169,9 @@ class PollRun implements Awaiting {
     )
       return this.finish();
     longPollsWaiting.inc();
+    // Nothing taken and nothing passed over: what it waits with is the shared empty lists.
+    if (this.jobs.length === 0) this.jobs = NO_JOBS;
+    if (this.skip?.length === 0) this.skip = undefined;
     this.caller.waits?.();
     // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
     this.ticket!.park(this.deadline - Date.now(), this.signal, this);
@@ -180,19 +194,19 @@ class PollRun implements Awaiting {
 
   /** After a wake: its node as it is now, then another round. */
   private async reread(): Promise<void> {
-    const { d, body } = this;
+    const { d } = this;
     try {
-      this.node = slim(await d.requireNode(this.principal, body.nodeId));
+      this.node = slim(await d.requireNode(this, this.nodeId), this);
       this.free = await freeOf(d.db, this.node);
     } catch (err) {
       return this.fail(err);
     }
-    this.ticket!.relabel(this.node.labels, takesHandOffs(this.node, body.maxJobs));
+    this.ticket!.relabel(this.node.labels, takesHandOffs(this.node, this.maxJobs));
     await this.round();
   }
 
   private async claimAll(): Promise<void> {
-    const { d, body, signal, node, after } = this;
+    const { d, signal, node, after } = this;
     const taken: string[] = [];
     // A renewed poll of an idle node: nothing it could take was queued since its last claim.
     const shape = claimShapeOf(node, this.free, this.ticket!.queue);
@@ -203,7 +217,7 @@ class PollRun implements Awaiting {
     // Jobs its claims reserved and could not take: later claims of this poll pass them over.
     const skip = skipClaims ? [] : (this.skip ??= []);
     const jobs = this.jobs;
-    while (!skipClaims && !node.drain && jobs.length < body.maxJobs && !this.clocks?.handOver.fired) {
+    while (!skipClaims && !node.drain && jobs.length < this.maxJobs && !this.clocks?.handOver.fired) {
       // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
       const leave = await d.claims.enter(this.deadline, signal);
       if (!leave) break;
@@ -312,8 +326,12 @@ export interface IdleNode {
 /** What a poll keeps of its node's row while it waits: what its claims and its wait read. */
 type PollingNode = ClaimingAgent & { drain: boolean; capacity: Capacity | null };
 
-function slim(n: PollingNode): PollingNode {
-  const { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain, capacity } = n;
+/** The row's fields a poll reads, its strings the caller's own where they are equal (one copy per node, not two). */
+function slim(n: PollingNode, caller: { nodeId: string; workspaceId: string }): PollingNode {
+  const { labels, region, registered_with_key_id, key_has_quotas, drain, capacity } = n;
+  const id = n.id === caller.nodeId ? caller.nodeId : n.id;
+  const workspace_id = n.workspace_id === caller.workspaceId ? caller.workspaceId : n.workspace_id;
+  const pool = n.pool === 'managed' ? 'managed' : n.pool === 'self' ? 'self' : n.pool;
   return { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain, capacity };
 }
 

@@ -81,7 +81,8 @@ export class FastContext {
 
   /** The headers the chain set, for whoever writes the answer later (src/http/late-answer.ts); none are kept here. */
   takeHeaders(): string[] {
-    const h = this.outHeaders;
+    // A copy of exactly their length: the list grew by pushes, with room to spare.
+    const h = this.outHeaders.slice();
     this.outHeaders = [];
     return h;
   }
@@ -139,7 +140,7 @@ export class FastContext {
     if (!this.respond) return;
     const res = this.res;
     if (res.writableEnded || (res.socket && !res.socket.writable)) return void res.end();
-    setHeaders(res, this.takeHeaders());
+    setHeaders(res, this.outHeaders);
     if (this.bodyValue === undefined) {
       const text = res.statusMessage || STATUS_CODES[res.statusCode] || String(res.statusCode);
       if (!res.headersSent) {
