@@ -87,7 +87,10 @@ export class EmptyClaims<Node = unknown> {
   /** The node's claim begun at `at` took nothing, with every claimable row of its queue in view. */
   foundNothing(nodeId: string, at: number, claim: ClaimShape, node: Node): void {
     if (this.maxSkipMs <= 0) return;
-    this.empty.set(nodeId, { at, until: at + this.maxSkipMs * (0.75 + this.random() / 4), ...claim, node });
+    // Every field named, not spread: a spread builds the entry with its fields out of line, 40
+    // bytes more for each of thousands of idle nodes.
+    const until = at + this.maxSkipMs * (0.75 + this.random() / 4);
+    this.empty.set(nodeId, { at, until, queue: claim.queue, shape: claim.shape, node });
     if (this.empty.size >= this.sweepAt) this.sweep();
   }
 

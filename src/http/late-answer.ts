@@ -27,17 +27,19 @@ interface Counter {
 }
 
 /**
- * A request whose middleware chain has finished while its answer is still being worked out (see
- * answerLater). It keeps the response and what its renderer and counter need, not the context: a
- * long poll that waits then holds its request and its wait, not every middleware's suspended frame,
- * closures and promises (most of a waiting poll's memory, see bench:fleet).
+ * A request whose middleware chain may finish while its answer is still being worked out: once
+ * `detach`ed from its context, it keeps the response and what its renderer and counter need, not
+ * the context. A long poll that waits then holds its request and its wait, not every middleware's
+ * suspended frame, closures and promises (most of a waiting poll's memory, see bench:fleet). It is
+ * also the request's client-gone signal (a Hangup): an AbortController would do, but its
+ * EventTarget (a shape of its own per instance) is most of a kilobyte held by every waiting poll.
  */
-export class LateAnswer implements LateRequest {
+export class LateAnswer implements LateRequest, Hangup {
   readonly path: string;
   readonly requestId?: string;
-  private readonly res: ServerResponse;
-  /** The chain's headers, when its context did not set them on the response (a FastContext's). */
-  private readonly headers?: string[];
+  protected readonly res: ServerResponse;
+  /** Set once detached: the chain's headers when its context did not set them on the response (a FastContext's). */
+  private headers?: string[];
   /** The status written, once it is. */
   private status?: number;
   /** Whoever counts requests, told the status once it is written. */
@@ -48,9 +50,26 @@ export class LateAnswer implements LateRequest {
     private readonly render: RenderLate,
   ) {
     this.res = ctx.res;
-    this.headers = (ctx as { takeHeaders?: () => string[] }).takeHeaders?.();
     this.path = ctx.path;
     this.requestId = ctx.state.requestId as string | undefined;
+  }
+
+  /** Whether the chain has let go of the request (detach): its answer is this one's to write. */
+  get detached(): boolean {
+    return this.headers !== undefined;
+  }
+
+  /**
+   * Lets the request's middleware chain finish without answering: headers the chain set (request
+   * ID, rate-limit headers) go out with the answer written here, and requestContext counts the
+   * request with its status then.
+   */
+  protected detach(ctx: Context): void {
+    ctx.respond = false;
+    // Read by the middleware the chain unwinds through: an answer is on its way, not a missing route.
+    ctx.status = 200;
+    (ctx.state as Record<symbol, unknown>)[LATE] = this;
+    this.headers = (ctx as { takeHeaders?: () => string[] }).takeHeaders?.() ?? [];
   }
 
   send(payload: unknown): void {
@@ -67,6 +86,19 @@ export class LateAnswer implements LateRequest {
     else this.counter = counter;
   }
 
+  get aborted(): boolean {
+    return this.res.destroyed && !this.res.writableFinished;
+  }
+
+  // 'close' comes once; `once` would add a wrapper and its state to every waiting poll.
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.res.on('close', listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.res.off('close', listener);
+  }
+
   private write(answer: Answer): void {
     if (this.headers) setHeaders(this.res, this.headers);
     write(this.res, answer);
@@ -75,20 +107,6 @@ export class LateAnswer implements LateRequest {
     this.counter = undefined;
     counter?.count(answer.status);
   }
-}
-
-/**
- * Lets a request's middleware chain finish while its answer is still being worked out; the answer
- * returned writes it, rendered by `render`. Headers the chain set (request ID, rate-limit headers)
- * are on the response already; requestContext counts the request with the status written then.
- */
-export function answerLater(ctx: Context, render: RenderLate): LateAnswer {
-  ctx.respond = false;
-  // Read by the middleware the chain unwinds through: an answer is on its way, not a missing route.
-  ctx.status = 200;
-  const late = new LateAnswer(ctx, render);
-  (ctx.state as Record<symbol, unknown>)[LATE] = late;
-  return late;
 }
 
 /**
@@ -111,23 +129,4 @@ function write(res: ServerResponse, a: Answer): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(json));
   res.end(json);
-}
-
-/**
- * Fires when the client of `res` goes away before its answer is written. An AbortController
- * would do, but its EventTarget (a shape of its own per instance) is most of a kilobyte, held by
- * every waiting poll; so is an object literal with a getter (a dictionary), hence a class.
- */
-export class ClientGone implements Hangup {
-  constructor(private readonly res: ServerResponse) {}
-  get aborted(): boolean {
-    return this.res.destroyed && !this.res.writableFinished;
-  }
-  // 'close' comes once; `once` would add a wrapper and its state to every waiting poll.
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.res.on('close', listener);
-  }
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    this.res.off('close', listener);
-  }
 }

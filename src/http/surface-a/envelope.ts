@@ -29,7 +29,7 @@ export function surfaceAEnvelope(log: Logger, retryAfterSeconds: number): Middle
   };
 }
 
-/** The answer of an operation answered after the chain (see answerLater), in the same envelope. */
+/** The answer of an operation answered after the chain (see LateAnswer), in the same envelope. */
 export function lateAnswerA(log: Logger, retryAfterSeconds: number): RenderLate {
   const failure = failureA(log, retryAfterSeconds);
   return (req, payload, failed) =>

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../services';
 import { principalOf } from '../authenticate';
 import type { CredentialSlots } from '../credential-slots';
-import { ClientGone, type RenderLate } from '../late-answer';
+import type { RenderLate } from '../late-answer';
 import { type SurfaceAMount, operationGroup } from './operations';
 import { PollReply } from './poll-reply';
 import { jobA, nodeA } from './render';
@@ -59,14 +59,14 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
       'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
     response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
-    // A poll that has to wait is answered outside the middleware chain (answerLater): a waiting
+    // A poll that has to wait is answered outside the middleware chain (LateAnswer): a waiting
     // poll then holds its request and its wait, not the chain's frames (see bench:fleet). What
     // fails before the wait is answered in the chain, as any request's error is.
     handle: (ctx, body) =>
       new Promise((resolve, reject) => {
         const slot = polls.take(principalOf(ctx).credentialId);
         const reply = new PollReply(ctx, { resolve, reject }, slot, late, uploadTemplate);
-        agents.poll(principalOf(ctx), body, new ClientGone(ctx.res), reply);
+        agents.poll(principalOf(ctx), body, reply, reply);
       }),
   });
   mount({

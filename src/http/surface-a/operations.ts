@@ -58,7 +58,7 @@ export interface PostOperation<B extends z.ZodType, R extends z.ZodType> {
   fast?: boolean;
   /** Headers of the 200 answer, documented. */
   responseHeaders?: Record<string, { description: string; schema: { type: 'string' } }>;
-  /** Resolves to the payload, or to undefined when the handler answers later itself (answerLater). */
+  /** Resolves to the payload, or to undefined when the handler answers later itself (LateAnswer). */
   handle: (ctx: Context, body: z.output<B>) => Promise<z.input<R> | undefined>;
 }
 
@@ -182,7 +182,7 @@ export function postOperation<B extends z.ZodType, R extends z.ZodType>(
     if (p && p.kind !== 'node' && p.kind !== 'managed' && op.action !== 'none')
       await at.auth.authorize(p, op.action, targetOf(p, body));
     const out = await op.handle(ctx, body);
-    // Unless the handler answers later itself (answerLater).
+    // Unless the handler answers later itself (LateAnswer).
     if (ctx.respond !== false) ctx.body = out;
   };
   router.post(op.path, route);

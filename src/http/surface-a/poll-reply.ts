@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { PollCaller, Polled } from '../../agents/poll';
 import type { Slot } from '../credential-slots';
-import { type LateAnswer, type RenderLate, answerLater } from '../late-answer';
+import { LateAnswer, type RenderLate } from '../late-answer';
 import { assignedJobA } from './render';
 import { originOf, requestOrigin } from './request-origin';
 
@@ -15,12 +15,11 @@ type UploadTemplate = (origin: string, job: { id: string; timeoutSeconds: number
 
 /**
  * The HTTP side of one long poll: the route's own answer while it claims, and once it waits, an
- * answer outside the middleware chain (answerLater). From then on it holds the late answer and the
- * request's origin, not the request's context: a waiting poll holds this, its PollRun and its
- * ticket, and Node's own request (see bench:fleet).
+ * answer outside the middleware chain (LateAnswer). From then on it holds what that answer needs
+ * and the request's origin, not the request's context: a waiting poll holds this, its PollRun and
+ * its ticket, and Node's own request (see bench:fleet). It is the poll's client-gone signal too.
  */
-export class PollReply implements PollCaller {
-  private later?: LateAnswer;
+export class PollReply extends LateAnswer implements PollCaller {
   // The request's origin in two parts, joined only for an answer with jobs: the host is the
   // request's own string, the protocol a constant, where a joined origin is a new string per poll.
   private protocol?: string;
@@ -31,16 +30,18 @@ export class PollReply implements PollCaller {
     private settle:
       { resolve: (payload: PollPayload | undefined) => void; reject: (error: unknown) => void } | undefined,
     private readonly slot: Slot,
-    private readonly render: RenderLate,
+    render: RenderLate,
     private readonly uploadTemplate: UploadTemplate,
-  ) {}
+  ) {
+    super(ctx!, render);
+  }
 
   waits(): void {
     const ctx = this.ctx;
     if (!ctx || !this.settle) return;
     this.protocol = ctx.protocol;
     this.host = ctx.host;
-    this.later = answerLater(ctx, this.render);
+    this.detach(ctx);
     const { resolve } = this.settle;
     this.ctx = this.settle = undefined;
     resolve(undefined);
@@ -55,7 +56,7 @@ export class PollReply implements PollCaller {
       } catch (err) {
         error = err;
       }
-    if (this.later) return error ? this.later.fail(error) : this.later.send(payload);
+    if (this.detached) return error ? this.fail(error) : this.send(payload);
     const settle = this.settle;
     this.ctx = this.settle = undefined;
     if (error) settle?.reject(error);
