@@ -70,7 +70,6 @@ class Waiter implements PollTicket, Timed {
   /** When its wait runs out, and its place on its instance's clock (src/agents/wait-clock.ts). */
   due = 0;
   slot = -1;
-  private hungUp?: () => void;
   constructor(
     private readonly home: PollWaiters,
     readonly queue: string,
@@ -98,8 +97,7 @@ class Waiter implements PollTicket, Timed {
     this.home.clock.add(this, Date.now() + Math.max(0, timeoutMs));
     if (signal) {
       this.signal = signal;
-      this.hungUp = () => this.end(false);
-      signal.addEventListener('abort', this.hungUp);
+      signal.addEventListener('abort', this);
     }
     // Back of the line: the polls that waited longest are offered jobs first.
     this.home.leave(this);
@@ -111,14 +109,19 @@ class Waiter implements PollTicket, Timed {
     const then = this.then;
     if (!then) return;
     this.home.clock.remove(this);
-    if (this.hungUp) this.signal?.removeEventListener('abort', this.hungUp);
-    this.then = this.signal = this.hungUp = undefined;
+    this.signal?.removeEventListener('abort', this);
+    this.then = this.signal = undefined;
     this.reset();
     // As a promise's reaction would: whoever woke it (a loop over a queue's polls) finishes first.
     queueMicrotask(() => then.awake(woken));
   }
 
   expire(): void {
+    this.end(false);
+  }
+
+  /** Its caller hung up (the signal's listener): the wait ends as it found it. */
+  handleEvent(): void {
     this.end(false);
   }
 

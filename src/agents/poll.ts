@@ -33,8 +33,11 @@ export interface PollBody {
 /** What a poll answers: its assignments, each with its env opened, and the jobs its node must stop. */
 export type Polled = Awaited<ReturnType<typeof handOut>>;
 
-/** Who asked for a poll: told when it starts to wait (`waits`, perhaps more than once) and, once, how it ended. */
-export interface PollCaller {
+/**
+ * Who asked for a poll: told when it starts to wait (`waits`, perhaps more than once) and, once,
+ * how it ended; its hangup (the client gone) ends the poll's wait as it found it.
+ */
+export interface PollCaller extends Hangup {
   waits?(): void;
   done(error: unknown, out?: Polled): void;
 }
@@ -71,8 +74,8 @@ export function createPoll(o: {
    * Hands out up to `maxJobs`; with none to give, waits up to `waitSeconds` for a submit. The
    * caller is told when it first starts to wait (it may stop waiting on it in the HTTP chain).
    */
-  return function poll(principal: Principal, body: PollBody, signal: Hangup | undefined, caller: PollCaller): void {
-    void new PollRun(deps, principal, body, signal, caller).start();
+  return function poll(principal: Principal, body: PollBody, caller: PollCaller): void {
+    void new PollRun(deps, principal, body, caller).start();
   };
 }
 
@@ -117,7 +120,6 @@ class PollRun implements Awaiting, NodeCaller, PollBody {
     private readonly d: PollDeps,
     principal: Principal,
     body: PollBody,
-    private readonly signal: Hangup | undefined,
     private readonly caller: PollCaller,
   ) {
     this.workspaceId = principal.workspaceId;
@@ -165,7 +167,7 @@ class PollRun implements Awaiting, NodeCaller, PollBody {
       this.jobs.length > 0 ||
       (this.node.drain && !this.drainingAtStart) ||
       Date.now() >= this.deadline ||
-      this.signal?.aborted
+      this.caller.aborted
     )
       return this.finish();
     longPollsWaiting.inc();
@@ -174,7 +176,7 @@ class PollRun implements Awaiting, NodeCaller, PollBody {
     if (this.skip?.length === 0) this.skip = undefined;
     this.caller.waits?.();
     // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
-    this.ticket!.park(this.deadline - Date.now(), this.signal, this);
+    this.ticket!.park(this.deadline - Date.now(), this.caller, this);
   }
 
   awake(woken: boolean): void {
@@ -206,7 +208,7 @@ class PollRun implements Awaiting, NodeCaller, PollBody {
   }
 
   private async claimAll(): Promise<void> {
-    const { d, signal, node, after } = this;
+    const { d, node, after } = this;
     const taken: string[] = [];
     // A renewed poll of an idle node: nothing it could take was queued since its last claim.
     const shape = claimShapeOf(node, this.free, this.ticket!.queue);
@@ -219,7 +221,7 @@ class PollRun implements Awaiting, NodeCaller, PollBody {
     const jobs = this.jobs;
     while (!skipClaims && !node.drain && jobs.length < this.maxJobs && !this.clocks?.handOver.fired) {
       // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
-      const leave = await d.claims.enter(this.deadline, signal);
+      const leave = await d.claims.enter(this.deadline, this.caller);
       if (!leave) break;
       const claimedFrom = d.emptyClaims.started();
       const seesAll = shape !== undefined && skip.length === 0 && jobs.length === 0;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
-import type { Hangup } from '../shared/hangup';
+import type { Hangup, HangupListener } from '../shared/hangup';
 import { setHeaders } from './fast-context';
 
 /** What a request is answered, worked out by its surface's renderer. */
@@ -20,6 +20,13 @@ export interface LateRequest {
 export type RenderLate = (req: LateRequest, payload: unknown, failed?: { error: unknown }) => Answer;
 
 const LATE = Symbol('answered later');
+
+/** Responses whose client-gone signal has an object listening: hungUp finds it by its response. */
+const hangups = new WeakMap<ServerResponse, LateAnswer>();
+
+function onClientGone(this: ServerResponse): void {
+  hangups.get(this)?.hungUp();
+}
 
 /** Whoever counts a request, told its status. */
 interface Counter {
@@ -44,6 +51,8 @@ export class LateAnswer implements LateRequest, Hangup {
   private status?: number;
   /** Whoever counts requests, told the status once it is written. */
   private counter?: Counter;
+  /** Its one object listener (see addEventListener). */
+  private watcher?: { handleEvent(): void };
 
   constructor(
     ctx: Context,
@@ -90,13 +99,25 @@ export class LateAnswer implements LateRequest, Hangup {
     return this.res.destroyed && !this.res.writableFinished;
   }
 
-  // 'close' comes once; `once` would add a wrapper and its state to every waiting poll.
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.res.on('close', listener);
+  // 'close' comes once; `once` would add a wrapper and its state to every waiting poll. An object
+  // listener (a waiting poll's) is heard through one function for every response, no closure each.
+  addEventListener(_type: 'abort', listener: HangupListener): void {
+    if (typeof listener === 'function') return void this.res.on('close', listener);
+    this.watcher = listener;
+    hangups.set(this.res, this);
+    this.res.on('close', onClientGone);
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    this.res.off('close', listener);
+  removeEventListener(_type: 'abort', listener: HangupListener): void {
+    if (typeof listener === 'function') return void this.res.off('close', listener);
+    if (this.watcher !== listener) return;
+    this.watcher = undefined;
+    this.res.off('close', onClientGone);
+  }
+
+  /** The client went away while an object listened (see addEventListener). */
+  hungUp(): void {
+    this.watcher?.handleEvent();
   }
 
   private write(answer: Answer): void {

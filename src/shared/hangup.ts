@@ -4,6 +4,9 @@
  */
 export interface Hangup {
   readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: HangupListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: HangupListener): void;
 }
+
+/** A function, or an object whose `handleEvent` is called (as an EventTarget's listener may be): no closure needed. */
+export type HangupListener = (() => void) | { handleEvent(): void };

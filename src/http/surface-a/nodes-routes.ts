@@ -64,9 +64,10 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     // fails before the wait is answered in the chain, as any request's error is.
     handle: (ctx, body) =>
       new Promise((resolve, reject) => {
-        const slot = polls.take(principalOf(ctx).credentialId);
-        const reply = new PollReply(ctx, { resolve, reject }, slot, late, uploadTemplate);
-        agents.poll(principalOf(ctx), body, reply, reply);
+        const { credentialId } = principalOf(ctx);
+        polls.take(credentialId);
+        const reply = new PollReply(ctx, { resolve, reject }, polls, credentialId, late, uploadTemplate);
+        agents.poll(principalOf(ctx), body, reply);
       }),
   });
   mount({

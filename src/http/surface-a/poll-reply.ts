@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { PollCaller, Polled } from '../../agents/poll';
-import type { Slot } from '../credential-slots';
+import type { CredentialSlots } from '../credential-slots';
 import { LateAnswer, type RenderLate } from '../late-answer';
 import { assignedJobA } from './render';
 import { originOf, requestOrigin } from './request-origin';
@@ -29,7 +29,9 @@ export class PollReply extends LateAnswer implements PollCaller {
     private ctx: Context | undefined,
     private settle:
       { resolve: (payload: PollPayload | undefined) => void; reject: (error: unknown) => void } | undefined,
-    private readonly slot: Slot,
+    private readonly slots: Pick<CredentialSlots, 'leave'>,
+    /** Whose poll slot it holds (credentialSlots), until it gives it back. */
+    private credentialId: string | undefined,
     render: RenderLate,
     private readonly uploadTemplate: UploadTemplate,
   ) {
@@ -48,7 +50,8 @@ export class PollReply extends LateAnswer implements PollCaller {
   }
 
   done(error: unknown, out?: Polled): void {
-    this.slot.release();
+    if (this.credentialId !== undefined) this.slots.leave(this.credentialId);
+    this.credentialId = undefined;
     let payload: PollPayload | undefined;
     if (out)
       try {
