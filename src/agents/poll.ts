@@ -75,7 +75,7 @@ export function createPoll(o: {
    * caller is told when it first starts to wait (it may stop waiting on it in the HTTP chain).
    */
   return function poll(principal: Principal, body: PollBody, caller: PollCaller): void {
-    void new PollRun(deps, principal, body, caller).start();
+    new PollRun(deps, principal, body, caller).begin();
   };
 }
 
@@ -130,9 +130,20 @@ class PollRun implements Awaiting, NodeCaller, PollBody {
     this.waitSeconds = body.waitSeconds;
   }
 
-  async start(): Promise<void> {
+  begin(): void {
+    this.settled(this.start());
+  }
+
+  /** A step run from a callback: whatever escapes it (its caller's own answer failing) is logged, never unhandled. */
+  private settled(step: Promise<void>): void {
+    step.catch((err: unknown) => this.d.log.error({ err }, 'long poll failed after its answer'));
+  }
+
+  private async start(): Promise<void> {
     const { d } = this;
     try {
+      // A node's own renewed poll while it is idle (src/agents/empty-claims.ts) reads nothing: it
+      // claims nothing, and whatever changes the node wakes it to read the row afresh.
       const idle = this.kind === 'node' && this.agentId === this.nodeId ? d.emptyClaims.idle(this.nodeId) : undefined;
       const known = idle && idle.node.workspace_id === this.workspaceId ? idle : undefined;
       this.known = known !== undefined;
@@ -181,17 +192,17 @@ class PollRun implements Awaiting, NodeCaller, PollBody {
 
   awake(woken: boolean): void {
     longPollsWaiting.dec();
-    if (!woken) return void this.finish();
+    if (!woken) return this.settled(this.finish());
     // A submit handed it its job straight away (src/jobs/hand-off.ts): assigned, nothing to claim.
     const handed = this.ticket!.handed() as Assignment | undefined;
     if (handed) {
       claimsRun.inc({ after: 'wake', outcome: 'handed' });
       dispatchLatency.observe((Date.now() - Date.parse(handed.job.createdAt)) / 1000);
       this.jobs = [handed];
-      return void this.finish();
+      return this.settled(this.finish());
     }
     this.after = 'wake';
-    void this.reread();
+    this.settled(this.reread());
   }
 
   /** After a wake: its node as it is now, then another round. */

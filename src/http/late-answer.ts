@@ -21,7 +21,7 @@ export type RenderLate = (req: LateRequest, payload: unknown, failed?: { error: 
 
 const LATE = Symbol('answered later');
 
-/** Responses whose client-gone signal has an object listening: hungUp finds it by its response. */
+/** Responses whose client-gone signal has an object listening: onClientGone finds it by its response. */
 const hangups = new WeakMap<ServerResponse, LateAnswer>();
 
 function onClientGone(this: ServerResponse): void {

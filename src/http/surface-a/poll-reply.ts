@@ -20,13 +20,15 @@ type UploadTemplate = (origin: string, job: { id: string; timeoutSeconds: number
  * its ticket, and Node's own request (see bench:fleet). It is the poll's client-gone signal too.
  */
 export class PollReply extends LateAnswer implements PollCaller {
-  // The request's origin in two parts, joined only for an answer with jobs: the host is the
-  // request's own string, the protocol a constant, where a joined origin is a new string per poll.
+  // The request's origin in two parts, joined only for an answer with jobs: a joined origin is a
+  // new string of its own per waiting poll.
   private protocol?: string;
   private host?: string;
+  /** The request's context until the chain lets go of it (waits). */
+  private ctx?: Context;
 
   constructor(
-    private ctx: Context | undefined,
+    ctx: Context,
     private settle:
       { resolve: (payload: PollPayload | undefined) => void; reject: (error: unknown) => void } | undefined,
     private readonly slots: Pick<CredentialSlots, 'leave'>,
@@ -35,7 +37,8 @@ export class PollReply extends LateAnswer implements PollCaller {
     render: RenderLate,
     private readonly uploadTemplate: UploadTemplate,
   ) {
-    super(ctx!, render);
+    super(ctx, render);
+    this.ctx = ctx;
   }
 
   waits(): void {
