@@ -1,4 +1,9 @@
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../shared/errors';
 import { REFUSAL } from '../../workflows/definitions';
@@ -77,6 +82,9 @@ export function translateError(
   if (err instanceof WorkflowNotFoundError) throw new WorkflowClosedError(err.message);
   if (err instanceof ServiceError && /NOT_FOUND|completed/i.test(err.message))
     throw new WorkflowClosedError(err.message);
+  // An Update whose call ran out of its deadline (the SDK's own error, not a ServiceError): the
+  // server did not answer in time, its outcome unknown. A 503 like any call the server let lapse.
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw unavailable(err);
   if (err instanceof ServiceError || isTransportError(err)) {
     if (isTransportError(err) || isTransportError((err as Error).cause)) unreachable();
     throw unavailable(err);
