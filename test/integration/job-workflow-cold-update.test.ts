@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { abortedWithItsTask } from '../../src/temporal/grpc-errors';
 import { assignUpdate, resultUpdate, stateQuery } from '../../workflows/definitions';
 import { testEnv } from '../support/env';
 import { FakeActivities, finalOf, startJob, workflowInput } from '../support/workflow-harness';
@@ -31,6 +34,24 @@ describe('job workflow: an assignment to a run no worker holds', () => {
       activities: fake.activities,
     });
 
+  /**
+   * The server aborts an Update whose workflow task it failed (a task sent to the sticky queue of
+   * the worker that has stopped, until that times out): nothing of it was applied. The service's
+   * client sends it again under the same update ID (src/temporal/job-workflow-client.ts), and so
+   * does this test.
+   */
+  async function sentUntilTaken<T>(send: (updateId: string) => Promise<T>): Promise<T> {
+    const updateId = randomUUID();
+    for (let pause = 200; ; pause *= 2) {
+      try {
+        return await send(updateId);
+      } catch (err) {
+        if (!abortedWithItsTask(err) || pause > 5_000) throw err;
+        await sleep(pause);
+      }
+    }
+  }
+
   it('replays the history it recorded, and the job goes on', async () => {
     const first = await worker();
     const handle = await first.runUntil(async () => {
@@ -41,7 +62,9 @@ describe('job workflow: an assignment to a run no worker holds', () => {
     // No worker holds the run now; the next one takes the assignment with its history.
     const second = await worker();
     const running = await second.runUntil(() =>
-      handle.executeUpdate(assignUpdate, { args: [{ leaseId: 'lease-cold', agentId: 'agent-cold' }] }),
+      sentUntilTaken((updateId) =>
+        handle.executeUpdate(assignUpdate, { updateId, args: [{ leaseId: 'lease-cold', agentId: 'agent-cold' }] }),
+      ),
     );
     assert.equal(running.snapshot.state, 'RUNNING');
     const history = await handle.fetchHistory();
@@ -53,9 +76,12 @@ describe('job workflow: an assignment to a run no worker holds', () => {
     // And a third worker, rebuilding the run again, takes its result.
     const third = await worker();
     await third.runUntil(async () => {
-      await handle.executeUpdate(resultUpdate, {
-        args: [{ leaseId: 'lease-cold', agentId: 'agent-cold', exitCode: 0, runtimeMs: 5 }],
-      });
+      await sentUntilTaken((updateId) =>
+        handle.executeUpdate(resultUpdate, {
+          updateId,
+          args: [{ leaseId: 'lease-cold', agentId: 'agent-cold', exitCode: 0, runtimeMs: 5 }],
+        }),
+      );
       const { snapshot } = await finalOf(handle);
       assert.equal(snapshot.state, 'SUCCEEDED');
     });
