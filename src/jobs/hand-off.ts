@@ -10,7 +10,7 @@ import type { Transitions } from './transitions';
 // A submitted job handed straight to a poll waiting on this instance: its run starts with the
 // poll's assignment (Update-with-Start), so the run's first workflow task takes both, and the
 // poll answers with the job without a claim. Only a workspace's own node that takes any job its
-// labels match waits for hand-offs (src/agents/poll.ts); every other job is claimed as before.
+// labels match waits for hand-offs (src/agents/poll-run.ts); every other job is claimed as before.
 
 /** A waiting poll a submit took to hand its job to (src/agents/poll-waiters.ts, PollWaiters.take). */
 export interface WaitingPoll {

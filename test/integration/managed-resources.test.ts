@@ -19,7 +19,7 @@ import { v0ok } from '../support/v0';
 
 // A managed job gets the resources it pays for and no more: its control group holds it to its
 // `cpu` and `memoryMb`, the agent reports what it really used, and an agent is handed only jobs
-// that fit what it has free (src/reference-agent/job-cgroup.ts, src/agents/poll.ts).
+// that fit what it has free (src/reference-agent/job-cgroup.ts, src/agents/free-room.ts).
 
 const db = () => testEnv().db;
 

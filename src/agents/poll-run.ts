@@ -1,0 +1,297 @@
+import type { Principal } from '../auth/principal';
+import { queuedChannelOf } from '../db/channels';
+import type { ClaimShape } from './empty-claims';
+import { freeOf, less } from './free-room';
+import type { Awaiting, PollTicket } from './poll-ticket';
+import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
+import { openEnv } from '../jobs/env-at-rest';
+import { resourcesOf } from '../jobs/record';
+import type { Capacity } from './record';
+import { claimsRun, dispatchLatency, longPollsWaiting } from '../metrics/registry';
+import type { NodeCaller, PollBody, PollCaller, PollDeps } from './poll';
+
+/**
+ * One poll. While it waits nothing of it is suspended in an async function: it is this object,
+ * parked on its ticket (PollTicket.park), which calls `awake` (a waiting poll's frames and
+ * promises were most of its memory, see bench:fleet).
+ */
+export class PollRun implements Awaiting, NodeCaller, PollBody {
+  // What it keeps of its request while it waits: the caller's identity (not the request's
+  // principal and its origin) and the body's three fields, each string the first holder's own.
+  readonly workspaceId: string;
+  readonly kind: Principal['kind'];
+  readonly agentId?: string;
+  readonly nodeId: string;
+  readonly maxJobs: number;
+  readonly waitSeconds: number;
+  private node!: PollingNode;
+  private free: Capacity | undefined;
+  /** Its node was idle: a renewed poll that reads nothing and claims nothing (src/agents/empty-claims.ts). */
+  private known = false;
+  private drainingAtStart = false;
+  private deadline = 0;
+  private ticket?: PollTicket;
+  // Made when it first claims: a renewed poll of an idle node never does.
+  private jobs: Assignment[] = NO_JOBS;
+  private skip?: string[];
+  // Started with the first job taken; a poll that waits holds none.
+  private clocks?: { handOver: Late; abandon: Late };
+  // Claims after a wake are what a queued job costs; the first is what a poll costs.
+  private after: 'start' | 'wake' = 'start';
+
+  constructor(
+    private readonly d: PollDeps,
+    principal: Principal,
+    body: PollBody,
+    private readonly caller: PollCaller,
+  ) {
+    this.workspaceId = principal.workspaceId;
+    this.kind = principal.kind;
+    this.agentId = principal.agentId;
+    this.nodeId = body.nodeId === principal.agentId ? principal.agentId : body.nodeId;
+    this.maxJobs = body.maxJobs;
+    this.waitSeconds = body.waitSeconds;
+  }
+
+  begin(): void {
+    this.settled(this.start());
+  }
+
+  /** A step run from a callback: whatever escapes it (its caller's own answer failing) is logged, never unhandled. */
+  private settled(step: Promise<void>): void {
+    step.catch((err: unknown) => this.d.log.error({ err }, 'long poll failed after its answer'));
+  }
+
+  private async start(): Promise<void> {
+    const { d } = this;
+    try {
+      // A node's own renewed poll while it is idle (src/agents/empty-claims.ts) reads nothing: it
+      // claims nothing, and whatever changes the node wakes it to read the row afresh.
+      const idle = this.kind === 'node' && this.agentId === this.nodeId ? d.emptyClaims.idle(this.nodeId) : undefined;
+      const known = idle && idle.node.workspace_id === this.workspaceId ? idle : undefined;
+      this.known = known !== undefined;
+      this.node = known ? known.node : slim(await d.requireNode(this, this.nodeId), this);
+      // What its running jobs leave of its capacity; each job taken here takes its share too.
+      this.free = known ? known.free : await freeOf(d.db, this.node);
+    } catch (err) {
+      return this.caller.done(err);
+    }
+    // A drain that starts while this poll waits answers it at once; an already draining node
+    // still long-polls, so an idle drained agent does not spin.
+    this.drainingAtStart = this.node.drain;
+    this.deadline = Date.now() + this.waitSeconds * 1000;
+    // Registered before the first claim: a job queued while it claims still wakes it.
+    this.ticket = d.waiters.enter(
+      queuedChannelOf(this.node),
+      this.node.id,
+      this.node.labels,
+      takesHandOffs(this.node, this.maxJobs),
+    );
+    await this.round();
+  }
+
+  /** Claims while there is something to take, then answers, or waits. */
+  private async round(): Promise<void> {
+    try {
+      await this.claimAll();
+    } catch (err) {
+      return this.fail(err);
+    }
+    if (
+      this.jobs.length > 0 ||
+      (this.node.drain && !this.drainingAtStart) ||
+      Date.now() >= this.deadline ||
+      this.caller.aborted
+    )
+      return this.finish();
+    longPollsWaiting.inc();
+    // Nothing taken and nothing passed over: what it waits with is the shared empty lists.
+    if (this.jobs.length === 0) this.jobs = NO_JOBS;
+    if (this.skip?.length === 0) this.skip = undefined;
+    this.caller.waits?.();
+    // Its deadline (or its caller's abort) ends the poll as it found it: no claim to run again.
+    this.ticket!.park(this.deadline - Date.now(), this.caller, this);
+  }
+
+  awake(woken: boolean): void {
+    longPollsWaiting.dec();
+    if (!woken) return this.settled(this.finish());
+    // A submit handed it its job straight away (src/jobs/hand-off.ts): assigned, nothing to claim.
+    const handed = this.ticket!.handed() as Assignment | undefined;
+    if (handed) {
+      claimsRun.inc({ after: 'wake', outcome: 'handed' });
+      dispatchLatency.observe((Date.now() - Date.parse(handed.job.createdAt)) / 1000);
+      this.jobs = [handed];
+      return this.settled(this.finish());
+    }
+    this.after = 'wake';
+    this.settled(this.reread());
+  }
+
+  /** After a wake: its node as it is now, then another round. */
+  private async reread(): Promise<void> {
+    const { d } = this;
+    try {
+      this.node = slim(await d.requireNode(this, this.nodeId), this);
+      this.free = await freeOf(d.db, this.node);
+    } catch (err) {
+      return this.fail(err);
+    }
+    this.ticket!.relabel(this.node.labels, takesHandOffs(this.node, this.maxJobs));
+    await this.round();
+  }
+
+  private async claimAll(): Promise<void> {
+    const { d, node, after } = this;
+    const taken: string[] = [];
+    // A renewed poll of an idle node: nothing it could take was queued since its last claim.
+    const shape = claimShapeOf(node, this.free, this.ticket!.queue);
+    const skipClaims =
+      after === 'start' && shape !== undefined && (this.known || d.emptyClaims.wouldFindNothing(node.id, shape));
+    if (skipClaims) claimsRun.inc({ after, outcome: 'skipped' });
+    else if (this.jobs === NO_JOBS) this.jobs = [];
+    // Jobs its claims reserved and could not take: later claims of this poll pass them over.
+    const skip = skipClaims ? [] : (this.skip ??= []);
+    const jobs = this.jobs;
+    while (!skipClaims && !node.drain && jobs.length < this.maxJobs && !this.clocks?.handOver.fired) {
+      // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
+      const leave = await d.claims.enter(this.deadline, this.caller);
+      if (!leave) break;
+      const claimedFrom = d.emptyClaims.started();
+      const seesAll = shape !== undefined && skip.length === 0 && jobs.length === 0;
+      const free = this.free;
+      const claim = claimOne(d.db, d.transitions, { ...node, ...(free && { free }) }, skip, d.claimOptions).finally(
+        leave,
+      );
+      let next: Assignment | null | 'late';
+      try {
+        // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
+        // sticky queue left by a crash, a loaded worker), and their loss clocks are running.
+        next = this.clocks ? await Promise.race([claim, this.clocks.abandon.promise]) : await claim;
+      } catch (err) {
+        // Jobs already assigned are the agent's now: hand them over, report the failure next time.
+        if (jobs.length === 0) throw err;
+        next = null;
+      }
+      claimsRun.inc({ after, outcome: next === null ? 'none' : next === 'late' ? 'late' : 'assigned' });
+      if (next === 'late') {
+        // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
+        claim
+          .then((late) => late && withdrawInBackground(d.workflows, late.job.id, late.leaseId, d.log))
+          .catch(() => undefined);
+        break;
+      }
+      if (!next) {
+        if (seesAll && shape) d.emptyClaims.foundNothing(node.id, claimedFrom, shape, { node, free });
+        break;
+      }
+      d.emptyClaims.forget(node.id);
+      this.clocks ??= { handOver: lateAfter(d.handOverMs), abandon: lateAfter(d.abandonMs) };
+      if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
+      jobs.push(next);
+      taken.push(next.job.id);
+      if (free) this.free = less(free, resourcesOf(next.job));
+    }
+    // Jobs it was woken for and did not take go on to another poll that can.
+    await this.ticket!.settle(taken);
+  }
+
+  /** Its place in the line given up: offers it did not settle go on. */
+  private close(): void {
+    this.clocks?.handOver.clear();
+    this.clocks?.abandon.clear();
+    this.ticket?.dispose();
+  }
+
+  private fail(err: unknown): void {
+    this.close();
+    this.caller.done(err);
+  }
+
+  private async finish(): Promise<void> {
+    this.close();
+    let out: Polled;
+    try {
+      out = await handOut(this.d, this.node.id, this.jobs);
+    } catch (err) {
+      return this.caller.done(err);
+    }
+    this.caller.done(undefined, out);
+  }
+}
+
+const NO_JOBS: Assignment[] = Object.freeze([]) as unknown as Assignment[];
+
+/** What a poll answers: its assignments, each with its env opened, and the jobs its node must stop. */
+export type Polled = Awaited<ReturnType<typeof handOut>>;
+
+/** The poll's answer: the jobs its node must stop, and each job's env, opened for its agent only (the row keeps it sealed). */
+async function handOut(d: Pick<PollDeps, 'stops' | 'dataKeys'>, nodeId: string, jobs: Assignment[]) {
+  const cancel = await d.stops.of(
+    nodeId,
+    jobs.map((j) => j.job.id),
+  );
+  const handed = await Promise.all(
+    jobs.map(async (a) => ({ ...a, env: await openEnv(d.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),
+  );
+  return { jobs: handed, cancel };
+}
+
+/**
+ * What a claim of the node could take, for EmptyClaims; undefined where a claim can find nothing
+ * with nothing notified and then something with nothing notified either (a key's quotas free up as
+ * jobs end) or where it claims nothing at all (a drain).
+ */
+function claimShapeOf(node: PollingNode, free: Capacity | undefined, queue: string): ClaimShape | undefined {
+  if (node.key_has_quotas || node.drain) return undefined;
+  return { queue, shape: JSON.stringify([node.labels, free ?? null]) };
+}
+
+/**
+ * Whether a submit may hand the node's waiting poll a job directly: a workspace's own node that
+ * takes any job its labels match, with nothing else to weigh (no key quotas, no capacity to fit,
+ * no drain). Others are only ever offered jobs, and claim them.
+ */
+function takesHandOffs(node: PollingNode, maxJobs: number): boolean {
+  return maxJobs >= 1 && node.pool === 'self' && !node.key_has_quotas && !node.capacity && !node.drain;
+}
+
+/** What an idle node's renewed poll takes from its last empty claim instead of reading. */
+export interface IdleNode {
+  node: PollingNode;
+  free: Capacity | undefined;
+}
+
+/** What a poll keeps of its node's row while it waits: what its claims and its wait read. */
+export type PollingNode = ClaimingAgent & { drain: boolean; capacity: Capacity | null };
+
+/** The row's fields a poll reads, its strings the caller's own where they are equal (one copy per node, not two). */
+function slim(n: PollingNode, caller: { nodeId: string; workspaceId: string }): PollingNode {
+  const { labels, region, registered_with_key_id, key_has_quotas, drain, capacity } = n;
+  const id = n.id === caller.nodeId ? caller.nodeId : n.id;
+  const workspace_id = n.workspace_id === caller.workspaceId ? caller.workspaceId : n.workspace_id;
+  const pool = n.pool === 'managed' ? 'managed' : n.pool === 'self' ? 'self' : n.pool;
+  return { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain, capacity };
+}
+
+/** A promise that resolves to 'late' once `ms` have passed. */
+function lateAfter(ms: number) {
+  let fired = false;
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => {
+      fired = true;
+      resolve('late');
+    }, ms);
+  });
+  return {
+    promise,
+    get fired() {
+      return fired;
+    },
+    clear() {
+      clearTimeout(timer);
+    },
+  };
+}
+type Late = ReturnType<typeof lateAfter>;
