@@ -103,6 +103,14 @@ export class Waiter implements PollTicket, Timed {
     this.end(false);
   }
 
+  /** Its wait runs at least `ms` more (a hand-off under way); no-op once it stopped waiting. */
+  hold(ms: number): void {
+    if (!this.then) return;
+    const due = Math.max(this.due, Date.now() + ms);
+    this.home.clock.remove(this);
+    this.home.clock.add(this, due);
+  }
+
   /** Its caller hung up (the signal's listener): the wait ends as it found it. */
   handleEvent(): void {
     this.end(false);

@@ -12,6 +12,9 @@ export type { Awaiting, PollTicket } from './poll-ticket';
 // A drain's NOTIFY names its node and wakes that node's polls. When the LISTEN connection drops,
 // every poll is woken, since what was notified meanwhile is lost.
 
+/** How long past its wait a poll taken for a hand-off may be held for the run to start. */
+export const HAND_OFF_HOLD_MS = 2000;
+
 /** Whether an offered job is still there for another poll to claim. */
 export type StillClaimable = (jobId: string) => Promise<boolean>;
 
@@ -115,6 +118,9 @@ export class PollWaiters {
     for (const w of this.queues.get(key) ?? []) {
       if (w.woken || !w.waiting || !w.takesHandOffs || !satisfies(w.labels, selector)) continue;
       this.leave(w);
+      // The longest-waiting poll is the nearest its end: it must not run out while the run it is
+      // handed starts (it would answer empty, and the job go round the queue to another poll).
+      w.hold(HAND_OFF_HOLD_MS);
       return {
         nodeId: w.nodeId,
         deliver: (assignment) => {

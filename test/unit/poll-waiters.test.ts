@@ -130,19 +130,30 @@ describe('poll waiters (no server): a job handed to a waiting poll', () => {
     for (const p of [plain, other, first, second]) p.ticket.dispose();
   });
 
-  it('a poll that stopped waiting is not handed anything; one released claims once, for what it missed', async () => {
+  it('a poll taken for a hand-off is held past its wait; one whose caller left is not handed anything; one released claims once', async () => {
     const h = harness();
+    // The longest-waiting poll is the nearest its end: taken, it waits on for the run to start.
     const brief = h.poll('n1', {}, { handOffs: true, waitMs: 20 });
-    const taken = h.waiters.take(queue, {})!;
+    const held = h.waiters.take(queue, {})!;
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(brief.woken, undefined, 'held past its 20 ms');
+    assert.equal(held.deliver({ job: 'job_1' }), true);
     await brief.wait;
-    assert.equal(brief.woken, false, 'its wait ran out');
-    assert.equal(taken.deliver({ job: 'job_1' }), false);
+    assert.deepEqual([brief.woken, brief.ticket.handed()], [true, { job: 'job_1' }]);
     brief.ticket.dispose();
+
+    const gone = h.poll('n3', {}, { handOffs: true });
+    const taken = h.waiters.take(queue, {})!;
+    (gone.ticket as unknown as { handleEvent(): void }).handleEvent(); // its caller hung up
+    await gone.wait;
+    assert.equal(gone.woken, false);
+    assert.equal(taken.deliver({ job: 'job_2' }), false);
+    gone.ticket.dispose();
 
     // Released, it claims once: a job notified while it was out of its line went to nobody.
     const patient = h.poll('n2', {}, { handOffs: true });
     const released = h.waiters.take(queue, {})!;
-    h.notify('ws_1 job_2 {}');
+    h.notify('ws_1 job_3 {}');
     await h.tick();
     assert.equal(patient.woken, undefined, 'out of its line');
     released.release();

@@ -2563,7 +2563,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)
+         * Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted (up to 2 s more when a job is being handed to it as its wait ends). At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)
          * @description Needs the role of action `agent.work` (see the role table); user and agent keys act as members. Node keys may call this for their own node. Managed-pool keys get 403 auth.forbidden.
          */
         post: {

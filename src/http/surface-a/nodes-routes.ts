@@ -56,7 +56,7 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     nodeKey: true,
     fast: true,
     summary:
-      'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
+      'Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted (up to 2 s more when a job is being handed to it as its wait ends). At most POLLS_PER_CREDENTIAL polls per credential at once (429 past it)',
     body: PollRequest,
     response: z.object({ jobs: z.array(AssignedJob), cancel: z.array(z.string()) }),
     // A poll that has to wait is answered outside the middleware chain (LateAnswer): a waiting

@@ -80,8 +80,9 @@ def sync_detailed(
     body: PostApiComputeNodesPollBody | Unset = UNSET,
     x_compute_workspace: str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | PostApiComputeNodesPollResponse200]:
-    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most
-    POLLS_PER_CREDENTIAL polls per credential at once (429 past it)
+    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted (up to 2 s more when a
+    job is being handed to it as its wait ends). At most POLLS_PER_CREDENTIAL polls per credential at
+    once (429 past it)
 
      Needs the role of action `agent.work` (see the role table); user and agent keys act as members. Node
     keys may call this for their own node. Managed-pool keys get 403 auth.forbidden.
@@ -119,8 +120,9 @@ def sync(
     body: PostApiComputeNodesPollBody | Unset = UNSET,
     x_compute_workspace: str | Unset = UNSET,
 ) -> ErrorEnvelope | PostApiComputeNodesPollResponse200 | None:
-    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most
-    POLLS_PER_CREDENTIAL polls per credential at once (429 past it)
+    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted (up to 2 s more when a
+    job is being handed to it as its wait ends). At most POLLS_PER_CREDENTIAL polls per credential at
+    once (429 past it)
 
      Needs the role of action `agent.work` (see the role table); user and agent keys act as members. Node
     keys may call this for their own node. Managed-pool keys get 403 auth.forbidden.
@@ -153,8 +155,9 @@ async def asyncio_detailed(
     body: PostApiComputeNodesPollBody | Unset = UNSET,
     x_compute_workspace: str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | PostApiComputeNodesPollResponse200]:
-    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most
-    POLLS_PER_CREDENTIAL polls per credential at once (429 past it)
+    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted (up to 2 s more when a
+    job is being handed to it as its wait ends). At most POLLS_PER_CREDENTIAL polls per credential at
+    once (429 past it)
 
      Needs the role of action `agent.work` (see the role table); user and agent keys act as members. Node
     keys may call this for their own node. Managed-pool keys get 403 auth.forbidden.
@@ -190,8 +193,9 @@ async def asyncio(
     body: PostApiComputeNodesPollBody | Unset = UNSET,
     x_compute_workspace: str | Unset = UNSET,
 ) -> ErrorEnvelope | PostApiComputeNodesPollResponse200 | None:
-    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted. At most
-    POLLS_PER_CREDENTIAL polls per credential at once (429 past it)
+    """Take assigned jobs; waitSeconds (0..30) long-polls until a job is submitted (up to 2 s more when a
+    job is being handed to it as its wait ends). At most POLLS_PER_CREDENTIAL polls per credential at
+    once (429 past it)
 
      Needs the role of action `agent.work` (see the role table); user and agent keys act as members. Node
     keys may call this for their own node. Managed-pool keys get 403 auth.forbidden.
