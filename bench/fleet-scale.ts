@@ -1,13 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Assigned, type Node, apiClient } from './api';
+import { apiClient } from './api';
+import { startBenchChild } from './child-process';
+import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
 import { cpuMsOf, postgresCounters, watchLoad } from './load';
 import { type BareStack, option, runBench, spawnService } from './stack';
 import { describe as line, nowMs, runPool, sleep, summarize } from './stats';
 
 // `npm run bench:fleet`: N long-polling agents (default 10 000) on one API instance, run as its
-// own process beside a worker, as compose runs them. The agents are this process's: keep-alive
-// connections, a node key each, labels {slot, zone}, a poll always waiting (30 s), a heartbeat
+// own process beside a worker, as compose runs them. The agents are a process of their own
+// (bench/fleet-agents.ts): keep-alive connections, a node key each, labels {slot, zone}, a poll always waiting (30 s), a heartbeat
 // every 30 s. It measures what the waiting polls cost the API (heap per poll, idle CPU, the
 // database's work per second while idle), and how fast a job reaches the one agent its selector
 // names with the whole fleet waiting, against the same with 10 agents, and how many claims the
@@ -26,10 +28,6 @@ const IDLE_S = option('idle', 30);
 const MEMORY_DEPTH = option('memory-depth', 2000);
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
 const ZONES = 4;
-
-interface Agent extends Node {
-  slot: number;
-}
 
 runBench(
   async (stack: BareStack) => {
@@ -80,48 +78,45 @@ runBench(
     };
 
     note(`registering ${AGENTS} agents …`);
-    const agents: Agent[] = new Array(AGENTS);
+    const agents: FleetAgent[] = new Array(AGENTS);
     await runPool(AGENTS, 64, async (i) => {
       const node = await client.register(stack.userKey, `fleet-${i}`, { slot: String(i), zone: `z${i % ZONES}` });
       agents[i] = { ...node, slot: i };
     });
 
-    // Each agent's loop: a poll always waiting; a job it gets is reported at once, its arrival noted.
+    // The agents are a process of their own (bench/fleet-agents.ts), which announces each job's arrival.
     const arrived = new Map<string, number>();
-    let running = true;
-    let refused = 0;
-    const loops: Promise<void>[] = [];
-    const start = (a: Agent) =>
-      loops.push(
-        (async () => {
-          // The first poll's wait is spread over 30 s, so the fleet's renewals are spread as a real one's are.
-          for (let wait = 1 + Math.floor(Math.random() * 30); running; wait = 30) {
-            const jobs: Assigned[] = await client.poll(a, 1, wait).catch(async () => (await sleep(1000), []));
-            for (const job of jobs) {
-              arrived.set(job.job_id, nowMs());
-              // A result the API is too loaded to take (408 past its request deadline) is counted, not fatal.
-              await client.result(a, job).catch(() => refused++);
-            }
-          }
-        })(),
-      );
-    let beating = 0;
-    const beat = (a: Agent) =>
-      void (async () => {
-        await sleep(Math.random() * 30_000);
-        while (running) {
-          await client.call('/compute/nodes/heartbeat', { nodeId: a.nodeId, runningJobs: [] }, a.nodeKey).then(
-            () => beating++,
-            () => undefined,
-          );
-          await sleep(30_000);
-        }
-      })();
+    const awaited = new Map<string, () => void>();
+    const fleet = await startBenchChild<FleetCall, FleetAnswer>(
+      'fleet-agents',
+      path.join(stack.dataDir, 'logs'),
+      (m) => {
+        if (typeof m.arrived !== 'string') return;
+        arrived.set(m.arrived, m.at as number);
+        awaited.get(m.arrived)?.();
+      },
+    );
+    await fleet.ask({ op: 'agents', url: api.url!, agents });
+    const start = (from: number, to: number) => fleet.ask({ op: 'poll', from, to });
+    /** The job's arrival at its agent, on the wall clock both processes share. */
+    const arrival = async (jobId: string) => {
+      if (!arrived.has(jobId)) {
+        const timer = { ref: undefined as NodeJS.Timeout | undefined };
+        await new Promise<void>((resolve, reject) => {
+          awaited.set(jobId, resolve);
+          timer.ref = setTimeout(() => reject(new Error(`job ${jobId} never reached an agent`)), 30_000);
+        }).finally(() => (clearTimeout(timer.ref), awaited.delete(jobId)));
+      }
+      return arrived.get(jobId)!;
+    };
 
     /** Submits `JOBS` jobs one after another, each for one agent of `among` (half by slot, half by zone), and times each to its arrival. */
-    const dispatch = async (among: Agent[]) => {
+    const dispatch = async (among: FleetAgent[]) => {
       const latencies: number[] = [];
+      // Where the time goes: until the submit is answered, and from then to the arrival, by selector kind.
+      const parts = { answered: [] as number[], bySlot: [] as number[], byZone: [] as number[] };
       const claimsBefore = await metric('compute_claims_total', 'after="wake"');
+      const handedBefore = await metric('compute_claims_total', 'outcome="handed"');
       for (let i = 0; i < JOBS; i++) {
         const target = among[Math.floor(Math.random() * among.length)];
         const selector = i % 2 === 0 ? { slot: String(target.slot) } : { zone: `z${target.slot % ZONES}` };
@@ -133,20 +128,25 @@ runBench(
             stack.userKey,
           )
           .then((j) => j.job_id);
-        for (let t = 0; !arrived.has(jobId); t++) {
-          if (t > 30_000) throw new Error(`job ${jobId} never reached an agent`);
-          await sleep(1);
-        }
-        latencies.push(arrived.get(jobId)! - t0);
+        const answered = nowMs();
+        const at = await arrival(jobId);
+        latencies.push(at - t0);
+        parts.answered.push(answered - t0);
+        (i % 2 === 0 ? parts.bySlot : parts.byZone).push(at - t0);
         await sleep(20);
       }
       const claims = (await metric('compute_claims_total', 'after="wake"')) - claimsBefore;
+      const handed = (await metric('compute_claims_total', 'outcome="handed"')) - handedBefore;
+      note(`  handed to a waiting poll as the run started: ${handed} of ${JOBS}`);
+      note(line('  submit answered', summarize(parts.answered)));
+      note(line('  to a slot (one agent matches)', summarize(parts.bySlot)));
+      note(line('  to a zone (a quarter match)', summarize(parts.byZone)));
       return { latencies: summarize(latencies), claimsPerJob: claims / JOBS };
     };
 
     note('10 agents waiting: dispatch baseline …');
     const few = agents.slice(0, 10);
-    few.forEach(start);
+    await start(0, 10);
     await sleep(2000);
     const heapBefore = await liveHeap();
     const waitingBefore = await metric('compute_long_polls_waiting');
@@ -167,10 +167,10 @@ runBench(
     // polls holds, without what the first ones warmed up once (compiled code, caches).
     const depth = Math.min(MEMORY_DEPTH, AGENTS);
     const half = Math.floor(depth / 2);
-    agents.slice(10, half).forEach(start);
+    await start(10, half);
     const atHalf = await waitingFor(half);
     const heapAtHalf = await liveHeap();
-    agents.slice(half, depth).forEach(start);
+    await start(half, depth);
     const atDepth = await waitingFor(depth);
     const heapAtDepth = await liveHeap();
     const kibPerPoll = (heapAtDepth - heapAtHalf) / (atDepth - atHalf) / 1024;
@@ -181,8 +181,8 @@ runBench(
     );
 
     note(`${AGENTS} agents waiting …`);
-    agents.slice(depth).forEach(start);
-    agents.forEach(beat);
+    await start(depth, AGENTS);
+    await fleet.ask({ op: 'beat' });
     const waiting = await waitingFor(AGENTS);
     note(
       `${waiting} polls waiting; API resident memory ${mib(await metric('compute_process_resident_memory_bytes'))} MiB`,
@@ -191,14 +191,14 @@ runBench(
     await sleep(30_000);
 
     note(`idle for ${IDLE_S} s: heartbeats every 30 s and polls renewed every 30 s …`);
-    const named = { [api.pid]: 'api', [worker.pid]: 'worker', [process.pid]: 'the agents (this process)' };
+    const named = { [api.pid]: 'api', [worker.pid]: 'worker', [fleet.pid]: 'the agents', [process.pid]: 'the bench' };
     const pgBefore = await postgresCounters(stack.db);
     await stack.db.raw('SELECT pg_stat_statements_reset()');
     const startsBefore = await metric('compute_claims_total', 'after="start"');
     const skippedBefore = await metric('compute_claims_total', 'outcome="skipped"');
     const load = watchLoad(undefined, named);
     const cpuBefore = cpuMsOf(api.pid);
-    const beatsBefore = beating;
+    const beatsBefore = (await fleet.ask({ op: 'count' })).beats;
     const from = nowMs();
     const fromUs = process.hrtime.bigint() / 1000n;
     await sleep(IDLE_S * 1000);
@@ -208,7 +208,7 @@ runBench(
       fs.writeFileSync(path.join(profileDir, 'idle-window.json'), JSON.stringify(window));
     }
     const idleCpuPct = ((cpuMsOf(api.pid) - cpuBefore) / (seconds * 1000)) * 100;
-    const beats = (beating - beatsBefore) / seconds;
+    const beats = ((await fleet.ask({ op: 'count' })).beats - beatsBefore) / seconds;
     for (const l of load.stop()) note(l);
     const pgAfter = await postgresCounters(stack.db);
     const starts = ((await metric('compute_claims_total', 'after="start"')) - startsBefore) / seconds;
@@ -224,12 +224,12 @@ runBench(
     note(`${AGENTS} agents waiting: dispatch …`);
     const deep = await dispatch(agents);
     note(line(`dispatch to the named agent, ${AGENTS} agents`, deep.latencies));
+    const { refused } = await fleet.ask({ op: 'stop' });
+    await fleet.stop();
     note(
       `claims run after wakes per job: ${deep.claimsPerJob.toFixed(2)} (with 10 agents: ${baseline.claimsPerJob.toFixed(2)}); results the API refused: ${refused}`,
     );
 
-    running = false;
-    await Promise.race([Promise.all(loops), sleep(35_000)]);
     await api.stop();
     await worker.stop();
     const ratio = deep.latencies.p50 / baseline.latencies.p50;
