@@ -35,8 +35,11 @@ class Queue extends Set<Waiter> {
 }
 
 /** Labels satisfy a selector when they hold each of its pairs (as `selector <@ labels` in SQL). */
-const satisfies = (labels: Record<string, string>, selector: Record<string, string> | null) =>
-  selector === null || Object.entries(selector).every(([k, v]) => labels[k] === v);
+function satisfies(labels: Record<string, string>, selector: Record<string, string> | null): boolean {
+  // No array per call: a queue's whole line may be checked for one job.
+  for (const k in selector) if (labels[k] !== selector[k]) return false;
+  return true;
+}
 
 /** The NOTIFY payload of a queued job, and of a drain: `<queue> <job ID> <selector JSON>`, `<queue> node:<node ID>`. */
 function parse(payload: string): { queue: string; target: string; selector: Record<string, string> | null } {
@@ -171,9 +174,12 @@ export class PollWaiters {
   async passOn(offer: Offer, from: Waiter) {
     offer.tried.add(from);
     const queue = this.queues.get(from.queue);
-    const candidate = [...(queue ?? [])].some(
-      (w) => !w.woken && !offer.tried.has(w) && satisfies(w.labels, offer.selector),
-    );
+    let candidate = false;
+    for (const w of queue ?? []) {
+      if (w.woken || offer.tried.has(w) || !satisfies(w.labels, offer.selector)) continue;
+      candidate = true;
+      break;
+    }
     if (!candidate) return;
     // Only a job still there is worth another poll's claim.
     if (await this.stillClaimable(offer.jobId).catch(() => true)) this.offer(from.queue, offer);
