@@ -55,7 +55,10 @@ export function snapshotColumns(s: JobSnapshot) {
 }
 
 // A SELECT in a CTE runs only when referenced: the NOTIFYs are counted per updated row, so they
-// fire exactly when the row changed, and are delivered on commit.
+// fire exactly when the row changed, and are delivered on commit. An attempt first written by a
+// snapshot that also ends it (its hand-out's write came late, or never: the API died after the
+// Update, and the run timed the attempt out) is inserted ended, since `ended` cannot see a row
+// the same statement inserts.
 const projectionStatement = prepared(
   'job_projection',
   positional(`WITH c AS (SELECT set_config('synchronous_commit', 'off', true) WHERE NOT ?::boolean
@@ -68,16 +71,22 @@ const projectionStatement = prepared(
        FROM p WHERE jobs.id = p.id AND jobs.version < ?
        RETURNING jobs.*, p.prev_state
      ), ev AS (${transitionEventsInsert('u')}
+     ), e AS (
+       SELECT * FROM jsonb_to_recordset(?::jsonb) AS e (lease_id text, at timestamptz, reason text, kill boolean, result jsonb)
      ), a AS (
-       INSERT INTO job_attempts (lease_id, job_id, attempt, agent_id, assigned_at)
-       SELECT ?::text, ?::text, ?::int, ?::text, ?::timestamptz WHERE ?::boolean
+       INSERT INTO job_attempts (lease_id, job_id, attempt, agent_id, assigned_at, ended_at, end_reason, kill_requested, result)
+       SELECT v.lease_id, v.job_id, v.attempt, v.agent_id, v.assigned_at,
+              CASE WHEN e.lease_id IS NULL THEN NULL WHEN e.at IS NULL THEN now() ELSE greatest(e.at, v.assigned_at) END,
+              e.reason, coalesce(e.kill, false), e.result
+         FROM (SELECT ?::text AS lease_id, ?::text AS job_id, ?::int AS attempt, ?::text AS agent_id,
+                      ?::timestamptz AS assigned_at WHERE ?::boolean) v
+         LEFT JOIN e ON e.lease_id = v.lease_id
        ON CONFLICT (lease_id) DO NOTHING
+       RETURNING lease_id, ended_at IS NOT NULL AS born_ended
      ), n AS (
        SELECT pg_notify(?, u.id) FROM u WHERE ?::boolean
        UNION ALL
        SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
-     ), e AS (
-       SELECT * FROM jsonb_to_recordset(?::jsonb) AS e (lease_id text, at timestamptz, reason text, kill boolean, result jsonb)
      ), before AS (
        SELECT lease_id, ended_at IS NULL AS was_open FROM job_attempts WHERE lease_id IN (SELECT lease_id FROM e)
      ), ended AS (
@@ -88,7 +97,9 @@ const projectionStatement = prepared(
      )
      SELECT ${JOB_COLUMN_NAMES.map((c) => `u.${c}`).join(', ')}, u.prev_state, ${artifactsOf('u.id')} AS artifacts,
             (SELECT count(*) FROM n) AS notified, (SELECT count(*) FROM c) AS relaxed,
-            (SELECT coalesce(jsonb_agg(lease_id), '[]') FROM ended WHERE was_open) AS opened_ends
+            (SELECT coalesce(jsonb_agg(lease_id), '[]')
+               FROM (SELECT lease_id FROM ended WHERE was_open UNION ALL SELECT lease_id FROM a WHERE born_ended) o
+            ) AS opened_ends
      FROM (SELECT 1) AS one LEFT JOIN u ON true`),
 );
 
@@ -111,15 +122,6 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
     s.version,
     newEventId(),
     newEventId(),
-    s.leaseId,
-    s.jobId,
-    s.attempt,
-    s.agentId,
-    s.startedAt,
-    Boolean(attempt),
-    NOTIFY.jobState,
-    wakesFollowers,
-    wakesAgents,
     // Each end only fills what is still empty; ended in this statement, after the job's row.
     JSON.stringify(
       attemptEnds.map((end) => ({
@@ -130,6 +132,15 @@ async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: 
         ...(end.result && { result: end.result }),
       })),
     ),
+    s.leaseId,
+    s.jobId,
+    s.attempt,
+    s.agentId,
+    s.startedAt,
+    Boolean(attempt),
+    NOTIFY.jobState,
+    wakesFollowers,
+    wakesAgents,
   ]);
   const [row] = rows;
   const opened = new Set((row?.opened_ends as string[] | undefined) ?? []);
