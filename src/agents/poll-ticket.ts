@@ -71,7 +71,7 @@ export class Waiter implements PollTicket, Timed {
   }
 
   park(timeoutMs: number, signal: Hangup | undefined, then: Awaiting): void {
-    if (this.woken || signal?.aborted) {
+    if (this.woken || signal?.aborted || this.home.closed) {
       const woken = this.woken;
       this.reset();
       return void queueMicrotask(() => then.awake(woken));

@@ -64,6 +64,8 @@ export class PollWaiters {
   private readonly queues = new Map<string, Queue>();
   /** When each waiting poll's wait runs out. */
   readonly clock = new WaitClock();
+  /** The instance is stopping: no poll waits any more (see close). */
+  closed = false;
 
   constructor(
     notifier: Notifier,
@@ -72,6 +74,16 @@ export class PollWaiters {
     for (const channel of [NOTIFY.jobQueued, NOTIFY.managedJobQueued])
       notifier.subscribe(channel, (p) => this.notified(channel, p));
     notifier.onReset(() => this.wakeAll());
+  }
+
+  /**
+   * The instance is stopping: every waiting poll answers now, as if its wait had run out, and a
+   * poll that comes to wait later answers at once, so its agent polls again elsewhere rather than
+   * meeting a closed connection.
+   */
+  close(): void {
+    this.closed = true;
+    for (const set of this.queues.values()) for (const w of [...set]) w.end(false);
   }
 
   /** How many polls are registered (waiting or claiming). */
@@ -117,6 +129,7 @@ export class PollWaiters {
    * matching poll is claiming or woken already.
    */
   take([channel, scope]: [string, string], selector: Record<string, string>): HandOff | undefined {
+    if (this.closed) return undefined;
     const key = `${channel}:${scope}`;
     for (const w of this.queues.get(key) ?? []) {
       if (w.woken || !w.waiting || !w.takesHandOffs || !satisfies(w.labels, selector)) continue;

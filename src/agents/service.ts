@@ -266,6 +266,12 @@ export function createAgentsService({
     /** A poll of the job's workspace waiting here that takes hand-offs (src/jobs/hand-off.ts). */
     waitingPolls,
 
+    /** The instance is stopping: waiting polls answer now, and none waits from here on. */
+    stopPolls: () => waiters.close(),
+
+    /** How many polls this instance holds (waiting or claiming). */
+    pollsHere: () => waiters.size,
+
     poll: createPoll({
       db,
       dataKeys,

@@ -49,21 +49,13 @@ import { createReadiness } from './readiness';
 import { activityLogging } from './sdk-runtime';
 import { startTracing, tracing } from '../telemetry/tracing';
 import { temporalTracing } from '../telemetry/temporal-tracing';
+import { closeServer, listen } from './http-server';
 
 const noop = () => undefined;
+/** How long a stopping API lets its requests under way finish (a log stream never does). */
+const SHUTDOWN_GRACE_MS = 3000;
 /** The bundler's report is long and says nothing an operator needs. */
 const quietSdkLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-
-/** Listens, or fails with the reason (a port in use) instead of an unhandled 'error' event. */
-function listen(server: http.Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
 
 /** The process runs the API, the worker or both, and is given the settings of what it runs. */
 export type ServiceProcessOptions = CommonOptions &
@@ -328,10 +320,10 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     });
     stops.unshift(async () => {
       stopReconciler();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      // Waiting polls answer empty, so their agents poll again elsewhere, and the answers and
+      // requests under way are written before the pool they need goes.
+      services!.agents.stopPolls();
+      await closeServer(server, SHUTDOWN_GRACE_MS);
       await notifier.stop();
       if (!native) await connection.close();
     });
