@@ -6,6 +6,7 @@ import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
 import { cpuMsOf, postgresCounters, watchLoad } from './load';
 import { type BareStack, option, runBench, spawnService } from './stack';
 import { describe as line, nowMs, runPool, sleep, summarize } from './stats';
+import { describeTail, oursTail } from './tail';
 
 // `npm run bench:fleet`: N long-polling agents (default 10 000) on one API instance, run as its
 // own process beside a worker, as compose runs them. The agents are a process of their own
@@ -144,13 +145,20 @@ runBench(
       return { latencies: summarize(latencies), claimsPerJob: claims / JOBS };
     };
 
+    /** `dispatch`, with the API's event-loop delay, GC pauses and pool waits over it. */
+    const dispatchWithTail = async (among: FleetAgent[]) => {
+      const { result, tail } = await oursTail(api.url!, () => dispatch(among));
+      note(`  ${describeTail('api', [tail])}`);
+      return result;
+    };
+
     note('10 agents waiting: dispatch baseline …');
     const few = agents.slice(0, 10);
     await start(0, 10);
     await sleep(2000);
     const heapBefore = await liveHeap();
     const waitingBefore = await metric('compute_long_polls_waiting');
-    const baseline = await dispatch(few);
+    const baseline = await dispatchWithTail(few);
     note(line('dispatch to the named agent, 10 agents', baseline.latencies));
 
     // What a waiting poll holds, at a depth whose heap snapshots stay quick to write and to read.
@@ -222,7 +230,7 @@ runBench(
     for (const l of await busiestStatements(stack.db, seconds)) note(`  ${l}`);
 
     note(`${AGENTS} agents waiting: dispatch …`);
-    const deep = await dispatch(agents);
+    const deep = await dispatchWithTail(agents);
     note(line(`dispatch to the named agent, ${AGENTS} agents`, deep.latencies));
     const { refused } = await fleet.ask({ op: 'stop' });
     await fleet.stop();
