@@ -19,8 +19,8 @@ import { describeTail, oursTail } from './tail';
 // its growth between the two, per poll, is what a waiting poll holds. FLEET_HEAP_SNAPSHOTS=<folder>
 // keeps the snapshots there, to see what that is. While idle it lists the statements PostgreSQL
 // ran most often (pg_stat_statements); PROFILE_DIR=<dir> profiles the API's CPU, with the idle
-// window's bounds beside the profile. The API and the worker run as the image runs them, compiled
-// (see spawnService).
+// window's bounds beside the profile; FLEET_API_FLAGS='--trace-gc …' adds node flags to the API's.
+// The API and the worker run as the image runs them, compiled (see spawnService).
 
 const AGENTS = option('agents', 10_000);
 const JOBS = option('jobs', 200);
@@ -40,6 +40,7 @@ runBench(
     const profileDir = process.env.PROFILE_DIR;
     const api = await spawnService(stack, 'api', {}, [
       '--heapsnapshot-signal=SIGUSR2',
+      ...(process.env.FLEET_API_FLAGS ? process.env.FLEET_API_FLAGS.split(' ') : []),
       `--diagnostic-dir=${snapshots}`,
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     ]);
