@@ -8,7 +8,8 @@ import { nowMs, sleep } from './stats';
 // the service, so they are kept cheap: node:http over keep-alive connections (not fetch, which
 // costs several times the CPU a request), in a process whose event loop does nothing else, so a
 // job's arrival is noted when it arrives rather than when the bench's own loop gets to it.
-// Each job is announced to the parent as `{ arrived, at }`, `at` on the shared wall clock (nowMs).
+// Each job is announced to the parent as `{ arrived, at }` when it arrives and `{ reported, at }`
+// once its result is answered (or refused), `at` on the shared wall clock (nowMs).
 
 export interface FleetAgent extends Node {
   slot: number;
@@ -98,6 +99,7 @@ async function pollLoop(a: FleetAgent) {
         { nodeId: a.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 1 },
         a.nodeKey,
       ).catch(() => refused++);
+      process.send!({ reported: job.job_id, at: nowMs() });
     }
   }
 }

@@ -29,6 +29,8 @@ const IDLE_S = option('idle', 30);
 const MEMORY_DEPTH = option('memory-depth', 2000);
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
 const ZONES = 4;
+/** The pause between one job's result answered and the next submit (serviceLatency's). */
+const SETTLE_MS = 40;
 
 runBench(
   async (stack: BareStack) => {
@@ -86,39 +88,48 @@ runBench(
       agents[i] = { ...node, slot: i };
     });
 
-    // The agents are a process of their own (bench/fleet-agents.ts), which announces each job's arrival.
-    const arrived = new Map<string, number>();
+    // The agents are a process of their own (bench/fleet-agents.ts), which announces each job's
+    // arrival and, once its result is answered, that it reported it.
+    const heard = { arrived: new Map<string, number>(), reported: new Map<string, number>() };
     const awaited = new Map<string, () => void>();
     const fleet = await startBenchChild<FleetCall, FleetAnswer>(
       'fleet-agents',
       path.join(stack.dataDir, 'logs'),
       (m) => {
-        if (typeof m.arrived !== 'string') return;
-        arrived.set(m.arrived, m.at as number);
-        awaited.get(m.arrived)?.();
+        for (const what of ['arrived', 'reported'] as const) {
+          const jobId = m[what];
+          if (typeof jobId !== 'string') continue;
+          heard[what].set(jobId, m.at as number);
+          awaited.get(`${what} ${jobId}`)?.();
+        }
       },
     );
     await fleet.ask({ op: 'agents', url: api.url!, agents });
     const start = (from: number, to: number) => fleet.ask({ op: 'poll', from, to });
-    /** The job's arrival at its agent, on the wall clock both processes share. */
-    const arrival = async (jobId: string) => {
-      if (!arrived.has(jobId)) {
+    /** When the job arrived at its agent (or its result was answered), on the wall clock both processes share. */
+    const heardOf = async (what: keyof typeof heard, jobId: string) => {
+      if (!heard[what].has(jobId)) {
+        const key = `${what} ${jobId}`;
         const timer = { ref: undefined as NodeJS.Timeout | undefined };
         await new Promise<void>((resolve, reject) => {
-          awaited.set(jobId, resolve);
-          timer.ref = setTimeout(() => reject(new Error(`job ${jobId} never reached an agent`)), 30_000);
-        }).finally(() => (clearTimeout(timer.ref), awaited.delete(jobId)));
+          awaited.set(key, resolve);
+          timer.ref = setTimeout(() => reject(new Error(`job ${jobId} never ${what}`)), 30_000);
+        }).finally(() => (clearTimeout(timer.ref), awaited.delete(key)));
       }
-      return arrived.get(jobId)!;
+      return heard[what].get(jobId)!;
     };
 
-    /** Submits `JOBS` jobs one after another, each for one agent of `among` (half by slot, half by zone), and times each to its arrival. */
+    /**
+     * Submits `JOBS` jobs one at a time, each for one agent of `among` (half by slot, half by
+     * zone), and times each to its arrival. As in the other benches' latency rounds, the next is
+     * submitted once the last one's result is answered and a settle has passed: a job whose
+     * result, run and read model are still at work slows the next submit by as much as the
+     * submit itself takes, whatever the fleet's size.
+     */
     const dispatch = async (among: FleetAgent[]) => {
       const latencies: number[] = [];
       // Where the time goes: until the submit is answered, and from then to the arrival, by selector kind.
       const parts = { answered: [] as number[], bySlot: [] as number[], byZone: [] as number[] };
-      const claimsBefore = await metric('compute_claims_total', 'after="wake"');
-      const handedBefore = await metric('compute_claims_total', 'outcome="handed"');
       for (let i = 0; i < JOBS; i++) {
         const target = among[Math.floor(Math.random() * among.length)];
         const selector = i % 2 === 0 ? { slot: String(target.slot) } : { zone: `z${target.slot % ZONES}` };
@@ -131,26 +142,33 @@ runBench(
           )
           .then((j) => j.job_id);
         const answered = nowMs();
-        const at = await arrival(jobId);
+        const at = await heardOf('arrived', jobId);
         latencies.push(at - t0);
         parts.answered.push(answered - t0);
         (i % 2 === 0 ? parts.bySlot : parts.byZone).push(at - t0);
-        await sleep(20);
+        await heardOf('reported', jobId);
+        await sleep(SETTLE_MS);
       }
+      return { latencies, parts };
+    };
+
+    /**
+     * `dispatch`, with the claims it ran and the API's event-loop delay, GC pauses and pool waits
+     * over it. The claim counters are read outside the tail's window: every scrape of /metrics
+     * starts the loop-delay window afresh.
+     */
+    const dispatchWithTail = async (among: FleetAgent[]) => {
+      const claimsBefore = await metric('compute_claims_total', 'after="wake"');
+      const handedBefore = await metric('compute_claims_total', 'outcome="handed"');
+      const { result, tail } = await oursTail(api.url!, () => dispatch(among));
       const claims = (await metric('compute_claims_total', 'after="wake"')) - claimsBefore;
       const handed = (await metric('compute_claims_total', 'outcome="handed"')) - handedBefore;
       note(`  handed to a waiting poll as the run started: ${handed} of ${JOBS}`);
-      note(line('  submit answered', summarize(parts.answered)));
-      note(line('  to a slot (one agent matches)', summarize(parts.bySlot)));
-      note(line('  to a zone (a quarter match)', summarize(parts.byZone)));
-      return { latencies: summarize(latencies), claimsPerJob: claims / JOBS };
-    };
-
-    /** `dispatch`, with the API's event-loop delay, GC pauses and pool waits over it. */
-    const dispatchWithTail = async (among: FleetAgent[]) => {
-      const { result, tail } = await oursTail(api.url!, () => dispatch(among));
+      note(line('  submit answered', summarize(result.parts.answered)));
+      note(line('  to a slot (one agent matches)', summarize(result.parts.bySlot)));
+      note(line('  to a zone (a quarter match)', summarize(result.parts.byZone)));
       note(`  ${describeTail('api', [tail])}`);
-      return result;
+      return { latencies: summarize(result.latencies), claimsPerJob: claims / JOBS };
     };
 
     note('10 agents waiting: dispatch baseline …');
