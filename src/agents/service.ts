@@ -15,6 +15,7 @@ import { auditBy } from '../auth/authorize';
 import { heartbeatAttempts } from '../jobs/heartbeats';
 import type { Transitions } from '../jobs/transitions';
 import { resultRead } from './result-read';
+import { workingNodeRead } from './working-node-read';
 import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
@@ -81,16 +82,15 @@ export function createAgentsService({
 
   /**
    * The node, if it is in the caller's workspace and the caller may act for it. A removed node is
-   * not found, except by a result (`removed: true`), whose lease check then tells it 409.
+   * not found (a result reads its node itself, removed or not: `resultRead`).
    */
-  async function requireNode(principal: NodeCaller, nodeId: string, o: { removed?: boolean } = {}) {
-    // With the quotas of the key it registered with, so a claim skips the quota lock when there are none.
-    const row = await db('agents as g')
-      .leftJoin('api_keys as k', 'k.id', 'g.registered_with_key_id')
-      .where({ 'g.id': nodeId, 'g.workspace_id': principal.workspaceId })
-      .first('g.*', db.raw('k.quotas IS NOT NULL AS key_has_quotas'));
+  function nodeFor<Row extends { deregistered_at: Date | null }>(
+    principal: NodeCaller,
+    nodeId: string,
+    row?: Row,
+  ): Row {
     if (!row) throw notFound('node');
-    if (row.deregistered_at && !o.removed) {
+    if (row.deregistered_at) {
       // A poll of the removed node that began before its key was revoked: told as its key would be.
       if (principal.kind === 'node' && principal.agentId === nodeId)
         throw new AppError('auth.unauthenticated', 'This node was removed; its key no longer works');
@@ -101,6 +101,19 @@ export function createAgentsService({
     }
     return row;
   }
+
+  /** The node's whole row (`nodeFor`), with the quotas of the key it registered with. */
+  async function requireNode(principal: NodeCaller, nodeId: string) {
+    const row = await db('agents as g')
+      .leftJoin('api_keys as k', 'k.id', 'g.registered_with_key_id')
+      .where({ 'g.id': nodeId, 'g.workspace_id': principal.workspaceId })
+      .first('g.*', db.raw('k.quotas IS NOT NULL AS key_has_quotas'));
+    return nodeFor(principal, nodeId, row);
+  }
+
+  /** What an agent's work calls (a poll's claims, a log push) read of its node (`nodeFor`), in one prepared statement. */
+  const requireWorkingNode = async (principal: NodeCaller, nodeId: string) =>
+    nodeFor(principal, nodeId, (await workingNodeRead(db, [nodeId, principal.workspaceId]))[0]);
 
   /** Wakes the node's waiting long polls, naming it: only its own polls wake (src/agents/poll-waiters.ts). */
   async function wakePolls(node: RemovedNode): Promise<void> {
@@ -163,7 +176,7 @@ export function createAgentsService({
   const waitingPolls: WaitingPolls = (job) =>
     waiters.take(queuedChannelOf({ pool: 'self', region: null, workspace_id: job.workspaceId }), job.selector);
   return {
-    requireNode,
+    requireWorkingNode,
 
     whyWaiting: whyWaitingIn(db, lostAfterMs),
 
@@ -281,7 +294,7 @@ export function createAgentsService({
       config,
       workflows,
       log,
-      requireNode,
+      requireNode: requireWorkingNode,
     }),
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */

@@ -87,7 +87,7 @@ export function createLogPush({
   const budget = logBudgetOf(config.limits);
   const storedListeners = new Set<(s: StoredLines) => void>();
 
-  /** Lines from `node` (its row, as requireNode read it) for the job its lease holds. */
+  /** Lines from `node` (its row, as requireWorkingNode read it) for the job its lease holds. */
   async function push(node: AskingNode, body: { jobId: string; leaseId: string; lines: PushedLine[] }) {
     // In its turn: a job flooding its log waits while other agents' jobs are handed out and finish.
     const out = await turns.push(body.jobId, body.lines.length, () => pushTransaction(node, body));

@@ -233,6 +233,23 @@ describe('the fast path answers as the framework does', function () {
       true,
     );
 
+    // The node's own read refuses a push for another node, or for no node at all, on either path.
+    const pushFor = (nodeId: string) =>
+      json({ nodeId, job_id: assigned[0].job_id, leaseId: assigned[0].leaseId, lines: lines(20) });
+    const forbidden = await same(
+      'logs for another node',
+      { path: logs, key: node.nodeKey, body: pushFor(otherNode.nodeId) },
+      true,
+    );
+    assert.equal(forbidden.status, 403, forbidden.text);
+    assert.match(forbidden.text, /auth\.forbidden/);
+    const missing = await same(
+      'logs for no node',
+      { path: logs, key: node.nodeKey, body: pushFor('node_nonesuch') },
+      true,
+    );
+    assert.equal(missing.status, 404, missing.text);
+
     const result = '/api/compute/nodes/result';
     const report = (job: { job_id: string; leaseId: string }) =>
       json({ nodeId: node.nodeId, job_id: job.job_id, leaseId: job.leaseId, exitCode: 0, runtimeMs: 5 });

@@ -81,7 +81,7 @@ export function nodesRoutes(services: Services, at: SurfaceAMount, polls: Creden
     body: LogsRequest,
     response: z.object({ accepted: z.number().int(), duplicates: z.number().int() }),
     handle: async (ctx, body) => {
-      const node = await agents.requireNode(principalOf(ctx), body.nodeId);
+      const node = await agents.requireWorkingNode(principalOf(ctx), body.nodeId);
       return logs.push(node, { jobId: body.job_id, leaseId: body.leaseId, lines: body.lines });
     },
   });
