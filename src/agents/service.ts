@@ -15,7 +15,7 @@ import { auditBy } from '../auth/authorize';
 import { heartbeatAttempts } from '../jobs/heartbeats';
 import type { Transitions } from '../jobs/transitions';
 import { resultRead } from './result-read';
-import { workingNodeRead } from './working-node-read';
+import { nodeAccess } from './node-access';
 import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
@@ -23,7 +23,7 @@ import { newId } from '../shared/ids';
 import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
 import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
-import { type IdleNode, type NodeCaller, createPoll } from './poll';
+import { type IdleNode, createPoll } from './poll';
 import { PollWaiters } from './poll-waiters';
 import type { WaitingPolls } from '../jobs/hand-off';
 import { isClaimable } from '../jobs/reservations';
@@ -80,40 +80,7 @@ export function createAgentsService({
   const lostAfterMs = config.durations.agentLostAfterMs;
   const liveness = livenessStamps(db);
 
-  /**
-   * The node, if it is in the caller's workspace and the caller may act for it. A removed node is
-   * not found (a result reads its node itself, removed or not: `resultRead`).
-   */
-  function nodeFor<Row extends { deregistered_at: Date | null }>(
-    principal: NodeCaller,
-    nodeId: string,
-    row?: Row,
-  ): Row {
-    if (!row) throw notFound('node');
-    if (row.deregistered_at) {
-      // A poll of the removed node that began before its key was revoked: told as its key would be.
-      if (principal.kind === 'node' && principal.agentId === nodeId)
-        throw new AppError('auth.unauthenticated', 'This node was removed; its key no longer works');
-      throw notFound('node');
-    }
-    if (principal.kind === 'node' && principal.agentId !== nodeId) {
-      throw new AppError('auth.forbidden', 'This node key belongs to another node');
-    }
-    return row;
-  }
-
-  /** The node's whole row (`nodeFor`), with the quotas of the key it registered with. */
-  async function requireNode(principal: NodeCaller, nodeId: string) {
-    const row = await db('agents as g')
-      .leftJoin('api_keys as k', 'k.id', 'g.registered_with_key_id')
-      .where({ 'g.id': nodeId, 'g.workspace_id': principal.workspaceId })
-      .first('g.*', db.raw('k.quotas IS NOT NULL AS key_has_quotas'));
-    return nodeFor(principal, nodeId, row);
-  }
-
-  /** What an agent's work calls (a poll's claims, a log push) read of its node (`nodeFor`), in one prepared statement. */
-  const requireWorkingNode = async (principal: NodeCaller, nodeId: string) =>
-    nodeFor(principal, nodeId, (await workingNodeRead(db, [nodeId, principal.workspaceId]))[0]);
+  const { requireNode, requireWorkingNode } = nodeAccess(db);
 
   /** Wakes the node's waiting long polls, naming it: only its own polls wake (src/agents/poll-waiters.ts). */
   async function wakePolls(node: RemovedNode): Promise<void> {
