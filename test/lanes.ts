@@ -18,8 +18,9 @@ import type { Lane, TemporalKind } from './support/env';
  *   says otherwise, which is always safe.
  *
  * - **alone**: files that say `// lane: alone` on their first line load the machine so much (the
- *   fault soak runs a whole production-shaped stack of its own) that timing tests beside them
- *   would fail: they run after every other lane has finished, one after another.
+ *   fault soak runs a whole production-shaped stack of its own; the batch Terminate, a thousand
+ *   runs) that timing tests beside them would fail, or hold a bound that is a time on a machine
+ *   with nothing else to do: they run after every other lane has finished, one after another.
  *
  * Those lanes run on Temporal's dev server. A file that says `// temporal: dev, server` in its
  * first lines also runs in a fourth lane, **server**, on the Temporal server users deploy
