@@ -6,8 +6,10 @@ import type { Notifier } from '../db/notifier';
 // notifies its queue (a submit, a requeue, a backoff's end), and every instance hears every
 // queue's notifications. So a renewed poll whose node's last claim on this instance found nothing,
 // with nothing notified on its queue since that claim began and the node unchanged, would find
-// nothing again and need not claim. What frees a row without a notification (a reservation that
-// expires after a crashed claim) is bounded: no node goes longer than `maxSkipMs` without a claim.
+// nothing again and need not claim. A reservation that runs out after a crashed claim is freed and
+// notified by the reconciler's next sweep (src/jobs/reservations.ts, releaseExpired); whatever
+// else might free a row without a notification is bounded: no node goes longer than `maxSkipMs`
+// without a claim.
 // Each empty claim skips for a random share of that, between three quarters and all of it, so a
 // fleet whose claims fell together (every agent restarted at once) does not claim together again.
 // Such a poll does not read its node's row either: it claims nothing, and what changes a node

@@ -143,7 +143,7 @@ export const ApiVariables = z.object({
   CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   // The longest a node's renewed polls go without a claim while nothing is queued for it (0: every
   // poll claims). A row freed without a notification (an expired reservation) waits up to this.
-  POLL_CLAIM_SKIP_MAX_SECONDS: z.coerce.number().int().min(0).default(120),
+  POLL_CLAIM_SKIP_MAX_SECONDS: z.coerce.number().int().min(0).default(600),
   RECONCILE_INTERVAL_MS: int(30_000),
   // Counts bounded per workspace (per user for workspaces created), so one workspace cannot
   // flood what all share: thousands of endpoints at one URL would fan every job out on the

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { notifyQueuedSql } from '../db/channels';
 import { preparedNamed } from '../db/prepared';
 import { JOB_COLUMN_NAMES } from './record';
 
@@ -128,4 +129,24 @@ export async function isClaimable(db: Knex, jobId: string): Promise<boolean> {
 /** Frees a row the workflow refused to assign (cancelled meanwhile). */
 export async function releaseReservation(db: Knex, jobId: string, agentId: string): Promise<void> {
   await db('jobs').where({ id: jobId, claimed_by: agentId }).update({ claimed_by: null, claimed_until: null });
+}
+
+/**
+ * Frees a reservation that ran out (its claim crashed, or its Update never reached the run) and,
+ * when that leaves the row claimable, notifies its queue: a renewed poll of an idle node skips its
+ * claim until its queue is notified (src/agents/empty-claims.ts), so a row freed silently would
+ * wait for the skip's bound. True when a poll was told.
+ */
+export async function releaseExpired(db: Knex, jobId: string): Promise<boolean> {
+  const { rows } = await db.raw(
+    `WITH u AS (
+       UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_until < now()
+       RETURNING id, pool, region, workspace_id, selector, state, workflow_started, available_at
+     ), n AS (
+       SELECT ${notifyQueuedSql('u')} FROM u WHERE u.state = 'QUEUED' AND u.workflow_started AND u.available_at <= now()
+     )
+     SELECT count(*)::int AS notified FROM n`,
+    [jobId],
+  );
+  return rows[0].notified > 0;
 }

@@ -15,6 +15,7 @@ import {
   queuedSnapshot,
 } from '../../workflows/definitions';
 import { LIVE_STATES } from './lease';
+import { releaseExpired } from './reservations';
 import { type RowRef, rowsBehindClosedRuns } from './closed-runs';
 import { eachConcurrently } from '../shared/concurrently';
 import { applyProjection } from './projection';
@@ -305,11 +306,8 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
             return { written: false };
           });
           if (outcome.written) repaired++;
-          // A reservation whose claim never wrote: nobody else will clear it.
-          await db('jobs')
-            .where({ id: row.id })
-            .where('claimed_until', '<', db.fn.now())
-            .update({ claimed_by: null, claimed_until: null });
+          // A reservation whose claim never wrote: nobody else will clear it, or tell the polls.
+          await releaseExpired(db, row.id);
         });
         return all;
       };

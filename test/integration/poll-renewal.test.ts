@@ -6,7 +6,8 @@ import { waitFor } from '../support/agents';
 
 // An idle fleet's renewed polls skip their claim while nothing was queued for them (see
 // src/agents/empty-claims.ts), and lose no job by it: a job queued since is taken by the next
-// poll, and a job freed without a notification is taken once the skip's share of the bound has passed.
+// poll, a crashed claim's job is taken once a reconciler sweep frees and notifies it, and a job freed
+// without a notification is taken once the skip's share of the bound has passed.
 describe('renewed polls of an idle node', () => {
   const apiWith = apisPerTest();
 
@@ -82,5 +83,38 @@ describe('renewed polls of an idle node', () => {
     );
     // Each empty claim skips for three quarters to all of the bound (spread so a fleet does not claim together).
     assert.ok(Date.now() - began >= 2250, 'not before three quarters of the bound');
+  });
+
+  it("take a crashed claim's job once a reconciler sweep frees its reservation, long before the bound", async () => {
+    const { api, key, poll } = await idleNode('600');
+    const job = await submit(key);
+    const db = testEnv().db;
+    await waitFor(
+      'the job to be claimable',
+      async () => (await db('jobs').where({ id: job.job_id }).first()).workflow_started,
+      10_000,
+    );
+    await db('jobs')
+      .where({ id: job.job_id })
+      .update({ claimed_by: 'node_crashed', claimed_until: db.raw("now() + interval '1 second'") });
+    assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
+    // The reservation ran out a while ago (past the sweep's 5 s margin), with nothing notified.
+    await db('jobs')
+      .where({ id: job.job_id })
+      .update({ claimed_until: db.raw("now() - interval '10 seconds'") });
+    const before = await skipped(api.url!);
+    assert.deepEqual(await poll(), [], 'free again, but nothing said so: the renewal skips its claim');
+    assert.equal((await skipped(api.url!)) - before, 1);
+    // A sweep (any instance's reconciler) frees the reservation and notifies the job's queue.
+    await testEnv().service.services!.transitions.repairBehind({ silentForMs: 3_600_000, closedSince: new Date() });
+    assert.deepEqual(await db('jobs').where({ id: job.job_id }).first('claimed_by', 'claimed_until'), {
+      claimed_by: null,
+      claimed_until: null,
+    });
+    await waitFor(
+      'the job to be taken by the next renewal',
+      async () => (await poll())[0]?.job_id === job.job_id,
+      5_000,
+    );
   });
 });
