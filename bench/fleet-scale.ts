@@ -48,10 +48,19 @@ runBench(
     ]);
     const worker = await spawnService(stack, 'worker');
     const client = apiClient(api.url!);
-    const metric = async (name: string, labels = ''): Promise<number> => {
-      const text = await (await fetch(`${api.url}/metrics`)).text();
+    const metricIn = (text: string, name: string, labels = ''): number => {
       const re = new RegExp(`^${name}${labels ? `\\{[^}]*${labels}[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'gm');
       return [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
+    };
+    const metric = async (name: string, labels = ''): Promise<number> =>
+      metricIn(await (await fetch(`${api.url}/metrics`)).text(), name, labels);
+    /** Claims after a poll's start, and those skipped, from one scrape: apart, polls arriving between them skew the difference. */
+    const startClaims = async () => {
+      const text = await (await fetch(`${api.url}/metrics`)).text();
+      return {
+        starts: metricIn(text, 'compute_claims_total', 'after="start"'),
+        skipped: metricIn(text, 'compute_claims_total', 'after="start"[^}]*outcome="skipped"'),
+      };
     };
     /**
      * The API's live heap, in bytes: the sum over a heap snapshot (which collects all garbage first),
@@ -221,8 +230,7 @@ runBench(
     const named = { [api.pid]: 'api', [worker.pid]: 'worker', [fleet.pid]: 'the agents', [process.pid]: 'the bench' };
     const pgBefore = await postgresCounters(stack.db);
     await stack.db.raw('SELECT pg_stat_statements_reset()');
-    const startsBefore = await metric('compute_claims_total', 'after="start"');
-    const skippedBefore = await metric('compute_claims_total', 'outcome="skipped"');
+    const before = await startClaims();
     const load = watchLoad(undefined, named);
     const cpuBefore = cpuMsOf(api.pid);
     const beatsBefore = (await fleet.ask({ op: 'count' })).beats;
@@ -238,8 +246,9 @@ runBench(
     const beats = ((await fleet.ask({ op: 'count' })).beats - beatsBefore) / seconds;
     for (const l of load.stop()) note(l);
     const pgAfter = await postgresCounters(stack.db);
-    const starts = ((await metric('compute_claims_total', 'after="start"')) - startsBefore) / seconds;
-    const skipped = ((await metric('compute_claims_total', 'outcome="skipped"')) - skippedBefore) / seconds;
+    const after = await startClaims();
+    const starts = (after.starts - before.starts) / seconds;
+    const skipped = (after.skipped - before.skipped) / seconds;
     const pgTxPerS = (pgAfter.xacts - pgBefore.xacts) / seconds;
     note(
       `idle: API ${idleCpuPct.toFixed(1)}% of one core; PostgreSQL ${pgTxPerS.toFixed(0)} transactions/s, ${((pgAfter.writes - pgBefore.writes) / seconds).toFixed(0)} row writes/s; ${starts.toFixed(0)} polls arriving/s (${(starts - skipped).toFixed(0)} empty claims, ${skipped.toFixed(0)} skipped), ${beats.toFixed(0)} heartbeats/s`,
