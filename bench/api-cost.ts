@@ -34,6 +34,7 @@ import { cpuMsOf, postgresCounters } from './load';
 import { BUILT_ROOT, type BareStack, option, runBench, spawnService } from './stack';
 import { ms, summarize } from './stats';
 import { type TailFigures, bareTail, describeTail, oursTail } from './tail';
+import { NODE_FLAGS } from '../src/runtime/node-flags';
 
 const CONNECTIONS = 50;
 const JOBS = 1000;
@@ -108,8 +109,8 @@ async function run(stack: BareStack, o: { seconds: number; rounds: number }): Pr
   const bare = startChild({
     command: process.execPath,
     args: [
-      // Compiled and with the young generation our API gets (spawnService built both).
-      '--max-semi-space-size=64',
+      // Compiled and with the flags our API gets (spawnService built both).
+      ...NODE_FLAGS.api,
       ...(process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}/bare`] : []),
       path.join(BUILT_ROOT, 'bench/bare-api-server.js'),
     ],

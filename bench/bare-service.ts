@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
+import { NODE_FLAGS } from '../src/runtime/node-flags';
 import { type BareStack, BUILT_ROOT, buildService } from './stack';
 
 /**
@@ -31,7 +32,11 @@ export async function startBareService(
   const spawn = (what: string) =>
     startChild({
       command: process.execPath,
-      args: ['--max-semi-space-size=64', path.join(BUILT_ROOT, `bench/bare-service-${what}.js`)],
+      // With the flags our API (the server) and worker get.
+      args: [
+        ...NODE_FLAGS[what === 'server' ? 'api' : 'worker'],
+        path.join(BUILT_ROOT, `bench/bare-service-${what}.js`),
+      ],
       env,
       logFile: path.join(logDir, `bare-service-${what}.log`),
     });

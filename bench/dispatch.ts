@@ -34,7 +34,8 @@
  *   RETURNING and sends the assign Update; a result sends the result Update, then ends the row in
  *   one statement; its workflow races a loss timer against the result. No framework,
  *   authentication, codec, audit, metering or rate limiting. All four processes are compiled
- *   (dist/) and run by node with `--max-semi-space-size=64`, as `npm run api` and `npm run worker`;
+ *   (dist/) and run by node with the flags `npm run api` and `npm run worker` give them
+ *   (src/runtime/node-flags.ts: the bare server gets the API's, its worker the worker's);
  *   the bare service gets our pool size, workflow cache and loss clock. One load generator, a
  *   process of its own (compiled, same flags), drives both over the same HTTP protocol: their
  *   dispatch latency in the interleaved rounds, then throughput in rounds of half the jobs

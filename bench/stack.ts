@@ -16,6 +16,7 @@ import { type LocalStack, startLocalStack } from '../src/stack/local-stack';
 import { freePort } from '../src/stack/ports';
 import { type TemporalCluster, startTemporalClusterOn } from '../src/stack/temporal-cluster';
 import { type ManagedChild, startChild } from '../src/stack/child';
+import { NODE_FLAGS } from '../src/runtime/node-flags';
 
 /** The service's settings for the benchmark: its defaults, quiet logs, no rate limiting. */
 const BENCH_ENV = {
@@ -188,8 +189,8 @@ export async function spawnService(
   const port = what === 'api' ? await freePort() : 0;
   const child = startChild({
     command: process.execPath,
-    // With the young generation `npm run api` and `npm run worker` give it (see docs/reference/configuration.md).
-    args: ['--max-semi-space-size=64', ...nodeArgs, `dist/src/main/${what}.js`],
+    // With the flags `npm run api` and `npm run worker` give it (src/runtime/node-flags.ts).
+    args: [...NODE_FLAGS[what], ...nodeArgs, `dist/src/main/${what}.js`],
     cwd: ROOT,
     env: { ...stack.vars, PORT: String(port), ...env },
     logFile: path.join(stack.dataDir, 'logs', `${what}-${port || Date.now()}.log`),

@@ -10,6 +10,7 @@ import { startStripeMock } from './stripe-mock';
 import { type Supervised, supervise } from './supervisor';
 import { type TemporalCluster, startTemporalClusterOn } from './temporal-cluster';
 import { ensureTool } from './tools';
+import { NODE_FLAGS } from '../runtime/node-flags';
 
 // The service as docker-compose.yml runs it, without containers: PostgreSQL (the app's database
 // and Temporal's two), the Temporal server on it with its UI, MinIO, stripe-mock, and two API and
@@ -168,7 +169,7 @@ export async function startProdStack(opts: ProdStackOptions): Promise<ProdStack>
     const spawn = (name: string, script: string, args: string[], env: Record<string, string> = {}) => {
       const child = supervise(name, {
         command: process.execPath,
-        args: ['--max-semi-space-size=64', '--import', 'tsx', script, ...args],
+        args: [...NODE_FLAGS[script.endsWith('api.ts') ? 'api' : 'worker'], '--import', 'tsx', script, ...args],
         cwd: ROOT,
         env: { ...vars, ...env },
         logFile: path.join(logs, `${name}.log`),
