@@ -142,7 +142,8 @@ export const ApiVariables = z.object({
   POLL_HAND_OVER_MS: z.coerce.number().int().min(0).default(1000),
   CLAIM_RESERVATION_SECONDS: z.coerce.number().int().min(11).default(30),
   // The longest a node's renewed polls go without a claim while nothing is queued for it (0: every
-  // poll claims). A row freed without a notification (an expired reservation) waits up to this.
+  // poll claims): a safety net, since what frees a row notifies its queue (an expired reservation
+  // at the reconciler's next sweep).
   POLL_CLAIM_SKIP_MAX_SECONDS: z.coerce.number().int().min(0).default(600),
   RECONCILE_INTERVAL_MS: int(30_000),
   // Counts bounded per workspace (per user for workspaces created), so one workspace cannot

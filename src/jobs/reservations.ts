@@ -135,18 +135,17 @@ export async function releaseReservation(db: Knex, jobId: string, agentId: strin
  * Frees a reservation that ran out (its claim crashed, or its Update never reached the run) and,
  * when that leaves the row claimable, notifies its queue: a renewed poll of an idle node skips its
  * claim until its queue is notified (src/agents/empty-claims.ts), so a row freed silently would
- * wait for the skip's bound. True when a poll was told.
+ * wait for the skip's bound.
  */
-export async function releaseExpired(db: Knex, jobId: string): Promise<boolean> {
-  const { rows } = await db.raw(
+export async function releaseExpired(db: Knex, jobId: string): Promise<void> {
+  await db.raw(
     `WITH u AS (
        UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_until < now()
        RETURNING id, pool, region, workspace_id, selector, state, workflow_started, available_at
      ), n AS (
        SELECT ${notifyQueuedSql('u')} FROM u WHERE u.state = 'QUEUED' AND u.workflow_started AND u.available_at <= now()
      )
-     SELECT count(*)::int AS notified FROM n`,
+     SELECT count(*) FROM n`,
     [jobId],
   );
-  return rows[0].notified > 0;
 }
