@@ -389,7 +389,7 @@ export function configurationReference(): string {
     '',
     '`src/config/` is the only reader of the environment: `variables.ts` lists and validates every variable, `index.ts` reads them into a `Config` (its shape is `shape.ts`). A value the schema refuses stops the process at start, naming the variable.',
     '',
-    '`npm run api`, `npm run worker` and `npm run dev` run Node with `--max-semi-space-size=64` (a 64 MiB young generation), and `npm run api` with `--single-threaded-gc` as well (garbage collected on the API\'s own thread, cheaper for an instance holding an idle fleet): `src/runtime/node-flags.ts` says why, [performance](../performance.md) what they measure. A deployment that starts `node` itself should pass them too.',
+    '`npm run api`, `npm run worker` and `npm run dev` run Node with `--max-semi-space-size=64` (a 64 MiB young generation; `src/runtime/node-flags.ts` says why, [performance](../performance.md) what it measures); a deployment that starts `node` itself should pass it too.',
     '',
   ];
   for (const section of SECTIONS) {

@@ -5,13 +5,11 @@
  *
  * - `--max-semi-space-size=64`: a 64 MiB young generation. A 16 MiB one spends 15.6% of the wall
  *   time in GC under load and serves 5% fewer requests (docs/performance.md).
- * - `--single-threaded-gc`, the API only: an API holds thousands of agents' idle connections, and
- *   its collections with them cost less CPU on its own thread than spread over helper threads
- *   (an idle fleet of 10 000: about a quarter of a core against a third), at some CPU per job under
- *   full load (docs/performance.md). A worker is busy, not connection-bound: it keeps them.
+ * - Not `--single-threaded-gc`: it saved an idle fleet's API a few points of a core in some runs
+ *   and not in others, and cost it 13% more CPU per job under full load (docs/performance.md).
  */
 export const NODE_FLAGS = {
-  api: ['--max-semi-space-size=64', '--single-threaded-gc'],
+  api: ['--max-semi-space-size=64'],
   worker: ['--max-semi-space-size=64'],
 } as const satisfies Record<string, readonly string[]>;
 
