@@ -12,5 +12,3 @@ export const NODE_FLAGS = {
   api: ['--max-semi-space-size=64'],
   worker: ['--max-semi-space-size=64'],
 } as const satisfies Record<string, readonly string[]>;
-
-export type ServiceRole = keyof typeof NODE_FLAGS;
