@@ -27,6 +27,27 @@ describe('renewed polls of an idle node', () => {
     return { api, key, node, poll };
   };
 
+  /**
+   * A job of the node's workspace reserved by a claim that crashed, its reservation running out in
+   * a second with nothing notified; the node's first poll finds it reserved and claims nothing.
+   * `polled`: when that poll, whose empty claim starts the skip, was sent.
+   */
+  const crashedClaim = async (key: string, poll: () => Promise<unknown[]>) => {
+    const job = await submit(key);
+    const db = testEnv().db;
+    await waitFor(
+      'the job to be claimable',
+      async () => (await db('jobs').where({ id: job.job_id }).first()).workflow_started,
+      10_000,
+    );
+    await db('jobs')
+      .where({ id: job.job_id })
+      .update({ claimed_by: 'node_crashed', claimed_until: db.raw("now() + interval '1 second'") });
+    const polled = Date.now();
+    assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
+    return { jobId: job.job_id as string, polled };
+  };
+
   it('skip their claim with nothing queued, and take a job queued since at once', async () => {
     const { api, key, poll } = await idleNode('60');
     assert.deepEqual(await poll(), []);
@@ -58,63 +79,34 @@ describe('renewed polls of an idle node', () => {
 
   it('take a job freed without a notification once the bound has passed', async () => {
     const { api, key, poll } = await idleNode('3');
-    const job = await submit(key);
-    const db = testEnv().db;
-    await waitFor(
-      'the job to be claimable',
-      async () => (await db('jobs').where({ id: job.job_id }).first()).workflow_started,
-      10_000,
-    );
-    // A claim that crashed after reserving the job: the row is free again once its reservation
-    // ends, with nothing notified.
-    await db('jobs')
-      .where({ id: job.job_id })
-      .update({ claimed_by: 'node_crashed', claimed_until: db.raw("now() + interval '1 second'") });
-    const began = Date.now();
-    assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
+    // The row is free again once the crashed claim's reservation ends, with nothing notified.
+    const { jobId, polled } = await crashedClaim(key, poll);
     await sleep(1500);
     const before = await skipped(api.url!);
     assert.deepEqual(await poll(), [], 'free again, but nothing said so: the renewal skips its claim');
     assert.equal((await skipped(api.url!)) - before, 1);
-    await waitFor(
-      'the job to be taken once the bound passed',
-      async () => (await poll())[0]?.job_id === job.job_id,
-      10_000,
-    );
+    await waitFor('the job to be taken once the bound passed', async () => (await poll())[0]?.job_id === jobId, 10_000);
     // Each empty claim skips for three quarters to all of the bound (spread so a fleet does not claim together).
-    assert.ok(Date.now() - began >= 2250, 'not before three quarters of the bound');
+    assert.ok(Date.now() - polled >= 2250, 'not before three quarters of the bound');
   });
 
   it("take a crashed claim's job once a reconciler sweep frees its reservation, long before the bound", async () => {
     const { api, key, poll } = await idleNode('600');
-    const job = await submit(key);
     const db = testEnv().db;
-    await waitFor(
-      'the job to be claimable',
-      async () => (await db('jobs').where({ id: job.job_id }).first()).workflow_started,
-      10_000,
-    );
-    await db('jobs')
-      .where({ id: job.job_id })
-      .update({ claimed_by: 'node_crashed', claimed_until: db.raw("now() + interval '1 second'") });
-    assert.deepEqual(await poll(), [], 'reserved by the crashed claim');
+    const { jobId } = await crashedClaim(key, poll);
     // The reservation ran out a while ago (past the sweep's 5 s margin), with nothing notified.
     await db('jobs')
-      .where({ id: job.job_id })
+      .where({ id: jobId })
       .update({ claimed_until: db.raw("now() - interval '10 seconds'") });
     const before = await skipped(api.url!);
     assert.deepEqual(await poll(), [], 'free again, but nothing said so: the renewal skips its claim');
     assert.equal((await skipped(api.url!)) - before, 1);
     // A sweep (any instance's reconciler) frees the reservation and notifies the job's queue.
     await testEnv().service.services!.transitions.repairBehind({ silentForMs: 3_600_000, closedSince: new Date() });
-    assert.deepEqual(await db('jobs').where({ id: job.job_id }).first('claimed_by', 'claimed_until'), {
+    assert.deepEqual(await db('jobs').where({ id: jobId }).first('claimed_by', 'claimed_until'), {
       claimed_by: null,
       claimed_until: null,
     });
-    await waitFor(
-      'the job to be taken by the next renewal',
-      async () => (await poll())[0]?.job_id === job.job_id,
-      5_000,
-    );
+    await waitFor('the job to be taken by the next renewal', async () => (await poll())[0]?.job_id === jobId, 5_000);
   });
 });
