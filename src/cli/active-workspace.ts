@@ -1,4 +1,4 @@
-import { loadCliConfig } from '../config';
+import { loadCliConfig } from '../config/cli';
 import { readJson, removeFile, writePrivateJson } from './config-files';
 import { type Session, requireSession } from './session';
 import type { V0Session } from './v0-client';

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { loadCliConfig } from '../config';
+import { loadCliConfig } from '../config/cli';
 import { CliError, type Target } from './api-client';
 import { activeWorkspaceOf } from './active-workspace';
 import { loadSession } from './session';

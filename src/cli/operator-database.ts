@@ -1,7 +1,5 @@
 import type { Knex } from 'knex';
-import pino from 'pino';
-import { loadDatabaseUrl } from '../config';
-import { createDb } from '../db/knex';
+import { loadDatabaseUrl } from '../config/server';
 import { isDatabaseUnavailable } from '../shared/dependency-errors';
 import { CliError } from './api-client';
 
@@ -11,6 +9,9 @@ import { CliError } from './api-client';
  */
 export async function onDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
   const url = loadDatabaseUrl();
+  // Loaded here, not at start-up: the driver and logger would slow every other command's start.
+  const { createDb } = require('../db/knex') as typeof import('../db/knex');
+  const pino = require('pino') as typeof import('pino');
   // Silent: stdout carries the answer alone, and an outage gets one plain message below.
   const db = createDb(url, { max: 1, log: pino({ level: 'silent' }) });
   try {

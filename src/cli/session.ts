@@ -1,4 +1,4 @@
-import { loadCliConfig } from '../config';
+import { loadCliConfig } from '../config/cli';
 import { CliError } from './api-client';
 import { readJson, removeFile, writePrivateJson } from './config-files';
 

@@ -1,8 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
-import Stripe from 'stripe';
-import { DEV_STRIPE_WEBHOOK_SECRET, loadCliConfig, loadStripeWebhookSecret } from '../../config';
-import { STRIPE_EVENTS_PATH } from '../../http/surface-a/stripe-events-route';
+import type StripeClass from 'stripe';
+import { loadCliConfig, loadStripeWebhookSecret } from '../../config/cli';
 import { CliError, callApi, reach } from '../api-client';
 import { readJson, writePrivateJson } from '../config-files';
 import { resolveTarget, targetOptions } from '../credentials';
@@ -63,6 +62,11 @@ export function registerStripeCommands(billing: Command): void {
       const sessionId = opts.session ?? last?.sessionId;
       if (!sessionId)
         throw new CliError('no checkout to complete: run `compute billing checkout <plan>` first, or pass --session');
+      // Loaded here: Stripe's library and the API's route module are heavy for every other command.
+      const Stripe = require('stripe') as typeof StripeClass;
+      const { DEV_STRIPE_WEBHOOK_SECRET } = require('../../config/server') as typeof import('../../config/server');
+      const { STRIPE_EVENTS_PATH } =
+        require('../../http/surface-a/stripe-events-route') as typeof import('../../http/surface-a/stripe-events-route');
       const secret = opts.secret ?? loadStripeWebhookSecret() ?? DEV_STRIPE_WEBHOOK_SECRET;
       const id = `evt_simulated_${Date.now().toString(36)}`;
       const payload = JSON.stringify({

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { labelPair, timeBound } from '../options';
 import { CliError, callApi } from '../api-client';
 import { resolveTarget, targetOptions } from '../credentials';
@@ -19,10 +18,12 @@ async function readManifest(file: string): Promise<unknown> {
   const text = await fs.readFile(file, 'utf8').catch(() => {
     throw new CliError(`cannot read ${file}`);
   });
+  const yaml = /\.ya?ml$/i.test(file);
   try {
-    return /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+    // yaml is loaded only for a YAML manifest: every other command starts without it.
+    return yaml ? (require('yaml') as typeof import('yaml')).parse(text) : JSON.parse(text);
   } catch (err) {
-    throw new CliError(`${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
+    throw new CliError(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
   }
 }
 

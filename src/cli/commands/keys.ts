@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Quotas } from '../../auth/api-keys';
-import { loadCliConfig } from '../../config';
+import { loadCliConfig } from '../../config/cli';
 import { CliError, callApi } from '../api-client';
 import { positiveInt } from '../options';
 import { loadSession, requireSession } from '../session';

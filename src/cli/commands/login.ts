@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadCliConfig } from '../../config';
+import { loadCliConfig } from '../../config/cli';
 import { CliError, callApi } from '../api-client';
 import { clearSession, loadSession, requireSession, saveSession } from '../session';
 import { ask, dim, green, status } from '../terminal';
