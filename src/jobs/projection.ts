@@ -58,7 +58,9 @@ export function snapshotColumns(s: JobSnapshot) {
 // fire exactly when the row changed, and are delivered on commit. An attempt first written by a
 // snapshot that also ends it (its hand-out's write came late, or never: the API died after the
 // Update, and the run timed the attempt out) is inserted ended, since `ended` cannot see a row
-// the same statement inserts.
+// the same statement inserts. An older snapshot than the row's inserts no attempt: the run has
+// moved past it, and may have ended that attempt in a write that found no row to end, so it would
+// stay open, held by its agent and billed by every meter tick.
 const projectionStatement = prepared(
   'job_projection',
   positional(`WITH c AS (SELECT set_config('synchronous_commit', 'off', true) WHERE NOT ?::boolean
@@ -79,7 +81,7 @@ const projectionStatement = prepared(
               CASE WHEN e.lease_id IS NULL THEN NULL WHEN e.at IS NULL THEN now() ELSE greatest(e.at, v.assigned_at) END,
               e.reason, coalesce(e.kill, false), e.result
          FROM (SELECT ?::text AS lease_id, ?::text AS job_id, ?::int AS attempt, ?::text AS agent_id,
-                      ?::timestamptz AS assigned_at WHERE ?::boolean) v
+                      ?::timestamptz AS assigned_at WHERE ?::boolean AND EXISTS (SELECT 1 FROM u)) v
          LEFT JOIN e ON e.lease_id = v.lease_id
        ON CONFLICT (lease_id) DO NOTHING
        RETURNING lease_id, ended_at IS NOT NULL AS born_ended

@@ -6,35 +6,41 @@ import { testEnv } from '../support/env';
 import { newWorkspace, ok, registerNode, submit } from '../support/http';
 
 // The read model takes a run's snapshots in any order (src/jobs/projection.ts). Here the run's
-// own end of an attempt (its timeout) is written before the API's write of the attempt's hand-out:
-// the API died after the Update, or was slow. The attempt must still end, or the meter bills it
-// for ever and the job looks held by its agent.
+// own end of an attempt (its timeout, its loss) is written before the API's write of the
+// attempt's hand-out: the API died after the Update, or was slow, or a repair read the run just
+// before it moved on. No attempt may stay open, or the meter bills it for ever and the job looks
+// held by its agent.
+
+/** A job no node takes (its run waits and writes nothing meanwhile), and its hand-out's snapshot. */
+async function unclaimedJob() {
+  const db = testEnv().db;
+  const { key, workspaceId } = await newWorkspace();
+  const node = await registerNode(key);
+  const { job_id: jobId } = (await submit(key, { selector: { queue: 'nobody' } })) as { job_id: string };
+  const row = await db('jobs').where({ id: jobId }).first();
+  const leaseId = `lease_projection_order_${jobId}`;
+  const startedAt = new Date(Date.now() - 3000).toISOString();
+  const handOut: JobSnapshot = {
+    jobId,
+    state: 'RUNNING',
+    attempt: 1,
+    leaseId,
+    agentId: node.nodeId,
+    startedAt,
+    finishedAt: null,
+    exitCode: null,
+    runtimeMs: null,
+    failureReason: null,
+    error: null,
+    availableAt: new Date(row.available_at).toISOString(),
+    version: Number(row.version) + 1,
+  };
+  return { db, key, workspaceId, node, jobId, leaseId, startedAt, handOut };
+}
 
 describe('an attempt whose end is written before its hand-out', () => {
   it('is written ended, and the late hand-out changes nothing', async () => {
-    const db = testEnv().db;
-    const { key, workspaceId } = await newWorkspace();
-    const node = await registerNode(key);
-    // A job no node takes: its run waits and writes nothing meanwhile.
-    const { job_id: jobId } = (await submit(key, { selector: { queue: 'nobody' } })) as { job_id: string };
-    const row = await db('jobs').where({ id: jobId }).first();
-    const leaseId = `lease_projection_order_${Date.now()}`;
-    const startedAt = new Date(Date.now() - 3000).toISOString();
-    const base: JobSnapshot = {
-      jobId,
-      state: 'RUNNING',
-      attempt: 1,
-      leaseId,
-      agentId: node.nodeId,
-      startedAt,
-      finishedAt: null,
-      exitCode: null,
-      runtimeMs: null,
-      failureReason: null,
-      error: null,
-      availableAt: new Date(row.available_at).toISOString(),
-      version: Number(row.version) + 1,
-    };
+    const { db, key, workspaceId, node, jobId, leaseId, startedAt, handOut: base } = await unclaimedJob();
     const timedOutAt = new Date(Date.now() - 1000).toISOString();
     const timedOut = await applyProjection(db, {
       workspaceId,
@@ -59,6 +65,34 @@ describe('an attempt whose end is written before its hand-out', () => {
     assert.equal(new Date(attempt.ended_at).toISOString(), timedOutAt, "the run's moment, not the write's");
     assert.equal(new Date(attempt.assigned_at).toISOString(), startedAt);
     // Its run still thinks the job queued: cancelled, it ends (its own write is older than the row's).
+    await ok('/compute/jobs/cancel', { job_id: jobId }, key);
+  });
+
+  it('by a requeue: the late hand-out leaves no attempt open for the meter to bill', async () => {
+    const { db, key, workspaceId, jobId, leaseId, handOut } = await unclaimedJob();
+    const lostAt = new Date(Date.now() - 1000).toISOString();
+    // The run found the attempt's agent silent and queued the job again: the write ends a lease
+    // it has no row for (the hand-out's write had not landed).
+    const requeued = await applyProjection(db, {
+      workspaceId,
+      snapshot: {
+        ...handOut,
+        state: 'QUEUED',
+        attempt: 2,
+        leaseId: null,
+        agentId: null,
+        startedAt: null,
+        availableAt: lostAt,
+        version: handOut.version + 1,
+      },
+      attemptEnds: [{ leaseId, at: lostAt, reason: 'agent_lost', kill: true }],
+    });
+    assert.equal((requeued as { state?: string } | undefined)?.state, 'QUEUED');
+    // Then the hand-out's write, older than the row.
+    assert.equal(await applyProjection(db, { workspaceId, snapshot: handOut, attemptEnds: [] }), undefined);
+    assert.deepEqual(await db('job_attempts').where({ job_id: jobId }).whereNull('ended_at').select('lease_id'), []);
+    const row = await db('jobs').where({ id: jobId }).first('state', 'attempt', 'lease_id');
+    assert.deepEqual(row, { state: 'QUEUED', attempt: 2, lease_id: null });
     await ok('/compute/jobs/cancel', { job_id: jobId }, key);
   });
 });
