@@ -162,9 +162,12 @@ export const SECTIONS: Section[] = [
       },
       POLL_CLAIM_SKIP_MAX_SECONDS: {
         meaning:
-          'the longest a node’s renewed polls go without a claim while nothing was queued for it: a renewed poll whose node’s last claim on this instance found nothing, with no job notified on its queue since and the node unchanged, waits without claiming (0: every poll claims). A reservation left by a crashed claim is freed with a notification by the next reconciler sweep once it has run out (`RECONCILE_INTERVAL_MS`); this bound is for whatever else frees a row without one. Each empty claim skips for a random share of it, between three quarters and all, so a fleet that claimed together spreads out',
+          'the longest a node’s renewed polls go without a claim while nothing was queued for it: a renewed poll whose node’s last claim on this instance found nothing, with no job notified on its queue since and the node unchanged, waits without claiming (0: every poll claims). A reservation left by a crashed claim is freed, with a notification, by the reconciler 5 to 10 s after it runs out (six passes per `RECONCILE_INTERVAL_MS`); this bound is for whatever else frees a row without one. Each empty claim skips for a random share of it, between three quarters and all, so a fleet that claimed together spreads out',
       },
-      RECONCILE_INTERVAL_MS: { meaning: 'how often the API settles submits interrupted by a crash and repairs rows behind their workflow' },
+      RECONCILE_INTERVAL_MS: {
+        meaning:
+          'how often the API settles submits interrupted by a crash and repairs rows behind their workflow; reservations of crashed claims are freed six times as often, apart, so a slow sweep holds none of them up',
+      },
       IDEMPOTENCY_HOLD_MS: {
         meaning:
           'how long a request holds its `Idempotency-Key`: while it does, another request with the key is 409 `resource.conflict`; after it (a crash of the instance carrying the key), a retry finishes that same job',

@@ -7,7 +7,7 @@ import type { Notifier } from '../db/notifier';
 // queue's notifications. So a renewed poll whose node's last claim on this instance found nothing,
 // with nothing notified on its queue since that claim began and the node unchanged, would find
 // nothing again and need not claim. A reservation that runs out after a crashed claim is freed and
-// notified by the reconciler's next sweep (src/jobs/reservations.ts, releaseExpired); whatever
+// notified by the reconciler within seconds (transitions.releaseExpiredReservations); whatever
 // else might free a row without a notification is bounded: no node goes longer than `maxSkipMs`
 // without a claim.
 // Each empty claim skips for a random share of that, between three quarters and all of it, so a

@@ -7,11 +7,14 @@ import type { Transitions } from './transitions';
 const SETTLE_MS = 30_000;
 /** How far back the first sweep looks for closed runs: a restart's worth of crash windows. */
 const FIRST_LOOKBACK_MS = 10 * 60_000;
+/** Reservations that ran out are freed and announced this many times a sweep interval (5 s at 30 s). */
+const RESERVATION_PASSES_PER_SWEEP = 6;
 
 /**
  * Periodically settles what a crash of some API instance left half-done: submits interrupted
- * between their steps, and rows left behind their workflow by a transition whose write was lost;
- * and removes expired idempotency keys.
+ * between their steps, rows left behind their workflow by a transition whose write was lost, and
+ * (every few seconds, apart) reservations whose claim never wrote; and removes expired
+ * idempotency keys.
  * Each sweep reads every run closed since its watermark, the start of the sweep before less an
  * interval (visibility lists a closed run a little late), and moves it only once every row behind
  * those runs is repaired: a sweep that fails midway, or leaves a row, reads from the same
@@ -51,5 +54,19 @@ export function startReconciler(o: {
       }
     })();
   }, intervalMs);
-  return () => clearInterval(timer);
+  // Expired reservations on a timer of their own: a sweep slowed by runs that cannot answer must
+  // not keep idle nodes, which skip their claims until notified, from a freed job.
+  let releasing = false;
+  const reservations = setInterval(() => {
+    if (releasing) return;
+    releasing = true;
+    o.transitions
+      .releaseExpiredReservations()
+      .catch((err: unknown) => o.log.warn({ err: String(err) }, 'freeing expired reservations failed'))
+      .finally(() => (releasing = false));
+  }, intervalMs / RESERVATION_PASSES_PER_SWEEP);
+  return () => {
+    clearInterval(timer);
+    clearInterval(reservations);
+  };
 }

@@ -276,7 +276,8 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
     /**
      * Finds rows that a crash between an Update and its write left behind their workflow, and
      * repairs them from the run. Each kind of window leaves a mark to look for:
-     * - an assignment: a reservation that expired without its write (the claim clears it);
+     * - an assignment: a reservation that expired without its write (the claim clears it), which
+     *   releaseExpiredReservations repairs, on a timer of its own;
      * - a result whose agent is gone too (it would have retried): a live row whose attempt has
      *   not been heard of for longer than any live agent stays silent;
      * - a cancel of a queued job whose caller gave up: a run closed as CANCELLED, from visibility.
@@ -306,25 +307,45 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
             return { written: false };
           });
           if (outcome.written) repaired++;
-          // A reservation whose claim never wrote: nobody else will clear it, or tell the polls.
-          await releaseExpired(db, row.id);
         });
         return all;
       };
-      const reserved = await db('jobs')
-        .whereNotNull('claimed_by')
-        .where('claimed_until', '<', db.raw("now() - interval '5 seconds'"))
-        .limit(limit)
-        .select('id', 'workspace_id');
       const silent = await silentAttempts(db, { liveStates: LIVE_STATES, silentForMs: o.silentForMs, limit });
       // These marks stay on their rows until repaired: a later pass finds what this one left.
-      await repairAll([...reserved, ...silent]);
+      await repairAll(silent);
       let caughtUp = true;
       for await (const rows of rowsBehindClosedRuns(db, workflows, o.closedSince)) {
         if (!(await repairAll(rows))) caughtUp = false;
       }
       if (repaired > 0) log.info({ repaired }, 'repaired rows left behind their workflow');
       return { repaired, caughtUp };
+    },
+
+    /**
+     * Reservations that ran out (a claim crashed, or its Update never reached the run): each row is
+     * repaired from its run (the Update may have applied, and its agent heard of it), then freed
+     * and announced to the polls that could take it. Apart from repairBehind, and often: an idle
+     * node skips its claims until its queue is notified, so a reservation must not wait behind a
+     * sweep that is slow for other reasons (runs that cannot answer, a long visibility list).
+     */
+    async releaseExpiredReservations(limit = 100): Promise<{ released: number; repaired: number }> {
+      const reserved: RowRef[] = await db('jobs')
+        .whereNotNull('claimed_by')
+        .where('claimed_until', '<', db.raw("now() - interval '5 seconds'"))
+        .limit(limit)
+        .select('id', 'workspace_id');
+      let repaired = 0;
+      await eachConcurrently(reserved, REPAIRS_AT_ONCE, async (row) => {
+        const outcome = await repair(row.id, row.workspace_id).catch((err) => {
+          log.warn({ err: String(err), jobId: row.id }, 'could not repair a reserved row from its run; freeing it');
+          return { written: false };
+        });
+        if (outcome.written) repaired++;
+        // The claim never wrote: nobody else will clear the reservation, or tell the polls.
+        await releaseExpired(db, row.id);
+      });
+      if (repaired > 0) log.info({ repaired }, 'repaired rows whose reservation ran out before their write');
+      return { released: reserved.length, repaired };
     },
 
     /** Starts the next run of a failed or timed-out job, queued at `input.attempt`. */

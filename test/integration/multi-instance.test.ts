@@ -41,6 +41,10 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_PER_HOUR: '10000000',
       IDEMPOTENCY_HOLD_MS: '8000',
+      // The reconciler as deployed (the suite's is off, for tests that sweep by hand): it frees
+      // the reservations the killed API's claims left, and tells the idle agents' polls, which
+      // skip their claims until told (POLL_CLAIM_SKIP_MAX_SECONDS).
+      RECONCILE_INTERVAL_MS: '30000',
     };
     const workers: Array<Awaited<ReturnType<typeof spawnWorker>>> = [];
     for (const n of [1, 2])
@@ -131,7 +135,16 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
         .whereIn('state', TERMINAL)
         .count<{ count: string }[]>('* as count')
         .then((r) => Number(r[0].count));
-    await waitFor(`all ${JOBS} jobs terminal`, async () => (await terminal()) === JOBS, 300_000);
+    await waitFor(`all ${JOBS} jobs terminal`, async () => (await terminal()) === JOBS, 300_000).catch(
+      async (err: Error) => {
+        // Which jobs stopped short, and where: the failure is read from this alone.
+        const stuck = await db('jobs')
+          .where({ workspace_id: workspaceId })
+          .whereNotIn('state', TERMINAL)
+          .select('id', 'state', 'attempt', 'agent_id', 'claimed_by', 'claimed_until', 'available_at', 'updated_at');
+        throw new Error(`${err.message}: ${stuck.length} not: ${JSON.stringify(stuck.slice(0, 10))}`);
+      },
+    );
     const elapsed = Date.now() - started;
 
     // Exactly the jobs asked for: one per idempotency key, each ended once, in success.
@@ -151,14 +164,17 @@ describe('two APIs and two workers, one of each killed -9 midway', function () {
     const attempts = await db('job_attempts')
       .whereIn('job_id', [...jobIds.values()])
       .orderBy('assigned_at')
-      .select('job_id', 'attempt', 'agent_id', 'lease_id', 'assigned_at', 'ended_at', 'result');
+      .select('job_id', 'attempt', 'agent_id', 'lease_id', 'assigned_at', 'ended_at', 'end_reason', 'result');
     const byJob = new Map<string, typeof attempts>();
     for (const a of attempts) byJob.set(a.job_id, [...(byJob.get(a.job_id) ?? []), a]);
     for (const [jobId, list] of byJob) {
       assert.equal(list.filter((a) => a.result !== null).length, 1, `${jobId}: one result`);
       // A job is handed out again only after its previous attempt ended (a lost answer counts as a loss).
       for (let k = 1; k < list.length; k++)
-        assert.ok(list[k - 1].ended_at && list[k - 1].ended_at <= list[k].assigned_at, `${jobId}: attempts overlap`);
+        assert.ok(
+          list[k - 1].ended_at && list[k - 1].ended_at <= list[k].assigned_at,
+          `${jobId}: attempts overlap: ${JSON.stringify(list.map(({ result: _, ...a }) => a))}`,
+        );
     }
     assert.equal(byJob.size, JOBS);
 

@@ -6,7 +6,7 @@ import { waitFor } from '../support/agents';
 
 // An idle fleet's renewed polls skip their claim while nothing was queued for them (see
 // src/agents/empty-claims.ts), and lose no job by it: a job queued since is taken by the next
-// poll, a crashed claim's job is taken once a reconciler sweep frees and notifies it, and a job freed
+// poll, a crashed claim's job is taken once the reconciler frees and notifies it, and a job freed
 // without a notification is taken once the skip's share of the bound has passed.
 describe('renewed polls of an idle node', () => {
   const apiWith = apisPerTest();
@@ -90,19 +90,19 @@ describe('renewed polls of an idle node', () => {
     assert.ok(Date.now() - polled >= 2250, 'not before three quarters of the bound');
   });
 
-  it("take a crashed claim's job once a reconciler sweep frees its reservation, long before the bound", async () => {
+  it("take a crashed claim's job once the reconciler frees its reservation, long before the bound", async () => {
     const { api, key, poll } = await idleNode('600');
     const db = testEnv().db;
     const { jobId } = await crashedClaim(key, poll);
-    // The reservation ran out a while ago (past the sweep's 5 s margin), with nothing notified.
+    const before = await skipped(api.url!);
+    assert.deepEqual(await poll(), [], 'the renewal skips its claim');
+    assert.equal((await skipped(api.url!)) - before, 1);
+    // The reservation ran out a while ago (past the reconciler's 5 s margin), with nothing notified.
     await db('jobs')
       .where({ id: jobId })
       .update({ claimed_until: db.raw("now() - interval '10 seconds'") });
-    const before = await skipped(api.url!);
-    assert.deepEqual(await poll(), [], 'free again, but nothing said so: the renewal skips its claim');
-    assert.equal((await skipped(api.url!)) - before, 1);
-    // A sweep (any instance's reconciler) frees the reservation and notifies the job's queue.
-    await testEnv().service.services!.transitions.repairBehind({ silentForMs: 3_600_000, closedSince: new Date() });
+    // Any instance's reconciler frees the reservation and notifies the job's queue.
+    await testEnv().service.services!.transitions.releaseExpiredReservations();
     assert.deepEqual(await db('jobs').where({ id: jobId }).first('claimed_by', 'claimed_until'), {
       claimed_by: null,
       claimed_until: null,

@@ -41,8 +41,9 @@ describe('a crash between a transition and its write', () => {
   const db = () => testEnv().db;
   const transitions = () => testEnv().service.services!.transitions;
   const rowOf = (jobId: string) => db()('jobs').where({ id: jobId }).first();
-  /** The reconciler's sweep, as its periodic timer runs it, on rows of any age. */
+  /** The reconciler's passes, as its periodic timers run them, on rows of any age. */
   const sweep = async (closedSince = new Date(Date.now() - 60_000)) =>
+    (await transitions().releaseExpiredReservations()).repaired +
     (await transitions().repairBehind({ silentForMs: 0, closedSince })).repaired;
 
   /** A queued job reserved by `agentId` and assigned by its workflow, with no write after. */

@@ -22,6 +22,7 @@ async function sweepsOver(outcomes: Array<boolean | Error>) {
       if (outcome instanceof Error) throw outcome;
       return { repaired: 0, caughtUp: outcome ?? true };
     },
+    releaseExpiredReservations: async () => ({ released: 0, repaired: 0 }),
   } as unknown as Transitions;
   const jobs = { reconcile: async () => ({}), sweepIdempotencyKeys: async () => 0 } as unknown as JobsService;
   const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as ApiConfig;
@@ -46,5 +47,24 @@ describe('the reconciler moves its watermark only past what it repaired', () => 
       Math.abs(seen[3]!.since - (seen[2]!.at - INTERVAL_MS)) <= 5,
       `${seen[3]!.since - seen[2]!.at} ms from the third sweep's start`,
     );
+  });
+});
+
+describe('the reconciler frees expired reservations apart from its sweeps', () => {
+  it('keeps freeing them while a sweep hangs', async () => {
+    let sweeps = 0;
+    let passes = 0;
+    const transitions = {
+      // A sweep held up by runs that cannot answer: it never ends while the test watches.
+      repairBehind: () => (sweeps++, new Promise(() => undefined)),
+      releaseExpiredReservations: async () => (passes++, { released: 0, repaired: 0 }),
+    } as unknown as Transitions;
+    const jobs = { reconcile: async () => ({}), sweepIdempotencyKeys: async () => 0 } as unknown as JobsService;
+    const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as ApiConfig;
+    const stop = startReconciler({ jobs, transitions, config, log: { warn: noop, info: noop } as unknown as Logger });
+    // Twelve passes take two sweep intervals: the hung sweep would have been followed by two more.
+    while (passes < 12) await new Promise((r) => setTimeout(r, 5));
+    stop();
+    assert.equal(sweeps, 1, 'the next sweep waits for the hung one');
   });
 });
