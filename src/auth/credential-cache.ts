@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { NOTIFY } from '../db/channels';
 import type { Notifier } from '../db/notifier';
@@ -34,7 +34,8 @@ interface KeyEntry {
   stampedAt: number;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('base64');
+// One-shot: about half the CPU of createHash().update().digest(), on every request with a key.
+const sha256 = (s: string) => hash('sha256', s, 'base64');
 
 /**
  * Credentials resolved once per API instance and then served from memory: a request with a

@@ -81,8 +81,16 @@ async function build(tool: PythonTool, venv: string, requirements: string[], mod
     30_000,
   );
   try {
-    await run('python3', ['-m', 'venv', venv], log);
-    await run(path.join(venv, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', ...requirements], log);
+    const install = ['install', '--disable-pip-version-check', '-q', ...requirements];
+    if (await hasPipForOtherPythons()) {
+      // The interpreter's own pip installs into the venv: no copy of pip for each venv (ensurepip
+      // takes most of a build's CPU).
+      await run('python3', ['-m', 'venv', '--without-pip', venv], log);
+      await run('python3', ['-m', 'pip', '--python', path.join(venv, 'bin', 'python'), ...install], log);
+    } else {
+      await run('python3', ['-m', 'venv', venv], log);
+      await run(path.join(venv, 'bin', 'pip'), install, log);
+    }
     await run(path.join(venv, 'bin', 'python'), ['-c', `import ${module}`], log);
     const tmp = path.join(venv, `${MARKER}.tmp-${process.pid}`);
     await fs.writeFile(tmp, markerText(requirements));
@@ -94,6 +102,17 @@ async function build(tool: PythonTool, venv: string, requirements: string[], mod
   } finally {
     clearInterval(ticker);
   }
+}
+
+/** Whether python3's own pip can install into another environment (`--python`, pip 22.3 and later). */
+async function hasPipForOtherPythons(): Promise<boolean> {
+  const lines: string[] = [];
+  const ok = await run('python3', ['-m', 'pip', '--version'], (line) => lines.push(line)).then(
+    () => true,
+    () => false,
+  );
+  const [major, minor] = (/^pip (\d+)\.(\d+)/.exec(lines.join('\n')) ?? []).slice(1).map(Number);
+  return ok && (major > 22 || (major === 22 && minor >= 3));
 }
 
 /** Runs a command to its end, its output lines to `log` (or, without one, into the error if it fails). */
