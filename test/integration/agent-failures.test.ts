@@ -47,7 +47,13 @@ describe('agent failures on the real stack', () => {
     await waitFor(
       'both first attempts',
       async () => (await hasLine(chatty.job_id, 'x-1')()) && hasLine(quiet.job_id, 'y-1')(),
-    );
+    ).catch(async (err: Error) => {
+      // Where each job stopped short: the failure is read from this alone.
+      const where = await Promise.all(
+        [chatty, quiet].map(async (j) => ({ ...(await retrieve(key, j.job_id)), lines: await storedLines(j.job_id) })),
+      );
+      throw new Error(`${err.message}: ${JSON.stringify(where)}\nagent: ${frozen.log().slice(-3000)}`);
+    });
     process.kill(frozen.child.pid, 'SIGSTOP');
 
     await start({ key, concurrency: 2 });
