@@ -149,6 +149,26 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
   }
 
   /**
+   * Repairs `rows` from their runs, a few at once, then runs `after` on each (repaired or not):
+   * one run that cannot answer now (no worker on its queue, an outage) holds up no other.
+   * `failed`: whether some could not be repaired.
+   */
+  async function repairRows(rows: RowRef[], after?: (row: RowRef) => Promise<void>) {
+    let repaired = 0;
+    let failed = false;
+    await eachConcurrently(rows, REPAIRS_AT_ONCE, async (row) => {
+      const outcome = await repair(row.id, row.workspace_id).catch((err) => {
+        log.warn({ err: String(err), jobId: row.id }, 'could not repair a row from its run');
+        failed = true;
+        return { written: false };
+      });
+      if (outcome.written) repaired++;
+      await after?.(row);
+    });
+    return { repaired, failed };
+  }
+
+  /**
    * Writes an assignment the run has made, then lets it be answered: one statement, whose commit
    * does not wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the
    * agent's next call finds its lease in the row. A write that fails is answered all the same:
@@ -292,30 +312,14 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       limit?: number;
     }): Promise<{ repaired: number; caughtUp: boolean }> {
       const limit = o.limit ?? 100;
-      let repaired = 0;
-      /** Repairs `rows`, a few at once; false when some could not be. */
-      const repairAll = async (rows: RowRef[]): Promise<boolean> => {
-        let all = true;
-        await eachConcurrently(rows, REPAIRS_AT_ONCE, async (row) => {
-          // One run that cannot answer now (no worker on its queue, an outage) holds up no other.
-          const outcome = await repair(row.id, row.workspace_id).catch((err) => {
-            log.warn(
-              { err: String(err), jobId: row.id },
-              'could not repair a row from its run; trying again next pass',
-            );
-            all = false;
-            return { written: false };
-          });
-          if (outcome.written) repaired++;
-        });
-        return all;
-      };
       const silent = await silentAttempts(db, { liveStates: LIVE_STATES, silentForMs: o.silentForMs, limit });
       // These marks stay on their rows until repaired: a later pass finds what this one left.
-      await repairAll(silent);
+      let { repaired } = await repairRows(silent);
       let caughtUp = true;
       for await (const rows of rowsBehindClosedRuns(db, workflows, o.closedSince)) {
-        if (!(await repairAll(rows))) caughtUp = false;
+        const pass = await repairRows(rows);
+        repaired += pass.repaired;
+        if (pass.failed) caughtUp = false;
       }
       if (repaired > 0) log.info({ repaired }, 'repaired rows left behind their workflow');
       return { repaired, caughtUp };
@@ -334,16 +338,8 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         .where('claimed_until', '<', db.raw("now() - interval '5 seconds'"))
         .limit(limit)
         .select('id', 'workspace_id');
-      let repaired = 0;
-      await eachConcurrently(reserved, REPAIRS_AT_ONCE, async (row) => {
-        const outcome = await repair(row.id, row.workspace_id).catch((err) => {
-          log.warn({ err: String(err), jobId: row.id }, 'could not repair a reserved row from its run; freeing it');
-          return { written: false };
-        });
-        if (outcome.written) repaired++;
-        // The claim never wrote: nobody else will clear the reservation, or tell the polls.
-        await releaseExpired(db, row.id);
-      });
+      // The claim never wrote: nobody else will clear the reservation, or tell the polls.
+      const { repaired } = await repairRows(reserved, (row) => releaseExpired(db, row.id));
       if (repaired > 0) log.info({ repaired }, 'repaired rows whose reservation ran out before their write');
       return { released: reserved.length, repaired };
     },

@@ -1,7 +1,7 @@
 // lane: isolated (test/lanes.ts)
 import assert from 'node:assert/strict';
 import { applyProjection } from '../../src/jobs/projection';
-import type { JobSnapshot } from '../../workflows/definitions';
+import type { AttemptEnd, JobSnapshot } from '../../workflows/definitions';
 import { testEnv } from '../support/env';
 import { newWorkspace, ok, registerNode, submit } from '../support/http';
 
@@ -35,28 +35,29 @@ async function unclaimedJob() {
     availableAt: new Date(row.available_at).toISOString(),
     version: Number(row.version) + 1,
   };
-  return { db, key, workspaceId, node, jobId, leaseId, startedAt, handOut };
+  /** The run's own later write (`changes` to the hand-out, a version on), then the hand-out's, late. */
+  const laterThenHandOut = async (changes: Partial<JobSnapshot>, attemptEnds: AttemptEnd[]) => ({
+    later: (await applyProjection(db, {
+      workspaceId,
+      snapshot: { ...handOut, ...changes, version: handOut.version + 1 },
+      attemptEnds,
+    })) as { state?: string } | undefined,
+    late: await applyProjection(db, { workspaceId, snapshot: handOut, attemptEnds: [] }),
+  });
+  return { db, key, node, jobId, leaseId, startedAt, laterThenHandOut };
 }
 
 describe('an attempt whose end is written before its hand-out', () => {
   it('is written ended, and the late hand-out changes nothing', async () => {
-    const { db, key, workspaceId, node, jobId, leaseId, startedAt, handOut: base } = await unclaimedJob();
+    const { db, key, node, jobId, leaseId, startedAt, laterThenHandOut } = await unclaimedJob();
     const timedOutAt = new Date(Date.now() - 1000).toISOString();
-    const timedOut = await applyProjection(db, {
-      workspaceId,
-      snapshot: {
-        ...base,
-        state: 'TIMED_OUT',
-        finishedAt: timedOutAt,
-        runtimeMs: 2000,
-        failureReason: 'timeout',
-        version: base.version + 1,
-      },
-      attemptEnds: [{ leaseId, at: timedOutAt, reason: 'timeout', kill: true }],
-    });
-    assert.equal((timedOut as { state?: string } | undefined)?.state, 'TIMED_OUT');
+    const { later, late } = await laterThenHandOut(
+      { state: 'TIMED_OUT', finishedAt: timedOutAt, runtimeMs: 2000, failureReason: 'timeout' },
+      [{ leaseId, at: timedOutAt, reason: 'timeout', kill: true }],
+    );
+    assert.equal(later?.state, 'TIMED_OUT');
     // The hand-out's own write, late: older than the row, it changes nothing.
-    assert.equal(await applyProjection(db, { workspaceId, snapshot: base, attemptEnds: [] }), undefined);
+    assert.equal(late, undefined);
 
     const attempt = await db('job_attempts').where({ lease_id: leaseId }).first();
     assert.equal(attempt.agent_id, node.nodeId);
@@ -69,27 +70,16 @@ describe('an attempt whose end is written before its hand-out', () => {
   });
 
   it('by a requeue: the late hand-out leaves no attempt open for the meter to bill', async () => {
-    const { db, key, workspaceId, jobId, leaseId, handOut } = await unclaimedJob();
+    const { db, key, jobId, leaseId, laterThenHandOut } = await unclaimedJob();
     const lostAt = new Date(Date.now() - 1000).toISOString();
     // The run found the attempt's agent silent and queued the job again: the write ends a lease
-    // it has no row for (the hand-out's write had not landed).
-    const requeued = await applyProjection(db, {
-      workspaceId,
-      snapshot: {
-        ...handOut,
-        state: 'QUEUED',
-        attempt: 2,
-        leaseId: null,
-        agentId: null,
-        startedAt: null,
-        availableAt: lostAt,
-        version: handOut.version + 1,
-      },
-      attemptEnds: [{ leaseId, at: lostAt, reason: 'agent_lost', kill: true }],
-    });
-    assert.equal((requeued as { state?: string } | undefined)?.state, 'QUEUED');
-    // Then the hand-out's write, older than the row.
-    assert.equal(await applyProjection(db, { workspaceId, snapshot: handOut, attemptEnds: [] }), undefined);
+    // it has no row for (the hand-out's write had not landed). Then the hand-out's, older than the row.
+    const { later, late } = await laterThenHandOut(
+      { state: 'QUEUED', attempt: 2, leaseId: null, agentId: null, startedAt: null, availableAt: lostAt },
+      [{ leaseId, at: lostAt, reason: 'agent_lost', kill: true }],
+    );
+    assert.equal(later?.state, 'QUEUED');
+    assert.equal(late, undefined);
     assert.deepEqual(await db('job_attempts').where({ job_id: jobId }).whereNull('ended_at').select('lease_id'), []);
     const row = await db('jobs').where({ id: jobId }).first('state', 'attempt', 'lease_id');
     assert.deepEqual(row, { state: 'QUEUED', attempt: 2, lease_id: null });
