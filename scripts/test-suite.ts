@@ -2,9 +2,10 @@
 // once (test/lanes.ts says which file runs where and why). The shared lane runs in this process,
 // its output live; the unit, isolated and server lanes run in mocha processes of their own, and
 // their output follows once all are done. The last line is the plain summary CI reads: "N passed, N
-// failed, N skipped". Files given as arguments narrow the run to them, each in its lane.
+// failed, N skipped", after a recap of every failure of every lane. Files given as arguments narrow the run to them, each in its lane.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Mocha from 'mocha';
 import { mochaHooks } from '../test/hooks';
@@ -115,6 +116,22 @@ async function runSharedLane(files: string[]): Promise<Tally> {
   });
 }
 
+/** Each failure the lanes' reporters appended to `file`, named again where CI's tail shows it. */
+function recapFailures(file: string): string {
+  const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  if (!lines.length) return '';
+  const failures = lines.map((l) => JSON.parse(l) as { lane: string; file: string; title: string; error: string });
+  return `\nfailures, all lanes (${failures.length}):\n${failures
+    .map(
+      (f, i) =>
+        `  ${i + 1}) [${f.lane}] ${f.file}: ${f.title}\n${f.error
+          .split('\n')
+          .map((l) => `       ${l}`)
+          .join('\n')}\n`,
+    )
+    .join('')}`;
+}
+
 /** A lane's output, and its tally; one that died before its summary counts as a failure. */
 async function finish(name: string, lane: ReturnType<typeof startLane> | undefined): Promise<Tally> {
   if (!lane) return { passed: 0, failed: 0, skipped: 0 };
@@ -139,6 +156,9 @@ async function main(): Promise<number> {
   const alone = (kind: 'dev' | 'server') => laneFiles.alone.filter((f) => temporalsOf(f).includes(kind));
   installQuietSdkRuntime();
   const started = Date.now();
+  const recapDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compute-test-'));
+  const recap = path.join(recapDir, 'failures.jsonl');
+  process.env.COMPUTE_TEST_RECAP = recap;
   // The unit lane needs no stack: it runs while the stack starts.
   const unit = laneFiles.unit.length
     ? startLane('unit', laneFiles.unit, { config: path.join(ROOT, '.mocharc.unit.json') })
@@ -154,6 +174,7 @@ async function main(): Promise<number> {
     serverLane?.kill();
     await serverSuite?.stopTemporal?.().catch(() => undefined);
     if (suite) await detachTestEnv(suite).catch(() => undefined);
+    fs.rmSync(recapDir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
   try {
@@ -211,6 +232,7 @@ async function main(): Promise<number> {
       failed: a.failed + t.failed,
       skipped: a.skipped + t.skipped,
     }));
+    process.stdout.write(recapFailures(recap));
     process.stdout.write(
       `\nsuite: ${((Date.now() - started) / 60_000).toFixed(1)} minutes, all lanes\n${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`,
     );
