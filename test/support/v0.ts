@@ -39,3 +39,32 @@ export async function v0ok(method: string, path: string, opts: Parameters<typeof
     throw new Error(`${method} /v0${path} -> ${reply.status} (wanted ${want}) ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
+
+/**
+ * `n` concurrent calls of `GET /v0/tokens`, and what a fixed-window budget may let through of
+ * them at most, read from the `RateLimit-Policy` their answers state ("5;w=1, 30;w=10"): a burst
+ * spans one more window of each kind than it lasted whole windows. How fast this machine sends a
+ * burst is not the test's to assume; this bound holds at any pace.
+ */
+export async function burstOfReads(n: number, opts: { token: string; baseUrls?: Array<string | undefined> }) {
+  const started = Date.now();
+  const replies = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      v0('GET', '/tokens', { token: opts.token, baseUrl: opts.baseUrls?.[i % opts.baseUrls.length] }),
+    ),
+  );
+  const ms = Date.now() - started;
+  const policy = replies.find((r) => r.headers.get('ratelimit-policy'))?.headers.get('ratelimit-policy');
+  const windows = (policy ?? '').split(',').map((p) => /^\s*(\d+);w=(\d+)\s*$/.exec(p));
+  const allowedAtMost = windows.every(Boolean)
+    ? Math.min(...windows.map((m) => Number(m![1]) * (Math.ceil(ms / (Number(m![2]) * 1000)) + 1)))
+    : Infinity;
+  return {
+    replies,
+    ms,
+    policy,
+    passed: replies.filter((r) => r.status === 200).length,
+    refused: replies.filter((r) => r.status === 429),
+    allowedAtMost,
+  };
+}
