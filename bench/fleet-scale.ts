@@ -3,7 +3,7 @@ import path from 'node:path';
 import { apiClient } from './api';
 import { startBenchChild } from './child-process';
 import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
-import { cpuMsOf, postgresCounters, watchLoad } from './load';
+import { cpuMsOf, postgresCounters, threadCpuMsOf, watchLoad } from './load';
 import { type BareStack, option, runBench, spawnService } from './stack';
 import { describe as line, nowMs, runPool, sleep, summarize } from './stats';
 import { describeTail, oursTail } from './tail';
@@ -233,6 +233,7 @@ runBench(
     const before = await startClaims();
     const load = watchLoad(undefined, named);
     const cpuBefore = cpuMsOf(api.pid);
+    const threadsBefore = threadCpuMsOf(api.pid);
     const beatsBefore = (await fleet.ask({ op: 'count' })).beats;
     const from = nowMs();
     const fromUs = process.hrtime.bigint() / 1000n;
@@ -243,8 +244,18 @@ runBench(
       fs.writeFileSync(path.join(profileDir, 'idle-window.json'), JSON.stringify(window));
     }
     const idleCpuPct = ((cpuMsOf(api.pid) - cpuBefore) / (seconds * 1000)) * 100;
+    const threadPct = [...threadCpuMsOf(api.pid)].map(
+      ([tid, ms]) => [tid, ((ms - (threadsBefore.get(tid) ?? 0)) / (seconds * 1000)) * 100] as const,
+    );
+    const helpers = threadPct.filter(([tid, pct]) => tid !== api.pid && pct >= 0.1).map(([, pct]) => pct);
     const beats = ((await fleet.ask({ op: 'count' })).beats - beatsBefore) / seconds;
     for (const l of load.stop()) note(l);
+    note(
+      `idle: the API's main thread ${(threadPct.find(([tid]) => tid === api.pid)?.[1] ?? NaN).toFixed(1)}% of one core, its ${helpers.length} busy helper threads (V8's GC, libuv) ${helpers.reduce((a, b) => a + b, 0).toFixed(1)}%: ${helpers
+        .sort((a, b) => b - a)
+        .map((p) => p.toFixed(1))
+        .join(', ')}`,
+    );
     const pgAfter = await postgresCounters(stack.db);
     const after = await startClaims();
     const starts = (after.starts - before.starts) / seconds;

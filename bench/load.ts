@@ -40,6 +40,25 @@ function procStat(pid: number | string): { comm: string; cpuMs: number } | undef
 /** CPU time (user + system) a process has used so far, in ms. */
 export const cpuMsOf = (pid: number): number => procStat(pid)?.cpuMs ?? NaN;
 
+/**
+ * CPU time per thread of a process so far, in ms, by thread ID (the main thread's is the
+ * process's pid): a Node process's main thread apart from V8's and libuv's helper threads.
+ */
+export function threadCpuMsOf(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    const stat = procStat(`${pid}/task/${tid}`);
+    if (stat) out.set(Number(tid), stat.cpuMs);
+  }
+  return out;
+}
+
 /** Resident memory of a process now, in MiB. */
 export const rssMiB = (pid: number = process.pid): number =>
   Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
