@@ -1,8 +1,9 @@
 // `npm test`: the unit tests, with no service, and the rest of the suite on one stack in lanes at
 // once (test/lanes.ts says which file runs where and why). The shared lane runs in this process,
 // its output live; the unit, isolated and server lanes run in mocha processes of their own, and
-// their output follows once all are done. The last line is the plain summary CI reads: "N passed, N
-// failed, N skipped", after a recap of every failure of every lane. Files given as arguments narrow the run to them, each in its lane.
+// their output follows once all are done. Every failure of every lane is named again at the end,
+// then the last line is the plain summary CI reads: "N passed, N failed, N skipped". Files given as
+// arguments narrow the run to them, each in its lane.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -121,13 +122,18 @@ function recapFailures(file: string): string {
   const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
   if (!lines.length) return '';
   const failures = lines.map((l) => JSON.parse(l) as { lane: string; file: string; title: string; error: string });
+  // The first few with their messages; past them, titles only, so the tail CI shows still ends here.
   return `\nfailures, all lanes (${failures.length}):\n${failures
     .map(
       (f, i) =>
-        `  ${i + 1}) [${f.lane}] ${f.file}: ${f.title}\n${f.error
-          .split('\n')
-          .map((l) => `       ${l}`)
-          .join('\n')}\n`,
+        `  ${i + 1}) [${f.lane}] ${f.file}: ${f.title}\n${
+          i < 8
+            ? `${f.error
+                .split('\n')
+                .map((l) => `       ${l}`)
+                .join('\n')}\n`
+            : ''
+        }`,
     )
     .join('')}`;
 }
