@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
+import { runPrepared } from './prepared-query';
 
 /**
  * A statement for a hot path (every request, every transition): prepared once per connection by
@@ -21,8 +22,7 @@ export function prepared<Row = Record<string, unknown>>(name: string, text: stri
     const connection = await client.acquireConnection();
     try {
       client.emit('query', { sql: text, bindings: values, method: 'raw', __knexTxId: connection.__knexTxId });
-      const result = await connection.query<Row & pg.QueryResultRow>({ name, text, values });
-      return result.rows;
+      return await runPrepared<Row>(connection, name, text, values);
     } finally {
       await client.releaseConnection(connection);
     }

@@ -1,0 +1,100 @@
+import pg from 'pg';
+
+type Parser = (text: string) => unknown;
+
+/** A statement's rows as PostgreSQL describes them: column names, types and the parser of each. */
+interface RowShape {
+  names: string[];
+  types: number[];
+  parsers: Parser[];
+}
+
+/** By statement name: a prepared statement's columns do not change, so its shape is read once. */
+const shapes = new Map<string, RowShape>();
+
+function shapeOf(name: string, fields: pg.FieldDef[]): RowShape {
+  const known = shapes.get(name);
+  if (known && known.names.length === fields.length && fields.every((f, i) => same(known, f, i))) return known;
+  const shape = {
+    names: fields.map((f) => f.name),
+    types: fields.map((f) => f.dataTypeID),
+    parsers: fields.map((f) => pg.types.getTypeParser(f.dataTypeID, 'text') as Parser),
+  };
+  shapes.set(name, shape);
+  return shape;
+}
+
+const same = (shape: RowShape, f: pg.FieldDef, i: number) =>
+  shape.names[i] === f.name && shape.types[i] === f.dataTypeID;
+
+/** The parts of pg's Query this one calls on: the Submittable protocol's handlers, untyped in @types/pg. */
+interface QueryHandlers {
+  handleReadyForQuery(connection: unknown): void;
+  handleError(err: Error, connection: unknown): void;
+}
+const pgQuery = pg.Query.prototype as unknown as QueryHandlers;
+
+/**
+ * A named prepared statement run as pg's own Query, minus two costs pg pays on every run of
+ * every statement: it copies the query's config by reflection, and for each answer it builds a
+ * dictionary-mode template row and looks up each column's parser again (about 10 µs for a job's
+ * row, measured against pg 8.23). Here the text is handed over as a string (nothing to copy), and
+ * the row's shape is read once per statement. Rows are plain objects built in column order,
+ * parsed with the same global type parsers (`src/db/knex.ts` sets ours); the clients run with no
+ * type overrides of their own. Errors, the protocol and the connection's bookkeeping of which
+ * statements it has parsed stay pg's.
+ */
+export class PreparedQuery extends pg.Query {
+  private shape?: RowShape;
+  private failed?: Error;
+
+  constructor(
+    private readonly statement: string,
+    text: string,
+    values: unknown[],
+    private readonly collected: Array<Record<string, unknown>>,
+    done: (err: Error | undefined) => void,
+  ) {
+    super(text, values, done);
+    (this as unknown as { name: string }).name = statement;
+  }
+
+  handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
+    this.shape = shapeOf(this.statement, msg.fields);
+  }
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    if (this.failed || !this.shape) return;
+    const { names, parsers } = this.shape;
+    const raw = msg.fields;
+    const row: Record<string, unknown> = {};
+    try {
+      for (let i = 0; i < raw.length; i++) {
+        const v = raw[i];
+        row[names[i]] = v === null ? null : parsers[i](v);
+      }
+    } catch (err) {
+      // As pg does: the statement still runs to its end, and its caller gets the parse error.
+      this.failed = err as Error;
+      return;
+    }
+    this.collected.push(row);
+  }
+
+  handleReadyForQuery(connection: unknown): void {
+    if (!this.failed) return pgQuery.handleReadyForQuery.call(this, connection);
+    const err = this.failed;
+    this.failed = undefined;
+    pgQuery.handleError.call(this, err, connection);
+  }
+}
+
+/** Runs the named prepared statement `text` on `client` and answers its rows. */
+export function runPrepared<Row>(client: pg.Client, name: string, text: string, values: unknown[]): Promise<Row[]> {
+  return new Promise((resolve, reject) => {
+    const rows: Array<Record<string, unknown>> = [];
+    void client.query(
+      new PreparedQuery(name, text, values, rows, (err) => (err ? reject(err) : resolve(rows as Row[]))),
+    );
+  });
+}

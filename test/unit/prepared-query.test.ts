@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import type pg from 'pg';
+import { PreparedQuery } from '../../src/db/prepared-query';
+
+/** What pg's Query sends on a connection, in order: a recorder, not a database. */
+function recordingConnection() {
+  const sent: string[] = [];
+  const record =
+    (what: string) =>
+    (o: Record<string, unknown> = {}) =>
+      sent.push(`${what}${o.rows !== undefined ? ` rows=${JSON.stringify(o.rows)}` : ''}`);
+  return {
+    sent,
+    connection: {
+      parsedStatements: {} as Record<string, string>,
+      submittedNamedStatements: {} as Record<string, string>,
+      stream: { cork() {}, uncork() {} },
+      parse: record('parse'),
+      bind: record('bind'),
+      describe: record('describe'),
+      execute: record('execute'),
+      sync: record('sync'),
+      flush: record('flush'),
+      close: record('close'),
+    },
+  };
+}
+
+const field = (name: string, dataTypeID: number) =>
+  ({ name, dataTypeID, tableID: 0, columnID: 0, dataTypeSize: 0, dataTypeModifier: 0, format: 'text' }) as pg.FieldDef;
+
+type Protocol = {
+  submit(c: unknown): unknown;
+  handleRowDescription(m: unknown): void;
+  handleDataRow(m: unknown): void;
+  handleCommandComplete(m: unknown, c: unknown): void;
+  handleReadyForQuery(c: unknown): void;
+};
+
+function run(name: string, fields: pg.FieldDef[], data: Array<Array<string | null>>) {
+  const { sent, connection } = recordingConnection();
+  const rows: Array<Record<string, unknown>> = [];
+  let answered: { err?: Error } | undefined;
+  const q = new PreparedQuery(name, 'SELECT …', [1], rows, (err) => (answered = { err })) as unknown as Protocol;
+  assert.equal(q.submit(connection), null);
+  q.handleRowDescription({ fields });
+  for (const d of data) q.handleDataRow({ fields: d });
+  q.handleCommandComplete({ text: `SELECT ${data.length}` }, connection);
+  q.handleReadyForQuery(connection);
+  return { sent, rows, answered };
+}
+
+describe('a prepared statement run as pg’s Query', () => {
+  it('asks in one round trip: parse, bind, describe, execute and sync, with no row limit', () => {
+    const { sent, answered } = run('pq-one-trip', [field('n', 23)], [['1']]);
+    // A field of ours named like one of pg's (`rows` is its row limit) would turn this into an
+    // execute with a limit, a flush, and a sync only after the answer: a second round trip.
+    assert.deepEqual(sent, ['parse', 'bind', 'describe', 'execute', 'sync']);
+    assert.equal(answered?.err, null);
+  });
+
+  it('builds each row with its columns in order, parsed by type, nulls kept', () => {
+    const { rows } = run(
+      'pq-rows',
+      [field('id', 25), field('n', 23), field('big', 20), field('at', 1184), field('gone', 1184)],
+      [
+        ['job_1', '7', '42', '2026-12-06 11:00:00.5+00', null],
+        ['job_2', '8', '43', '2026-12-06 11:00:01+00', null],
+      ],
+    );
+    assert.deepEqual(
+      rows.map((r) => Object.keys(r)),
+      [
+        ['id', 'n', 'big', 'at', 'gone'],
+        ['id', 'n', 'big', 'at', 'gone'],
+      ],
+    );
+    assert.equal(rows[0].n, 7);
+    assert.equal((rows[0].at as Date).toISOString(), '2026-12-06T11:00:00.500Z');
+    assert.equal(rows[1].gone, null);
+  });
+
+  it('reads a statement’s shape again when its columns change', () => {
+    run('pq-shape', [field('a', 23)], [['1']]);
+    const { rows } = run('pq-shape', [field('a', 25), field('b', 23)], [['x', '2']]);
+    assert.deepEqual(rows, [{ a: 'x', b: 2 }]);
+  });
+
+  it('answers a row it cannot parse as an error, once the statement has ended', () => {
+    const { sent, answered } = run('pq-bad', [field('doc', 3802)], [['{"ok":true}'], ['{not json']]);
+    assert.ok(answered?.err instanceof SyntaxError, String(answered?.err));
+    assert.deepEqual(sent, ['parse', 'bind', 'describe', 'execute', 'sync']);
+  });
+});
