@@ -1,13 +1,9 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { fastTimestamptz } from './timestamptz';
 
 // Return BIGINT (int8) columns as numbers: our counters (seq, bytes, ms) stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
-// timestamptz in its common form without pg's general parser, which stays for every other form.
-const generalTimestamptz = pg.types.getTypeParser(1184, 'text') as (text: string) => unknown;
-pg.types.setTypeParser(1184, (v) => fastTimestamptz(v) ?? generalTimestamptz(v));
 
 export function createDb(url: string, opts: { max?: number; log?: Logger } = {}): Knex {
   const log = opts.log;

@@ -55,10 +55,10 @@ export async function burstOfReads(n: number, opts: { token: string; baseUrls?: 
   );
   const ms = Date.now() - started;
   const policy = replies.find((r) => r.headers.get('ratelimit-policy'))?.headers.get('ratelimit-policy');
-  const windows = (policy ?? '').split(',').map((p) => /^\s*(\d+);w=(\d+)\s*$/.exec(p));
-  const allowedAtMost = windows.every(Boolean)
-    ? Math.min(...windows.map((m) => Number(m![1]) * (Math.ceil(ms / (Number(m![2]) * 1000)) + 1)))
-    : Infinity;
+  const windows = [...(policy ?? '').matchAll(/(\d+);w=(\d+)/g)];
+  const allowedAtMost = Math.min(
+    ...windows.map(([, limit, seconds]) => Number(limit) * (Math.ceil(ms / (Number(seconds) * 1000)) + 1)),
+  );
   return {
     replies,
     ms,
