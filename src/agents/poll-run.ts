@@ -216,6 +216,8 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
     } catch (err) {
       return this.caller.done(err);
     }
+    for (const { job, leaseId } of out.jobs)
+      this.d.handedLeases.remember(leaseId, { jobId: job.id, jobWorkspaceId: job.workspaceId, node: this.node });
     this.caller.done(undefined, out);
   }
 }

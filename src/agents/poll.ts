@@ -5,6 +5,7 @@ import type { ApiConfig } from '../config';
 import type { DataKeys } from '../crypto/data-keys';
 import type { Hangup } from '../shared/hangup';
 import type { EmptyClaims } from './empty-claims';
+import type { HandedLeases } from './handed-leases';
 import { stopLists } from './stop-lists';
 import type { PollWaiters } from './poll-waiters';
 import { claimOne } from '../jobs/dispatch';
@@ -54,6 +55,8 @@ export function createPoll(o: {
   workflows: JobWorkflowClient;
   log: Logger;
   requireNode: RequireNode;
+  /** Where each lease handed out is kept for its result's checks. */
+  handedLeases: HandedLeases;
 }) {
   const deps: PollDeps = {
     ...o,

@@ -15,6 +15,7 @@ import { auditBy } from '../auth/authorize';
 import { heartbeatAttempts } from '../jobs/heartbeats';
 import type { Transitions } from '../jobs/transitions';
 import { resultRead } from './result-read';
+import { HandedLeases } from './handed-leases';
 import { nodeAccess } from './node-access';
 import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
@@ -64,6 +65,9 @@ export interface ResultReport {
   usage?: Record<string, number>;
 }
 
+/** Leases an instance remembers for their results' checks: a few MiB at most. */
+const LEASES_REMEMBERED = 20_000;
+
 const RUNNING_JOBS = `coalesce((SELECT array_agg(a.job_id ORDER BY a.assigned_at) FROM job_attempts a
   WHERE a.agent_id = agents.id AND a.ended_at IS NULL), '{}') AS running_jobs`;
 
@@ -83,7 +87,7 @@ export function createAgentsService({
   const { requireNode, requireWorkingNode } = nodeAccess(db);
 
   /** Wakes the node's waiting long polls, naming it: only its own polls wake (src/agents/poll-waiters.ts). */
-  async function wakePolls(node: RemovedNode): Promise<void> {
+  async function wakePolls(node: Pick<RemovedNode, 'id' | 'workspace_id' | 'pool' | 'region'>): Promise<void> {
     const [channel, queue] = queuedChannelOf(node);
     await db.raw('SELECT pg_notify(?, ?)', [channel, `${queue} node:${node.id}`]);
   }
@@ -140,6 +144,7 @@ export function createAgentsService({
   }
 
   const waiters = new PollWaiters(notifier, (jobId) => isClaimable(db, jobId));
+  const handedLeases = new HandedLeases(LEASES_REMEMBERED);
   const waitingPolls: WaitingPolls = (job) =>
     waiters.take(queuedChannelOf({ pool: 'self', region: null, workspace_id: job.workspaceId }), job.selector);
   return {
@@ -262,11 +267,16 @@ export function createAgentsService({
       workflows,
       log,
       requireNode: requireWorkingNode,
+      handedLeases,
     }),
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */
     async result(principal: Principal, report: ResultReport): Promise<Job> {
-      const [node] = await resultRead(db, [report.nodeId, principal.workspaceId, report.jobId, report.leaseId]);
+      // A lease this instance handed out needs no read: what the read checks was fixed by the hand-out.
+      const handed = handedLeases.take(report.leaseId, report, principal.workspaceId);
+      const [node] = handed
+        ? [{ ...handed.node, job_workspace_id: handed.jobWorkspaceId, attempt_agent_id: handed.node.id }]
+        : await resultRead(db, [report.nodeId, principal.workspaceId, report.jobId, report.leaseId]);
       if (!node) throw notFound('node');
       // As requireNode checks it; a removed node may still report what it ran.
       if (principal.kind === 'node' && principal.agentId !== node.id)

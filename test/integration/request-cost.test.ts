@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import { apisPerTest } from '../support/api-process';
 import { testEnv } from '../support/env';
-import { newWorkspace, post, submit } from '../support/http';
+import { newWorkspace, ok, post, registerNode, resultOf, submit } from '../support/http';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/agents';
 import { login } from '../support/auth';
@@ -23,7 +23,7 @@ async function statementsDuring(db: Knex, fn: () => Promise<void>): Promise<stri
 const touching = (statements: string[], table: string) =>
   statements.filter((s) => new RegExp(`\\b${table}\\b`).test(s));
 
-describe('what a request costs: cached credentials and leased budgets', () => {
+describe('what a request costs: cached credentials, leased budgets, hand-outs remembered', () => {
   const apiWith = apisPerTest();
 
   it('serves a known key from memory: 100 retrieves send 100 job reads, no key lookup and a few leases', async () => {
@@ -146,6 +146,38 @@ describe('what a request costs: cached credentials and leased budgets', () => {
       }
     });
     assert.deepEqual(statements, [], 'no statement for 50 refusals');
+  });
+  it("checks a result against the hand-out its instance made, with no read; another instance's lease is read; a forged report is refused either way", async () => {
+    const [here, there] = [await apiWith(), await apiWith()];
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    const other = await registerNode(key, {}, 'other');
+    const agentReads = (statements: string[]) => statements.filter((s) => /\bFROM agents\b/i.test(s)).length;
+    for (const [api, reads] of [
+      [here, 0],
+      [there, 1],
+    ] as const) {
+      const job = await submit(key);
+      const held = (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey, here.url))
+        .jobs[0] as { job_id: string; leaseId: string };
+      assert.equal(held.job_id, job.job_id);
+      const statements = await statementsDuring(api.db, async () => {
+        await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, api.url);
+      });
+      assert.equal(agentReads(statements), reads, statements.join('\n'));
+      assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key)).body.payload.state, 'succeeded');
+    }
+    // Another node of the workspace reporting the lease as the holder's (checked against the
+    // hand-out), then as its own (read): both refused, and the holder's report still ends the job.
+    const job = await submit(key);
+    const held = (await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 5 }, node.nodeKey, here.url))
+      .jobs[0] as { job_id: string; leaseId: string };
+    const posing = await post('/compute/nodes/result', resultOf(node, held, 0), other.nodeKey, here.url);
+    assert.deepEqual([posing.status, posing.body.code], [403, 'auth.forbidden']);
+    const forged = await post('/compute/nodes/result', resultOf(other, held, 0), other.nodeKey, here.url);
+    assert.deepEqual([forged.status, forged.body.code], [409, 'job.not_assigned']);
+    await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, here.url);
+    assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key)).body.payload.state, 'succeeded');
   });
 });
 
