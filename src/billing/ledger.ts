@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Step } from '../db/one-trip';
 import { prepared } from '../db/prepared';
 
 // The usage ledger's writes (the table is src/billing's; see its migration). Every entry runs from
@@ -40,13 +41,14 @@ const runtimeEntry = (
   s.secs * ${CPU}, s.secs * ${GPU}, s.secs * ${GB}, ${priced(`s.secs * ${CPU}`, `s.secs * ${GPU}`, `s.secs * ${GB}`)}, b.current_period_start`;
 
 /**
- * The end of an attempt, in the transaction that wrote its `ended_at`: the remainder from the last
- * tick to the end, then, where the agent reported its own figures, a correcting entry that makes
- * the attempt's sums equal them. Both are kept once however often the end is written.
+ * The end of an attempt, as statements to run after the one that wrote its `ended_at`, in its
+ * transaction (src/db/one-trip.ts): the remainder from the last tick to the end, then, where the
+ * agent reported its own figures, a correcting entry that makes the attempt's sums equal them.
+ * Both are kept once however often the end is written.
  */
-export async function meterAttemptEnd(trx: Knex.Transaction, leaseId: string, reported: boolean): Promise<void> {
-  await endEntry(trx, [leaseId]);
-  if (reported) await reportedEntry(trx, [leaseId]);
+export function attemptEndEntries(leaseId: string, reported: boolean): Step[] {
+  const end = { statement: endEntry, values: [leaseId] };
+  return reported ? [end, { statement: reportedEntry, values: [leaseId] }] : [end];
 }
 
 const endEntry = prepared(
@@ -129,3 +131,10 @@ export async function meterRunning(
 export async function releaseReservation(db: Knex | Knex.Transaction, jobId: string): Promise<void> {
   await db.raw('DELETE FROM billing_reservations WHERE job_id = ?', [jobId]);
 }
+
+/**
+ * The same as a CTE's body inside the statement that ends a job: the reservations of the managed
+ * jobs among `rows` (rows that statement wrote) let go when `ended`, a boolean SQL expression.
+ */
+export const reservationReleaseSql = (rows: string, ended: string) =>
+  `DELETE FROM billing_reservations WHERE ${ended} AND job_id IN (SELECT id FROM ${rows} WHERE ${rows}.pool = 'managed')`;

@@ -3,7 +3,7 @@ import pg from 'pg';
 type Parser = (text: string) => unknown;
 
 /** A statement's rows as PostgreSQL describes them: column names, types and the parser of each. */
-interface RowShape {
+export interface RowShape {
   names: string[];
   types: number[];
   parsers: Parser[];
@@ -12,7 +12,7 @@ interface RowShape {
 /** By statement name: a prepared statement's columns do not change, so its shape is read once. */
 const shapes = new Map<string, RowShape>();
 
-function shapeOf(name: string, fields: pg.FieldDef[]): RowShape {
+export function shapeOf(name: string, fields: pg.FieldDef[]): RowShape {
   const known = shapes.get(name);
   if (known && known.names.length === fields.length && fields.every((f, i) => same(known, f, i))) return known;
   const shape = {
@@ -26,6 +26,16 @@ function shapeOf(name: string, fields: pg.FieldDef[]): RowShape {
 
 const same = (shape: RowShape, f: pg.FieldDef, i: number) =>
   shape.names[i] === f.name && shape.types[i] === f.dataTypeID;
+
+/** A data row as a plain object, its columns in order, each parsed by its type's parser (which may throw). */
+export function rowOf({ names, parsers }: RowShape, raw: Array<string | null>): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < raw.length; i++) {
+    const v = raw[i];
+    row[names[i]] = v === null ? null : parsers[i](v);
+  }
+  return row;
+}
 
 /** The parts of pg's Query this one calls on: the Submittable protocol's handlers, untyped in @types/pg. */
 interface QueryHandlers {
@@ -66,14 +76,9 @@ export class PreparedQuery extends pg.Query {
 
   handleDataRow(msg: { fields: Array<string | null> }): void {
     if (this.failed || !this.shape) return;
-    const { names, parsers } = this.shape;
-    const raw = msg.fields;
-    const row: Record<string, unknown> = {};
+    let row: Record<string, unknown>;
     try {
-      for (let i = 0; i < raw.length; i++) {
-        const v = raw[i];
-        row[names[i]] = v === null ? null : parsers[i](v);
-      }
+      row = rowOf(this.shape, msg.fields);
     } catch (err) {
       // As pg does: the statement still runs to its end, and its caller gets the parse error.
       this.failed = err as Error;

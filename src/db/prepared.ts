@@ -12,21 +12,46 @@ import { runPrepared } from './prepared-query';
  * Its text must not change for its name, and its output must name its columns (no `*` at the top):
  * a migration that adds a column then leaves the prepared statements valid.
  */
-export function prepared<Row = Record<string, unknown>>(name: string, text: string) {
-  return async (db: Knex | Knex.Transaction, values: unknown[]): Promise<Row[]> => {
-    const client = db.client as {
-      acquireConnection(): Promise<pg.Client & { __knexTxId?: string }>;
-      releaseConnection(c: pg.Client): Promise<void>;
-      emit(event: 'query', q: unknown): void;
-    };
-    const connection = await client.acquireConnection();
-    try {
-      client.emit('query', { sql: text, bindings: values, method: 'raw', __knexTxId: connection.__knexTxId });
-      return await runPrepared<Row>(connection, name, text, values);
-    } finally {
-      await client.releaseConnection(connection);
-    }
-  };
+export function prepared<Row = Record<string, unknown>>(name: string, text: string): Prepared<Row> {
+  const run = async (db: Knex | Knex.Transaction, values: unknown[]): Promise<Row[]> =>
+    onConnection(db, async (connection, told) => {
+      told(text, values);
+      return runPrepared<Row>(connection, name, text, values);
+    });
+  return Object.assign(run, { statementName: name, text });
+}
+
+/** A prepared statement: run it on a database or a transaction, or hand it to src/db/one-trip.ts. */
+export interface Prepared<Row = Record<string, unknown>> {
+  (db: Knex | Knex.Transaction, values: unknown[]): Promise<Row[]>;
+  readonly statementName: string;
+  readonly text: string;
+}
+
+/** The client knex runs statements on, as this module uses it. */
+type KnexClient = {
+  acquireConnection(): Promise<pg.Client & { __knexTxId?: string }>;
+  releaseConnection(c: pg.Client): Promise<void>;
+  emit(event: 'query', q: unknown): void;
+};
+
+/**
+ * Runs `fn` on a connection of `db` (a transaction's own, on a transaction), released after it;
+ * `told` emits knex's `query` event for each statement sent, as knex does for its own.
+ */
+export async function onConnection<T>(
+  db: Knex | Knex.Transaction,
+  fn: (connection: pg.Client, told: (sql: string, bindings: unknown[]) => void) => Promise<T>,
+): Promise<T> {
+  const client = db.client as KnexClient;
+  const connection = await client.acquireConnection();
+  try {
+    return await fn(connection, (sql, bindings) =>
+      client.emit('query', { sql, bindings, method: 'raw', __knexTxId: connection.__knexTxId }),
+    );
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /** `?` placeholders as `$1, $2, …`, for statements written in knex's style (no `?` operator in them). */

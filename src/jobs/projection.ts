@@ -3,7 +3,8 @@ import { NOTIFY, notifyQueuedSql } from '../db/channels';
 import { newEventId, transitionEventsInsert } from './outbox';
 import { JOB_COLUMN_NAMES, artifactsOf } from './record';
 import { positional, prepared } from '../db/prepared';
-import { meterAttemptEnd, releaseReservation } from '../billing/ledger';
+import { attemptEndEntries, reservationReleaseSql } from '../billing/ledger';
+import { inOneTrip } from '../db/one-trip';
 import { isTerminal } from '../../workflows/job-model';
 import type { AttemptEnd, JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 import { attemptsEnded, jobsFinished, jobsRequeued } from '../metrics/registry';
@@ -22,17 +23,64 @@ const ENDED_AT = `coalesce(t.ended_at, CASE WHEN e.at IS NULL THEN now() ELSE gr
  * row as written, or undefined when the row already had this version or a newer one.
  *
  * The row, a new attempt, the attempts it ends, the webhook events of a change of state (the
- * outbox) and the NOTIFYs go in one statement: without attempt ends that is the whole write, with
- * no transaction around it. An end adds its usage entry in a statement of its own after it (it
- * must read the ledger after taking the attempt's row), the two in one transaction.
+ * outbox), a managed job's credit reservation let go at its end, and the NOTIFYs go in one
+ * statement: without attempt ends that is the whole write. An end adds its usage entries in
+ * statements of their own after it (they must read the ledger after the attempt's row is taken),
+ * all of them one transaction sent in one round trip (src/db/one-trip.ts). `durable: false`
+ * lets that transaction commit without waiting for the WAL's flush (`synchronous_commit` off for
+ * it alone, set in the statement itself: no round trip more).
  */
 export async function applyProjection(
   db: Knex | Knex.Transaction,
-  input: ProjectJobInput,
-  o: { durable: boolean } = { durable: true },
+  { snapshot: s, attemptEnds }: ProjectJobInput,
+  { durable }: { durable: boolean } = { durable: true },
 ) {
-  if (input.attemptEnds.length === 0 || db.isTransaction) return write(db, input, o.durable);
-  return db.transaction((trx) => write(trx, input, o.durable));
+  const columns = Object.entries(snapshotColumns(s));
+  const attempt = s.leaseId && s.agentId;
+  const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
+  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts): each NOTIFY
+  // takes PostgreSQL's global notify lock at commit and wakes every LISTEN connection.
+  const wakesFollowers = isTerminal(s.state);
+  const values = [
+    durable,
+    s.jobId,
+    s.version,
+    ...columns.map(([, value]) => value),
+    s.version,
+    newEventId(),
+    newEventId(),
+    // Each end only fills what is still empty; ended in this statement, after the job's row.
+    JSON.stringify(
+      attemptEnds.map((end) => ({
+        lease_id: end.leaseId,
+        at: end.at ?? null,
+        reason: end.reason,
+        kill: end.kill,
+        ...(end.result && { result: end.result }),
+      })),
+    ),
+    s.leaseId,
+    s.jobId,
+    s.attempt,
+    s.agentId,
+    s.startedAt,
+    Boolean(attempt),
+    NOTIFY.jobState,
+    wakesFollowers,
+    wakesAgents,
+    // A job that ended lets its credit reservation go; a late copy of an old run's end writes no
+    // row, and changes nothing.
+    isTerminal(s.state),
+  ];
+  // Metering attaches here, where every attempt ends (src/billing/ledger.ts).
+  const meters = attemptEnds.flatMap((end) => attemptEndEntries(end.leaseId, Boolean(end.result?.usage)));
+  const [rows] = await inOneTrip(db, [{ statement: projectionStatement, values }, ...meters]);
+  const [row] = rows;
+  const opened = new Set((row?.opened_ends as string[] | undefined) ?? []);
+  const ended = attemptEnds.filter((end) => opened.has(end.leaseId));
+  const written = row?.id ? (row as Record<string, unknown>) : undefined;
+  countTransition(written?.prev_state as string | undefined, s, ended);
+  return written;
 }
 
 /** The read-model columns a workflow snapshot sets. */
@@ -89,6 +137,8 @@ const projectionStatement = prepared(
        SELECT pg_notify(?, u.id) FROM u WHERE ?::boolean
        UNION ALL
        SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
+     ), released AS (
+       ${reservationReleaseSql('u', '?::boolean')}
      ), before AS (
        SELECT lease_id, ended_at IS NULL AS was_open FROM job_attempts WHERE lease_id IN (SELECT lease_id FROM e)
      ), ended AS (
@@ -104,58 +154,6 @@ const projectionStatement = prepared(
             ) AS opened_ends
      FROM (SELECT 1) AS one LEFT JOIN u ON true`),
 );
-
-/**
- * `durable: false` lets the statement's transaction commit without waiting for the WAL's flush
- * (`synchronous_commit` off for it alone, set in the statement itself: no round trip more).
- */
-async function write(db: Knex | Knex.Transaction, { snapshot: s, attemptEnds }: ProjectJobInput, durable: boolean) {
-  const columns = Object.entries(snapshotColumns(s));
-  const attempt = s.leaseId && s.agentId;
-  const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
-  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts): each NOTIFY
-  // takes PostgreSQL's global notify lock at commit and wakes every LISTEN connection.
-  const wakesFollowers = isTerminal(s.state);
-  const rows = await projectionStatement(db, [
-    durable,
-    s.jobId,
-    s.version,
-    ...columns.map(([, value]) => value),
-    s.version,
-    newEventId(),
-    newEventId(),
-    // Each end only fills what is still empty; ended in this statement, after the job's row.
-    JSON.stringify(
-      attemptEnds.map((end) => ({
-        lease_id: end.leaseId,
-        at: end.at ?? null,
-        reason: end.reason,
-        kill: end.kill,
-        ...(end.result && { result: end.result }),
-      })),
-    ),
-    s.leaseId,
-    s.jobId,
-    s.attempt,
-    s.agentId,
-    s.startedAt,
-    Boolean(attempt),
-    NOTIFY.jobState,
-    wakesFollowers,
-    wakesAgents,
-  ]);
-  const [row] = rows;
-  const opened = new Set((row?.opened_ends as string[] | undefined) ?? []);
-  const ended = attemptEnds.filter((end) => opened.has(end.leaseId));
-  // Metering attaches here, where every attempt ends: in this transaction, in a statement after
-  // the one that took the attempt's row (src/billing/ledger.ts).
-  for (const end of attemptEnds) await meterAttemptEnd(db as Knex.Transaction, end.leaseId, Boolean(end.result?.usage));
-  const written = row?.id ? (row as Record<string, unknown>) : undefined;
-  countTransition(written?.prev_state as string | undefined, s, ended);
-  // A job that ended lets its credit reservation go (a late copy of an old run's end changes nothing).
-  if (written?.pool === 'managed' && isTerminal(s.state)) await releaseReservation(db, s.jobId);
-  return written;
-}
 
 /**
  * The counters of what a write changed: `prev` is the row's state before it, undefined when the

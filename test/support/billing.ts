@@ -7,7 +7,8 @@ import { meterScheduleId } from '../../src/billing/meter-schedule';
 import { closePeriods, periodSettingsOf } from '../../src/billing/periods';
 import type { PlanId } from '../../src/billing/plans';
 import { setBilling } from '../../src/billing/subscription';
-import { meterAttemptEnd } from '../../src/billing/ledger';
+import { attemptEndEntries } from '../../src/billing/ledger';
+import { inOneTrip } from '../../src/db/one-trip';
 import { newId } from '../../src/shared/ids';
 import { waitFor } from './agents';
 import { login } from './auth';
@@ -193,7 +194,7 @@ export async function endAll(jobIds: string[]): Promise<void> {
     await db().transaction(async (trx) => {
       const batch = leases.slice(i, i + 100);
       await trx('job_attempts').whereIn('lease_id', batch).update({ ended_at: trx.fn.now(), end_reason: 'cancelled' });
-      for (const lease of batch) await meterAttemptEnd(trx, lease, false);
+      for (const lease of batch) await inOneTrip(trx, attemptEndEntries(lease, false));
     });
   }
   await db()('jobs').whereIn('id', jobIds).update({ state: 'CANCELLED', finished_at: db().fn.now() });

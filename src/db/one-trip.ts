@@ -1,0 +1,153 @@
+import type { Knex } from 'knex';
+import pg from 'pg';
+import { type Prepared, onConnection } from './prepared';
+import { type RowShape, rowOf, runPrepared, shapeOf } from './prepared-query';
+
+/** A prepared statement and its values, one part of a write that commits as a whole. */
+export interface Step {
+  statement: Prepared<Record<string, unknown>>;
+  values: unknown[];
+}
+
+type Rows = Array<Record<string, unknown>>;
+
+/** pg's own mapping of values to the wire (Dates, arrays, objects as JSON), as its Query binds them. */
+const prepareValue = (pg as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils.prepareValue;
+
+/** What this query sends on a connection: pg's Connection, as its Query uses it. */
+interface Wire {
+  parsedStatements: Record<string, string>;
+  stream: { cork?(): void; uncork?(): void };
+  bind(o: { statement: string; values: unknown[] }): void;
+  describe(o: { type: 'P'; name: string }): void;
+  execute(o: Record<string, never>): void;
+  sync(): void;
+}
+
+/**
+ * Statements that commit together, in one round trip: each one's Bind, Describe and Execute, then
+ * a single Sync. PostgreSQL runs all that comes before a Sync as one implicit transaction, each
+ * statement with a snapshot of its own (read committed), as between BEGIN and COMMIT: a statement
+ * sees what the ones before it wrote, and what others committed before it began. An error skips
+ * the rest and rolls all of them back. Against BEGIN, the statements and COMMIT one at a time,
+ * three round trips fewer for two statements, and their locks held for one.
+ *
+ * Every statement must be parsed on the connection already (pg keeps which are): a Parse here
+ * could not tell pg's bookkeeping which of them the server kept if one failed. The first time a
+ * connection meets one of them, the statements go one at a time in a transaction instead.
+ * Submitted to pg's Client as its own Query is (the Submittable protocol pg-cursor uses).
+ */
+export class OneTripQuery {
+  readonly results: Rows[];
+  private at = 0;
+  private shape?: RowShape;
+  private failed?: Error;
+  private answered = false;
+
+  constructor(
+    private readonly steps: Step[],
+    private readonly done: (err: Error | undefined) => void,
+  ) {
+    this.results = steps.map(() => []);
+  }
+
+  submit(connection: Wire): Error | null {
+    // Every value mapped before anything is sent: a Sync after some of the statements would
+    // commit them without the rest.
+    let values: unknown[][];
+    try {
+      values = this.steps.map((step) => step.values.map((v) => prepareValue(v)));
+    } catch (err) {
+      return err as Error;
+    }
+    connection.stream.cork?.();
+    try {
+      this.steps.forEach(({ statement }, i) => {
+        connection.bind({ statement: statement.statementName, values: values[i] });
+        connection.describe({ type: 'P', name: '' });
+        connection.execute({});
+      });
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
+    this.shape = shapeOf(this.steps[this.at].statement.statementName, msg.fields);
+  }
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    if (this.failed || !this.shape) return;
+    try {
+      this.results[this.at].push(rowOf(this.shape, msg.fields));
+    } catch (err) {
+      // As pg does: the statements still run to their end, and the caller gets the parse error.
+      this.failed = err as Error;
+    }
+  }
+
+  handleCommandComplete(): void {
+    this.at++;
+    this.shape = undefined;
+  }
+
+  handleEmptyQuery(): void {
+    this.handleCommandComplete();
+  }
+
+  handleError(err: Error): void {
+    this.answer(err);
+  }
+
+  handleReadyForQuery(): void {
+    this.answer(this.failed);
+  }
+
+  private answer(err: Error | undefined): void {
+    if (this.answered) return;
+    this.answered = true;
+    this.done(err);
+  }
+}
+
+/**
+ * Runs `steps` as one transaction and answers each one's rows. On a transaction, they run on it
+ * one after another (it commits them); else in one round trip (OneTripQuery).
+ */
+export function inOneTrip(db: Knex | Knex.Transaction, steps: Step[]): Promise<Rows[]> {
+  if (db.isTransaction || steps.length === 1) return inOrder(db, steps);
+  return onConnection(db, async (connection, told) => {
+    for (const { statement, values } of steps) told(statement.text, values);
+    const parsed = (connection as unknown as { connection: Wire }).connection.parsedStatements;
+    if (!steps.every(({ statement }) => parsed[statement.statementName] !== undefined))
+      return oneAtATime(connection, steps);
+    return new Promise<Rows[]>((resolve, reject) => {
+      const query: OneTripQuery = new OneTripQuery(steps, (err) => (err ? reject(err) : resolve(query.results)));
+      void connection.query(query as unknown as pg.Submittable);
+    });
+  });
+}
+
+/** On a transaction, which commits them; or a single statement, a transaction of its own. */
+async function inOrder(db: Knex | Knex.Transaction, steps: Step[]): Promise<Rows[]> {
+  const results: Rows[] = [];
+  for (const { statement, values } of steps) results.push(await statement(db, values));
+  return results;
+}
+
+/** A connection's first meeting with the statements: each parsed through pg's Query, in a transaction. */
+async function oneAtATime(connection: pg.Client, steps: Step[]): Promise<Rows[]> {
+  await connection.query('BEGIN');
+  try {
+    const results: Rows[] = [];
+    for (const { statement, values } of steps)
+      results.push(await runPrepared(connection, statement.statementName, statement.text, values));
+    await connection.query('COMMIT');
+    return results;
+  } catch (err) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}

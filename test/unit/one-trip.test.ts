@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import type pg from 'pg';
+import { OneTripQuery, type Step } from '../../src/db/one-trip';
+import { prepared } from '../../src/db/prepared';
+
+/** What the query sends on a connection, in order: a recorder, not a database. */
+function recordingConnection() {
+  const sent: string[] = [];
+  const record =
+    (what: string) =>
+    (o: Record<string, unknown> = {}) =>
+      sent.push(`${what}${o.statement ? ` ${String(o.statement)} ${JSON.stringify(o.values)}` : ''}`);
+  return {
+    sent,
+    connection: {
+      parsedStatements: {} as Record<string, string>,
+      stream: { cork: () => sent.push('cork'), uncork: () => sent.push('uncork') },
+      parse: record('parse'),
+      bind: record('bind'),
+      describe: record('describe'),
+      execute: record('execute'),
+      sync: record('sync'),
+    },
+  };
+}
+
+const field = (name: string, dataTypeID: number) =>
+  ({ name, dataTypeID, tableID: 0, columnID: 0, dataTypeSize: 0, dataTypeModifier: 0, format: 'text' }) as pg.FieldDef;
+
+const write = prepared('ot-write', 'UPDATE t SET at = $1 WHERE id = $2 RETURNING id, n');
+const entry = prepared('ot-entry', 'INSERT INTO u SELECT $1');
+const steps = (at: unknown): Step[] => [
+  { statement: write, values: [at, 'job_1'] },
+  { statement: entry, values: ['lease_1'] },
+];
+
+describe('statements that commit together, in one round trip', () => {
+  it('sends each statement’s bind, describe and execute, then one sync, corked', () => {
+    const { sent, connection } = recordingConnection();
+    const q = new OneTripQuery(steps(new Date('2026-12-06T12:00:00Z')), () => undefined);
+    assert.equal(q.submit(connection), null);
+    assert.equal(sent[0], 'cork');
+    assert.match(
+      sent[1],
+      /^bind ot-write \["2026-12-06T\d\d:00:00\.000[+-]\d\d:\d\d","job_1"\]$/,
+      'a Date as pg binds it',
+    );
+    assert.deepEqual(sent.slice(2), [
+      'describe',
+      'execute',
+      'bind ot-entry ["lease_1"]',
+      'describe',
+      'execute',
+      'sync',
+      'uncork',
+    ]);
+  });
+
+  it('answers each statement’s rows, parsed by type', () => {
+    const { connection } = recordingConnection();
+    let answered: { err?: Error } | undefined;
+    const q = new OneTripQuery(steps(null), (err) => (answered = { err }));
+    q.submit(connection);
+    q.handleRowDescription({ fields: [field('id', 25), field('n', 23)] });
+    q.handleDataRow({ fields: ['job_1', '7'] });
+    q.handleCommandComplete();
+    q.handleCommandComplete();
+    assert.equal(answered, undefined, 'not before the transaction ended');
+    q.handleReadyForQuery();
+    assert.deepEqual(answered, { err: undefined });
+    assert.deepEqual(q.results, [[{ id: 'job_1', n: 7 }], []]);
+  });
+
+  it('sends nothing when a value cannot be bound: a sync after some statements would commit them alone', () => {
+    const { sent, connection } = recordingConnection();
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const q = new OneTripQuery([{ statement: entry, values: ['lease_1'] }, ...steps(circular)], () => undefined);
+    assert.ok(q.submit(connection) instanceof Error);
+    assert.deepEqual(sent, []);
+  });
+
+  it('answers an error once: the first, not the ready that follows it', () => {
+    const { connection } = recordingConnection();
+    const answers: Array<Error | undefined> = [];
+    const q = new OneTripQuery(steps(null), (err) => answers.push(err));
+    q.submit(connection);
+    q.handleError(new Error('deadlock detected'));
+    q.handleReadyForQuery();
+    assert.deepEqual(
+      answers.map((e) => e?.message),
+      ['deadlock detected'],
+    );
+  });
+});
