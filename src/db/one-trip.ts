@@ -45,7 +45,7 @@ export class OneTripQuery {
   private answered = false;
 
   constructor(
-    private readonly steps: Step[],
+    readonly steps: Step[],
     private readonly done: (err: Error | undefined) => void,
   ) {
     this.results = steps.map(() => []);

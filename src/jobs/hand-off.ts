@@ -5,7 +5,6 @@ import { inSpan, traceparentOf } from '../telemetry/tracing';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 import { type Assignment, withdrawInBackground } from './dispatch';
 import type { Job } from './record';
-import type { Transitions } from './transitions';
 
 // A submitted job handed straight to a poll waiting on this instance: its run starts with the
 // poll's assignment (Update-with-Start), so the run's first workflow task takes both, and the
@@ -83,16 +82,16 @@ export function abandonHandOff(o: { workflows: JobWorkflowClient; log: Logger },
 }
 
 /**
- * Once the job is visible: writes the assignment the run made (as a claim's is written, before
- * its answer) and hands it to the poll. A poll that stopped waiting meanwhile never hears of it:
- * the lease is withdrawn and the run queues the job again, no loss counted.
+ * Once the job is visible with its assignment written (transitions.create writes both, as a
+ * claim's is written before its answer): hands it to the poll. A poll that stopped waiting
+ * meanwhile never hears of it: the lease is withdrawn and the run queues the job again, no loss
+ * counted.
  */
-export async function handOver(
-  o: { transitions: Transitions; workflows: JobWorkflowClient; log: Logger },
+export function handOver(
+  o: { workflows: JobWorkflowClient; log: Logger },
   job: Job,
   { poll, leaseId, traceparent, assigned }: HandedStart,
-): Promise<void> {
-  await o.transitions.handedOut(job.id, job.workspaceId, assigned);
+): void {
   if (!poll.deliver({ job: assignedJob(job, assigned), leaseId, traceparent }))
     withdrawInBackground(o.workflows, job.id, leaseId, o.log);
 }

@@ -4,7 +4,7 @@ import { newEventId, transitionEventsInsert } from './outbox';
 import { JOB_COLUMN_NAMES, artifactsOf } from './record';
 import { positional, prepared } from '../db/prepared';
 import { attemptEndEntries, reservationReleaseSql } from '../billing/ledger';
-import { inOneTrip } from '../db/one-trip';
+import { type Step, inOneTrip } from '../db/one-trip';
 import { isTerminal } from '../../workflows/job-model';
 import type { AttemptEnd, JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 import { attemptsEnded, jobsFinished, jobsRequeued } from '../metrics/registry';
@@ -32,9 +32,22 @@ const ENDED_AT = `coalesce(t.ended_at, CASE WHEN e.at IS NULL THEN now() ELSE gr
  */
 export async function applyProjection(
   db: Knex | Knex.Transaction,
-  { snapshot: s, attemptEnds }: ProjectJobInput,
-  { durable }: { durable: boolean } = { durable: true },
+  input: ProjectJobInput,
+  o: { durable: boolean } = { durable: true },
 ) {
+  const write = projectionWrite(input, o);
+  return write.written(await inOneTrip(db, write.steps));
+}
+
+/**
+ * applyProjection's statements, for a caller that sends others before them in the same trip
+ * (transitions.create), and what it makes of their rows: `written` takes the rows of these
+ * statements alone.
+ */
+export function projectionWrite(
+  { snapshot: s, attemptEnds }: ProjectJobInput,
+  { durable }: { durable: boolean },
+): { steps: Step[]; written(results: Array<Array<Record<string, unknown>>>): Record<string, unknown> | undefined } {
   const columns = Object.entries(snapshotColumns(s));
   const attempt = s.leaseId && s.agentId;
   const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
@@ -74,13 +87,16 @@ export async function applyProjection(
   ];
   // Metering attaches here, where every attempt ends (src/billing/ledger.ts).
   const meters = attemptEnds.flatMap((end) => attemptEndEntries(end.leaseId, Boolean(end.result?.usage)));
-  const [rows] = await inOneTrip(db, [{ statement: projectionStatement, values }, ...meters]);
-  const [row] = rows;
-  const opened = new Set((row?.opened_ends as string[] | undefined) ?? []);
-  const ended = attemptEnds.filter((end) => opened.has(end.leaseId));
-  const written = row?.id ? (row as Record<string, unknown>) : undefined;
-  countTransition(written?.prev_state as string | undefined, s, ended);
-  return written;
+  return {
+    steps: [{ statement: projectionStatement, values }, ...meters],
+    written: ([[row]]) => {
+      const opened = new Set((row?.opened_ends as string[] | undefined) ?? []);
+      const ended = attemptEnds.filter((end) => opened.has(end.leaseId));
+      const written = row?.id ? row : undefined;
+      countTransition(written?.prev_state as string | undefined, s, ended);
+      return written;
+    },
+  };
 }
 
 /** The read-model columns a workflow snapshot sets. */

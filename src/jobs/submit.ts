@@ -205,7 +205,9 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     }
     let created: Awaited<ReturnType<Transitions['create']>>;
     try {
-      created = await transitions.create(job.id, { handed: handed !== undefined });
+      created = await transitions.create(job.id, {
+        handed: handed && { workspaceId: job.workspaceId, assigned: handed.assigned },
+      });
     } catch (err) {
       // The run holds an assignment nobody will hear of: withdrawn, the run queues the job again
       // (the reconciler makes its row visible, as after any start whose next write failed).
@@ -228,7 +230,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         config.dependencyRetryAfterSeconds,
       );
     }
-    if (handed) await handOver({ transitions, workflows, log }, job, handed);
+    if (handed) handOver({ workflows, log }, job, handed);
     return job;
   }
 

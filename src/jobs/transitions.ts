@@ -18,7 +18,8 @@ import { LIVE_STATES } from './lease';
 import { releaseExpired } from './reservations';
 import { type RowRef, rowsBehindClosedRuns } from './closed-runs';
 import { eachConcurrently } from '../shared/concurrently';
-import { applyProjection } from './projection';
+import { applyProjection, projectionWrite } from './projection';
+import { inOneTrip } from '../db/one-trip';
 import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
 import type { ApiConfig } from '../config';
@@ -203,14 +204,29 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * able to take it (its workspace's, or its region's managed agents) goes out on commit.
      * `gone` means no row is left to mark.
      */
-    async create(jobId: string, o: { handed?: boolean } = {}): Promise<'marked' | 'already' | 'gone'> {
-      const rows = await (o.handed ? createHandedStatement : createStatement)(db, [jobId, newEventId(), jobId]);
+    async create(
+      jobId: string,
+      o: { handed?: { workspaceId: string; assigned: Transition } } = {},
+    ): Promise<'marked' | 'already' | 'gone'> {
+      const values = [jobId, newEventId(), jobId];
+      let rows;
+      if (!o.handed) rows = await createStatement(db, values);
+      else {
+        // A job handed to a waiting poll at its start: the assignment its run made is written in
+        // the same transaction and round trip, before the poll is answered. The acknowledgement
+        // waits for the disk, so that write does too.
+        const { workspaceId, assigned: t } = o.handed;
+        const write = projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable: true });
+        const [created, ...written] = await inOneTrip(db, [
+          { statement: createHandedStatement, values },
+          ...write.steps,
+        ]);
+        write.written(written);
+        rows = created;
+      }
       if (Number(rows[0].marked) > 0) return 'marked';
       return rows[0].present ? 'already' : 'gone';
     },
-
-    /** Writes an assignment its run made at its start (a job handed to a waiting poll), then lets it be answered. */
-    handedOut: (jobId: string, workspaceId: string, t: Transition) => commitBeforeAnswer(jobId, workspaceId, t),
 
     /**
      * Hands a reserved job to an agent. 409 `job.invalid_state` when the workflow refuses (the job

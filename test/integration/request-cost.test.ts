@@ -1,6 +1,9 @@
 // lane: isolated (test/lanes.ts)
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
+import pg from 'pg';
+import { OneTripQuery } from '../../src/db/one-trip';
+import { longPollsWaiting } from '../../src/metrics/registry';
 import { apisPerTest } from '../support/api-process';
 import { testEnv } from '../support/env';
 import { newWorkspace, ok, post, registerNode, resultOf, submit } from '../support/http';
@@ -19,6 +22,21 @@ async function statementsDuring(db: Knex, fn: () => Promise<void>): Promise<stri
     db.off('query', onQuery);
   }
   return seen;
+}
+/** The statements of each write sent as one round trip (src/db/one-trip.ts) while `fn` runs, in this process. */
+async function oneTripsDuring(fn: () => Promise<void>): Promise<string[][]> {
+  const trips: string[][] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (args[0] instanceof OneTripQuery) trips.push(args[0].steps.map((s) => s.statement.statementName));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return trips;
 }
 const touching = (statements: string[], table: string) =>
   statements.filter((s) => new RegExp(`\\b${table}\\b`).test(s));
@@ -179,6 +197,25 @@ describe('what a request costs: cached credentials, leased budgets, hand-outs re
     await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, here.url);
     assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key)).body.payload.state, 'succeeded');
   });
+  it('acknowledges a job handed to a waiting poll with its assignment in one round trip, and ends it in another', async () => {
+    const api = await apiWith();
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    // A connection's first meeting with a write's statements parses them one at a time; once the
+    // few connections these calls take have met them, every write goes in one trip.
+    const seen = new Set<string>();
+    for (let i = 0; i < 10 && seen.size < 2; i++) {
+      const trips = await oneTripsDuring(() => handedAndEnded(api.url!, key, node));
+      for (const trip of trips) {
+        assert.ok(
+          [HANDED, ENDED].some((kind) => trip.join() === kind.join()),
+          `a trip of the statements of one write: ${trip.join()}`,
+        );
+        seen.add(trip.join());
+      }
+    }
+    assert.deepEqual([...seen].sort(), [HANDED.join(), ENDED.join()].sort());
+  });
 });
 
 async function keyRow(key: string) {
@@ -186,4 +223,20 @@ async function keyRow(key: string) {
     .db('api_keys')
     .where({ prefix: key.slice(0, key.lastIndexOf('_')) })
     .first();
+}
+
+/** A handed-off job's acknowledgement and its assignment; an attempt's end and its usage entry. */
+const HANDED = ['job_create_handed', 'job_projection'];
+const ENDED = ['job_projection', 'usage_attempt_end'];
+
+/** A job submitted while the node's poll waits on `url`: handed to it, then reported done. */
+async function handedAndEnded(url: string, key: string, node: { nodeId: string; nodeKey: string }) {
+  const waiting = async () => (await longPollsWaiting.get()).values[0]?.value ?? 0;
+  const before = await waiting();
+  const poll = ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 10 }, node.nodeKey, url);
+  await waitFor('the poll to wait', async () => (await waiting()) > before);
+  const job = await ok('/compute/jobs/submit', { type: 'COMMAND', command: 'true' }, key, url);
+  const [held] = (await poll).jobs as Array<{ job_id: string; leaseId: string }>;
+  assert.equal(held.job_id, job.job_id);
+  await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, url);
 }
