@@ -8,12 +8,16 @@
  * --throughput=N (jobs a side, default 800, in rounds alternated bare, ours, ours, bare),
  * --warmup=N (default 20). Last line:
  * `hot-path service_ratio_p50=… service_ratio_p99=… service_ratio_throughput=… cpu_ms_per_job=…
- * bare_service_cpu_ms_per_job=… tx_per_transition=… fsync_commits_per_job=…`.
+ * bare_service_cpu_ms_per_job=… tx_per_transition=… fsync_commits_per_job=… tx_per_transition_handed=…`:
+ * tx_per_transition counts the throughput rounds (nearly every job claimed from the queue),
+ * tx_per_transition_handed our latency rounds (every job handed to the poll waiting for it), both
+ * net of the idle stack's own transactions.
  */
 import type { Knex } from 'knex';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
 import { type BareStack, option, runBench } from './stack';
 import { describe, summarize } from './stats';
+import { watchPostgres } from './load';
 
 const IN_FLIGHT = 200;
 const ROUNDS = 4;
@@ -62,10 +66,19 @@ async function run(stack: BareStack): Promise<string> {
     await apart.latency('ours', 0, counts.warmup);
     await apart.latency('bare', 0, counts.warmup);
     const samples = { ours: [] as number[], bare: [] as number[] };
+    // Our latency rounds' PostgreSQL counters: every job there is handed to the waiting poll.
+    const handed = { xacts: 0, windowMs: 0, jobs: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       const n = Math.ceil(counts.latency / ROUNDS);
-      for (const side of ['ours', 'bare'] as const)
+      for (const side of ['ours', 'bare'] as const) {
+        const pg = side === 'ours' ? await watchPostgres(stack.db) : undefined;
         samples[side].push(...(await apart.latency(side, n)).map((x) => x.polledAt - x.sentAt));
+        if (!pg) continue;
+        await pg.stop(n);
+        handed.xacts += pg.perJob().xacts * n;
+        handed.windowMs += pg.windowMs();
+        handed.jobs += n;
+      }
     }
     note(`throughput: ${counts.throughput} jobs a side, rounds alternated …`);
     await stack.db.raw('SELECT pg_stat_statements_reset()');
@@ -97,13 +110,18 @@ async function run(stack: BareStack): Promise<string> {
       say(
         `PostgreSQL per job, ${name}: ${f1(p.xacts)} transactions, ${f1(p.xids)} commits waiting for a WAL flush, ${f1(p.writes)} row writes, ${f1(p.fetched)} rows fetched`,
       );
+    // Net of the idle stack's own transactions, at the rate throughput() read in its quiet windows.
+    const handedTx = (handed.xacts - tp.background.xacts * handed.windowMs) / handed.jobs;
+    say(
+      `PostgreSQL per job handed to a waiting poll (ours, latency rounds): ${f1(handedTx)} transactions (${f2(handedTx / TRANSITIONS_PER_JOB)} per transition)`,
+    );
     say('our statements per job, by time (calls, rows, planning + execution ms, shared blocks hit, the statement):');
     for (const line of statements) say(`  ${line}`);
     return (
       `hot-path service_ratio_p50=${f2(ours.p50 / bare.p50)} service_ratio_p99=${f2(ours.p99 / bare.p99)} ` +
       `service_ratio_throughput=${f2(tp.ours.perSecond / tp.bare.perSecond)} cpu_ms_per_job=${f1(sum(oursCpu))} ` +
       `bare_service_cpu_ms_per_job=${f1(sum(bareCpu))} tx_per_transition=${f2(tp.ours.postgres.xacts / TRANSITIONS_PER_JOB)} ` +
-      `fsync_commits_per_job=${f1(tp.ours.postgres.xids)}`
+      `fsync_commits_per_job=${f1(tp.ours.postgres.xids)} tx_per_transition_handed=${f2(handedTx / TRANSITIONS_PER_JOB)}`
     );
   } finally {
     await apart.stop();
