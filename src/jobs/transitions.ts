@@ -202,7 +202,8 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * statement, so one round trip on the submit's critical path and the entry exactly when the
      * job is acknowledged (by the submit or by the reconciler); the NOTIFY that wakes the polls
      * able to take it (its workspace's, or its region's managed agents) goes out on commit.
-     * `gone` means no row is left to mark.
+     * `handed`: the job went to a waiting poll with its run's start; no NOTIFY, and its assignment
+     * is written in the same round trip. `gone` means no row is left to mark.
      */
     async create(
       jobId: string,
