@@ -1,9 +1,7 @@
 import { insertWithReservation, reserveWorstCase } from '../billing/gate';
 import * as otel from '@opentelemetry/api';
 import type { Knex } from 'knex';
-import { traceparentOf } from '../telemetry/tracing';
 import type { Logger } from 'pino';
-import { pendingEntry } from '../audit/log';
 import type { Principal } from '../auth/principal';
 import { enforceSubmitQuota } from '../auth/quotas';
 import type { ApiConfig } from '../config';
@@ -12,10 +10,10 @@ import { newId } from '../shared/ids';
 import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
 import type { JobSpec, JobTimings } from '../../workflows/definitions';
 import type { DataKeys } from '../crypto/data-keys';
-import { type StoredEnv, sealEnv } from './env-at-rest';
+import { sealEnv } from './env-at-rest';
 import { createIdempotencyKeys, fingerprintOf } from './idempotency';
-import { JOB_COLUMNS, JOB_COLUMN_NAMES, type Job, jobFromRow } from './record';
-import { prepared } from '../db/prepared';
+import { JOB_COLUMNS, type Job, jobFromRow } from './record';
+import { type NewRow, insertPrepared, rowInsert } from './new-row';
 import { type HandedStart, type WaitingPolls, abandonHandOff, handOver, startRun } from './hand-off';
 import type { Manifest } from './schemas';
 import type { Transitions } from './transitions';
@@ -30,65 +28,6 @@ export interface SubmitDeps {
   /** Polls waiting on this instance that a new job may be handed to at its start (src/jobs/hand-off.ts). */
   waitingPolls?: WaitingPolls;
 }
-
-/** A new row's ID and sealed env; `again` when an idempotent submit may find the row already made. */
-interface NewRow {
-  id: string;
-  env: StoredEnv;
-  again: boolean;
-}
-
-/** A new row's columns but its region and its clocks, in the order of NEW_ROW_COLUMNS. */
-function newRowColumns(principal: Principal, manifest: Manifest, row: NewRow): Record<NewRowColumn, unknown> {
-  return {
-    id: row.id,
-    workspace_id: principal.workspaceId,
-    type: manifest.type,
-    command: manifest.command,
-    env: JSON.stringify(row.env),
-    labels: JSON.stringify(manifest.labels),
-    selector: JSON.stringify(manifest.selector),
-    resources: manifest.resources ? JSON.stringify(manifest.resources) : null,
-    pool: manifest.pool,
-    retry: JSON.stringify(manifest.retry),
-    priority: manifest.priority,
-    artifacts_spec: manifest.artifacts ? JSON.stringify(manifest.artifacts) : null,
-    timeout_seconds: manifest.timeoutSeconds,
-    state: 'QUEUED',
-    submitted_with_key_id: principal.keyId ?? null,
-    // The submit's span: the job's later parts (hand-outs, deliveries) join its trace.
-    trace_parent: traceparentOf() ?? null,
-    submitted_by: pendingEntry({ actor: principal.actor, origin: principal.origin, details: { type: manifest.type } }),
-  };
-}
-const NEW_ROW_COLUMNS = [
-  'id',
-  'workspace_id',
-  'type',
-  'command',
-  'env',
-  'labels',
-  'selector',
-  'resources',
-  'pool',
-  'retry',
-  'priority',
-  'artifacts_spec',
-  'timeout_seconds',
-  'state',
-  'submitted_with_key_id',
-  'trace_parent',
-  'submitted_by',
-] as const;
-type NewRowColumn = (typeof NEW_ROW_COLUMNS)[number];
-
-/** A workspace's own job's row (no region), stamped by the database's clock. */
-const insertStatement = prepared(
-  'job_insert',
-  `INSERT INTO jobs (${NEW_ROW_COLUMNS.join(', ')}, created_at, available_at)
-   VALUES (${NEW_ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}, now(), now())
-   RETURNING ${JOB_COLUMN_NAMES.join(', ')}`,
-);
 
 /** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
 const RECONCILE_AFTER_MS = 30_000;
@@ -143,7 +82,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
       again: jobId !== undefined,
     };
     if (!principal.hasQuotas && !jobId)
-      return managed ? insertGated(principal, manifest, row) : insertPrepared(principal, manifest, row);
+      return managed ? insertGated(principal, manifest, row) : insertPrepared(db, principal, manifest, row);
     return db.transaction(async (trx) => {
       if (principal.hasQuotas) await enforceSubmitQuota(trx, principal.keyId, manifest.type);
       const job = await insertRow(trx, principal, manifest, row);
@@ -157,34 +96,6 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
   async function insertGated(principal: Principal, manifest: Manifest, row: NewRow): Promise<Job> {
     const { sql, bindings } = rowInsert(db, principal, manifest, row).toSQL();
     return jobFromRow(await insertWithReservation(db, { sql, bindings }, principal.workspaceId, manifest));
-  }
-
-  /** The row's insert, RETURNING it: the database's clock stamps it, which the reconciler measures ages with. */
-  function rowInsert(trx: Knex | Knex.Transaction, principal: Principal, manifest: Manifest, row: NewRow) {
-    const now = trx.fn.now();
-    return trx('jobs')
-      .insert({
-        ...newRowColumns(principal, manifest, row),
-        // A managed job runs in its manifest's region, else its workspace's default one, read as it is inserted.
-        region:
-          manifest.pool !== 'managed'
-            ? null
-            : (manifest.region ??
-              trx.raw('(SELECT default_region FROM workspaces WHERE id = ?)', [principal.workspaceId])),
-        created_at: now,
-        available_at: now,
-      })
-      .returning('*');
-  }
-
-  /** The hot path's insert (a workspace's own job, no quotas, no idempotency key): rowInsert's, prepared. */
-  async function insertPrepared(principal: Principal, manifest: Manifest, row: NewRow): Promise<Job> {
-    const columns = newRowColumns(principal, manifest, row);
-    const [made] = await insertStatement(
-      db,
-      NEW_ROW_COLUMNS.map((c) => columns[c]),
-    );
-    return jobFromRow(made);
   }
 
   async function insertRow(

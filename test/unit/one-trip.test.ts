@@ -1,31 +1,12 @@
 import assert from 'node:assert/strict';
-import type pg from 'pg';
 import { OneTripQuery, type Step } from '../../src/db/one-trip';
 import { prepared } from '../../src/db/prepared';
+import { field, recordingConnection } from '../support/recording-connection';
 
-/** What the query sends on a connection, in order: a recorder, not a database. */
-function recordingConnection() {
-  const sent: string[] = [];
-  const record =
-    (what: string) =>
-    (o: Record<string, unknown> = {}) =>
-      sent.push(`${what}${o.statement ? ` ${String(o.statement)} ${JSON.stringify(o.values)}` : ''}`);
-  return {
-    sent,
-    connection: {
-      parsedStatements: {} as Record<string, string>,
-      stream: { cork: () => sent.push('cork'), uncork: () => sent.push('uncork') },
-      parse: record('parse'),
-      bind: record('bind'),
-      describe: record('describe'),
-      execute: record('execute'),
-      sync: record('sync'),
-    },
-  };
-}
-
-const field = (name: string, dataTypeID: number) =>
-  ({ name, dataTypeID, tableID: 0, columnID: 0, dataTypeSize: 0, dataTypeModifier: 0, format: 'text' }) as pg.FieldDef;
+const recording = () =>
+  recordingConnection((o) => (o.statement ? ` ${String(o.statement)} ${JSON.stringify(o.values)}` : ''), {
+    corks: true,
+  });
 
 const write = prepared('ot-write', 'UPDATE t SET at = $1 WHERE id = $2 RETURNING id, n');
 const entry = prepared('ot-entry', 'INSERT INTO u SELECT $1');
@@ -36,7 +17,7 @@ const steps = (at: unknown): Step[] => [
 
 describe('statements that commit together, in one round trip', () => {
   it('sends each statement’s bind, describe and execute, then one sync, corked', () => {
-    const { sent, connection } = recordingConnection();
+    const { sent, connection } = recording();
     const q = new OneTripQuery(steps(new Date('2026-12-06T12:00:00Z')), () => undefined);
     assert.equal(q.submit(connection), null);
     assert.equal(sent[0], 'cork');
@@ -57,7 +38,7 @@ describe('statements that commit together, in one round trip', () => {
   });
 
   it('answers each statement’s rows, parsed by type', () => {
-    const { connection } = recordingConnection();
+    const { connection } = recording();
     let answered: { err?: Error } | undefined;
     const q = new OneTripQuery(steps(null), (err) => (answered = { err }));
     q.submit(connection);
@@ -72,7 +53,7 @@ describe('statements that commit together, in one round trip', () => {
   });
 
   it('sends nothing when a value cannot be bound: a sync after some statements would commit them alone', () => {
-    const { sent, connection } = recordingConnection();
+    const { sent, connection } = recording();
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     const q = new OneTripQuery([{ statement: entry, values: ['lease_1'] }, ...steps(circular)], () => undefined);
@@ -81,7 +62,7 @@ describe('statements that commit together, in one round trip', () => {
   });
 
   it('answers an error once: the first, not the ready that follows it', () => {
-    const { connection } = recordingConnection();
+    const { connection } = recording();
     const answers: Array<Error | undefined> = [];
     const q = new OneTripQuery(steps(null), (err) => answers.push(err));
     q.submit(connection);

@@ -1,33 +1,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { PreparedQuery } from '../../src/db/prepared-query';
-
-/** What pg's Query sends on a connection, in order: a recorder, not a database. */
-function recordingConnection() {
-  const sent: string[] = [];
-  const record =
-    (what: string) =>
-    (o: Record<string, unknown> = {}) =>
-      sent.push(`${what}${o.rows !== undefined ? ` rows=${JSON.stringify(o.rows)}` : ''}`);
-  return {
-    sent,
-    connection: {
-      parsedStatements: {} as Record<string, string>,
-      submittedNamedStatements: {} as Record<string, string>,
-      stream: { cork() {}, uncork() {} },
-      parse: record('parse'),
-      bind: record('bind'),
-      describe: record('describe'),
-      execute: record('execute'),
-      sync: record('sync'),
-      flush: record('flush'),
-      close: record('close'),
-    },
-  };
-}
-
-const field = (name: string, dataTypeID: number) =>
-  ({ name, dataTypeID, tableID: 0, columnID: 0, dataTypeSize: 0, dataTypeModifier: 0, format: 'text' }) as pg.FieldDef;
+import { field, recordingConnection } from '../support/recording-connection';
 
 type Protocol = {
   submit(c: unknown): unknown;
@@ -38,7 +12,9 @@ type Protocol = {
 };
 
 function run(name: string, fields: pg.FieldDef[], data: Array<Array<string | null>>) {
-  const { sent, connection } = recordingConnection();
+  const { sent, connection } = recordingConnection((o) =>
+    o.rows !== undefined ? ` rows=${JSON.stringify(o.rows)}` : '',
+  );
   const rows: Array<Record<string, unknown>> = [];
   let answered: { err?: Error } | undefined;
   const q = new PreparedQuery(name, 'SELECT …', [1], rows, (err) => (answered = { err })) as unknown as Protocol;
