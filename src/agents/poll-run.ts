@@ -3,6 +3,9 @@ import { queuedChannelOf } from '../db/channels';
 import type { ClaimShape } from './empty-claims';
 import { freeOf, less } from './free-room';
 import type { Awaiting, PollTicket } from './poll-ticket';
+import type { HandOff } from './poll-waiters';
+import type { StopLists } from './stop-lists';
+import type { WaitingPoll } from '../jobs/hand-off';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
 import { resourcesOf } from '../jobs/record';
@@ -34,6 +37,8 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
   // Made when it first claims: a renewed poll of an idle node never does.
   private jobs: Assignment[] = NO_JOBS;
   private skip?: string[];
+  /** Its node's stop list, when read already (in the trip that wrote a hand-off to it). */
+  private cancel?: string[];
   // Started with the first job taken; a poll that waits holds none.
   private clocks?: { handOver: Late; abandon: Late };
   // Claims after a wake are what a queued job costs; the first is what a poll costs.
@@ -117,11 +122,12 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
     longPollsWaiting.dec();
     if (!woken) return this.settled(this.finish());
     // A submit handed it its job straight away (src/jobs/hand-off.ts): assigned, nothing to claim.
-    const handed = this.ticket!.handed() as Assignment | undefined;
+    const handed = this.ticket!.handed() as Handed | undefined;
     if (handed) {
       claimsRun.inc({ after: 'wake', outcome: 'handed' });
-      dispatchLatency.observe((Date.now() - Date.parse(handed.job.createdAt)) / 1000);
-      this.jobs = [handed];
+      dispatchLatency.observe((Date.now() - Date.parse(handed.assignment.job.createdAt)) / 1000);
+      this.jobs = [handed.assignment];
+      this.cancel = handed.cancel;
       return this.settled(this.finish());
     }
     this.after = 'wake';
@@ -212,7 +218,7 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
     this.close();
     let out: Polled;
     try {
-      out = await handOut(this.d, this.node.id, this.jobs);
+      out = await handOut(this.d, this.node.id, this.jobs, this.cancel);
     } catch (err) {
       return this.caller.done(err);
     }
@@ -227,12 +233,18 @@ const NO_JOBS: Assignment[] = Object.freeze([]) as unknown as Assignment[];
 /** What a poll answers: its assignments, each with its env opened, and the jobs its node must stop. */
 export type Polled = Awaited<ReturnType<typeof handOut>>;
 
-/** The poll's answer: the jobs its node must stop, and each job's env, opened for its agent only (the row keeps it sealed). */
-async function handOut(d: Pick<PollDeps, 'stops' | 'dataKeys'>, nodeId: string, jobs: Assignment[]) {
-  const cancel = await d.stops.of(
-    nodeId,
-    jobs.map((j) => j.job.id),
-  );
+/**
+ * The poll's answer: the jobs its node must stop (read now unless `stopping` was read already),
+ * and each job's env, opened for its agent only (the row keeps it sealed).
+ */
+async function handOut(
+  d: Pick<PollDeps, 'stops' | 'dataKeys'>,
+  nodeId: string,
+  jobs: Assignment[],
+  stopping?: string[],
+) {
+  const ids = jobs.map((j) => j.job.id);
+  const cancel = stopping ? stopping.filter((id) => !ids.includes(id)) : await d.stops.of(nodeId, ids);
   const handed = await Promise.all(
     jobs.map(async (a) => ({ ...a, env: await openEnv(d.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),
   );
@@ -256,6 +268,23 @@ function claimShapeOf(node: PollingNode, free: Capacity | undefined, queue: stri
  */
 function takesHandOffs(node: PollingNode, maxJobs: number): boolean {
   return maxJobs >= 1 && node.pool === 'self' && !node.key_has_quotas && !node.capacity && !node.drain;
+}
+
+/** What a submit hands a waiting poll: its assignment, and its node's stop list, read with the hand-off's write. */
+interface Handed {
+  assignment: Assignment;
+  cancel?: string[];
+}
+
+/** A poll taken for a hand-off (PollWaiters.take), its stop list read in the trip that writes the hand-off. */
+export function handOffTo(poll: HandOff, stops: StopLists): WaitingPoll {
+  let cancel: string[] | undefined;
+  return {
+    nodeId: poll.nodeId,
+    alongside: stops.alongside(poll.nodeId, (jobs) => (cancel = jobs)),
+    deliver: (assignment) => poll.deliver({ assignment, cancel } satisfies Handed),
+    release: () => poll.release(),
+  };
 }
 
 /** What an idle node's renewed poll takes from its last empty claim instead of reading. */

@@ -6,7 +6,7 @@ import type { DataKeys } from '../crypto/data-keys';
 import type { Hangup } from '../shared/hangup';
 import type { EmptyClaims } from './empty-claims';
 import type { HandedLeases } from './handed-leases';
-import { stopLists } from './stop-lists';
+import type { StopLists } from './stop-lists';
 import type { PollWaiters } from './poll-waiters';
 import { claimOne } from '../jobs/dispatch';
 import type { Transitions } from '../jobs/transitions';
@@ -57,10 +57,11 @@ export function createPoll(o: {
   requireNode: RequireNode;
   /** Where each lease handed out is kept for its result's checks. */
   handedLeases: HandedLeases;
+  /** What each poll's answer tells its node to stop. */
+  stops: StopLists;
 }) {
   const deps: PollDeps = {
     ...o,
-    stops: stopLists(o.db),
     claims: createSemaphore(o.config.limits.claimsInFlightMax),
     claimOptions: { reservationSeconds: o.config.limits.claimReservationSeconds, workflows: o.workflows, log: o.log },
     // Once a poll holds a job, it starts further claims only for a while, and waits for one already
@@ -79,7 +80,6 @@ export function createPoll(o: {
 }
 
 export type PollDeps = Parameters<typeof createPoll>[0] & {
-  stops: ReturnType<typeof stopLists>;
   claims: ReturnType<typeof createSemaphore>;
   claimOptions: Parameters<typeof claimOne>[4];
   handOverMs: number;

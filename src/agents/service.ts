@@ -25,6 +25,8 @@ import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-wor
 import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
 import { type IdleNode, createPoll } from './poll';
+import { handOffTo } from './poll-run';
+import { stopLists } from './stop-lists';
 import { PollWaiters } from './poll-waiters';
 import type { WaitingPolls } from '../jobs/hand-off';
 import { isClaimable } from '../jobs/reservations';
@@ -145,8 +147,14 @@ export function createAgentsService({
 
   const waiters = new PollWaiters(notifier, (jobId) => isClaimable(db, jobId));
   const handedLeases = new HandedLeases(LEASES_REMEMBERED);
-  const waitingPolls: WaitingPolls = (job) =>
-    waiters.take(queuedChannelOf({ pool: 'self', region: null, workspace_id: job.workspaceId }), job.selector);
+  const stops = stopLists(db);
+  const waitingPolls: WaitingPolls = (job) => {
+    const poll = waiters.take(
+      queuedChannelOf({ pool: 'self', region: null, workspace_id: job.workspaceId }),
+      job.selector,
+    );
+    return poll && handOffTo(poll, stops);
+  };
   return {
     requireWorkingNode,
 
@@ -268,6 +276,7 @@ export function createAgentsService({
       log,
       requireNode: requireWorkingNode,
       handedLeases,
+      stops,
     }),
 
     /** Applies an agent's terminal report; repeated reports answer the same, stale leases get 409. */

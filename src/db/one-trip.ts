@@ -11,6 +11,13 @@ export interface Step {
 
 type Rows = Array<Record<string, unknown>>;
 
+/** A read that rides a write's trip, in its transaction: no round trip or transaction of its own. */
+export interface RideAlong {
+  step: Step;
+  /** Its rows, once the trip committed. */
+  took(rows: Rows): void;
+}
+
 /** pg's own mapping of values to the wire (Dates, arrays, objects as JSON), as its Query binds them. */
 const prepareValue = (pg as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils.prepareValue;
 

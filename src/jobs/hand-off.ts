@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { RideAlong } from '../db/one-trip';
 import type { JobWorkflowInput, Transition } from '../../workflows/definitions';
 import { newId } from '../shared/ids';
 import { inSpan, traceparentOf } from '../telemetry/tracing';
@@ -14,6 +15,8 @@ import type { Job } from './record';
 /** A waiting poll a submit took to hand its job to (src/agents/poll-waiters.ts, PollWaiters.take). */
 export interface WaitingPoll {
   nodeId: string;
+  /** What the poll's answer reads (its node's stop list), read in the trip that writes the hand-off. */
+  alongside?: RideAlong;
   /** Wakes the poll with its assignment; false when it stopped waiting meanwhile. */
   deliver(assignment: Assignment): boolean;
   /** Nothing to hand after all: the poll claims once and waits on. */

@@ -159,7 +159,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     let created: Awaited<ReturnType<Transitions['create']>>;
     try {
       created = await transitions.create(job.id, {
-        handed: handed && { workspaceId: job.workspaceId, assigned: handed.assigned },
+        handed: handed && { workspaceId: job.workspaceId, assigned: handed.assigned, alongside: handed.poll.alongside },
       });
     } catch (err) {
       // The run holds an assignment nobody will hear of: withdrawn, the run queues the job again

@@ -19,7 +19,7 @@ import { releaseExpired } from './reservations';
 import { type RowRef, rowsBehindClosedRuns } from './closed-runs';
 import { eachConcurrently } from '../shared/concurrently';
 import { applyProjection, projectionWrite } from './projection';
-import { inOneTrip } from '../db/one-trip';
+import { type RideAlong, inOneTrip } from '../db/one-trip';
 import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
 import type { ApiConfig } from '../config';
@@ -203,11 +203,12 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
      * job is acknowledged (by the submit or by the reconciler); the NOTIFY that wakes the polls
      * able to take it (its workspace's, or its region's managed agents) goes out on commit.
      * `handed`: the job went to a waiting poll with its run's start; no NOTIFY, and its assignment
-     * is written in the same round trip. `gone` means no row is left to mark.
+     * is written in the same round trip, with what the poll's answer reads (`alongside`). `gone`
+     * means no row is left to mark.
      */
     async create(
       jobId: string,
-      o: { handed?: { workspaceId: string; assigned: Transition } } = {},
+      o: { handed?: { workspaceId: string; assigned: Transition; alongside?: RideAlong } } = {},
     ): Promise<'marked' | 'already' | 'gone'> {
       const values = [jobId, newEventId(), jobId];
       let rows;
@@ -216,13 +217,15 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         // A job handed to a waiting poll at its start: the assignment its run made is written in
         // the same transaction and round trip, before the poll is answered. The acknowledgement
         // waits for the disk, so that write does too.
-        const { workspaceId, assigned: t } = o.handed;
+        const { workspaceId, assigned: t, alongside } = o.handed;
         const write = projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable: true });
-        const [created, ...written] = await inOneTrip(db, [
+        const [created, ...rest] = await inOneTrip(db, [
           { statement: createHandedStatement, values },
           ...write.steps,
+          ...(alongside ? [alongside.step] : []),
         ]);
-        write.written(written);
+        write.written(rest.slice(0, write.steps.length));
+        if (alongside) alongside.took(rest[write.steps.length]);
         rows = created;
       }
       if (Number(rows[0].marked) > 0) return 'marked';

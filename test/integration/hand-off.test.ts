@@ -3,7 +3,17 @@ import { temporal } from '@temporalio/proto';
 import { claimsRun, longPollsWaiting } from '../../src/metrics/registry';
 import { waitFor } from '../support/agents';
 import { testEnv } from '../support/env';
-import { newWorkspace, ok, registerNode, resultOf, retrieve, submit, waitForJob } from '../support/http';
+import {
+  inState,
+  newWorkspace,
+  ok,
+  pollOne,
+  registerNode,
+  resultOf,
+  retrieve,
+  submit,
+  waitForJob,
+} from '../support/http';
 import { suiteClient } from '../support/temporal-client';
 
 // A job submitted while a poll that can take it waits on the same instance is handed to that poll
@@ -17,7 +27,10 @@ const waitingNow = async () => (await longPollsWaiting.get()).values[0]?.value ?
 
 const { EventType } = temporal.api.enums.v1;
 
-type Poll = { jobs: Array<{ job_id: string; leaseId: string; attempt: number; env: Record<string, string> }> };
+type Poll = {
+  jobs: Array<{ job_id: string; leaseId: string; attempt: number; env: Record<string, string> }>;
+  cancel: string[];
+};
 
 /** Starts the node's long poll and resolves once it waits here. */
 async function waitingPoll(node: { nodeId: string; nodeKey: string }, waitSeconds = 10) {
@@ -79,6 +92,28 @@ describe('a job handed to the poll waiting for it', function () {
     } finally {
       await client.connection.close();
     }
+  });
+
+  it('answers with what the node must stop, read in the trip that writes the hand-off', async () => {
+    const { key } = await newWorkspace();
+    const node = await registerNode(key);
+    // A job the node held, cancelled without its agent confirming: its attempt ended asking for a kill.
+    const stale = await submit(key);
+    assert.equal((await pollOne(node))?.job_id, stale.job_id);
+    await ok('/compute/jobs/cancel', { job_id: stale.job_id }, key);
+    await waitForJob(key, stale.job_id, inState('cancelled'), 10_000);
+
+    const poll = await waitingPoll(node);
+    const handedBefore = await claimsBy('handed');
+    const job = await submit(key);
+    const answer = await poll.done;
+    assert.equal((await claimsBy('handed')) - handedBefore, 1, 'handed');
+    assert.deepEqual(
+      [answer.jobs.map((j) => j.job_id), answer.cancel],
+      [[job.job_id], [stale.job_id]],
+      'the handed job, and the cancelled one to stop',
+    );
+    await ok('/compute/nodes/result', resultOf(node, answer.jobs[0], 0), node.nodeKey);
   });
 
   it('is offered, not handed, to a poll whose labels it does not match or whose node has a capacity to fit', async () => {

@@ -197,7 +197,7 @@ describe('what a request costs: cached credentials, leased budgets, hand-outs re
     await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, here.url);
     assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key)).body.payload.state, 'succeeded');
   });
-  it('acknowledges a job handed to a waiting poll with its assignment in one round trip, and ends it in another', async () => {
+  it('acknowledges a job handed to a waiting poll with its assignment and its stop list in one round trip, and ends it in another', async () => {
     const api = await apiWith();
     const { key } = await newWorkspace();
     const node = await registerNode(key);
@@ -225,8 +225,8 @@ async function keyRow(key: string) {
     .first();
 }
 
-/** A handed-off job's acknowledgement and its assignment; an attempt's end and its usage entry. */
-const HANDED = ['job_create_handed', 'job_projection'];
+/** A handed-off job's acknowledgement, its assignment and its node's stop list; an attempt's end and its usage entry. */
+const HANDED = ['job_create_handed', 'job_projection', 'node_stops'];
 const ENDED = ['job_projection', 'usage_attempt_end'];
 
 /** A job submitted while the node's poll waits on `url`: handed to it, then reported done. */
