@@ -171,7 +171,7 @@ export const ApiVariables = z.object({
   MAIL_FROM: z.string().default('Compute <no-reply@compute.localhost>'),
   RATE_LIMIT_PER_MINUTE: int(1000),
   RATE_LIMIT_PER_HOUR: int(30_000),
-  RATE_LIMIT_LEASE_MS: z.coerce.number().int().min(1).default(100),
+  RATE_LIMIT_LEASE_MS: z.coerce.number().int().min(1).default(1_000),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   CREDENTIAL_CACHE_TTL_MS: int(60_000),
   NOTIFY_PING_MS: z.coerce.number().int().min(50).default(5_000),

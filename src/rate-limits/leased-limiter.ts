@@ -14,7 +14,9 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 //   1/20 of the limit and about `leaseMs` of that caller's traffic;
 // - a refusal is decided in memory once an instance has learnt the window is spent (the lease
 //   that spent it says so): a 429 costs no statement;
-// - a caller sending a few requests a second leases one at a time, so small budgets stay exact.
+// - a caller sending a request a second or fewer leases one at a time, and a budget under 40 a
+//   window always does (1/20 of it is under 2), so small budgets stay exact; a busier caller
+//   costs a statement per `leaseMs` of its traffic on each instance it reaches.
 // If the store fails, the instance applies the same limits in its own memory for that request:
 // requests are never refused for the limiter's sake, and a caller gets at most instances x limit
 // while the store is away.

@@ -4,7 +4,7 @@ import { type ServiceProcess, startServiceProcess } from '../../src/runtime/serv
 import { login } from '../support/auth';
 import { quietLog, testEnv } from '../support/env';
 import { createApiKey } from '../../src/auth/api-keys';
-import { newWorkspace, post, postFrom, registerNode } from '../support/http';
+import { newWorkspace, post, postFrom } from '../support/http';
 
 const PER_MINUTE = 30;
 const AUTH_FAILURES = 5;
@@ -79,14 +79,20 @@ describe('rate limits', () => {
 
   it("spends a user's budget for their agent keys and the nodes registered with them; a key without a user spends its workspace's", async () => {
     const owner = await login();
-    const agentKey = (await post('/compute/api-keys/create', { name: 'fleet', kind: 'agent' }, owner.token)).body
+    // Set up on these APIs: the suite's own has a larger budget, so its leases (each up to 1/20 of
+    // that budget) could spend this one's in the shared store before the test begins.
+    const here = apis[0].url!;
+    const agentKey = (await post('/compute/api-keys/create', { name: 'fleet', kind: 'agent' }, owner.token, here)).body
       .payload.key as string;
-    const node = await registerNode(agentKey, {}, 'fleet-1');
-    const bySession = await registerNode(owner.token, {}, 'fleet-2');
+    const registered = async (credential: string, name: string) => {
+      const reg = (await post('/compute/nodes/register', { name, labels: {} }, credential, here)).body.payload;
+      return { nodeId: reg.nodeId as string, nodeKey: reg.apiKey as string };
+    };
+    const node = await registered(agentKey, 'fleet-1');
+    const bySession = await registered(owner.token, 'fleet-2');
     // The node registered with the agent key spends the budget alone until it is refused. Setting
-    // up spent some of it on the main API, whose leases may still land after its answers, so the
-    // test counts no exact remainder: it spends until the refusal, then every credential of the
-    // user is refused, which a budget of their own would not be.
+    // up spent some of it, so the test counts no exact remainder: it spends until the refusal,
+    // then every credential of the user is refused, which a budget of their own would not be.
     const beats: number[] = [];
     for (let i = 0; i < PER_MINUTE + 2 && beats[beats.length - 1] !== 429; i++)
       beats.push(
