@@ -5,22 +5,29 @@
  * cluster). For measuring one lever at a time; bench:dispatch stays the whole picture.
  *
  * Options: --latency=N (measured dispatches a side, default 120, in interleaved rounds),
+ * --handed=N (jobs of the round that counts tx_per_transition_handed, default 120),
  * --throughput=N (jobs a side, default 800, in rounds alternated bare, ours, ours, bare),
  * --warmup=N (default 20). Last line:
  * `hot-path service_ratio_p50=… service_ratio_p99=… service_ratio_throughput=… cpu_ms_per_job=…
  * bare_service_cpu_ms_per_job=… tx_per_transition=… fsync_commits_per_job=… tx_per_transition_handed=…`:
  * tx_per_transition counts the throughput rounds (nearly every job claimed from the queue),
- * tx_per_transition_handed our latency rounds (every job handed to the poll waiting for it), both
- * net of the idle stack's own transactions.
+ * tx_per_transition_handed a round of our latency loop of its own (every job handed to the poll
+ * waiting for it), both net of the idle stack's own transactions.
  */
 import type { Knex } from 'knex';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
 import { type BareStack, option, runBench } from './stack';
-import { describe, summarize } from './stats';
+import { describe, sleep, summarize } from './stats';
 import { watchPostgres } from './load';
 
 const IN_FLIGHT = 200;
 const ROUNDS = 4;
+/**
+ * PostgreSQL counts a backend's transactions when it flushes its statistics, which a backend gone
+ * idle within a second of its last flush does only up to 10 s later (PGSTAT_IDLE_INTERVAL): the
+ * handed round's window opens and closes after that long, and so does its quiet one.
+ */
+const STATS_FLUSH_MS = 10_500;
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
@@ -52,10 +59,37 @@ async function statementsPerJob(db: Knex, jobs: number): Promise<string[]> {
   );
 }
 
+/**
+ * Our transactions per job of a latency loop (each job handed to the poll waiting for it), net of
+ * the idle stack's own, read in a quiet window just before with the same waits for the counters.
+ */
+async function handedTransactions(
+  db: Knex,
+  loop: () => Promise<unknown[]>,
+): Promise<{ perJob: number; statements: string[] }> {
+  const counted = async (fn: () => Promise<unknown>) => {
+    await sleep(STATS_FLUSH_MS);
+    const pg = await watchPostgres(db);
+    await fn();
+    await sleep(STATS_FLUSH_MS);
+    await pg.stop(1);
+    return { xacts: pg.perJob().xacts, ms: pg.windowMs() };
+  };
+  const quiet = await counted(() => sleep(STATS_FLUSH_MS));
+  let jobs = 0;
+  await db.raw('SELECT pg_stat_statements_reset()');
+  const busy = await counted(async () => (jobs = (await loop()).length));
+  return {
+    perJob: (busy.xacts - (quiet.xacts / quiet.ms) * busy.ms) / jobs,
+    statements: await statementsPerJob(db, jobs),
+  };
+}
+
 async function run(stack: BareStack): Promise<string> {
   const counts = {
     warmup: option('warmup', 20),
     latency: option('latency', 120),
+    handed: option('handed', 120),
     throughput: option('throughput', 800),
   };
   await stack.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -66,20 +100,14 @@ async function run(stack: BareStack): Promise<string> {
     await apart.latency('ours', 0, counts.warmup);
     await apart.latency('bare', 0, counts.warmup);
     const samples = { ours: [] as number[], bare: [] as number[] };
-    // Our latency rounds' PostgreSQL counters: every job there is handed to the waiting poll.
-    const handed = { xacts: 0, windowMs: 0, jobs: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       const n = Math.ceil(counts.latency / ROUNDS);
-      for (const side of ['ours', 'bare'] as const) {
-        const pg = side === 'ours' ? await watchPostgres(stack.db) : undefined;
+      for (const side of ['ours', 'bare'] as const)
         samples[side].push(...(await apart.latency(side, n)).map((x) => x.polledAt - x.sentAt));
-        if (!pg) continue;
-        await pg.stop(n);
-        handed.xacts += pg.perJob().xacts * n;
-        handed.windowMs += pg.windowMs();
-        handed.jobs += n;
-      }
     }
+    note(`transactions of ${counts.handed} jobs handed to a waiting poll, and of the idle stack …`);
+    const handed = await handedTransactions(stack.db, () => apart.latency('ours', counts.handed));
+    const handedTx = handed.perJob;
     note(`throughput: ${counts.throughput} jobs a side, rounds alternated …`);
     await stack.db.raw('SELECT pg_stat_statements_reset()');
     const tp = await apart.throughput(counts.throughput * 2, IN_FLIGHT);
@@ -110,13 +138,13 @@ async function run(stack: BareStack): Promise<string> {
       say(
         `PostgreSQL per job, ${name}: ${f1(p.xacts)} transactions, ${f1(p.xids)} commits waiting for a WAL flush, ${f1(p.writes)} row writes, ${f1(p.fetched)} rows fetched`,
       );
-    // Net of the idle stack's own transactions, at the rate throughput() read in its quiet windows.
-    const handedTx = (handed.xacts - tp.background.xacts * handed.windowMs) / handed.jobs;
     say(
       `PostgreSQL per job handed to a waiting poll (ours, latency rounds): ${f1(handedTx)} transactions (${f2(handedTx / TRANSITIONS_PER_JOB)} per transition)`,
     );
     say('our statements per job, by time (calls, rows, planning + execution ms, shared blocks hit, the statement):');
     for (const line of statements) say(`  ${line}`);
+    say('the same, per job handed to a waiting poll (the idle stack’s own included):');
+    for (const line of handed.statements) say(`  ${line}`);
     return (
       `hot-path service_ratio_p50=${f2(ours.p50 / bare.p50)} service_ratio_p99=${f2(ours.p99 / bare.p99)} ` +
       `service_ratio_throughput=${f2(tp.ours.perSecond / tp.bare.perSecond)} cpu_ms_per_job=${f1(sum(oursCpu))} ` +
