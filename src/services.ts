@@ -28,6 +28,7 @@ import { type AuditEntry, appendAudit } from './audit/log';
 import { createAuditQuery } from './audit/query';
 import { createTokenService } from './auth/token-service';
 import { createWorkspacesService } from './workspaces/service';
+import { logFollows } from './jobs/log-follows';
 import { createLogFeeds } from './logs/feeds';
 import { createLogsService } from './logs/service';
 import { createTransitions } from './jobs/transitions';
@@ -92,6 +93,8 @@ export function createServices(deps: ServiceDeps) {
     agents: agentsService,
     logs,
     feeds: createLogFeeds({ logs, notifier: deps.notifier, log }),
+    /** Marks a job's log followed, so its end notifies (src/jobs/log-follows.ts). */
+    logFollows: logFollows(db),
     login: createLoginService({ db, mailer, tokens, hashKey: `otp:${jwtSecret}`, auth: config.auth, log }),
     keys: createKeyService({ db, credentials }),
     workspaces: createWorkspacesService({ db, credentials, counts: config.counts, agents: agentsService }),

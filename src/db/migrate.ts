@@ -42,6 +42,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '20261205000000_credit_ledger',
   '20261205010000_job_trace_context',
   '20261205020000_usage_triggers_skip_unpriced',
+  '20261206000000_job_log_followed',
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -36,6 +36,7 @@ export function logFollower(o: {
       onClose,
       logs: o.services.logs,
       feeds: o.services.feeds,
+      logFollows: o.services.logFollows,
       keepAliveMs: o.config.durations.sseKeepAliveMs,
       maxBufferedBytes: o.config.limits.sseBufferBytes,
       log: o.log,

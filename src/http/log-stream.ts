@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
+import type { LogFollows } from '../jobs/log-follows';
 import type { FeedFollower, FeedPage, LogFeeds } from '../logs/feeds';
 import type { LogEvent, LogsService } from '../logs/service';
 import { z } from 'zod';
@@ -10,6 +11,8 @@ import { type JobState, isTerminal } from '../../workflows/definitions';
 export interface LogStreamDeps {
   logs: LogsService;
   feeds: LogFeeds;
+  /** A follower marks the job before its first read: only a followed job's end is notified. */
+  logFollows: Pick<LogFollows, 'mark'>;
   keepAliveMs: number;
   /** Bytes a follower may have waiting to be sent; past it the stream is cut (the client resumes with Last-Event-ID). */
   maxBufferedBytes: number;
@@ -180,6 +183,7 @@ export function streamJobLogs(ctx: Context, jobId: string, afterSeq: number, dep
 
   const replay = async () => {
     await write(': stream open\n\n');
+    if (deps.follow !== false) await deps.logFollows.mark(jobId);
     while (!closed) {
       const page = await deps.logs.read(jobId, position);
       if (closed) return;

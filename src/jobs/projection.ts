@@ -51,8 +51,9 @@ export function projectionWrite(
   const columns = Object.entries(snapshotColumns(s));
   const attempt = s.leaseId && s.agentId;
   const wakesAgents = s.state === 'QUEUED' && Date.parse(s.availableAt) <= Date.now();
-  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts): each NOTIFY
-  // takes PostgreSQL's global notify lock at commit and wakes every LISTEN connection.
+  // Only an end is listened for (a followed log ends with its job, src/logs/feeds.ts), and only a
+  // followed job's (src/jobs/log-follows.ts): each NOTIFY takes PostgreSQL's global notify lock at
+  // commit and wakes every LISTEN connection, which reads the queue in a transaction of its own.
   const wakesFollowers = isTerminal(s.state);
   const values = [
     durable,
@@ -150,7 +151,7 @@ const projectionStatement = prepared(
        ON CONFLICT (lease_id) DO NOTHING
        RETURNING lease_id, ended_at IS NOT NULL AS born_ended
      ), n AS (
-       SELECT pg_notify(?, u.id) FROM u WHERE ?::boolean
+       SELECT pg_notify(?, u.id) FROM u WHERE ?::boolean AND u.log_followed
        UNION ALL
        SELECT ${notifyQueuedSql('u')} FROM u WHERE ?::boolean
      ), released AS (

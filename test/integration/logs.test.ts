@@ -1,5 +1,7 @@
 // lane: isolated (test/lanes.ts)
 import assert from 'node:assert/strict';
+import pg from 'pg';
+import { NOTIFY } from '../../src/db/channels';
 import { ok, heldJob, resultOf } from '../support/http';
 import { readLogStream } from '../support/sse';
 import { testEnv } from '../support/env';
@@ -71,6 +73,35 @@ describe('job logs', () => {
       [...partial.events.map((e) => e.data.line), ...rest],
       lines(1, 12).map((l) => l.line),
     );
+  });
+
+  it('notifies a job’s end only when someone followed its log: a NOTIFY wakes every listener of the database', async () => {
+    const listener = new pg.Client({ connectionString: testEnv().config.databaseUrl! });
+    await listener.connect();
+    const notified: string[] = [];
+    listener.on('notification', (n) => n.channel === NOTIFY.jobState && notified.push(n.payload ?? ''));
+    await listener.query(`LISTEN ${NOTIFY.jobState}`);
+    try {
+      const unfollowed = await runningJob();
+      await unfollowed.finish();
+      const followed = await runningJob();
+      const follower = readLogStream(followed.key, followed.jobId);
+      await waitFor(
+        'the follower to mark the job',
+        async () => (await testEnv().db('jobs').where({ id: followed.jobId }).first('log_followed')).log_followed,
+      );
+      await followed.finish();
+      assert.equal((await follower).events.at(-1)!.event, 'end');
+      // Delivered in commit order: the unfollowed job's end, had it notified, would be here first.
+      await waitFor('the followed job’s end to notify', () => notified.includes(followed.jobId));
+      // Other lanes' followed jobs may notify too: only this test's two are looked at.
+      assert.deepEqual(
+        notified.filter((id) => id === unfollowed.jobId || id === followed.jobId),
+        [followed.jobId],
+      );
+    } finally {
+      await listener.end();
+    }
   });
 
   it('sends keep-alive comments while a job is quiet', async () => {
