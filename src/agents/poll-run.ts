@@ -3,9 +3,7 @@ import { queuedChannelOf } from '../db/channels';
 import type { ClaimShape } from './empty-claims';
 import { freeOf, less } from './free-room';
 import type { Awaiting, PollTicket } from './poll-ticket';
-import type { HandOff } from './poll-waiters';
-import type { StopLists } from './stop-lists';
-import type { WaitingPoll } from '../jobs/hand-off';
+import { type Handed, takesHandOffs } from './handed-polls';
 import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
 import { resourcesOf } from '../jobs/record';
@@ -234,17 +232,13 @@ const NO_JOBS: Assignment[] = Object.freeze([]) as unknown as Assignment[];
 export type Polled = Awaited<ReturnType<typeof handOut>>;
 
 /**
- * The poll's answer: the jobs its node must stop (read now unless `stopping` was read already),
- * and each job's env, opened for its agent only (the row keeps it sealed).
+ * The poll's answer: the jobs its node must stop (read now, unless read with the write that handed
+ * it its job, which its own open attempt already leaves out), and each job's env, opened for its
+ * agent only (the row keeps it sealed).
  */
-async function handOut(
-  d: Pick<PollDeps, 'stops' | 'dataKeys'>,
-  nodeId: string,
-  jobs: Assignment[],
-  stopping?: string[],
-) {
+async function handOut(d: Pick<PollDeps, 'stops' | 'dataKeys'>, node: string, jobs: Assignment[], stops?: string[]) {
   const ids = jobs.map((j) => j.job.id);
-  const cancel = stopping ? stopping.filter((id) => !ids.includes(id)) : await d.stops.of(nodeId, ids);
+  const cancel = stops ?? (await d.stops.of(node, ids));
   const handed = await Promise.all(
     jobs.map(async (a) => ({ ...a, env: await openEnv(d.dataKeys, a.job.workspaceId, a.job.id, a.job.env) })),
   );
@@ -259,32 +253,6 @@ async function handOut(
 function claimShapeOf(node: PollingNode, free: Capacity | undefined, queue: string): ClaimShape | undefined {
   if (node.key_has_quotas || node.drain) return undefined;
   return { queue, shape: JSON.stringify([node.labels, free ?? null]) };
-}
-
-/**
- * Whether a submit may hand the node's waiting poll a job directly: a workspace's own node that
- * takes any job its labels match, with nothing else to weigh (no key quotas, no capacity to fit,
- * no drain). Others are only ever offered jobs, and claim them.
- */
-function takesHandOffs(node: PollingNode, maxJobs: number): boolean {
-  return maxJobs >= 1 && node.pool === 'self' && !node.key_has_quotas && !node.capacity && !node.drain;
-}
-
-/** What a submit hands a waiting poll: its assignment, and its node's stop list, read with the hand-off's write. */
-interface Handed {
-  assignment: Assignment;
-  cancel?: string[];
-}
-
-/** A poll taken for a hand-off (PollWaiters.take), its stop list read in the trip that writes the hand-off. */
-export function handOffTo(poll: HandOff, stops: StopLists): WaitingPoll {
-  let cancel: string[] | undefined;
-  return {
-    nodeId: poll.nodeId,
-    alongside: stops.alongside(poll.nodeId, (jobs) => (cancel = jobs)),
-    deliver: (assignment) => poll.deliver({ assignment, cancel } satisfies Handed),
-    release: () => poll.release(),
-  };
 }
 
 /** What an idle node's renewed poll takes from its last empty claim instead of reading. */

@@ -25,10 +25,9 @@ import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-wor
 import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
 import { type IdleNode, createPoll } from './poll';
-import { handOffTo } from './poll-run';
+import { handedPolls } from './handed-polls';
 import { stopLists } from './stop-lists';
 import { PollWaiters } from './poll-waiters';
-import type { WaitingPolls } from '../jobs/hand-off';
 import { isClaimable } from '../jobs/reservations';
 import { type Agent, type Capacity, agentFromRow } from './record';
 
@@ -148,13 +147,7 @@ export function createAgentsService({
   const waiters = new PollWaiters(notifier, (jobId) => isClaimable(db, jobId));
   const handedLeases = new HandedLeases(LEASES_REMEMBERED);
   const stops = stopLists(db);
-  const waitingPolls: WaitingPolls = (job) => {
-    const poll = waiters.take(
-      queuedChannelOf({ pool: 'self', region: null, workspace_id: job.workspaceId }),
-      job.selector,
-    );
-    return poll && handOffTo(poll, stops);
-  };
+  const waitingPolls = handedPolls(waiters, stops);
   return {
     requireWorkingNode,
 
