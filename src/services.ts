@@ -33,6 +33,7 @@ import { createLogFeeds } from './logs/feeds';
 import { createLogsService } from './logs/service';
 import { createTransitions } from './jobs/transitions';
 import { type WindowSpec, createLeasedLimiter } from './rate-limits/leased-limiter';
+import { TripRiders } from './db/trip-riders';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
 import type { WebhookWorkflows } from './temporal/webhook-workflow-client';
 import { createWebhooksService } from './webhooks/service';
@@ -71,7 +72,9 @@ export function createServices(deps: ServiceDeps) {
   });
   const mailer = mailerFor(config, log);
   const signer = createUrlSigner(jwtSecret);
-  const transitions = createTransitions({ ...deps, silentAttempts });
+  // Rate-limit leases asked ahead of need ride the job writes' transactions.
+  const riders = new TripRiders();
+  const transitions = createTransitions({ ...deps, silentAttempts, riders });
   const logs = createLogsService({ ...deps, turns: transitions.turns });
   const keyStamps = keyUseStamps(db);
   const credentials = createCredentialCache({
@@ -125,7 +128,7 @@ export function createServices(deps: ServiceDeps) {
     }),
     /** A request budget of these windows, shared by every API instance (see leased-limiter.ts). */
     leasedLimiter: (windows: WindowSpec[]) =>
-      createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log }),
+      createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log, riders }),
     notifier: deps.notifier,
   };
 }

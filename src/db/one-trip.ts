@@ -2,10 +2,22 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import { type Prepared, onConnection } from './prepared';
 import { type RowShape, rowOf, runPrepared, shapeOf } from './prepared-query';
+import type { TripRiders } from './trip-riders';
 
-/** A prepared statement and its values, one part of a write that commits as a whole. */
+/**
+ * A statement parsed in the trip that runs it (the unnamed statement): its names are resolved and
+ * it is planned on every run, and it needs no connection to have met it before.
+ */
+export interface Unprepared {
+  readonly statementName: '';
+  readonly text: string;
+}
+
+const isUnprepared = (s: Step['statement']): s is Unprepared => s.statementName === '';
+
+/** A statement and its values, one part of a write that commits as a whole. */
 export interface Step {
-  statement: Prepared<Record<string, unknown>>;
+  statement: Prepared<Record<string, unknown>> | Unprepared;
   values: unknown[];
 }
 
@@ -24,6 +36,7 @@ const prepareValue = (pg as unknown as { utils: { prepareValue(v: unknown): unkn
 /** What this query sends on a connection: pg's Connection, as its Query uses it. */
 interface Wire {
   parsedStatements: Record<string, string>;
+  parse(o: { name: ''; text: string }): void;
   stream: { cork?(): void; uncork?(): void };
   bind(o: { statement: string; values: unknown[] }): void;
   describe(o: { type: 'P'; name: string }): void;
@@ -70,6 +83,7 @@ export class OneTripQuery {
     connection.stream.cork?.();
     try {
       this.steps.forEach(({ statement }, i) => {
+        if (isUnprepared(statement)) connection.parse({ name: '', text: statement.text });
         connection.bind({ statement: statement.statementName, values: values[i] });
         connection.describe({ type: 'P', name: '' });
         connection.execute({});
@@ -82,7 +96,8 @@ export class OneTripQuery {
   }
 
   handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
-    this.shape = shapeOf(this.steps[this.at].statement.statementName, msg.fields);
+    const { statementName, text } = this.steps[this.at].statement;
+    this.shape = shapeOf(statementName || text, msg.fields);
   }
 
   handleDataRow(msg: { fields: Array<string | null> }): void {
@@ -121,26 +136,46 @@ export class OneTripQuery {
 
 /**
  * Runs `steps` as one transaction and answers each one's rows. On a transaction, they run on it
- * one after another (it commits them); else in one round trip (OneTripQuery).
+ * one after another (it commits them); else in one round trip (OneTripQuery), with whatever waits
+ * in `riders` aboard after them (a rider's rows go to it, not to the caller).
  */
-export function inOneTrip(db: Knex | Knex.Transaction, steps: Step[]): Promise<Rows[]> {
+export function inOneTrip(db: Knex | Knex.Transaction, steps: Step[], riders?: TripRiders): Promise<Rows[]> {
   if (db.isTransaction || steps.length === 1) return inOrder(db, steps);
   return onConnection(db, async (connection, told) => {
     for (const { statement, values } of steps) told(statement.text, values);
     const parsed = (connection as unknown as { connection: Wire }).connection.parsedStatements;
-    if (!steps.every(({ statement }) => parsed[statement.statementName] !== undefined))
+    if (!steps.every(({ statement }) => isUnprepared(statement) || parsed[statement.statementName] !== undefined))
       return oneAtATime(connection, steps);
-    return new Promise<Rows[]>((resolve, reject) => {
-      const query: OneTripQuery = new OneTripQuery(steps, (err) => (err ? reject(err) : resolve(query.results)));
-      void connection.query(query as unknown as pg.Submittable);
-    });
+    const aboard = riders?.board() ?? [];
+    for (const { step } of aboard) told(step.statement.text, step.values);
+    const all = [...steps, ...aboard.map((b) => b.step)];
+    try {
+      const results = await new Promise<Rows[]>((resolve, reject) => {
+        const query: OneTripQuery = new OneTripQuery(all, (err) => (err ? reject(err) : resolve(query.results)));
+        void connection.query(query as unknown as pg.Submittable);
+      });
+      aboard.forEach((b, i) => b.took(results[steps.length + i]));
+      return results.slice(0, steps.length);
+    } catch (err) {
+      for (const b of aboard) b.missed();
+      throw err;
+    }
   });
 }
 
 /** On a transaction, which commits them; or a single statement, a transaction of its own. */
 async function inOrder(db: Knex | Knex.Transaction, steps: Step[]): Promise<Rows[]> {
   const results: Rows[] = [];
-  for (const { statement, values } of steps) results.push(await statement(db, values));
+  for (const { statement, values } of steps) {
+    if (!isUnprepared(statement)) results.push(await statement(db, values));
+    else
+      results.push(
+        await onConnection(db, (connection, told) => {
+          told(statement.text, values);
+          return unprepared(connection, statement.text, values);
+        }),
+      );
+  }
   return results;
 }
 
@@ -150,7 +185,11 @@ async function oneAtATime(connection: pg.Client, steps: Step[]): Promise<Rows[]>
   try {
     const results: Rows[] = [];
     for (const { statement, values } of steps)
-      results.push(await runPrepared(connection, statement.statementName, statement.text, values));
+      results.push(
+        isUnprepared(statement)
+          ? await unprepared(connection, statement.text, values)
+          : await runPrepared(connection, statement.statementName, statement.text, values),
+      );
     await connection.query('COMMIT');
     return results;
   } catch (err) {
@@ -158,3 +197,6 @@ async function oneAtATime(connection: pg.Client, steps: Step[]): Promise<Rows[]>
     throw err;
   }
 }
+
+const unprepared = async (connection: pg.Client, text: string, values: unknown[]): Promise<Rows> =>
+  (await connection.query<Record<string, unknown>>(text, values)).rows;

@@ -5,6 +5,7 @@ import { JOB_COLUMN_NAMES, artifactsOf } from './record';
 import { positional, prepared } from '../db/prepared';
 import { attemptEndEntries, reservationReleaseSql } from '../billing/ledger';
 import { type Step, inOneTrip } from '../db/one-trip';
+import type { TripRiders } from '../db/trip-riders';
 import { isTerminal } from '../../workflows/job-model';
 import type { AttemptEnd, JobSnapshot, ProjectJobInput } from '../../workflows/definitions';
 import { attemptsEnded, jobsFinished, jobsRequeued } from '../metrics/registry';
@@ -33,10 +34,10 @@ const ENDED_AT = `coalesce(t.ended_at, CASE WHEN e.at IS NULL THEN now() ELSE gr
 export async function applyProjection(
   db: Knex | Knex.Transaction,
   input: ProjectJobInput,
-  o: { durable: boolean } = { durable: true },
+  o: { durable: boolean; riders?: TripRiders } = { durable: true },
 ) {
   const write = projectionWrite(input, o);
-  return write.written(await inOneTrip(db, write.steps));
+  return write.written(await inOneTrip(db, write.steps, o.riders));
 }
 
 /**

@@ -20,6 +20,7 @@ import { type RowRef, rowsBehindClosedRuns } from './closed-runs';
 import { eachConcurrently } from '../shared/concurrently';
 import { applyProjection, projectionWrite } from './projection';
 import { type RideAlong, inOneTrip } from '../db/one-trip';
+import type { TripRiders } from '../db/trip-riders';
 import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
 import type { ApiConfig } from '../config';
@@ -59,6 +60,8 @@ export interface TransitionsDeps {
   config: Pick<ApiConfig, 'limits' | 'dependencyRetryAfterSeconds'>;
   log: Logger;
   silentAttempts: SilentAttempts;
+  /** Writes that ride this instance's job writes (src/db/trip-riders.ts). */
+  riders?: TripRiders;
 }
 
 /**
@@ -71,14 +74,14 @@ export interface TransitionsDeps {
  * from the run itself; every path that can notice calls it: a repeated result or cancel (the
  * caller retries what it got no answer to), a claim the workflow refuses, and the reconciler.
  */
-export function createTransitions({ db, workflows, config, log, silentAttempts }: TransitionsDeps) {
+export function createTransitions({ db, workflows, config, log, silentAttempts, riders }: TransitionsDeps) {
   const turns = createTurns({
     changesMax: config.limits.changesInFlightMax,
     pushLinesMax: config.limits.logLinesInFlightMax,
     retryAfterSeconds: config.dependencyRetryAfterSeconds,
   });
   const write = (on: Knex | Knex.Transaction, workspaceId: string, t: Transition) =>
-    applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends });
+    applyProjection(on, { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable: true, riders });
   /** A change someone asked for: its write and its audit entry commit together. */
   const writeAudited = (
     workspaceId: string,
@@ -181,7 +184,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
       await applyProjection(
         db,
         { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends },
-        { durable: t.ends.length > 0 },
+        { durable: t.ends.length > 0, riders },
       );
     } catch (err) {
       log.warn(
@@ -219,11 +222,11 @@ export function createTransitions({ db, workflows, config, log, silentAttempts }
         // waits for the disk, so that write does too.
         const { workspaceId, assigned: t, alongside } = o.handed;
         const write = projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable: true });
-        const [created, ...rest] = await inOneTrip(db, [
-          { statement: createHandedStatement, values },
-          ...write.steps,
-          ...(alongside ? [alongside.step] : []),
-        ]);
+        const [created, ...rest] = await inOneTrip(
+          db,
+          [{ statement: createHandedStatement, values }, ...write.steps, ...(alongside ? [alongside.step] : [])],
+          riders,
+        );
         write.written(rest.slice(0, write.steps.length));
         if (alongside) alongside.took(rest[write.steps.length]);
         rows = created;

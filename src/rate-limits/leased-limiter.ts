@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Unprepared } from '../db/one-trip';
+import { positional } from '../db/prepared';
+import type { TripRiders } from '../db/trip-riders';
 
 // Request budgets shared by every API instance, without a statement per request.
 //
@@ -73,13 +76,34 @@ const LEASE_SQL = `
     expire = CASE WHEN coalesce(r.expire, 0) <= (extract(epoch FROM now()) * 1000)::bigint THEN EXCLUDED.expire ELSE r.expire END,
     lim = EXCLUDED.lim
   RETURNING key, granted, points, expire - (extract(epoch FROM now()) * 1000)::bigint AS ms_left`;
+/**
+ * The same, in a trip's transaction. Parsed each time it runs, as the lone lease is: `rate_limits`
+ * is looked up on every run, never through a plan a connection kept.
+ */
+const RIDING_LEASE: Unprepared = { statementName: '', text: positional(LEASE_SQL) };
 
-export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseMs: number; log: Logger }) {
+interface Ask {
+  id: string;
+  s: Subject;
+  wanted: Array<{ i: number; ask: number }>;
+  /** Ends the subject's lease in flight: true once its rows are in, false when the store failed. */
+  settle(ok: boolean): void;
+}
+
+export function createLeasedLimiter(o: {
+  db: Knex;
+  windows: WindowSpec[];
+  leaseMs: number;
+  log: Logger;
+  /** Where a lease asked ahead of need waits to ride a trip; absent, it goes at once. */
+  riders?: TripRiders;
+}) {
   const subjects = new Map<string, Subject>();
   const insurance = o.windows.map(
     (w) => new RateLimiterMemory({ points: w.limit, duration: w.durationSeconds, keyPrefix: w.prefix }),
   );
   const caps = o.windows.map((w) => Math.max(1, Math.floor(w.limit / LEASE_SHARE)));
+  const rideWaitMs = Math.max(1, Math.floor(o.leaseMs / 4));
   let warned = false;
   let sweptAt = Date.now();
 
@@ -112,9 +136,92 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
     }
   };
 
-  /** Leases more for every window of `s` that is running low; false when the store failed. */
-  const lease = (id: string, s: Subject): Promise<boolean> => {
-    if (s.inflight) return s.inflight;
+  /** A subject's leases asked ahead of need, waiting to ride a trip; by subject. */
+  const waiting = new Map<string, Ask>();
+  let rideBy: NodeJS.Timeout | undefined;
+
+  /** The store's statement for `asks`: their keys in one order everywhere (it locks their rows). */
+  const leaseOf = (asks: Ask[]) => {
+    const parts = asks
+      .flatMap((a) => a.wanted.map(({ i, ask }) => ({ key: `${o.windows[i].prefix}:${a.id}`, ask, i, s: a.s })))
+      .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    const values = [
+      parts.map((p) => p.key),
+      parts.map((p) => p.ask),
+      parts.map((p) => o.windows[p.i].limit),
+      parts.map((p) => o.windows[p.i].durationSeconds * 1000),
+    ];
+    const took = (rows: Array<Record<string, unknown>>) => {
+      const answered = Date.now();
+      const byKey = new Map(parts.map((p) => [p.key, p]));
+      for (const row of rows) {
+        const p = byKey.get(String(row.key));
+        if (!p) continue;
+        const w = p.s.windows[p.i];
+        const msLeft = Number(row.ms_left);
+        // A window that started over in the store while we held tokens of its old one.
+        const renewed = w.expiresAt !== 0 && Math.abs(answered + msLeft - w.expiresAt) > 1000;
+        w.tokens = (renewed ? 0 : w.tokens) + Number(row.granted);
+        w.points = Number(row.points);
+        w.expiresAt = answered + msLeft;
+        w.spent = w.points >= o.windows[p.i].limit;
+      }
+      for (const a of asks) a.settle(true);
+    };
+    return { values, took };
+  };
+
+  /** Leases `asks` in a statement of their own. */
+  const send = async (asks: Ask[]) => {
+    const lease = leaseOf(asks);
+    let rows;
+    try {
+      rows = (await o.db.raw(LEASE_SQL, lease.values)).rows;
+    } catch (err) {
+      if (!warned) {
+        warned = true;
+        o.log.warn({ err: String(err) }, 'rate limit store failed; applying the limits in this instance only');
+      }
+      for (const a of asks) a.settle(false);
+      return;
+    }
+    lease.took(rows);
+  };
+
+  /** Everything waiting to ride, off the wait. */
+  const takeWaiting = (): Ask[] => {
+    clearTimeout(rideBy);
+    rideBy = undefined;
+    const asks = [...waiting.values()];
+    waiting.clear();
+    return asks;
+  };
+  const sendWaiting = () => {
+    const asks = takeWaiting();
+    if (asks.length > 0) void send(asks);
+  };
+
+  o.riders?.offer(() => {
+    if (waiting.size === 0) return undefined;
+    const asks = takeWaiting();
+    const lease = leaseOf(asks);
+    return {
+      step: { statement: RIDING_LEASE, values: lease.values },
+      took: lease.took,
+      missed: () => void send(asks),
+    };
+  });
+
+  /**
+   * Leases more for every window of `s` that is running low; false when the store failed. Ahead
+   * of need (`urgent` false), the lease waits up to a quarter of `leaseMs` to ride a trip of the
+   * hot path (src/db/trip-riders.ts); a request that needs it sends it, and all waiting, at once.
+   */
+  const lease = (id: string, s: Subject, urgent: boolean): Promise<boolean> => {
+    if (s.inflight) {
+      if (urgent && waiting.has(id)) sendWaiting();
+      return s.inflight;
+    }
     const now = Date.now();
     // Size the lease by the caller's recent rate: a lease should last about leaseMs.
     if (s.leasedAt > 0) {
@@ -127,37 +234,22 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
     if (wanted.length === 0) return Promise.resolve(true);
     s.leasedAt = now;
     s.spentSinceLease = 0;
-    const run = async () => {
-      try {
-        const { rows } = await o.db.raw(LEASE_SQL, [
-          wanted.map(({ i }) => `${o.windows[i].prefix}:${id}`),
-          wanted.map(({ ask }) => ask),
-          wanted.map(({ i }) => o.windows[i].limit),
-          wanted.map(({ i }) => o.windows[i].durationSeconds * 1000),
-        ]);
-        const answered = Date.now();
-        for (const row of rows as Array<{ key: string; granted: number; points: number; ms_left: number }>) {
-          const i = o.windows.findIndex((w) => row.key.startsWith(`${w.prefix}:`));
-          const w = s.windows[i];
-          // A window that started over in the store while we held tokens of its old one.
-          const renewed = w.expiresAt !== 0 && Math.abs(answered + Number(row.ms_left) - w.expiresAt) > 1000;
-          w.tokens = (renewed ? 0 : w.tokens) + row.granted;
-          w.points = row.points;
-          w.expiresAt = answered + Number(row.ms_left);
-          w.spent = row.points >= o.windows[i].limit;
-        }
-        return true;
-      } catch (err) {
-        if (!warned) {
-          warned = true;
-          o.log.warn({ err: String(err) }, 'rate limit store failed; applying the limits in this instance only');
-        }
-        return false;
-      } finally {
-        s.inflight = undefined;
+    s.inflight = new Promise<boolean>((resolve) => {
+      const ask: Ask = {
+        id,
+        s,
+        wanted,
+        settle: (ok) => {
+          s.inflight = undefined;
+          resolve(ok);
+        },
+      };
+      if (urgent || !o.riders) void send([ask]);
+      else {
+        waiting.set(id, ask);
+        rideBy ??= setTimeout(sendWaiting, rideWaitMs).unref();
       }
-    };
-    s.inflight = run();
+    });
     return s.inflight;
   };
 
@@ -221,10 +313,10 @@ export function createLeasedLimiter(o: { db: Knex; windows: WindowSpec[]; leaseM
             s.lease > 1 &&
             s.windows.some((w, i) => !w.spent && w.tokens < Math.min(caps[i], s.lease) / 2)
           )
-            void lease(id, s);
+            void lease(id, s, false);
           return verdictOf(s, true, now);
         }
-        if (!(await lease(id, s))) return fromMemory(id);
+        if (!(await lease(id, s, true))) return fromMemory(id);
       }
     },
   };

@@ -4,9 +4,15 @@ import { prepared } from '../../src/db/prepared';
 import { field, recordingConnection } from '../support/recording-connection';
 
 const recording = () =>
-  recordingConnection((o) => (o.statement ? ` ${String(o.statement)} ${JSON.stringify(o.values)}` : ''), {
-    corks: true,
-  });
+  recordingConnection(
+    (o) => {
+      if ('statement' in o) return ` ${JSON.stringify(o.statement)} ${JSON.stringify(o.values)}`;
+      return 'text' in o ? ` ${JSON.stringify(o.name)} ${String(o.text)}` : '';
+    },
+    {
+      corks: true,
+    },
+  );
 
 const write = prepared('ot-write', 'UPDATE t SET at = $1 WHERE id = $2 RETURNING id, n');
 const entry = prepared('ot-entry', 'INSERT INTO u SELECT $1');
@@ -23,18 +29,35 @@ describe('statements that commit together, in one round trip', () => {
     assert.equal(sent[0], 'cork');
     assert.match(
       sent[1],
-      /^bind ot-write \["2026-12-06T\d\d:00:00\.000[+-]\d\d:\d\d","job_1"\]$/,
+      /^bind "ot-write" \["2026-12-06T\d\d:00:00\.000[+-]\d\d:\d\d","job_1"\]$/,
       'a Date as pg binds it',
     );
     assert.deepEqual(sent.slice(2), [
       'describe',
       'execute',
-      'bind ot-entry ["lease_1"]',
+      'bind "ot-entry" ["lease_1"]',
       'describe',
       'execute',
       'sync',
       'uncork',
     ]);
+  });
+
+  it('parses an unprepared statement in the trip itself, as the unnamed statement', () => {
+    const { sent, connection } = recording();
+    const lease = { statementName: '' as const, text: 'UPDATE r SET n = n + $1 RETURNING n' };
+    const q = new OneTripQuery([...steps('at'), { statement: lease, values: [3] }], () => undefined);
+    assert.equal(q.submit(connection), null);
+    assert.deepEqual(sent.slice(-7), [
+      'execute',
+      'parse "" UPDATE r SET n = n + $1 RETURNING n',
+      'bind "" ["3"]',
+      'describe',
+      'execute',
+      'sync',
+      'uncork',
+    ]);
+    assert.deepEqual(connection.parsedStatements, {}, 'no name for pg to remember');
   });
 
   it('answers each statement’s rows, parsed by type', () => {
