@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Unprepared } from '../db/one-trip';
-import { positional } from '../db/prepared';
 import type { TripRiders } from '../db/trip-riders';
+import { type WindowState, createLeaseStore } from './lease-store';
 
 // Request budgets shared by every API instance, without a statement per request.
 //
@@ -19,7 +18,8 @@ import type { TripRiders } from '../db/trip-riders';
 //   that spent it says so): a 429 costs no statement;
 // - a caller sending a request a second or fewer leases one at a time, and a budget under 40 a
 //   window always does (1/20 of it is under 2), so small budgets stay exact; a busier caller
-//   costs a statement per `leaseMs` of its traffic on each instance it reaches.
+//   costs a statement per `leaseMs` of its traffic on each instance it reaches; a lease taken
+//   ahead of need rides the next job write's transaction if one comes soon (lease-store.ts).
 // If the store fails, the instance applies the same limits in its own memory for that request:
 // requests are never refused for the limiter's sake, and a caller gets at most instances x limit
 // while the store is away.
@@ -41,17 +41,6 @@ export interface Verdict {
   resetSeconds: number;
 }
 
-interface WindowState {
-  /** Leased to this instance and not yet spent. */
-  tokens: number;
-  /** What the store had handed out in the window at the last lease (all instances). */
-  points: number;
-  /** On this host's clock; 0 before the first lease. */
-  expiresAt: number;
-  /** The store had handed out the whole limit: once `tokens` is spent, refuse without asking. */
-  spent: boolean;
-}
-
 interface Subject {
   windows: WindowState[];
   lease: number;
@@ -63,32 +52,6 @@ interface Subject {
 /** A lease is at most this share of a window's limit. */
 const LEASE_SHARE = 20;
 const SWEEP_EVERY_MS = 60_000;
-
-const LEASE_SQL = `
-  INSERT INTO rate_limits AS r (key, points, expire, lim, granted)
-  SELECT v.key, LEAST(v.ask, v.lim), (extract(epoch FROM now()) * 1000)::bigint + v.dur, v.lim, LEAST(v.ask, v.lim)
-  FROM unnest(?::text[], ?::int[], ?::int[], ?::bigint[]) AS v(key, ask, lim, dur)
-  ON CONFLICT (key) DO UPDATE SET
-    points = CASE WHEN coalesce(r.expire, 0) <= (extract(epoch FROM now()) * 1000)::bigint THEN EXCLUDED.points
-                  ELSE LEAST(r.points + EXCLUDED.points, EXCLUDED.lim) END,
-    granted = CASE WHEN coalesce(r.expire, 0) <= (extract(epoch FROM now()) * 1000)::bigint THEN EXCLUDED.points
-                   ELSE GREATEST(0, LEAST(EXCLUDED.points, EXCLUDED.lim - r.points)) END,
-    expire = CASE WHEN coalesce(r.expire, 0) <= (extract(epoch FROM now()) * 1000)::bigint THEN EXCLUDED.expire ELSE r.expire END,
-    lim = EXCLUDED.lim
-  RETURNING key, granted, points, expire - (extract(epoch FROM now()) * 1000)::bigint AS ms_left`;
-/**
- * The same, in a trip's transaction. Parsed each time it runs, as the lone lease is: `rate_limits`
- * is looked up on every run, never through a plan a connection kept.
- */
-const RIDING_LEASE: Unprepared = { statementName: '', text: positional(LEASE_SQL) };
-
-interface Ask {
-  id: string;
-  s: Subject;
-  wanted: Array<{ i: number; ask: number }>;
-  /** Ends the subject's lease in flight: true once its rows are in, false when the store failed. */
-  settle(ok: boolean): void;
-}
 
 export function createLeasedLimiter(o: {
   db: Knex;
@@ -103,8 +66,7 @@ export function createLeasedLimiter(o: {
     (w) => new RateLimiterMemory({ points: w.limit, duration: w.durationSeconds, keyPrefix: w.prefix }),
   );
   const caps = o.windows.map((w) => Math.max(1, Math.floor(w.limit / LEASE_SHARE)));
-  const rideWaitMs = Math.max(1, Math.floor(o.leaseMs / 4));
-  let warned = false;
+  const store = createLeaseStore({ ...o, rideWaitMs: Math.max(1, Math.floor(o.leaseMs / 4)) });
   let sweptAt = Date.now();
 
   const subjectOf = (id: string): Subject => {
@@ -136,82 +98,6 @@ export function createLeasedLimiter(o: {
     }
   };
 
-  /** A subject's leases asked ahead of need, waiting to ride a trip; by subject. */
-  const waiting = new Map<string, Ask>();
-  let rideBy: NodeJS.Timeout | undefined;
-
-  /** The store's statement for `asks`: their keys in one order everywhere (it locks their rows). */
-  const leaseOf = (asks: Ask[]) => {
-    const parts = asks
-      .flatMap((a) => a.wanted.map(({ i, ask }) => ({ key: `${o.windows[i].prefix}:${a.id}`, ask, i, s: a.s })))
-      .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-    const values = [
-      parts.map((p) => p.key),
-      parts.map((p) => p.ask),
-      parts.map((p) => o.windows[p.i].limit),
-      parts.map((p) => o.windows[p.i].durationSeconds * 1000),
-    ];
-    const took = (rows: Array<Record<string, unknown>>) => {
-      const answered = Date.now();
-      const byKey = new Map(parts.map((p) => [p.key, p]));
-      for (const row of rows) {
-        const p = byKey.get(String(row.key));
-        if (!p) continue;
-        const w = p.s.windows[p.i];
-        const msLeft = Number(row.ms_left);
-        // A window that started over in the store while we held tokens of its old one.
-        const renewed = w.expiresAt !== 0 && Math.abs(answered + msLeft - w.expiresAt) > 1000;
-        w.tokens = (renewed ? 0 : w.tokens) + Number(row.granted);
-        w.points = Number(row.points);
-        w.expiresAt = answered + msLeft;
-        w.spent = w.points >= o.windows[p.i].limit;
-      }
-      for (const a of asks) a.settle(true);
-    };
-    return { values, took };
-  };
-
-  /** Leases `asks` in a statement of their own. */
-  const send = async (asks: Ask[]) => {
-    const lease = leaseOf(asks);
-    let rows;
-    try {
-      rows = (await o.db.raw(LEASE_SQL, lease.values)).rows;
-    } catch (err) {
-      if (!warned) {
-        warned = true;
-        o.log.warn({ err: String(err) }, 'rate limit store failed; applying the limits in this instance only');
-      }
-      for (const a of asks) a.settle(false);
-      return;
-    }
-    lease.took(rows);
-  };
-
-  /** Everything waiting to ride, off the wait. */
-  const takeWaiting = (): Ask[] => {
-    clearTimeout(rideBy);
-    rideBy = undefined;
-    const asks = [...waiting.values()];
-    waiting.clear();
-    return asks;
-  };
-  const sendWaiting = () => {
-    const asks = takeWaiting();
-    if (asks.length > 0) void send(asks);
-  };
-
-  o.riders?.offer(() => {
-    if (waiting.size === 0) return undefined;
-    const asks = takeWaiting();
-    const lease = leaseOf(asks);
-    return {
-      step: { statement: RIDING_LEASE, values: lease.values },
-      took: lease.took,
-      missed: () => void send(asks),
-    };
-  });
-
   /**
    * Leases more for every window of `s` that is running low; false when the store failed. Ahead
    * of need (`urgent` false), the lease waits up to a quarter of `leaseMs` to ride a trip of the
@@ -219,7 +105,7 @@ export function createLeasedLimiter(o: {
    */
   const lease = (id: string, s: Subject, urgent: boolean): Promise<boolean> => {
     if (s.inflight) {
-      if (urgent && waiting.has(id)) sendWaiting();
+      if (urgent) store.hurry(id);
       return s.inflight;
     }
     const now = Date.now();
@@ -234,23 +120,19 @@ export function createLeasedLimiter(o: {
     if (wanted.length === 0) return Promise.resolve(true);
     s.leasedAt = now;
     s.spentSinceLease = 0;
-    s.inflight = new Promise<boolean>((resolve) => {
-      const ask: Ask = {
-        id,
-        s,
-        wanted,
-        settle: (ok) => {
-          s.inflight = undefined;
-          resolve(ok);
-        },
-      };
-      if (urgent || !o.riders) void send([ask]);
-      else {
-        waiting.set(id, ask);
-        rideBy ??= setTimeout(sendWaiting, rideWaitMs).unref();
-      }
+    const parts = wanted.map(({ i, ask }) => ({
+      key: `${o.windows[i].prefix}:${id}`,
+      ask,
+      limit: o.windows[i].limit,
+      durationMs: o.windows[i].durationSeconds * 1000,
+      window: s.windows[i],
+    }));
+    const leased = store.lease(id, parts, urgent).then((ok) => {
+      s.inflight = undefined;
+      return ok;
     });
-    return s.inflight;
+    s.inflight = leased;
+    return leased;
   };
 
   const verdictOf = (s: Subject, allowed: boolean, now: number): Verdict => {
