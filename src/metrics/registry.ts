@@ -33,6 +33,13 @@ export const httpDuration = new Histogram({
   registers,
 });
 
+export const rateLimitLeases = new Counter({
+  name: 'compute_rate_limit_leases_total',
+  help: "Leases of request budget from the shared store, by how they went: aboard a job write's transaction, alone (a request waited for it, or no write came in time) or failed (the store did not answer)",
+  labelNames: ['how'] as const,
+  registers,
+});
+
 export const rateLimitRefusals = new Counter({
   name: 'compute_rate_limit_refusals_total',
   help: 'Requests refused with 429 (rate limits, per-credential stream and poll caps, upload slots), by route',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Unprepared } from '../db/one-trip';
 import { positional } from '../db/prepared';
 import type { TripRiders } from '../db/trip-riders';
+import { rateLimitLeases } from '../metrics/registry';
 
 /** What an instance holds of one subject's window (src/rate-limits/leased-limiter.ts). */
 export interface WindowState {
@@ -100,9 +101,11 @@ export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders
         warned = true;
         o.log.warn({ err: String(err) }, 'rate limit store failed; applying the limits in this instance only');
       }
+      rateLimitLeases.inc({ how: 'failed' });
       for (const p of pending) p.settle(false);
       return;
     }
+    rateLimitLeases.inc({ how: 'alone' });
     lease.took(rows);
   };
 
@@ -124,7 +127,10 @@ export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders
     const lease = leaseOf(pending);
     return {
       step: { statement: RIDING_LEASE, values: lease.values },
-      took: lease.took,
+      took: (rows) => {
+        rateLimitLeases.inc({ how: 'aboard' });
+        lease.took(rows);
+      },
       missed: () => void send(pending),
     };
   });

@@ -46,6 +46,8 @@ interface Subject {
   lease: number;
   leasedAt: number;
   spentSinceLease: number;
+  /** Its last request, on this host's clock. */
+  lastAt: number;
   inflight?: Promise<boolean>;
 }
 
@@ -77,6 +79,7 @@ export function createLeasedLimiter(o: {
         lease: 1,
         leasedAt: 0,
         spentSinceLease: 0,
+        lastAt: 0,
       };
       subjects.set(id, s);
     }
@@ -176,6 +179,12 @@ export function createLeasedLimiter(o: {
 
     async consume(id: string): Promise<Verdict> {
       const s = subjectOf(id);
+      const arrived = Date.now();
+      // A pause counts as at most leaseMs in the caller's rate: a lease after it is sized by the
+      // traffic around it. Averaged over the silence, it would shrink to one request at a time,
+      // and the next requests would wait for the store rather than lease ahead of need.
+      if (s.lastAt > 0 && arrived - s.lastAt > o.leaseMs) s.leasedAt += arrived - s.lastAt - o.leaseMs;
+      s.lastAt = arrived;
       // Every pass spends a token, refuses, or waits for a lease that changes what is held; losing
       // the race for a lease to concurrent requests only means another pass, never the fallback,
       // whose budget is this instance's own.

@@ -1,12 +1,14 @@
 // lane: isolated (test/lanes.ts)
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { createDb } from '../../src/db/knex';
 import { inOneTrip } from '../../src/db/one-trip';
 import { prepared } from '../../src/db/prepared';
 import { TripRiders } from '../../src/db/trip-riders';
 import { createLeasedLimiter } from '../../src/rate-limits/leased-limiter';
+import { rateLimitLeases } from '../../src/metrics/registry';
 import { waitFor } from '../support/agents';
 import { quietLog, testEnv } from '../support/env';
 
@@ -17,6 +19,12 @@ const LIMIT = 2000;
 
 const one = prepared('lease_riders_one', 'SELECT $1::int AS n');
 const divide = prepared('lease_riders_divide', 'SELECT 1 / $1::int AS n');
+
+/** compute_rate_limit_leases_total by how; nothing else in this lane leases while a test runs. */
+async function leasesCounted(): Promise<Record<'aboard' | 'alone' | 'failed', number>> {
+  const by = Object.fromEntries((await rateLimitLeases.get()).values.map((v) => [v.labels.how, v.value]));
+  return { aboard: by.aboard ?? 0, alone: by.alone ?? 0, failed: by.failed ?? 0 };
+}
 
 describe('rate-limit leases ride the job writes’ trips', () => {
   let db: Knex;
@@ -56,6 +64,7 @@ describe('rate-limit leases ride the job writes’ trips', () => {
     assert.equal(heldBefore, 1 + LIMIT / 20, 'the first two leases went alone');
     // Both statements met on the connection, so the next trip goes as one round trip.
     await one(db, [1]);
+    const counted = await leasesCounted();
     const [rows] = await inOneTrip(
       db,
       [
@@ -66,12 +75,14 @@ describe('rate-limit leases ride the job writes’ trips', () => {
     );
     assert.deepEqual(rows, [{ n: 7 }], 'the trip answers its own rows, not its riders');
     assert.ok((await handed()) > heldBefore, 'the lease committed with the trip');
+    assert.deepEqual(await leasesCounted(), { ...counted, aboard: counted.aboard + 1 });
   });
 
   it('a lease whose trip failed goes alone, and the trip’s error is its caller’s', async () => {
     const { riders, handed, heldBefore } = await waitingToRide();
     await one(db, [1]);
     await divide(db, [1]);
+    const counted = await leasesCounted();
     await assert.rejects(
       inOneTrip(
         db,
@@ -84,6 +95,7 @@ describe('rate-limit leases ride the job writes’ trips', () => {
       /division by zero/,
     );
     await waitFor('the lease to go alone', async () => (await handed()) > heldBefore, 10_000);
+    assert.deepEqual(await leasesCounted(), { ...counted, alone: counted.alone + 1 });
   });
 
   it('a request that needs the waiting lease sends it at once', async () => {
@@ -93,5 +105,64 @@ describe('rate-limit leases ride the job writes’ trips', () => {
     for (let i = 0; i < LIMIT / 20; i++) assert.equal((await limiter.consume('s')).allowed, true);
     assert.ok(Date.now() - started < LEASE_MS / 4 / 3, `${Date.now() - started} ms`);
     assert.ok((await handed()) > heldBefore);
+  });
+
+  it('sizes the lease after a pause by the traffic around it: the requests after the pause wait for no lease', async function () {
+    this.timeout(30_000);
+    // Counts the leases that rode; every other lease statement this database sends went alone.
+    const riders = new (class extends TripRiders {
+      aboard = 0;
+      override board() {
+        const b = super.board();
+        this.aboard += b.length;
+        return b;
+      }
+    })();
+    let leases = 0;
+    const onQuery = (q: { sql: string }) => {
+      if (/\brate_limits\b/.test(q.sql)) leases++;
+    };
+    db.on('query', onQuery);
+    try {
+      const limiter = createLeasedLimiter({
+        db,
+        // A budget no test reaches: each lease is sized by the caller's rate alone.
+        windows: [{ limit: 10_000_000, durationSeconds: 60, prefix: `rl_pause_${crypto.randomUUID().slice(0, 8)}` }],
+        leaseMs: 200,
+        log: quietLog,
+        riders,
+      });
+      await one(db, [1]);
+      // Each request is followed by a job write, which a lease asked ahead of need rides.
+      const traffic = async () => {
+        for (let i = 0; i < 40; i++) {
+          assert.equal((await limiter.consume('s')).allowed, true);
+          await inOneTrip(
+            db,
+            [
+              { statement: one, values: [1] },
+              { statement: one, values: [2] },
+            ],
+            riders,
+          );
+          await sleep(10);
+        }
+      };
+      await traffic();
+      // Twenty leases' worth of silence: averaged over it, the caller's rate would be a request
+      // or two a second, its leases one request each, and the next request would wait for one.
+      await sleep(4000);
+      const before = { leases, aboard: riders.aboard };
+      await traffic();
+      const rode = riders.aboard - before.aboard;
+      assert.ok(rode > 0, 'leases were taken after the pause');
+      assert.equal(
+        leases - before.leases - rode,
+        0,
+        `${leases - before.leases - rode} leases went alone after the pause`,
+      );
+    } finally {
+      db.off('query', onQuery);
+    }
   });
 });
