@@ -83,10 +83,9 @@ describe('pinned Python tools', () => {
 
   it('reuses a finished venv without installing again', async () => {
     const lines: string[] = [];
-    const started = Date.now();
     const python = await ensurePythonTool('standardwebhooks', loadToolsDir(), (msg) => lines.push(msg));
+    // A build says so before anything else: no line, nothing installed.
     assert.deepEqual(lines, []);
-    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
     assert.equal(python, path.join(path.resolve(loadToolsDir()), `py-standardwebhooks-${version}`, 'bin', 'python'));
   });
 
