@@ -34,6 +34,7 @@ import { createLogsService } from './logs/service';
 import { createTransitions } from './jobs/transitions';
 import { type WindowSpec, createLeasedLimiter } from './rate-limits/leased-limiter';
 import { TripRiders } from './db/trip-riders';
+import { createLeaseStore } from './rate-limits/lease-store';
 import type { JobWorkflowClient } from './temporal/job-workflow-client';
 import type { WebhookWorkflows } from './temporal/webhook-workflow-client';
 import { createWebhooksService } from './webhooks/service';
@@ -75,6 +76,7 @@ export function createServices(deps: ServiceDeps) {
   // Rate-limit leases asked ahead of need ride the job writes' transactions.
   const riders = new TripRiders();
   const transitions = createTransitions({ ...deps, silentAttempts, riders });
+  const leases = createLeaseStore({ db, log, riders, leaseMs: config.rateLimits.leaseMs });
   const logs = createLogsService({ ...deps, turns: transitions.turns });
   const keyStamps = keyUseStamps(db);
   const credentials = createCredentialCache({
@@ -128,7 +130,7 @@ export function createServices(deps: ServiceDeps) {
     }),
     /** A request budget of these windows, shared by every API instance (see leased-limiter.ts). */
     leasedLimiter: (windows: WindowSpec[]) =>
-      createLeasedLimiter({ db, windows, leaseMs: config.rateLimits.leaseMs, log, riders }),
+      createLeasedLimiter({ store: leases, windows, leaseMs: config.rateLimits.leaseMs }),
     notifier: deps.notifier,
   };
 }

@@ -19,7 +19,9 @@ export type RiderSource = () => Boarded | undefined;
  * trip of the hot path (src/db/one-trip.ts) and commit in its transaction: no transaction, round
  * trip or WAL flush of their own. A source sends what it has alone when no trip comes soon
  * enough. A rider must not fail by its data (it would roll its trip back with it) and must take
- * its row locks in one order everywhere (its trip holds them until it commits).
+ * its row locks in one order everywhere (its trip holds them until it commits), with every other
+ * rider's too: so a kind of write has one source per process (the rate limiters share one lease
+ * store, which sends all their leases in one statement, its keys sorted).
  */
 export class TripRiders {
   private readonly sources: RiderSource[] = [];

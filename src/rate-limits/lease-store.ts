@@ -51,13 +51,17 @@ interface Pending {
 }
 
 /**
- * The shared store's side of the leased limiter: one upsert leases for any number of subjects'
- * windows, its keys in one order everywhere (it locks their rows, and a riding lease holds them
- * until its trip commits). A lease asked ahead of need waits up to `rideWaitMs` to ride a trip of
- * the hot path (src/db/trip-riders.ts); then, or when its trip failed, or when a request needs it,
- * it goes alone with every other lease waiting.
+ * The shared store's side of the leased limiters, one per process for all of them: one upsert
+ * leases for any number of subjects' windows, its keys in one order everywhere (it locks their
+ * rows, and a riding lease holds them until its trip commits; two statements, one per limiter,
+ * could lock in opposite orders on two instances and deadlock a job write). A lease asked ahead
+ * of need waits up to a quarter of `leaseMs` to ride a trip of the hot path (src/db/trip-riders.ts); then,
+ * or when its trip failed, or when a request needs it, it goes alone with every other lease
+ * waiting.
  */
-export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders; rideWaitMs: number }) {
+export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders; leaseMs: number }) {
+  // A lease is asked ahead of need with about half of `leaseMs` of traffic still held.
+  const rideWaitMs = Math.max(1, Math.floor(o.leaseMs / 4));
   const waiting = new Map<string, Pending>();
   let rideBy: NodeJS.Timeout | undefined;
   let warned = false;
@@ -136,19 +140,24 @@ export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders
   });
 
   return {
-    /** Leases `parts` for subject `id`: at once when `urgent`, else ahead of need (it may ride). */
-    lease(id: string, parts: WindowAsk[], urgent: boolean): Promise<boolean> {
+    /**
+     * Leases `parts` for `asker` (a limiter's subject, unique in the process; one lease at a time
+     * each): at once when `urgent`, else ahead of need (it may ride).
+     */
+    lease(asker: string, parts: WindowAsk[], urgent: boolean): Promise<boolean> {
       return new Promise<boolean>((settle) => {
         if (urgent || !o.riders) void send([{ parts, settle }]);
         else {
-          waiting.set(id, { parts, settle });
-          rideBy ??= setTimeout(sendWaiting, o.rideWaitMs).unref();
+          waiting.set(asker, { parts, settle });
+          rideBy ??= setTimeout(sendWaiting, rideWaitMs).unref();
         }
       });
     },
-    /** A request needs `id`'s lease: if it waits to ride, it goes now, with every other waiting. */
-    hurry(id: string): void {
-      if (waiting.has(id)) sendWaiting();
+    /** A request needs `asker`'s lease: if it waits to ride, it goes now, with every other waiting. */
+    hurry(asker: string): void {
+      if (waiting.has(asker)) sendWaiting();
     },
   };
 }
+
+export type LeaseStore = ReturnType<typeof createLeaseStore>;

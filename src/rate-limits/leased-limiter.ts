@@ -1,8 +1,5 @@
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { TripRiders } from '../db/trip-riders';
-import { type WindowState, createLeaseStore } from './lease-store';
+import type { LeaseStore, WindowState } from './lease-store';
 
 // Request budgets shared by every API instance, without a statement per request.
 //
@@ -56,19 +53,19 @@ const LEASE_SHARE = 20;
 const SWEEP_EVERY_MS = 60_000;
 
 export function createLeasedLimiter(o: {
-  db: Knex;
+  /** The process's one lease store (lease-store.ts), shared by all its limiters. */
+  store: LeaseStore;
   windows: WindowSpec[];
   leaseMs: number;
-  log: Logger;
-  /** Where a lease asked ahead of need waits to ride a trip; absent, it goes at once. */
-  riders?: TripRiders;
 }) {
   const subjects = new Map<string, Subject>();
   const insurance = o.windows.map(
     (w) => new RateLimiterMemory({ points: w.limit, duration: w.durationSeconds, keyPrefix: w.prefix }),
   );
   const caps = o.windows.map((w) => Math.max(1, Math.floor(w.limit / LEASE_SHARE)));
-  const store = createLeaseStore({ ...o, rideWaitMs: Math.max(1, Math.floor(o.leaseMs / 4)) });
+  const { store } = o;
+  // The store's name for a subject of this limiter: its windows' prefixes are this limiter's own.
+  const askerOf = (id: string) => `${o.windows[0].prefix}:${id}`;
   let sweptAt = Date.now();
 
   const subjectOf = (id: string): Subject => {
@@ -108,7 +105,7 @@ export function createLeasedLimiter(o: {
    */
   const lease = (id: string, s: Subject, urgent: boolean): Promise<boolean> => {
     if (s.inflight) {
-      if (urgent) store.hurry(id);
+      if (urgent) store.hurry(askerOf(id));
       return s.inflight;
     }
     const now = Date.now();
@@ -130,7 +127,7 @@ export function createLeasedLimiter(o: {
       durationMs: o.windows[i].durationSeconds * 1000,
       window: s.windows[i],
     }));
-    const leased = store.lease(id, parts, urgent).then((ok) => {
+    const leased = store.lease(askerOf(id), parts, urgent).then((ok) => {
       s.inflight = undefined;
       return ok;
     });

@@ -7,7 +7,8 @@ import { createDb } from '../../src/db/knex';
 import { inOneTrip } from '../../src/db/one-trip';
 import { prepared } from '../../src/db/prepared';
 import { TripRiders } from '../../src/db/trip-riders';
-import { createLeasedLimiter } from '../../src/rate-limits/leased-limiter';
+import { type WindowSpec, createLeasedLimiter } from '../../src/rate-limits/leased-limiter';
+import { createLeaseStore } from '../../src/rate-limits/lease-store';
 import { rateLimitLeases } from '../../src/metrics/registry';
 import { waitFor } from '../support/agents';
 import { quietLog, testEnv } from '../support/env';
@@ -19,6 +20,12 @@ const LIMIT = 2000;
 
 const one = prepared('lease_riders_one', 'SELECT $1::int AS n');
 const divide = prepared('lease_riders_divide', 'SELECT 1 / $1::int AS n');
+
+/** A limiter of one window, with a lease store of its own, as services.ts makes them. */
+function limiterOn(db: Knex, riders: TripRiders, window: WindowSpec, leaseMs: number) {
+  const store = createLeaseStore({ db, log: quietLog, riders, leaseMs });
+  return createLeasedLimiter({ store, windows: [window], leaseMs });
+}
 
 /** compute_rate_limit_leases_total by how; nothing else in this lane leases while a test runs. */
 async function leasesCounted(): Promise<Record<'aboard' | 'alone' | 'failed', number>> {
@@ -38,13 +45,7 @@ describe('rate-limit leases ride the job writes’ trips', () => {
   async function waitingToRide() {
     const riders = new TripRiders();
     const prefix = `rl_ride_${crypto.randomUUID().slice(0, 8)}`;
-    const limiter = createLeasedLimiter({
-      db,
-      windows: [{ limit: LIMIT, durationSeconds: 60, prefix }],
-      leaseMs: LEASE_MS,
-      log: quietLog,
-      riders,
-    });
+    const limiter = limiterOn(db, riders, { limit: LIMIT, durationSeconds: 60, prefix }, LEASE_MS);
     const handed = async () =>
       Number(
         (
@@ -76,6 +77,40 @@ describe('rate-limit leases ride the job writes’ trips', () => {
     assert.deepEqual(rows, [{ n: 7 }], 'the trip answers its own rows, not its riders');
     assert.ok((await handed()) > heldBefore, 'the lease committed with the trip');
     assert.deepEqual(await leasesCounted(), { ...counted, aboard: counted.aboard + 1 });
+  });
+
+  it('every limiter’s leases ride as one statement, their keys in one order', async () => {
+    const riders = new TripRiders();
+    const store = createLeaseStore({ db, log: quietLog, riders, leaseMs: LEASE_MS });
+    const tag = crypto.randomUUID().slice(0, 8);
+    const limiters = ['b', 'a'].map((p) =>
+      createLeasedLimiter({
+        store,
+        windows: [{ limit: LIMIT, durationSeconds: 60, prefix: `rl_${p}_${tag}` }],
+        leaseMs: LEASE_MS,
+      }),
+    );
+    for (const limiter of limiters)
+      for (let i = 0; i < 2 + LIMIT / 20 / 2; i++) assert.equal((await limiter.consume('s')).allowed, true);
+    await one(db, [1]);
+    const sent: Array<{ sql: string; bindings: unknown[] }> = [];
+    const onQuery = (q: { sql: string; bindings: unknown[] }) => sent.push(q);
+    db.on('query', onQuery);
+    try {
+      await inOneTrip(
+        db,
+        [
+          { statement: one, values: [7] },
+          { statement: one, values: [8] },
+        ],
+        riders,
+      );
+    } finally {
+      db.off('query', onQuery);
+    }
+    const leases = sent.filter((q) => /\brate_limits\b/.test(q.sql));
+    assert.equal(leases.length, 1, 'one statement for both');
+    assert.deepEqual(leases[0].bindings[0], [`rl_a_${tag}:s`, `rl_b_${tag}:s`]);
   });
 
   it('a lease whose trip failed goes alone, and the trip’s error is its caller’s', async () => {
@@ -124,14 +159,9 @@ describe('rate-limit leases ride the job writes’ trips', () => {
     };
     db.on('query', onQuery);
     try {
-      const limiter = createLeasedLimiter({
-        db,
-        // A budget no test reaches: each lease is sized by the caller's rate alone.
-        windows: [{ limit: 10_000_000, durationSeconds: 60, prefix: `rl_pause_${crypto.randomUUID().slice(0, 8)}` }],
-        leaseMs: 200,
-        log: quietLog,
-        riders,
-      });
+      // A budget no test reaches: each lease is sized by the caller's rate alone.
+      const prefix = `rl_pause_${crypto.randomUUID().slice(0, 8)}`;
+      const limiter = limiterOn(db, riders, { limit: 10_000_000, durationSeconds: 60, prefix }, 200);
       await one(db, [1]);
       // Each request is followed by a job write, which a lease asked ahead of need rides.
       const traffic = async () => {
