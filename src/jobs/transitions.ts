@@ -6,7 +6,6 @@ import { positional, prepared } from '../db/prepared';
 import { createdEventInsert, newEventId } from './outbox';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, RunTerminatedError, WorkflowClosedError } from '../temporal/job-workflow-client';
-import { isTerminal } from '../../workflows/job-model';
 import {
   type AssignInput,
   type JobWorkflowInput,
@@ -14,15 +13,11 @@ import {
   type Transition,
   queuedSnapshot,
 } from '../../workflows/definitions';
-import { LIVE_STATES } from './lease';
-import { releaseExpired } from './reservations';
-import { type RowRef, rowsBehindClosedRuns } from './closed-runs';
-import { eachConcurrently } from '../shared/concurrently';
 import { applyProjection, projectionWrite } from './projection';
 import { type RideAlong, inOneTrip } from '../db/one-trip';
 import type { TripRiders } from '../db/trip-riders';
-import { TEMPORAL_ACTOR } from './temporal-actions';
 import { createTurns } from './turns';
+import { createRowRepairs } from './row-repairs';
 import type { ApiConfig } from '../config';
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
@@ -41,9 +36,6 @@ const createStatementOf = (name: string, notify: boolean) =>
 const createStatement = createStatementOf('job_create', true);
 /** For a job handed to a waiting poll with its start: no other poll is to be woken for it. */
 const createHandedStatement = createStatementOf('job_create_handed', false);
-
-/** Rows a sweep repairs at once: a batch of a thousand ends in seconds, and the pool keeps room for requests. */
-const REPAIRS_AT_ONCE = 8;
 
 /** Who asked for a change: its audit entry's actor and origin. */
 export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
@@ -70,9 +62,10 @@ export interface TransitionsDeps {
  * model, guarded by the snapshot's version. Later side effects of a transition (webhooks,
  * metering) belong here too.
  *
- * A crash between an Update and its write leaves the row behind its workflow. `repair` levels it
- * from the run itself; every path that can notice calls it: a repeated result or cancel (the
- * caller retries what it got no answer to), a claim the workflow refuses, and the reconciler.
+ * A crash between an Update and its write leaves the row behind its workflow. `repair`
+ * (row-repairs.ts) levels it from the run itself; every path that can notice calls it: a repeated
+ * result or cancel (the caller retries what it got no answer to), a claim the workflow refuses,
+ * and the reconciler.
  */
 export function createTransitions({ db, workflows, config, log, silentAttempts, riders }: TransitionsDeps) {
   const turns = createTurns({
@@ -98,79 +91,8 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
       });
       return row;
     });
-
-  /**
-   * Ends a job whose run was terminated in Temporal: nothing of the run will decide again, so the
-   * row is ended from what it holds, CANCELLED with the operator's reason, its attempt ended with
-   * its agent told to stop (the heartbeat's `cancel`), its webhook events and audit entry written
-   * with it. Undefined when the row had already ended.
-   */
-  async function endTerminated(jobId: string, workspaceId: string, reason: string): Promise<Transition | undefined> {
-    const row = await db('jobs')
-      .where({ id: jobId, workspace_id: workspaceId })
-      .first('state', 'attempt', 'lease_id', 'agent_id', 'started_at', 'available_at', 'version');
-    if (!row || isTerminal(row.state)) return undefined;
-    const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
-    const failureReason = `terminated in Temporal: ${reason}` as const;
-    const t: Transition = {
-      snapshot: {
-        jobId,
-        state: 'CANCELLED',
-        attempt: row.attempt,
-        leaseId: null,
-        agentId: row.agent_id,
-        startedAt: iso(row.started_at),
-        finishedAt: new Date().toISOString(),
-        exitCode: null,
-        runtimeMs: null,
-        failureReason,
-        error: null,
-        availableAt: iso(row.available_at)!,
-        version: row.version + 1,
-      },
-      ends: row.lease_id ? [{ leaseId: row.lease_id, reason: 'cancelled', kill: true }] : [],
-    };
-    await writeAudited(workspaceId, t, {
-      actor: TEMPORAL_ACTOR,
-      action: 'job.cancel',
-      details: { reason: failureReason },
-    });
-    log.info({ jobId, reason }, 'ended a job whose run was terminated in Temporal');
-    return t;
-  }
-
-  /** Writes the job as its run knows it (`truth` is undefined when it has no run); `written` when the row was behind. */
-  async function repair(jobId: string, workspaceId: string): Promise<{ truth?: Transition; written: boolean }> {
-    let truth: Transition | undefined;
-    try {
-      truth = await workflows.truth(jobId);
-    } catch (err) {
-      if (!(err instanceof RunTerminatedError)) throw err;
-      const ended = await endTerminated(jobId, workspaceId, err.reason);
-      return { truth: ended, written: Boolean(ended) };
-    }
-    return { truth, written: truth ? (await write(db, workspaceId, truth)) !== undefined : false };
-  }
-
-  /**
-   * Repairs `rows` from their runs, a few at once, then runs `after` on each (repaired or not):
-   * one run that cannot answer now (no worker on its queue, an outage) holds up no other.
-   * `failed`: whether some could not be repaired.
-   */
-  async function repairRows(rows: RowRef[], after?: (row: RowRef) => Promise<void>) {
-    let repaired = 0;
-    let failed = false;
-    await eachConcurrently(rows, REPAIRS_AT_ONCE, async (row) => {
-      const outcome = await repair(row.id, row.workspace_id).catch((err) => {
-        log.warn({ err: String(err), jobId: row.id }, 'could not repair a row from its run');
-        failed = true;
-        return { written: false };
-      });
-      if (outcome.written) repaired++;
-      await after?.(row);
-    });
-    return { repaired, failed };
-  }
+  const repairs = createRowRepairs({ db, workflows, log, silentAttempts, write, writeAudited });
+  const { repair, endTerminated } = repairs;
 
   /**
    * Writes an assignment the run has made, then lets it be answered: one statement, whose commit
@@ -316,56 +238,8 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
       return { row: await writeAudited(workspaceId, t, { ...by, action: 'job.cancel' }) };
     },
 
-    /**
-     * Finds rows that a crash between an Update and its write left behind their workflow, and
-     * repairs them from the run. Each kind of window leaves a mark to look for:
-     * - an assignment: a reservation that expired without its write (the claim clears it), which
-     *   releaseExpiredReservations repairs, on a timer of its own;
-     * - a result whose agent is gone too (it would have retried): a live row whose attempt has
-     *   not been heard of for longer than any live agent stays silent;
-     * - a cancel of a queued job whose caller gave up: a run closed as CANCELLED, from visibility.
-     * A cancel of a running job needs no look: its grace ends it, and the run writes that itself.
-     * Jobs whose run was terminated in Temporal are ended here too, found in visibility the same way.
-     * Runs closed since `closedSince` are read through every page of the list, however many a batch
-     * closed; `caughtUp` says each of their rows was repaired, so the caller may move past them.
-     */
-    async repairBehind(o: {
-      silentForMs: number;
-      closedSince: Date;
-      limit?: number;
-    }): Promise<{ repaired: number; caughtUp: boolean }> {
-      const limit = o.limit ?? 100;
-      const silent = await silentAttempts(db, { liveStates: LIVE_STATES, silentForMs: o.silentForMs, limit });
-      // These marks stay on their rows until repaired: a later pass finds what this one left.
-      let { repaired } = await repairRows(silent);
-      let caughtUp = true;
-      for await (const rows of rowsBehindClosedRuns(db, workflows, o.closedSince)) {
-        const pass = await repairRows(rows);
-        repaired += pass.repaired;
-        if (pass.failed) caughtUp = false;
-      }
-      if (repaired > 0) log.info({ repaired }, 'repaired rows left behind their workflow');
-      return { repaired, caughtUp };
-    },
-
-    /**
-     * Reservations that ran out (a claim crashed, or its Update never reached the run): each row is
-     * repaired from its run (the Update may have applied, and its agent heard of it), then freed
-     * and announced to the polls that could take it. Apart from repairBehind, and often: an idle
-     * node skips its claims until its queue is notified, so a reservation must not wait behind a
-     * sweep that is slow for other reasons (runs that cannot answer, a long visibility list).
-     */
-    async releaseExpiredReservations(limit = 100): Promise<{ released: number; repaired: number }> {
-      const reserved: RowRef[] = await db('jobs')
-        .whereNotNull('claimed_by')
-        .where('claimed_until', '<', db.raw("now() - interval '5 seconds'"))
-        .limit(limit)
-        .select('id', 'workspace_id');
-      // The claim never wrote: nobody else will clear the reservation, or tell the polls.
-      const { repaired } = await repairRows(reserved, (row) => releaseExpired(db, row.id));
-      if (repaired > 0) log.info({ repaired }, 'repaired rows whose reservation ran out before their write');
-      return { released: reserved.length, repaired };
-    },
+    repairBehind: repairs.repairBehind,
+    releaseExpiredReservations: repairs.releaseExpiredReservations,
 
     /** Starts the next run of a failed or timed-out job, queued at `input.attempt`. */
     async retry(workspaceId: string, input: JobWorkflowInput, by: ChangeBy): Promise<void> {
