@@ -4,22 +4,29 @@ import { type Prepared, onConnection } from './prepared';
 import { type RowShape, rowOf, runPrepared, shapeOf } from './prepared-query';
 import type { TripRiders } from './trip-riders';
 
+/** A prepared statement and its values, one part of a write that commits as a whole. */
+export interface Step {
+  statement: Prepared<Record<string, unknown>>;
+  values: unknown[];
+}
+
 /**
  * A statement parsed in the trip that runs it (the unnamed statement): its names are resolved and
- * it is planned on every run, and it needs no connection to have met it before.
+ * it is planned on every run, and it needs no connection to have met it before. Only riders
+ * (src/db/trip-riders.ts) send one, and only aboard a trip.
  */
 export interface Unprepared {
   readonly statementName: '';
   readonly text: string;
 }
 
-const isUnprepared = (s: Step['statement']): s is Unprepared => s.statementName === '';
-
-/** A statement and its values, one part of a write that commits as a whole. */
-export interface Step {
-  statement: Prepared<Record<string, unknown>> | Unprepared;
+/** A rider's statement and its values. */
+export interface RiderStep {
+  statement: Unprepared;
   values: unknown[];
 }
+
+type TripStep = Step | RiderStep;
 
 type Rows = Array<Record<string, unknown>>;
 
@@ -65,7 +72,7 @@ export class OneTripQuery {
   private answered = false;
 
   constructor(
-    readonly steps: Step[],
+    readonly steps: TripStep[],
     private readonly done: (err: Error | undefined) => void,
   ) {
     this.results = steps.map(() => []);
@@ -83,7 +90,7 @@ export class OneTripQuery {
     connection.stream.cork?.();
     try {
       this.steps.forEach(({ statement }, i) => {
-        if (isUnprepared(statement)) connection.parse({ name: '', text: statement.text });
+        if (statement.statementName === '') connection.parse({ name: '', text: statement.text });
         connection.bind({ statement: statement.statementName, values: values[i] });
         connection.describe({ type: 'P', name: '' });
         connection.execute({});
@@ -144,11 +151,11 @@ export function inOneTrip(db: Knex | Knex.Transaction, steps: Step[], riders?: T
   return onConnection(db, async (connection, told) => {
     for (const { statement, values } of steps) told(statement.text, values);
     const parsed = (connection as unknown as { connection: Wire }).connection.parsedStatements;
-    if (!steps.every(({ statement }) => isUnprepared(statement) || parsed[statement.statementName] !== undefined))
+    if (!steps.every(({ statement }) => parsed[statement.statementName] !== undefined))
       return oneAtATime(connection, steps);
     const aboard = riders?.board() ?? [];
     for (const { step } of aboard) told(step.statement.text, step.values);
-    const all = [...steps, ...aboard.map((b) => b.step)];
+    const all: TripStep[] = [...steps, ...aboard.map((b) => b.step)];
     try {
       const results = await new Promise<Rows[]>((resolve, reject) => {
         const query: OneTripQuery = new OneTripQuery(all, (err) => (err ? reject(err) : resolve(query.results)));
@@ -166,16 +173,7 @@ export function inOneTrip(db: Knex | Knex.Transaction, steps: Step[], riders?: T
 /** On a transaction, which commits them; or a single statement, a transaction of its own. */
 async function inOrder(db: Knex | Knex.Transaction, steps: Step[]): Promise<Rows[]> {
   const results: Rows[] = [];
-  for (const { statement, values } of steps) {
-    if (!isUnprepared(statement)) results.push(await statement(db, values));
-    else
-      results.push(
-        await onConnection(db, (connection, told) => {
-          told(statement.text, values);
-          return unprepared(connection, statement.text, values);
-        }),
-      );
-  }
+  for (const { statement, values } of steps) results.push(await statement(db, values));
   return results;
 }
 
@@ -185,11 +183,7 @@ async function oneAtATime(connection: pg.Client, steps: Step[]): Promise<Rows[]>
   try {
     const results: Rows[] = [];
     for (const { statement, values } of steps)
-      results.push(
-        isUnprepared(statement)
-          ? await unprepared(connection, statement.text, values)
-          : await runPrepared(connection, statement.statementName, statement.text, values),
-      );
+      results.push(await runPrepared(connection, statement.statementName, statement.text, values));
     await connection.query('COMMIT');
     return results;
   } catch (err) {
@@ -197,6 +191,3 @@ async function oneAtATime(connection: pg.Client, steps: Step[]): Promise<Rows[]>
     throw err;
   }
 }
-
-const unprepared = async (connection: pg.Client, text: string, values: unknown[]): Promise<Rows> =>
-  (await connection.query<Record<string, unknown>>(text, values)).rows;

@@ -1,10 +1,10 @@
-import type { Step } from './one-trip';
+import type { RiderStep } from './one-trip';
 
 type Rows = Array<Record<string, unknown>>;
 
 /** A write taken aboard a trip: its step goes last in the trip's transaction. */
 export interface Boarded {
-  step: Step;
+  step: RiderStep;
   /** Its rows, once the trip committed; must not throw (the trip's caller has its answer to get). */
   took(rows: Rows): void;
   /** The trip failed: nothing of the write was kept, and it is still to be made. */
