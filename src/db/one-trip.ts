@@ -1,7 +1,16 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { type Prepared, onConnection } from './prepared';
-import { type RowShape, rowOf, runPrepared, shapeOf } from './prepared-query';
+import {
+  type RowShape,
+  type Wire as StatementWire,
+  describedShape,
+  prepareValue,
+  rememberShape,
+  rowOf,
+  runPrepared,
+  shapeOf,
+} from './prepared-query';
 import type { TripRiders } from './trip-riders';
 
 /** A prepared statement and its values, one part of a write that commits as a whole. */
@@ -37,23 +46,17 @@ export interface RideAlong {
   took(rows: Rows): void;
 }
 
-/** pg's own mapping of values to the wire (Dates, arrays, objects as JSON), as its Query binds them. */
-const prepareValue = (pg as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils.prepareValue;
-
 /** What this query sends on a connection: pg's Connection, as its Query uses it. */
-interface Wire {
-  parsedStatements: Record<string, string>;
+interface Wire extends StatementWire {
   parse(o: { name: ''; text: string }): void;
   stream: { cork?(): void; uncork?(): void };
-  bind(o: { statement: string; values: unknown[] }): void;
   describe(o: { type: 'P'; name: string }): void;
   execute(o: Record<string, never>): void;
-  sync(): void;
 }
 
 /**
- * Statements that commit together, in one round trip: each one's Bind, Describe and Execute, then
- * a single Sync. PostgreSQL runs all that comes before a Sync as one implicit transaction, each
+ * Statements that commit together, in one round trip: each one's Bind, Describe (unless the
+ * connection described it before: src/db/prepared-query.ts) and Execute, then a single Sync. PostgreSQL runs all that comes before a Sync as one implicit transaction, each
  * statement with a snapshot of its own (read committed), as between BEGIN and COMMIT: a statement
  * sees what the ones before it wrote, and what others committed before it began. An error skips
  * the rest and rolls all of them back. Against BEGIN, the statements and COMMIT one at a time,
@@ -67,7 +70,9 @@ interface Wire {
 export class OneTripQuery {
   readonly results: Rows[];
   private at = 0;
-  private shape?: RowShape;
+  /** Each step's shape: known when sent, or as PostgreSQL describes it. */
+  private readonly shapes: Array<RowShape | undefined>;
+  private wire?: Wire;
   private failed?: Error;
   private answered = false;
 
@@ -76,6 +81,7 @@ export class OneTripQuery {
     private readonly done: (err: Error | undefined) => void,
   ) {
     this.results = steps.map(() => []);
+    this.shapes = steps.map(() => undefined);
   }
 
   submit(connection: Wire): Error | null {
@@ -87,12 +93,15 @@ export class OneTripQuery {
     } catch (err) {
       return err as Error;
     }
+    this.wire = connection;
     connection.stream.cork?.();
     try {
       this.steps.forEach(({ statement }, i) => {
-        if (statement.statementName === '') connection.parse({ name: '', text: statement.text });
-        connection.bind({ statement: statement.statementName, values: values[i] });
-        connection.describe({ type: 'P', name: '' });
+        const name = statement.statementName;
+        if (name === '') connection.parse({ name: '', text: statement.text });
+        connection.bind({ statement: name, values: values[i] });
+        this.shapes[i] = name === '' ? undefined : describedShape(connection, name);
+        if (!this.shapes[i]) connection.describe({ type: 'P', name: '' });
         connection.execute({});
       });
       connection.sync();
@@ -104,13 +113,16 @@ export class OneTripQuery {
 
   handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
     const { statementName, text } = this.steps[this.at].statement;
-    this.shape = shapeOf(statementName || text, msg.fields);
+    const shape = shapeOf(statementName || text, msg.fields);
+    this.shapes[this.at] = shape;
+    if (statementName !== '' && this.wire) rememberShape(this.wire, statementName, shape);
   }
 
   handleDataRow(msg: { fields: Array<string | null> }): void {
-    if (this.failed || !this.shape) return;
+    const shape = this.shapes[this.at];
+    if (this.failed || !shape) return;
     try {
-      this.results[this.at].push(rowOf(this.shape, msg.fields));
+      this.results[this.at].push(rowOf(shape, msg.fields));
     } catch (err) {
       // As pg does: the statements still run to their end, and the caller gets the parse error.
       this.failed = err as Error;
@@ -119,7 +131,6 @@ export class OneTripQuery {
 
   handleCommandComplete(): void {
     this.at++;
-    this.shape = undefined;
   }
 
   handleEmptyQuery(): void {

@@ -27,6 +27,38 @@ export function shapeOf(name: string, fields: pg.FieldDef[]): RowShape {
 const same = (shape: RowShape, f: pg.FieldDef, i: number) =>
   shape.names[i] === f.name && shape.types[i] === f.dataTypeID;
 
+/**
+ * The shapes PostgreSQL described on each connection (pg's Connection), by statement name. A
+ * statement parsed on a connection keeps its row type there: PostgreSQL refuses to run it with
+ * another ("cached plan must not change result type"), so its later runs on that connection skip
+ * the Describe, and its RowDescription is neither sent nor parsed again.
+ */
+const described = new WeakMap<object, Map<string, RowShape>>();
+
+/** The shape of `name` as described on `wire`, when it was and the statement is parsed there. */
+export function describedShape(wire: Wire, name: string): RowShape | undefined {
+  if (wire.parsedStatements[name] === undefined) return undefined;
+  return described.get(wire)?.get(name);
+}
+
+/** Remembers `shape` as `name`'s on `wire`. */
+export function rememberShape(wire: Wire, name: string, shape: RowShape): void {
+  let shapes = described.get(wire);
+  if (!shapes) described.set(wire, (shapes = new Map()));
+  shapes.set(name, shape);
+}
+
+/** The part of pg's Connection a statement is sent on. */
+export interface Wire {
+  parsedStatements: Record<string, string>;
+  bind(o: Record<string, unknown>): void;
+  close(o: { type: 'S'; name: string }): void;
+  sync(): void;
+}
+
+/** pg's own mapping of values to the wire (Dates, arrays, objects as JSON), as its Query binds them. */
+export const prepareValue = (pg as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils.prepareValue;
+
 /** A data row as a plain object, its columns in order, each parsed by its type's parser (which may throw). */
 export function rowOf({ names, parsers }: RowShape, raw: Array<string | null>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
@@ -41,6 +73,8 @@ export function rowOf({ names, parsers }: RowShape, raw: Array<string | null>): 
 interface QueryHandlers {
   handleReadyForQuery(connection: unknown): void;
   handleError(err: Error, connection: unknown): void;
+  prepare(connection: Wire): void;
+  _getRows(connection: Wire, rows: number | undefined): void;
 }
 const pgQuery = pg.Query.prototype as unknown as QueryHandlers;
 
@@ -51,13 +85,15 @@ const pgQuery = pg.Query.prototype as unknown as QueryHandlers;
  * row, measured against pg 8.23). Here the text is handed over as a string (nothing to copy), and
  * the row's shape is read once per statement. Rows are plain objects built in column order,
  * parsed with the same global type parsers (`src/db/knex.ts` sets ours); the clients run with no
- * type overrides of their own. Errors, the protocol and the connection's bookkeeping of which
+ * type overrides of their own. Once a connection has described a statement, its runs there send
+ * no Describe (`describedShape`). Errors, the protocol and the connection's bookkeeping of which
  * statements it has parsed stay pg's. No field here may share a name with one of pg's Query
  * (`rows` is its row limit): test/unit/prepared-query.test.ts checks the messages sent.
  */
 export class PreparedQuery extends pg.Query {
   private shape?: RowShape;
   private failed?: Error;
+  private describedOn?: Wire;
 
   constructor(
     private readonly statement: string,
@@ -70,8 +106,35 @@ export class PreparedQuery extends pg.Query {
     (this as unknown as { name: string }).name = statement;
   }
 
+  /** pg's Query's `prepare`, without the Describe once the connection described the statement. */
+  prepare(connection: Wire): void {
+    const known = describedShape(connection, this.statement);
+    if (!known) {
+      this.describedOn = connection;
+      return pgQuery.prepare.call(this, connection);
+    }
+    this.shape = known;
+    const self = this as unknown as { portal: string; values: unknown[]; binary: boolean; rows: number | undefined };
+    try {
+      connection.bind({
+        portal: self.portal,
+        statement: this.statement,
+        values: self.values,
+        binary: self.binary,
+        valueMapper: prepareValue,
+      });
+    } catch (err) {
+      // As pg does when a value cannot be bound.
+      connection.close({ type: 'S', name: this.statement });
+      connection.sync();
+      return pgQuery.handleError.call(this, err as Error, connection);
+    }
+    pgQuery._getRows.call(this, connection, self.rows);
+  }
+
   handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
     this.shape = shapeOf(this.statement, msg.fields);
+    if (this.describedOn) rememberShape(this.describedOn, this.statement, this.shape);
   }
 
   handleDataRow(msg: { fields: Array<string | null> }): void {

@@ -86,4 +86,42 @@ describe('statements that commit together in one round trip (src/db/one-trip.ts)
     );
     assert.equal(await stored(k), undefined);
   });
+
+  it('describes a statement once per connection, reads its later rows by that shape, and a changed row type is refused, not misread', async () => {
+    const table = `${TABLE}_shape`;
+    const read = prepared('one_trip_shape_read', `SELECT k, n FROM ${table} WHERE k = $1`);
+    await testEnv().db.raw(`CREATE TABLE ${table} (k text PRIMARY KEY, n int NOT NULL)`);
+    const db = oneConnection();
+    try {
+      await testEnv().db(table).insert({ k: 'x', n: 1 });
+      const client = db.client as {
+        acquireConnection(): Promise<pg.Client>;
+        releaseConnection(c: pg.Client): Promise<void>;
+      };
+      const c = await client.acquireConnection();
+      await client.releaseConnection(c);
+      let descriptions = 0;
+      (c as unknown as { connection: NodeJS.EventEmitter }).connection.on('rowDescription', () => descriptions++);
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual(await read(db, ['x']), [{ k: 'x', n: 1 }]);
+        const [[inTrip]] = await inOneTrip(db, [
+          { statement: read, values: ['x'] },
+          { statement: bump, values: ['none'] },
+        ]);
+        assert.deepEqual(inTrip, { k: 'x', n: 1 });
+      }
+      assert.equal(
+        descriptions,
+        2,
+        'each statement described on its first run only (the read alone, the bump in the first trip)',
+      );
+
+      // int to bigint: pg would parse the new type as a string, where the shape it knows says a number.
+      await testEnv().db.raw(`ALTER TABLE ${table} ALTER COLUMN n TYPE bigint`);
+      await assert.rejects(read(db, ['x']), /cached plan must not change result type/);
+    } finally {
+      await db.destroy();
+      await testEnv().db.raw(`DROP TABLE IF EXISTS ${table}`);
+    }
+  });
 });

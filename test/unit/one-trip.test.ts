@@ -96,4 +96,34 @@ describe('statements that commit together, in one round trip', () => {
       ['deadlock detected'],
     );
   });
+
+  it('skips the Describe of a statement the connection described, and reads its rows by that shape', () => {
+    const { sent, connection } = recording();
+    connection.parsedStatements['ot-write'] = write.text;
+    connection.parsedStatements['ot-entry'] = entry.text;
+    const first = new OneTripQuery(steps(null), () => undefined);
+    first.submit(connection);
+    first.handleRowDescription({ fields: [field('id', 25), field('n', 23)] });
+    first.handleCommandComplete();
+    first.handleCommandComplete();
+    first.handleReadyForQuery();
+
+    sent.length = 0;
+    const second = new OneTripQuery(steps(null), () => undefined);
+    second.submit(connection);
+    // The entry returns no rows, so nothing was described to remember: it is described again.
+    assert.deepEqual(sent.slice(1, -1), [
+      'bind "ot-write" [null,"job_1"]',
+      'execute',
+      'bind "ot-entry" ["lease_1"]',
+      'describe',
+      'execute',
+      'sync',
+    ]);
+    second.handleDataRow({ fields: ['job_2', '8'] });
+    second.handleCommandComplete();
+    second.handleCommandComplete();
+    second.handleReadyForQuery();
+    assert.deepEqual(second.results, [[{ id: 'job_2', n: 8 }], []]);
+  });
 });

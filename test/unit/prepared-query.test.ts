@@ -62,6 +62,43 @@ describe('a prepared statement run as pg’s Query', () => {
     assert.deepEqual(rows, [{ a: 'x', b: 2 }]);
   });
 
+  it('skips the Describe on a connection that described the statement, and builds rows with that shape', () => {
+    const { sent, connection } = recordingConnection();
+    const runOn = () => {
+      const rows: Array<Record<string, unknown>> = [];
+      let answered: { err?: Error } | undefined;
+      const q = new PreparedQuery(
+        'pq-known',
+        'SELECT …',
+        [1],
+        rows,
+        (err) => (answered = { err }),
+      ) as unknown as Protocol;
+      sent.length = 0;
+      assert.equal(q.submit(connection), null);
+      return { q, rows, finish: () => (q.handleReadyForQuery(connection), answered) };
+    };
+    // Described before it is parsed (pg marks it parsed on ParseComplete): not yet known.
+    const first = runOn();
+    assert.deepEqual(sent, ['parse', 'bind', 'describe', 'execute', 'sync']);
+    first.q.handleRowDescription({ fields: [field('id', 25), field('n', 23)] });
+    connection.parsedStatements['pq-known'] = 'SELECT …';
+    first.finish();
+
+    const second = runOn();
+    assert.deepEqual(sent, ['bind', 'execute', 'sync']);
+    second.q.handleDataRow({ fields: ['job_1', '7'] });
+    second.q.handleCommandComplete({ text: 'SELECT 1' }, connection);
+    assert.deepEqual(second.finish(), { err: null });
+    assert.deepEqual(second.rows, [{ id: 'job_1', n: 7 }]);
+
+    // Another connection has not described it, even with the statement parsed there.
+    const other = recordingConnection();
+    other.connection.parsedStatements['pq-known'] = 'SELECT …';
+    new PreparedQuery('pq-known', 'SELECT …', [1], [], () => undefined).submit(other.connection as never);
+    assert.deepEqual(other.sent, ['bind', 'describe', 'execute', 'sync']);
+  });
+
   it('answers a row it cannot parse as an error, once the statement has ended', () => {
     const { sent, answered } = run('pq-bad', [field('doc', 3802)], [['{"ok":true}'], ['{not json']]);
     assert.ok(answered?.err instanceof SyntaxError, String(answered?.err));
