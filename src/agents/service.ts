@@ -3,7 +3,6 @@ import type { DataKeys } from '../crypto/data-keys';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '../config';
-import { queuedChannelOf } from '../db/channels';
 import type { Notifier } from '../db/notifier';
 import { EmptyClaims } from './empty-claims';
 import { livenessStamps } from './liveness-stamps';
@@ -20,8 +19,7 @@ import { nodeAccess } from './node-access';
 import { JOB_COLUMNS, type Job, jobFromRow } from '../jobs/record';
 import { type PageRequest, decodeCursor, pageOf } from '../shared/cursor';
 import { AppError, notAssigned, notFound } from '../shared/errors';
-import { newId } from '../shared/ids';
-import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
+import type { JobWorkflowClient } from '../temporal/job-workflow-client';
 import { agentSilence } from './liveness';
 import { whyWaitingIn } from './waiting';
 import { type IdleNode, createPoll } from './poll';
@@ -29,7 +27,9 @@ import { handedPolls } from './handed-polls';
 import { stopLists } from './stop-lists';
 import { PollWaiters } from './poll-waiters';
 import { isClaimable } from '../jobs/reservations';
-import { type Agent, type Capacity, agentFromRow } from './record';
+import { type Agent, agentFromRow } from './record';
+import { nodeRemoval } from './node-removal';
+import { type Registration, registerNode } from './registration';
 
 export interface AgentsDeps {
   db: Knex;
@@ -42,17 +42,6 @@ export interface AgentsDeps {
   config: Pick<ApiConfig, 'durations' | 'limits'>;
   log: Logger;
 }
-
-export interface RemovedNode {
-  id: string;
-  workspace_id: string;
-  name: string;
-  pool: string;
-  region: string | null;
-}
-
-/** Where a managed-pool agent registers to serve (CONTRACT §9); `local` unless it says. */
-export const DEFAULT_REGION = 'local';
 
 export interface ResultReport {
   nodeId: string;
@@ -87,57 +76,12 @@ export function createAgentsService({
 
   const { requireNode, requireWorkingNode } = nodeAccess(db);
 
-  /** Wakes the node's waiting long polls, naming it: only its own polls wake (src/agents/poll-waiters.ts). */
-  async function wakePolls(node: Pick<RemovedNode, 'id' | 'workspace_id' | 'pool' | 'region'>): Promise<void> {
-    const [channel, queue] = queuedChannelOf(node);
-    await db.raw('SELECT pg_notify(?, ?)', [channel, `${queue} node:${node.id}`]);
-  }
-
-  /**
-   * After a drain or a removal: wakes the node's long polls (a draining node's poll answers at
-   * once, empty; a removed node's finds it gone) and asks the run of each job it runs to check on
-   * it now rather than at its next liveness check (a drain deadline, a removal).
-   */
-  async function wake(node: RemovedNode): Promise<void> {
-    await wakePolls(node);
-    const agentId = node.id;
-    const running = await db('job_attempts').where({ agent_id: agentId }).whereNull('ended_at').pluck('job_id');
-    await Promise.all(
-      running.map((jobId: string) =>
-        workflows.recheckAgent(jobId).catch((err) => {
-          if (!(err instanceof WorkflowClosedError))
-            log.warn({ err, jobId, agentId }, 'could not ask a job to recheck its agent');
-        }),
-      ),
-    );
-  }
-
-  /**
-   * Marks the still registered agents `which` selects removed, revokes their node keys and writes
-   * one `agent.deregister` entry each, in the caller's transaction. The row stays: attempts and
-   * the audit log name it.
-   */
-  async function markRemoved(
-    trx: Knex.Transaction,
-    principal: Principal,
-    which: Knex.QueryBuilder,
-    details: Record<string, unknown> = {},
-  ): Promise<RemovedNode[]> {
-    const removed: RemovedNode[] = await which
-      .whereNull('deregistered_at')
-      .update({ deregistered_at: trx.fn.now() })
-      .returning(['id', 'workspace_id', 'name', 'pool', 'region']);
-    for (const node of removed) {
-      await revokeNodeKeys(trx, node.id);
-      await appendAudit(trx, {
-        ...auditBy(principal),
-        action: 'agent.deregister',
-        target: { type: 'agent', id: node.id },
-        details: { name: node.name, ...details },
-      });
-    }
-    return removed;
-  }
+  const { wakePolls, wake, markRemoved, removeRegisteredBy, wakeRemoved } = nodeRemoval({
+    db,
+    workflows,
+    credentials,
+    log,
+  });
 
   async function getAgent(id: string): Promise<Agent> {
     const row = await db('agents').where({ id }).first('*', db.raw(RUNNING_JOBS), db.raw(agentSilence()));
@@ -159,69 +103,10 @@ export function createAgentsService({
     },
 
     /**
-     * A new node of the caller's workspace, or, with a managed-pool key, a managed-pool agent of
-     * `region` (default `local`) in the operator's workspace. A region given with any other key is
-     * 400: a workspace's own agents take its jobs wherever they run, and saying otherwise would
-     * mislead.
+     * A new node of the caller's workspace, or, with a managed-pool key, a managed-pool agent
+     * (src/agents/registration.ts).
      */
-    async register(
-      principal: Principal,
-      body: {
-        name: string;
-        labels: Record<string, string>;
-        capabilities?: Record<string, unknown>;
-        capacity?: Capacity;
-        version?: string;
-        region?: string;
-      },
-    ) {
-      if (principal.kind === 'node')
-        throw new AppError('auth.forbidden', 'Register with an agent or user key, not a node key');
-      const managed = principal.kind === 'managed';
-      if (!managed && body.region !== undefined) {
-        throw new AppError(
-          'request.invalid',
-          'Only agents registered with a managed-pool key serve a region; a workspace’s own agents take its jobs wherever they run',
-          {
-            fields: [{ path: 'region', message: 'needs a managed-pool key' }],
-          },
-        );
-      }
-      const id = newId('agent');
-      const key = await db.transaction(async (trx) => {
-        await trx('agents').insert({
-          id,
-          workspace_id: principal.workspaceId,
-          name: body.name,
-          labels: JSON.stringify(body.labels),
-          capabilities: JSON.stringify(body.capabilities ?? {}),
-          capacity: body.capacity ? JSON.stringify(body.capacity) : null,
-          version: body.version ?? null,
-          registered_with_key_id: principal.keyId,
-          registered_by_user_id: principal.userId ?? null,
-          pool: managed ? 'managed' : 'self',
-          region: managed ? (body.region ?? DEFAULT_REGION) : null,
-        });
-        const made = await createApiKey(trx, {
-          workspaceId: principal.workspaceId,
-          name: `node ${body.name}`,
-          kind: 'node',
-          agentId: id,
-        });
-        await appendAudit(trx, {
-          ...auditBy(principal),
-          action: 'agent.register',
-          target: { type: 'agent', id },
-          details: {
-            name: body.name,
-            labels: body.labels,
-            ...(managed && { pool: 'managed', region: body.region ?? DEFAULT_REGION }),
-          },
-        });
-        return made;
-      });
-      return { nodeId: id, apiKey: key.key, heartbeatIntervalSeconds: config.limits.heartbeatIntervalSeconds };
-    },
+    register: (principal: Principal, body: Registration) => registerNode(db, principal, body, config.limits),
 
     /** Records liveness for the node and the jobs it names; answers drain and what to stop. */
     async heartbeat(principal: Principal, body: { nodeId: string; runningJobs: string[] }) {
@@ -342,32 +227,11 @@ export function createAgentsService({
       await wake(node);
     },
 
-    /**
-     * Inside a member's removal: removes, as `deregister` does, every agent of the workspace that
-     * was registered through that user's credentials (their session, their keys or tokens).
-     * Agents registered with an operator's or the workspace's own keys stay. Call `wakeRemoved`
-     * with the answer once the transaction has committed.
-     */
-    removeRegisteredBy(trx: Knex.Transaction, principal: Principal, userId: string): Promise<RemovedNode[]> {
-      const registered = trx('agents')
-        .where({ workspace_id: principal.workspaceId })
-        .where((q) =>
-          q
-            .where({ registered_by_user_id: userId })
-            .orWhereIn(
-              'registered_with_key_id',
-              trx('api_keys').where({ workspace_id: principal.workspaceId, user_id: userId }).select('id'),
-            ),
-        );
-      return markRemoved(trx, principal, registered, { reason: 'member.remove', userId });
-    },
+    /** Inside a member's removal, the agents registered through that user's credentials (src/agents/node-removal.ts). */
+    removeRegisteredBy,
 
     /** After the removal committed: every instance refuses the node keys, each node's jobs are requeued now. */
-    async wakeRemoved(nodes: RemovedNode[]): Promise<void> {
-      if (nodes.length === 0) return;
-      await credentials.settle();
-      await Promise.all(nodes.map((node) => wake(node)));
-    },
+    wakeRemoved,
 
     async list(principal: Principal, page: PageRequest) {
       const q = db('agents').where({ workspace_id: principal.workspaceId }).whereNull('deregistered_at');
