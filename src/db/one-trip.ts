@@ -56,11 +56,12 @@ interface Wire extends StatementWire {
 
 /**
  * Statements that commit together, in one round trip: each one's Bind, Describe (unless the
- * connection described it before: src/db/prepared-query.ts) and Execute, then a single Sync. PostgreSQL runs all that comes before a Sync as one implicit transaction, each
- * statement with a snapshot of its own (read committed), as between BEGIN and COMMIT: a statement
- * sees what the ones before it wrote, and what others committed before it began. An error skips
- * the rest and rolls all of them back. Against BEGIN, the statements and COMMIT one at a time,
- * three round trips fewer for two statements, and their locks held for one.
+ * connection described it before: src/db/prepared-query.ts) and Execute, then a single Sync.
+ * PostgreSQL runs all that comes before a Sync as one implicit transaction, each statement with
+ * a snapshot of its own (read committed), as between BEGIN and COMMIT: a statement sees what
+ * the ones before it wrote, and what others committed before it began. An error skips the rest
+ * and rolls all of them back. Against BEGIN, the statements and COMMIT one at a time, three round
+ * trips fewer for two statements, and their locks held for one.
  *
  * Every statement must be parsed on the connection already (pg keeps which are): a Parse here
  * could not tell pg's bookkeeping which of them the server kept if one failed. The first time a
