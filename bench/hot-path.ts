@@ -7,7 +7,9 @@
  * Options: --latency=N (measured dispatches a side, default 120, in interleaved rounds),
  * --handed=N (jobs of the round that counts tx_per_transition_handed, default 120),
  * --throughput=N (jobs a side, default 800, in rounds alternated bare, ours, ours, bare),
- * --warmup=N (default 20). Last line:
+ * --throughput-warmup=N (unmeasured jobs a side before those rounds, default 200: each side's
+ * database pool grows to its size there), --warmup=N (dispatches before the latency rounds,
+ * default 20). Last line:
  * `hot-path service_ratio_p50=… service_ratio_p99=… service_ratio_throughput=… cpu_ms_per_job=…
  * bare_service_cpu_ms_per_job=… tx_per_transition=… fsync_commits_per_job=… tx_per_transition_handed=…`:
  * tx_per_transition counts the throughput rounds (nearly every job claimed from the queue),
@@ -37,6 +39,8 @@ const f2 = (v: number) => v.toFixed(2);
 interface StatementRow {
   query: string;
   calls: string;
+  /** How often it was planned: a statement on a cached generic plan is not. */
+  plans: string;
   rows: string;
   total_exec_time: number;
   total_plan_time: number;
@@ -46,14 +50,14 @@ interface StatementRow {
 /** Our statements (the bare service's touch bare_jobs) over `jobs`, by total time. */
 async function statementsPerJob(db: Knex, jobs: number): Promise<string[]> {
   const { rows } = (await db.raw(
-    `SELECT query, calls, rows, total_exec_time, total_plan_time, shared_blks_hit FROM pg_stat_statements
+    `SELECT query, calls, plans, rows, total_exec_time, total_plan_time, shared_blks_hit FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         AND query NOT LIKE '%bare_jobs%' AND query NOT LIKE '%pg_stat_%'
       ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
   )) as { rows: StatementRow[] };
   return rows.map(
     (r) =>
-      `${f2(Number(r.calls) / jobs).padStart(6)} calls ${f2(Number(r.rows) / jobs).padStart(7)} rows ` +
+      `${f2(Number(r.calls) / jobs).padStart(6)} calls ${f2(Number(r.plans) / jobs).padStart(5)} plans ${f2(Number(r.rows) / jobs).padStart(7)} rows ` +
       `${f2(r.total_plan_time / jobs).padStart(5)} + ${f2(r.total_exec_time / jobs).padStart(5)} ms ${f1(Number(r.shared_blks_hit) / jobs).padStart(7)} blocks  ` +
       r.query.replace(/\s+/g, ' ').slice(0, 220),
   );
@@ -91,6 +95,7 @@ async function run(stack: BareStack): Promise<string> {
     latency: option('latency', 120),
     handed: option('handed', 120),
     throughput: option('throughput', 800),
+    throughputWarmup: option('throughput-warmup', 200),
   };
   await stack.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   note('starting the API and a worker as compose runs them, the bare service and its worker, and a load generator …');
@@ -109,6 +114,7 @@ async function run(stack: BareStack): Promise<string> {
     const handed = await handedTransactions(stack.db, () => apart.latency('ours', counts.handed));
     const handedTx = handed.perJob;
     note(`throughput: ${counts.throughput} jobs a side, rounds alternated …`);
+    await apart.warmThroughput(counts.throughputWarmup, IN_FLIGHT);
     await stack.db.raw('SELECT pg_stat_statements_reset()');
     const tp = await apart.throughput(counts.throughput * 2, IN_FLIGHT);
     const statements = await statementsPerJob(stack.db, tp.ours.jobs);
@@ -141,7 +147,9 @@ async function run(stack: BareStack): Promise<string> {
     say(
       `PostgreSQL per job handed to a waiting poll (ours, latency rounds): ${f1(handedTx)} transactions (${f2(handedTx / TRANSITIONS_PER_JOB)} per transition)`,
     );
-    say('our statements per job, by time (calls, rows, planning + execution ms, shared blocks hit, the statement):');
+    say(
+      'our statements per job, by time (calls, plans, rows, planning + execution ms, shared blocks hit, the statement):',
+    );
     for (const line of statements) say(`  ${line}`);
     say('the same, per job handed to a waiting poll (the idle stack’s own included):');
     for (const line of handed.statements) say(`  ${line}`);
