@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
-import { POOL_IDLE_MS } from '../src/db/pool-idle';
 import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { bareServiceAssign, bareServiceResult } from './bare-service-workflow';
 
@@ -56,12 +55,11 @@ const RELEASE = {
   text: `UPDATE bare_jobs SET state = 'QUEUED', agent_id = NULL, lease_id = NULL WHERE id = $1 AND lease_id = $2`,
 };
 
-// Our pool's size and idle timeout: between its throughput rounds, which our side's rounds
-// separate, its connections stay open as ours do.
+// Our pool's size and idle timeout (tarn's default, 30 s; pg-pool's own is 10 s).
 const pool = new pg.Pool({
   connectionString: env('DATABASE_URL'),
   max: Number(process.env.POOL_MAX ?? 20),
-  idleTimeoutMillis: POOL_IDLE_MS,
+  idleTimeoutMillis: 30_000,
 });
 const run = (q: { name: string; text: string }, values: unknown[]) => pool.query({ ...q, values });
 

@@ -1,7 +1,6 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { POOL_IDLE_MS } from './pool-idle';
 
 // Return BIGINT (int8) columns as numbers: our counters (seq, bytes, ms) stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -11,7 +10,7 @@ export function createDb(url: string, opts: { max?: number; log?: Logger } = {})
   return knex({
     client: 'pg',
     connection: url,
-    pool: { min: 0, max: opts.max ?? 10, idleTimeoutMillis: POOL_IDLE_MS },
+    pool: { min: 0, max: opts.max ?? 10 },
     acquireConnectionTimeout: 5_000,
     // knex prints pool trouble to the console; through our logger it is structured and quietable.
     ...(log && {
