@@ -10,8 +10,8 @@
  *   from just before `jobs/submit` is sent to the poll answer holding that job. One job at a time,
  *   each reported (`nodes/result`) before the next; warm-up first.
  * - throughput: a submit pool keeps 200 jobs in flight; four nodes long-poll (maxJobs 50) and
- *   report every job's result at once; a job is done when its read-model row is SUCCEEDED (a
- *   LISTEN on the projection's NOTIFY wakes the check; nothing polls).
+ *   report every job's result at once; a job is done when its read-model row is SUCCEEDED (the
+ *   bench reads the rows it waits for every 50 ms, in one statement of its own connection).
  *   jobs/s = jobs / (first submit → last done).
  * - baselines: (a) a bare Temporal client + worker on their own task queue (same worker options,
  *   same dev server), started eagerly over the worker's NativeConnection, in the job protocol's

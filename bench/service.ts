@@ -98,6 +98,9 @@ export interface ThroughputResult {
   doneAt: number[];
 }
 
+/** How often the read model is read for the jobs a throughput run waits on. */
+const READ_MS = 50;
+
 /**
  * A submit pool keeps `inFlight` jobs between submit and terminal; `nodes` long-poll (one poller
  * each) and report each job's result as soon as they hold it. With `databaseUrl`, a job is done
@@ -127,16 +130,13 @@ export async function serviceThroughput(opts: {
   let handedOut = 0;
 
   let expired = false;
-  // Done is judged by the read model, woken by its own NOTIFY: a LISTEN connection of the bench's
-  // hears each projection commit and only then reads the rows it names (no polling in the
-  // measured process). A row can commit before its submit's answer registers a waiter: its id
-  // waits in `heard` until then.
-  const listener = opts.databaseUrl ? new pg.Client({ connectionString: opts.databaseUrl }) : undefined;
-  const heard = new Set<string>();
+  // Done is judged by the read model: a connection of the bench's reads the rows of the jobs it
+  // waits for every READ_MS (the projection NOTIFYs a job's end only when its log is followed).
+  const reader = opts.databaseUrl ? new pg.Client({ connectionString: opts.databaseUrl }) : undefined;
   // Without the read model: results answered before their submit's answer registered a waiter.
   const answered = new Set<string>();
   const onAnswered = (jobId: string) => {
-    if (listener) return;
+    if (reader) return;
     const w = waiters.get(jobId);
     waiters.delete(jobId);
     if (w) w.resolve();
@@ -144,23 +144,18 @@ export async function serviceThroughput(opts: {
   };
   let reading = false;
   const settle = async () => {
-    if (reading) return;
+    if (reading || waiters.size === 0 || abort.signal.aborted) return;
     reading = true;
     try {
-      while (!abort.signal.aborted) {
-        const ids = [...heard].filter((id) => waiters.has(id));
-        if (ids.length === 0) break;
-        for (const id of ids) heard.delete(id);
-        const { rows } = await listener!.query<{ id: string; state: string }>(
-          `SELECT id, state FROM jobs WHERE id = ANY($1) AND state NOT IN ('QUEUED', 'RUNNING')`,
-          [ids],
-        );
-        for (const row of rows) {
-          const w = waiters.get(row.id);
-          waiters.delete(row.id);
-          if (row.state === 'SUCCEEDED') w?.resolve();
-          else w?.reject(new Error(`job ${row.id} ended ${row.state}`));
-        }
+      const { rows } = await reader!.query<{ id: string; state: string }>(
+        `SELECT id, state FROM jobs WHERE id = ANY($1) AND state NOT IN ('QUEUED', 'RUNNING')`,
+        [[...waiters.keys()]],
+      );
+      for (const row of rows) {
+        const w = waiters.get(row.id);
+        waiters.delete(row.id);
+        if (row.state === 'SUCCEEDED') w?.resolve();
+        else w?.reject(new Error(`job ${row.id} ended ${row.state}`));
       }
     } catch (err) {
       problems.push(err as Error);
@@ -170,13 +165,8 @@ export async function serviceThroughput(opts: {
       reading = false;
     }
   };
-  listener?.on('notification', (msg) => {
-    if (!msg.payload) return;
-    heard.add(msg.payload);
-    void settle();
-  });
-  await listener?.connect();
-  await listener?.query(`LISTEN ${NOTIFY.jobState}`);
+  await reader?.connect();
+  const reads = reader ? setInterval(() => void settle(), READ_MS) : undefined;
   const expiry = setInterval(() => {
     if (!expired) return;
     for (const w of waiters.values()) w.reject(new Error('throughput run timed out'));
@@ -186,7 +176,6 @@ export async function serviceThroughput(opts: {
     new Promise<void>((resolve, reject) => {
       if (answered.delete(jobId)) return resolve();
       waiters.set(jobId, { resolve, reject });
-      if (heard.has(jobId)) void settle();
     });
 
   // Pollers stop after the poll they are in once the run is over; sentinel submits wake the
@@ -255,7 +244,8 @@ export async function serviceThroughput(opts: {
     await Promise.allSettled([...reports]);
     abort.abort();
     clearInterval(expiry);
-    await listener?.end().catch(() => undefined);
+    clearInterval(reads);
+    await reader?.end().catch(() => undefined);
   }
   if (problems.length > 0) throw new Error(`${problems.length} agent calls failed: ${problems[0].message}`);
   return {
