@@ -50,13 +50,15 @@ const MARKS = [
   'eager first workflow task started',
   'eager first workflow task completed',
   'submit answered (markStarted committed)',
-  'queued NOTIFY delivered',
+  'queued NOTIFY delivered (a job queued, not handed)',
   'assign Update task scheduled',
   'assign Update task started',
   'assign Update accepted',
-  'assignment projection committed (NOTIFY)',
+  'assignment projection committed (NOTIFY; a followed job)',
   'poll answer received',
 ] as const;
+/** Marks a dispatch may lack: a job handed to the waiting poll is never queued, and only a followed job's changes are NOTIFYed. */
+const OPTIONAL = new Set([5, 9]);
 
 export async function profileDispatch(opts: {
   address: string;
@@ -112,20 +114,27 @@ export async function profileDispatch(opts: {
         s.assignedNotifyAt ?? NaN,
         s.polledAt,
       ].map((t) => t - s.sentAt);
-      if (marks.some((m) => Number.isNaN(m))) continue;
+      if (marks.some((m, i) => Number.isNaN(m) && !OPTIONAL.has(i))) continue;
       complete++;
-      marks.forEach((m, i) => offsets[i].push(m));
-      marks.forEach((m, i) => steps[i].push(m - (i === 0 ? 0 : marks[i - 1])));
+      // Each step from the mark before it that this dispatch has.
+      let previous = 0;
+      marks.forEach((m, i) => {
+        if (Number.isNaN(m)) return;
+        offsets[i].push(m);
+        steps[i].push(m - previous);
+        previous = m;
+      });
     }
     lines.push(
       `timeline of ${complete}/${opts.samples.length} dispatches, ms after the submit was sent (created_at has 1 ms resolution):`,
     );
-    lines.push(`  ${'mark'.padEnd(44)}   p50 at   mean at   p50 step   p90 step`);
+    lines.push(`  ${'mark'.padEnd(58)}   p50 at   mean at   p50 step   p90 step`);
     MARKS.forEach((name, i) => {
+      if (offsets[i].length === 0) return void lines.push(`  ${name.padEnd(58)} in none of them`);
       const at = summarize(offsets[i]);
       const step = summarize(steps[i]);
       lines.push(
-        `  ${name.padEnd(44)} ${ms(at.p50).padStart(8)}  ${ms(at.mean).padStart(8)}  ${ms(step.p50).padStart(9)}  ${ms(step.p90).padStart(9)}`,
+        `  ${name.padEnd(58)} ${ms(at.p50).padStart(8)}  ${ms(at.mean).padStart(8)}  ${ms(step.p50).padStart(9)}  ${ms(step.p90).padStart(9)}`,
       );
     });
     const mean = (key: string, of: Array<Record<string, number>>) =>
