@@ -57,8 +57,8 @@ const MARKS = [
   'assignment projection committed (NOTIFY; a followed job)',
   'poll answer received',
 ] as const;
-/** Marks a dispatch may lack: a job handed to the waiting poll is never queued, and only a followed job's changes are NOTIFYed. */
-const OPTIONAL = new Set([5, 9]);
+/** The NOTIFY marks, which a dispatch may lack: a job handed to the waiting poll is never queued, and only a followed job's changes are NOTIFYed. */
+const OPTIONAL = new Set(MARKS.flatMap((name, i) => (name.includes('NOTIFY') ? [i] : [])));
 
 export async function profileDispatch(opts: {
   address: string;
