@@ -4,7 +4,7 @@ import type { ClaimShape } from './empty-claims';
 import { freeOf, less } from './free-room';
 import type { Awaiting, PollTicket } from './poll-ticket';
 import { type Handed, takesHandOffs } from './handed-polls';
-import { type Assignment, type ClaimingAgent, claimOne, withdrawInBackground } from '../jobs/dispatch';
+import { type Assignment, type ClaimingAgent, claimSome, withdrawInBackground } from '../jobs/dispatch';
 import { openEnv } from '../jobs/env-at-rest';
 import { resourcesOf } from '../jobs/record';
 import type { Capacity } from './record';
@@ -158,16 +158,32 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
     const skip = skipClaims ? [] : (this.skip ??= []);
     const jobs = this.jobs;
     while (!skipClaims && !node.drain && jobs.length < this.maxJobs && !this.clocks?.handOver.fired) {
-      // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker.
+      // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker. A
+      // claim in batches takes what places are free now, one per job it may take.
       const leave = await d.claims.enter(this.deadline, this.caller);
       if (!leave) break;
+      const places = [leave];
+      while (places.length < this.maxJobs - jobs.length) {
+        const extra = d.claims.tryEnter();
+        if (!extra) break;
+        places.push(extra);
+      }
       const claimedFrom = d.emptyClaims.started();
       const seesAll = shape !== undefined && skip.length === 0 && jobs.length === 0;
       const free = this.free;
-      const claim = claimOne(d.db, d.transitions, { ...node, ...(free && { free }) }, skip, d.claimOptions).finally(
-        leave,
-      );
-      let next: Assignment | null | 'late';
+      const agent = { ...node, ...(free && { free }) };
+      // Its first job taken, the clocks of what it holds start: the rest of the batch waits so long.
+      const held = () => this.heldClocks().abandon.promise;
+      // Its places are held until every Update it sent has its answer, a late one's too.
+      const settled = () => {
+        for (const place of places) place();
+      };
+      const claim = claimSome(d.db, d.transitions, agent, skip, d.claimOptions, {
+        limit: places.length,
+        held,
+        settled,
+      });
+      let next: Assignment[] | 'late';
       try {
         // Jobs already held wait for this claim only so long: a claim can be slow (a worker's
         // sticky queue left by a crash, a loaded worker), and their loss clocks are running.
@@ -175,29 +191,40 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
       } catch (err) {
         // Jobs already assigned are the agent's now: hand them over, report the failure next time.
         if (jobs.length === 0) throw err;
-        next = null;
+        next = [];
       }
-      claimsRun.inc({ after, outcome: next === null ? 'none' : next === 'late' ? 'late' : 'assigned' });
       if (next === 'late') {
+        claimsRun.inc({ after, outcome: 'late' });
         // Nobody will deliver what this claim takes: the workflow requeues it, no loss counted.
         claim
-          .then((late) => late && withdrawInBackground(d.workflows, late.job.id, late.leaseId, d.log))
+          .then((late) => {
+            for (const a of late) withdrawInBackground(d.workflows, a.job.id, a.leaseId, d.log);
+          })
           .catch(() => undefined);
         break;
       }
-      if (!next) {
+      if (next.length === 0) {
+        claimsRun.inc({ after, outcome: 'none' });
         if (seesAll && shape) d.emptyClaims.foundNothing(node.id, claimedFrom, shape, { node, free });
         break;
       }
+      claimsRun.inc({ after, outcome: 'assigned' });
       d.emptyClaims.forget(node.id);
-      this.clocks ??= { handOver: lateAfter(d.handOverMs), abandon: lateAfter(d.abandonMs) };
-      if (next.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(next.job.createdAt)) / 1000);
-      jobs.push(next);
-      taken.push(next.job.id);
-      if (free) this.free = less(free, resourcesOf(next.job));
+      this.heldClocks();
+      for (const a of next) {
+        if (a.job.attempt === 1) dispatchLatency.observe((Date.now() - Date.parse(a.job.createdAt)) / 1000);
+        jobs.push(a);
+        taken.push(a.job.id);
+        if (free) this.free = less(this.free!, resourcesOf(a.job));
+      }
     }
     // Jobs it was woken for and did not take go on to another poll that can.
     await this.ticket!.settle(taken);
+  }
+
+  /** The clocks of the jobs it holds, started with the first. */
+  private heldClocks() {
+    return (this.clocks ??= { handOver: lateAfter(this.d.handOverMs), abandon: lateAfter(this.d.abandonMs) });
   }
 
   /** Its place in the line given up: offers it did not settle go on. */

@@ -8,7 +8,7 @@ import type { EmptyClaims } from './empty-claims';
 import type { HandedLeases } from './handed-leases';
 import type { StopLists } from './stop-lists';
 import type { PollWaiters } from './poll-waiters';
-import { claimOne } from '../jobs/dispatch';
+import { claimSome } from '../jobs/dispatch';
 import type { Transitions } from '../jobs/transitions';
 import { createSemaphore } from '../shared/semaphore';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
@@ -81,7 +81,7 @@ export function createPoll(o: {
 
 export type PollDeps = Parameters<typeof createPoll>[0] & {
   claims: ReturnType<typeof createSemaphore>;
-  claimOptions: Parameters<typeof claimOne>[4];
+  claimOptions: Parameters<typeof claimSome>[4];
   handOverMs: number;
   abandonMs: number;
 };

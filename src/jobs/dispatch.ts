@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
 import { coverNextAttempt } from '../billing/gate';
 import { snapshotColumns } from './projection';
-import { type ReservingAgent, releaseReservation, reserveNext } from './reservations';
+import { type ReservingAgent, releaseReservation, reserveSome } from './reservations';
 import type { Transitions } from './transitions';
+import type { Transition } from '../../workflows/definitions';
 import { type Job, jobFromRow } from './record';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
@@ -31,78 +32,187 @@ export interface ClaimOptions {
 }
 
 /**
- * Takes the best claimable job for an agent: highest priority, then oldest, matching its labels
- * (for a managed-pool agent: across the workspaces of its region in turn, see reservations.ts).
+ * Takes the best claimable jobs for an agent, up to `limit`: highest priority, then oldest,
+ * matching its labels (for a managed-pool agent: one job, across the workspaces of its region in
+ * turn, see reservations.ts).
  *
- * The row is first reserved for the agent in a statement of its own (SKIP LOCKED, so pollers pass
- * over each other), and only then is the job's workflow asked, through the `assign` Update, with
- * no database connection held: a slow or absent worker cannot drain the pool. A refusal
- * (cancelled meanwhile) moves on to the next row.
+ * The rows are first reserved for the agent in a statement of their own (SKIP LOCKED, so pollers
+ * pass over each other), and only then are the jobs' workflows asked, through their `assign`
+ * Updates, all at once and with no database connection held: a slow or absent worker cannot
+ * drain the pool. A refusal (cancelled meanwhile) moves on to the next rows.
  *
- * Once the workflow has assigned the job, the read model's write (one statement, its commit not
- * waiting for the disk: see transitions.assign) goes before the answer, so whoever asks the read
- * model whether a node holds the job (heartbeat, log push, artifact upload) finds it. Should the
- * write fail, the reconciler repairs the row from the workflow.
+ * Once the workflows have assigned the jobs, the read model's writes (one transaction, its commit
+ * not waiting for the disk: see transitions.written) go before the answer, so whoever asks the
+ * read model whether a node holds a job (heartbeat, log push, artifact upload) finds it. Should
+ * the write fail, the reconciler repairs the rows from the workflows. An Update that fails
+ * otherwise has its lease withdrawn; the error is thrown only when no job was taken. Once one job
+ * is taken, the others' Updates are waited for only until `held` (its agent's loss clock is
+ * running): one that answers later is withdrawn, nobody being told of it. `settled` is called
+ * once every Update it sent has its answer, the late ones too.
  */
-export async function claimOne(
+export async function claimSome(
   db: Knex,
   transitions: Transitions,
   agent: ClaimingAgent,
   skip: string[],
   o: ClaimOptions,
-): Promise<Assignment | null> {
-  for (;;) {
-    const row = await reserve(db, agent, skip, o.reservationSeconds);
-    if (!row) return null;
-    // Every managed attempt runs inside its reservation: a later one the credit no longer covers
-    // is not started, and the job ends billing.hard_cap.
-    if (row.pool === 'managed' && Number(row.attempt) >= 2 && !(await coverNextAttempt(db, row.id))) {
-      skip.push(row.id);
-      await releaseReservation(db, row.id, agent.id);
-      await o.workflows
-        .stop(row.id, 'billing.hard_cap')
-        .catch((err: unknown) =>
-          o.log.warn({ err, jobId: row.id }, 'could not stop a job its credit no longer covers'),
-        );
-      continue;
-    }
-    const leaseId = newId('lease');
-    try {
-      // A span of the job's trace (its parent the submit), linked to the poll that took it.
-      return await inSpan(
-        'job.hand-out',
-        { 'job.id': row.id, 'agent.id': agent.id },
-        async (span) => {
-          // The job's workspace: a managed-pool agent's own is the operator's, not the job's.
-          const { snapshot } = await transitions.assign(row.id, row.workspace_id, { leaseId, agentId: agent.id });
-          const job = jobFromRow({ ...row, ...snapshotColumns(snapshot) });
-          span?.setAttribute('job.attempt', job.attempt);
-          return { job, leaseId, traceparent: traceparentOf() };
-        },
-        contextOf(row.trace_parent as string | null),
-        linkToActive(),
-      );
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === 'job.invalid_state')) {
-        // The Update may still apply, to an agent that will never hear of it: withdraw the lease.
-        // The reservation keeps the row from other pollers meanwhile.
-        withdrawInBackground(o.workflows, row.id, leaseId, o.log);
-        throw err;
-      }
-      skip.push(row.id);
-      await releaseReservation(db, row.id, agent.id);
-    }
+  batch: { limit: number; held?: () => Promise<unknown>; settled?: () => void } = { limit: 1 },
+): Promise<Assignment[]> {
+  const sent: Array<Promise<unknown>> = [];
+  try {
+    return await claimBatch(db, transitions, agent, skip, o, batch, sent);
+  } finally {
+    if (batch.settled) void Promise.allSettled(sent).then(batch.settled);
   }
 }
 
-/** Reserves the next claimable row for the agent; under the key's lock when its key has quotas. */
-async function reserve(db: Knex, agent: ClaimingAgent, skip: string[], seconds: number) {
-  if (!agent.key_has_quotas) return reserveNext(db, agent, skip, seconds);
+async function claimBatch(
+  db: Knex,
+  transitions: Transitions,
+  agent: ClaimingAgent,
+  skip: string[],
+  o: ClaimOptions,
+  { limit, held }: { limit: number; held?: () => Promise<unknown> },
+  sent: Array<Promise<unknown>>,
+): Promise<Assignment[]> {
+  for (;;) {
+    const rows = await reserve(db, agent, skip, o.reservationSeconds, limit);
+    if (rows.length === 0) return [];
+    const open: typeof rows = [];
+    for (const row of rows) {
+      // Every managed attempt runs inside its reservation: a later one the credit no longer
+      // covers is not started, and the job ends billing.hard_cap.
+      if (row.pool === 'managed' && Number(row.attempt) >= 2 && !(await coverNextAttempt(db, row.id))) {
+        skip.push(row.id);
+        await releaseReservation(db, row.id, agent.id);
+        await o.workflows
+          .stop(row.id, 'billing.hard_cap')
+          .catch((err: unknown) =>
+            o.log.warn({ err, jobId: row.id }, 'could not stop a job its credit no longer covers'),
+          );
+      } else open.push(row);
+    }
+    const taken: Handing[] = [];
+    let failure: unknown;
+    const settle = async (row: ReservedRow, outcome: Outcome, late: boolean) => {
+      if ('handing' in outcome) {
+        if (!late) return void taken.push(outcome.handing);
+        // Written as any assignment (its attempt recorded), then taken back: nobody was told of it.
+        await transitions.written([outcome.handing]);
+        withdrawInBackground(o.workflows, row.id, outcome.handing.assignment.leaseId, o.log);
+      } else if (outcome.failed) {
+        // The Update may still apply, to an agent that will never hear of it: withdraw the lease.
+        // The reservation keeps the row from other pollers meanwhile.
+        withdrawInBackground(o.workflows, row.id, outcome.failed.leaseId, o.log);
+        if (!late) failure ??= outcome.failed.cause;
+      } else {
+        skip.push(row.id);
+        await releaseReservation(db, row.id, agent.id).catch(() => undefined);
+      }
+    };
+    const outcomes = open.map((row) => outcomeOf(handOut(transitions, agent, row)));
+    const now = await untilAllOrHeld(outcomes, held);
+    for (const [i, row] of open.entries()) {
+      const outcome = now[i];
+      if (outcome) await settle(row, outcome, false);
+      else sent.push(outcomes[i].then((later) => settle(row, later, true)));
+    }
+    if (taken.length > 0) {
+      await transitions.written(taken);
+      return taken.map(({ assignment }) => assignment);
+    }
+    if (failure !== undefined) throw failure;
+  }
+}
+
+/** What one hand-out came to: a job taken, an Update that failed, or the run's refusal. */
+type Outcome = { handing: Handing } | { failed?: HandOutFailed };
+
+const outcomeOf = (p: Promise<Handing>): Promise<Outcome> =>
+  p.then(
+    (handing) => ({ handing }),
+    (err: unknown) => (err instanceof HandOutFailed ? { failed: err } : {}),
+  );
+
+/**
+ * The outcomes, once all have one, or once `held` resolves after the first job was taken: those
+ * still under way then are undefined.
+ */
+function untilAllOrHeld(outcomes: Array<Promise<Outcome>>, held?: () => Promise<unknown>) {
+  const now: Array<Outcome | undefined> = outcomes.map(() => undefined);
+  return new Promise<typeof now>((resolve) => {
+    let left = outcomes.length;
+    if (left === 0) return resolve(now);
+    let holding = false;
+    outcomes.forEach((p, i) =>
+      p.then((outcome) => {
+        now[i] = outcome;
+        if (--left === 0) return resolve(now);
+        if ('handing' in outcome && held && !holding) {
+          holding = true;
+          void held().then(() => resolve(now.slice()));
+        }
+      }),
+    );
+  });
+}
+
+type ReservedRow = Awaited<ReturnType<typeof reserve>>[number];
+
+/** An assignment its run made, its write still to come. */
+interface Handing {
+  assignment: Assignment;
+  workspaceId: string;
+  t: Transition;
+}
+
+/** An Update that failed other than by the run's refusal: its lease may have been taken. */
+class HandOutFailed extends Error {
+  constructor(
+    readonly leaseId: string,
+    override readonly cause: unknown,
+  ) {
+    super('hand-out failed');
+  }
+}
+
+/** One reserved job's `assign` Update, in a span of the job's trace (its parent the submit), linked to the poll. */
+async function handOut(transitions: Transitions, agent: ClaimingAgent, row: ReservedRow): Promise<Handing> {
+  const leaseId = newId('lease');
+  try {
+    return await inSpan(
+      'job.hand-out',
+      { 'job.id': row.id, 'agent.id': agent.id },
+      async (span) => {
+        // The job's workspace: a managed-pool agent's own is the operator's, not the job's.
+        const t = await transitions.assign(row.id, row.workspace_id, { leaseId, agentId: agent.id });
+        const job = jobFromRow({ ...row, ...snapshotColumns(t.snapshot) });
+        span?.setAttribute('job.attempt', job.attempt);
+        return { assignment: { job, leaseId, traceparent: traceparentOf() }, workspaceId: row.workspace_id, t };
+      },
+      contextOf(row.trace_parent as string | null),
+      linkToActive(),
+    );
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'job.invalid_state') throw err;
+    throw new HandOutFailed(leaseId, err);
+  }
+}
+
+/**
+ * Reserves claimable rows for the agent: under the key's lock, and one, when its key has quotas;
+ * up to `limit` only for a node that weighs nothing else (no quotas, capacity or managed turn).
+ */
+async function reserve(db: Knex, agent: ClaimingAgent, skip: string[], seconds: number, limit: number) {
+  if (!agent.key_has_quotas) {
+    const batch = agent.pool === 'managed' || agent.free ? 1 : limit;
+    return reserveSome(db, agent, skip, seconds, { limit: batch });
+  }
   return db.transaction(async (trx) => {
     // The quotas of the key the node registered with bound what all its nodes hold together.
     const allowance = await assignmentAllowance(trx, agent.registered_with_key_id);
-    if (allowance?.blocked) return null;
-    return reserveNext(trx, agent, skip, seconds, allowance?.types);
+    if (allowance?.blocked) return [];
+    return reserveSome(trx, agent, skip, seconds, { types: allowance?.types, limit: 1 });
   });
 }
 

@@ -21,7 +21,7 @@ export function createJobQueries(db: Knex) {
 
   /** The job if it is the caller's and acknowledged; another workspace's job is simply not found. */
   async function get(principal: Principal, jobId: string): Promise<Job> {
-    // An assignment is written before its poll is answered (transitions.assign): no agent has
+    // An assignment is written before its poll is answered (transitions.written): no agent has
     // been told a job is its own while this still reads it queued.
     const [row] = await selectJob(db, [jobId, principal.workspaceId]);
     if (!row) throw notFound('job');

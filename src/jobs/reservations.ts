@@ -37,17 +37,20 @@ const CLAIMABLE = `${OPEN} AND j.selector <@ :labels::jsonb
  * to assign a job twice.
  */
 const RESERVE = `UPDATE jobs SET claimed_by = :agent, claimed_until = now() + make_interval(secs => :seconds)
-  WHERE id = (SELECT id FROM pick)
+  WHERE id = ANY (ARRAY(SELECT id FROM pick))
     AND NOT EXISTS (SELECT 1 FROM agents WHERE id = :agent AND deregistered_at IS NOT NULL)
   RETURNING ${JOB_COLUMN_NAMES.join(', ')}, set_config('synchronous_commit', 'off', true) AS relaxed`;
 
-/** A workspace's agent: its workspace's self jobs, the highest priority first, then the oldest. */
+/**
+ * A workspace's agent: its workspace's self jobs, the highest priority first, then the oldest, up
+ * to `:limit` of them in one statement (a claim in batches, see dispatch.ts).
+ */
 const SELF = `WITH pick AS (
     SELECT j.id FROM jobs j
     WHERE j.workspace_id = :workspace AND j.pool = 'self' AND ${CLAIMABLE}
     ORDER BY j.priority DESC, j.created_at, j.id
     FOR NO KEY UPDATE SKIP LOCKED
-    LIMIT 1)
+    LIMIT :limit)
   ${RESERVE}`;
 
 /**
@@ -90,6 +93,8 @@ const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
   )
   SELECT ${JOB_COLUMN_NAMES.join(', ')}, relaxed FROM reserved`;
 
+type ReservedRow = { id: string; workspace_id: string } & Record<string, unknown>;
+
 /**
  * Reserves the best claimable row for the agent: a workspace's agent takes only its workspace's
  * `self` jobs, a managed-pool agent only `managed` jobs of its region (fair across workspaces);
@@ -101,8 +106,24 @@ export async function reserveNext(
   skip: string[],
   seconds: number,
   types?: string[],
-) {
+): Promise<ReservedRow | undefined> {
+  const [row] = await reserveSome(db, agent, skip, seconds, { types, limit: 1 });
+  return row;
+}
+
+/**
+ * Reserves up to `limit` of the best claimable rows for a workspace's agent, best first, in one
+ * statement; a managed-pool agent's turn is one row of one workspace, so it gets one at most.
+ */
+export async function reserveSome(
+  db: Knex | Knex.Transaction,
+  agent: ReservingAgent,
+  skip: string[],
+  seconds: number,
+  o: { types?: string[]; limit: number },
+): Promise<ReservedRow[]> {
   const managed = agent.pool === 'managed';
+  const types = o.types;
   const values = {
     agent: agent.id,
     seconds,
@@ -112,10 +133,18 @@ export async function reserveNext(
     free: agent.free ? JSON.stringify(agent.free) : null,
     workspace: agent.workspace_id,
     region: agent.region,
+    limit: managed ? 1 : o.limit,
   };
-  const [row] = await (managed ? reserveManaged : reserveSelf)(db, values);
-  return row as ({ id: string; workspace_id: string } & Record<string, unknown>) | undefined;
+  const rows = (await (managed ? reserveManaged : reserveSelf)(db, values)) as ReservedRow[];
+  // RETURNING follows no order: best first, as the pick chose them.
+  if (rows.length > 1) rows.sort(best);
+  return rows;
 }
+
+const best = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  Number(b.priority) - Number(a.priority) ||
+  new Date(a.created_at as string).getTime() - new Date(b.created_at as string).getTime() ||
+  (a.id as string).localeCompare(b.id as string);
 
 const reserveSelf = preparedNamed('jobs_reserve_self', SELF);
 const reserveManaged = preparedNamed('jobs_reserve_managed', MANAGED);

@@ -95,26 +95,37 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
   const { repair, endTerminated } = repairs;
 
   /**
-   * Writes an assignment the run has made, then lets it be answered: one statement, whose commit
-   * does not wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the
-   * agent's next call finds its lease in the row. A write that fails is answered all the same:
-   * the run decided, and the reconciler levels the row behind it.
+   * Writes assignments the runs have made, then lets them be answered: one statement each, all in
+   * one transaction and round trip (a claim in batches hands out several), whose commit does not
+   * wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the agent's
+   * next call finds its lease in the row. A write that fails is answered all the same: the runs
+   * decided, and the reconciler levels the rows behind them.
    */
-  async function commitBeforeAnswer(jobId: string, workspaceId: string, t: Transition): Promise<Transition> {
+  async function commitBeforeAnswer(assigned: Array<{ workspaceId: string; t: Transition }>): Promise<void> {
+    // Rows locked in the order of their IDs: two batches never wait on each other in a cycle.
+    const sorted = [...assigned].sort((a, b) => (a.t.snapshot.jobId < b.t.snapshot.jobId ? -1 : 1));
+    // An attempt end (none is expected here) carries a usage entry: that waits for the disk.
+    const durable = sorted.some(({ t }) => t.ends.length > 0);
+    const writes = sorted.map(({ workspaceId, t }) =>
+      projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable }),
+    );
     try {
-      // An attempt end (none is expected here) carries a usage entry: that waits for the disk.
-      await applyProjection(
+      const results = await inOneTrip(
         db,
-        { snapshot: t.snapshot, workspaceId, attemptEnds: t.ends },
-        { durable: t.ends.length > 0, riders },
+        writes.flatMap((w) => w.steps),
+        riders,
       );
+      let at = 0;
+      for (const w of writes) {
+        w.written(results.slice(at, at + w.steps.length));
+        at += w.steps.length;
+      }
     } catch (err) {
       log.warn(
-        { err: String(err), jobId },
+        { err: String(err), jobIds: sorted.map(({ t }) => t.snapshot.jobId) },
         'transition answered, its read-model write failed; the reconciler repairs the row',
       );
     }
-    return t;
   }
 
   return {
@@ -158,13 +169,13 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
     },
 
     /**
-     * Hands a reserved job to an agent. 409 `job.invalid_state` when the workflow refuses (the job
-     * moved on since its row was read): the row is then repaired, as it was behind.
+     * Asks a reserved job's run to hand it to an agent; `written` must follow before the agent is
+     * answered. 409 `job.invalid_state` when the workflow refuses (the job moved on since its row
+     * was read): the row is then repaired, as it was behind.
      */
     async assign(jobId: string, workspaceId: string, input: AssignInput): Promise<Transition> {
-      let t: Transition;
       try {
-        t = await turns.progress(workspaceId, () => workflows.assign(jobId, input));
+        return await turns.progress(workspaceId, () => workflows.assign(jobId, input));
       } catch (err) {
         const refused =
           err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
@@ -174,8 +185,10 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
         );
         throw invalidState('the job is no longer claimable');
       }
-      return commitBeforeAnswer(jobId, workspaceId, t);
     },
+
+    /** Writes the assignments `assign` returned, together, before their agents are answered. */
+    written: commitBeforeAnswer,
 
     /**
      * Applies an agent's terminal report and returns the written row (undefined when it was

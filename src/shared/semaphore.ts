@@ -11,18 +11,25 @@ export function createSemaphore(size: number) {
     if (next) next();
     else inside--;
   };
+  const once = () => {
+    let done = false;
+    return () => {
+      if (!done) {
+        done = true;
+        leave();
+      }
+    };
+  };
   return {
+    /** A release function when a place is free now and nobody waits for one; else null, at once. */
+    tryEnter(): (() => void) | null {
+      if (inside >= size || waiting.length > 0) return null;
+      inside++;
+      return once();
+    },
+
     /** Resolves to a release function, or null when the deadline passed or the signal aborted first. */
     enter(deadline: number, signal?: Hangup): Promise<(() => void) | null> {
-      const once = () => {
-        let done = false;
-        return () => {
-          if (!done) {
-            done = true;
-            leave();
-          }
-        };
-      };
       if (inside < size) {
         inside++;
         return Promise.resolve(once());

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { claimsRun } from '../../src/metrics/registry';
+import { waitFor } from '../support/agents';
+import { testEnv } from '../support/env';
+import { newWorkspace, ok, registerNode, resultOf, submit } from '../support/http';
+import { temporalCli } from '../support/temporal-cli';
+
+// A poll for several jobs takes them in batches (src/jobs/dispatch.ts, claimSome): one statement
+// reserves up to what it asks for, their runs' assign Updates go out together, and their
+// assignments are written in one transaction before the poll answers.
+
+const claimsBy = async (outcome: string) =>
+  (await claimsRun.get()).values.filter((v) => v.labels.outcome === outcome).reduce((s, v) => s + v.value, 0);
+
+type Polled = { jobs: Array<{ job_id: string; leaseId: string; attempt: number }> };
+
+describe('a poll for several queued jobs', function () {
+  this.timeout(60_000);
+  const db = () => testEnv().db;
+
+  it('takes them in one claim, best first, each assignment written before the answer', async () => {
+    const { key } = await newWorkspace();
+    const lane = { lane: 'batch' };
+    const submitted = [];
+    for (const priority of [1, 5, 3, 5]) submitted.push(await submit(key, { priority, selector: lane }));
+    const node = await registerNode(key, lane);
+    const claimsBefore = await claimsBy('assigned');
+
+    const polled: Polled = await ok(
+      '/compute/nodes/poll',
+      { nodeId: node.nodeId, maxJobs: 3, waitSeconds: 0 },
+      node.nodeKey,
+    );
+
+    // Priority first, then the oldest: the two of priority 5 in the order submitted, then the 3.
+    const [low, high, middle, highLater] = submitted.map((s) => s.job_id);
+    assert.deepEqual(
+      polled.jobs.map((j) => j.job_id),
+      [high, highLater, middle],
+    );
+    assert.equal((await claimsBy('assigned')) - claimsBefore, 1, 'one claim took all three');
+    const rows = await db()('jobs')
+      .whereIn('id', [high, highLater, middle, low])
+      .select('id', 'state', 'lease_id', 'agent_id', 'claimed_by');
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const job of polled.jobs)
+      assert.deepEqual(byId.get(job.job_id), {
+        id: job.job_id,
+        state: 'RUNNING',
+        lease_id: job.leaseId,
+        agent_id: node.nodeId,
+        claimed_by: null,
+      });
+    assert.deepEqual(byId.get(low), { id: low, state: 'QUEUED', lease_id: null, agent_id: null, claimed_by: null });
+
+    // Each lease holds its job: the agent's results are taken.
+    for (const job of polled.jobs) await ok('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey);
+    const states = await db()('jobs').whereIn('id', [high, highLater, middle]).pluck('state');
+    assert.deepEqual(states, ['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    await ok('/compute/jobs/cancel', { job_id: low }, key);
+  });
+
+  it('passes over a job its run refuses and hands out the rest of the batch', async () => {
+    const { key } = await newWorkspace();
+    const lane = { lane: 'refused' };
+    const [first, refused, last] = [
+      await submit(key, { selector: lane }),
+      await submit(key, { selector: lane }),
+      await submit(key, { selector: lane }),
+    ].map((s) => s.job_id);
+    // Its row still queued, its run gone: the claim reserves it and the assign Update is refused.
+    await temporalCli('terminate', '--workflow-id', refused, '--reason', 'within a batch');
+    const node = await registerNode(key, lane);
+
+    const polled: Polled = await ok(
+      '/compute/nodes/poll',
+      { nodeId: node.nodeId, maxJobs: 3, waitSeconds: 0 },
+      node.nodeKey,
+    );
+
+    assert.deepEqual(
+      polled.jobs.map((j) => j.job_id),
+      [first, last],
+    );
+    await waitFor('the claim ended the refused job', async () => {
+      const row = await db()('jobs').where({ id: refused }).first('state', 'claimed_by');
+      return row.state === 'CANCELLED' && row.claimed_by === null;
+    });
+    for (const job of polled.jobs) await ok('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey);
+  });
+});
