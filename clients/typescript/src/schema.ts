@@ -2579,7 +2579,10 @@ export interface paths {
             requestBody?: {
                 content: {
                     "application/json": {
-                        /** @default 1 */
+                        /**
+                         * @description At most this many jobs, the highest priority first, then the oldest; reserved together, up to the instance's free places among CLAIMS_IN_FLIGHT_MAX at a time (one at a time for a node with a capacity, key quotas or the managed pool)
+                         * @default 1
+                         */
                         maxJobs?: number;
                         nodeId: string;
                         /** @default 0 */

@@ -64,7 +64,10 @@ export const RegisterRequest = z.strictObject({
 export const HeartbeatRequest = z.strictObject({ nodeId: NodeId, runningJobs: z.array(JobId).max(1000).default([]) });
 export const PollRequest = z.strictObject({
   nodeId: NodeId,
-  maxJobs: z.number().int().min(1).max(100).default(1),
+  maxJobs: z.number().int().min(1).max(100).default(1).meta({
+    description:
+      "At most this many jobs, the highest priority first, then the oldest; reserved together, up to the instance's free places among CLAIMS_IN_FLIGHT_MAX at a time (one at a time for a node with a capacity, key quotas or the managed pool)",
+  }),
   waitSeconds: z.number().int().min(0).max(30).default(0),
 });
 export const LogsRequest = z.strictObject({
