@@ -178,10 +178,14 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
       const settled = () => {
         for (const place of places) place();
       };
+      // The answer's stop list is read in the trip that writes the assignments; a later batch's
+      // read, after more of its jobs are written, replaces an earlier one's.
+      const alongside = () => d.stops.alongside(node.id, (stops) => (this.cancel = stops));
       const claim = claimSome(d.db, d.transitions, agent, skip, d.claimOptions, {
         limit: places.length,
         held,
         settled,
+        alongside,
       });
       let next: Assignment[] | 'late';
       try {

@@ -5,6 +5,7 @@ import { coverNextAttempt } from '../billing/gate';
 import { snapshotColumns } from './projection';
 import { type ReservingAgent, releaseReservation, reserveSome } from './reservations';
 import type { Transitions } from './transitions';
+import type { RideAlong } from '../db/one-trip';
 import type { Transition } from '../../workflows/definitions';
 import { type Job, jobFromRow } from './record';
 import { AppError } from '../shared/errors';
@@ -56,7 +57,7 @@ export async function claimSome(
   agent: ClaimingAgent,
   skip: string[],
   o: ClaimOptions,
-  batch: { limit: number; held?: () => Promise<unknown>; settled?: () => void } = { limit: 1 },
+  batch: Batch = { limit: 1 },
 ): Promise<Assignment[]> {
   const sent: Array<Promise<unknown>> = [];
   try {
@@ -72,7 +73,7 @@ async function claimBatch(
   agent: ClaimingAgent,
   skip: string[],
   o: ClaimOptions,
-  { limit, held }: { limit: number; held?: () => Promise<unknown> },
+  { limit, held, alongside }: Batch,
   sent: Array<Promise<unknown>>,
 ): Promise<Assignment[]> {
   for (;;) {
@@ -118,11 +119,23 @@ async function claimBatch(
       else sent.push(outcomes[i].then((later) => settle(row, later, true)));
     }
     if (taken.length > 0) {
-      await transitions.written(taken);
+      await transitions.written(taken, alongside?.());
       return taken.map(({ assignment }) => assignment);
     }
     if (failure !== undefined) throw failure;
   }
+}
+
+/** How a claim takes its jobs. */
+export interface Batch {
+  /** How many rows it reserves at most. */
+  limit: number;
+  /** Once a job is taken: how long the rest of the batch is waited for. */
+  held?: () => Promise<unknown>;
+  /** Called once every Update it sent has its answer. */
+  settled?: () => void;
+  /** What rides the trip that writes the assignments (the poll answer's stop list). */
+  alongside?: () => RideAlong;
 }
 
 /** What one hand-out came to: a job taken, an Update that failed, or the run's refusal. */

@@ -99,9 +99,12 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
    * one transaction and round trip (a claim in batches hands out several), whose commit does not
    * wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the agent's
    * next call finds its lease in the row. A write that fails is answered all the same: the runs
-   * decided, and the reconciler levels the rows behind them.
+   * decided, and the reconciler levels the rows behind them (`alongside` then has nothing).
    */
-  async function commitBeforeAnswer(assigned: Array<{ workspaceId: string; t: Transition }>): Promise<void> {
+  async function commitBeforeAnswer(
+    assigned: Array<{ workspaceId: string; t: Transition }>,
+    alongside?: RideAlong,
+  ): Promise<void> {
     // Rows locked in the order of their IDs: two batches never wait on each other in a cycle.
     const sorted = [...assigned].sort((a, b) => (a.t.snapshot.jobId < b.t.snapshot.jobId ? -1 : 1));
     // An attempt end (none is expected here) carries a usage entry: that waits for the disk.
@@ -110,16 +113,14 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
       projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable }),
     );
     try {
-      const results = await inOneTrip(
-        db,
-        writes.flatMap((w) => w.steps),
-        riders,
-      );
+      const steps = writes.flatMap((w) => w.steps);
+      const results = await inOneTrip(db, alongside ? [...steps, alongside.step] : steps, riders);
       let at = 0;
       for (const w of writes) {
         w.written(results.slice(at, at + w.steps.length));
         at += w.steps.length;
       }
+      alongside?.took(results[at]);
     } catch (err) {
       log.warn(
         { err: String(err), jobIds: sorted.map(({ t }) => t.snapshot.jobId) },
@@ -187,7 +188,10 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
       }
     },
 
-    /** Writes the assignments `assign` returned, together, before their agents are answered. */
+    /**
+     * Writes the assignments `assign` returned, together, before their agents are answered, with
+     * what the poll's answer reads (`alongside`) in the same trip.
+     */
     written: commitBeforeAnswer,
 
     /**

@@ -60,6 +60,35 @@ describe('a poll for several queued jobs', function () {
     await ok('/compute/jobs/cancel', { job_id: low }, key);
   });
 
+  it('answers with the stop list read in the trip that wrote the assignments', async () => {
+    const { key } = await newWorkspace();
+    const lane = { lane: 'stops' };
+    const node = await registerNode(key, lane);
+    const stopped = await submit(key, { selector: lane, command: 'sleep 60' });
+    const held: Polled = await ok('/compute/nodes/poll', { nodeId: node.nodeId, waitSeconds: 0 }, node.nodeKey);
+    assert.equal(held.jobs[0].job_id, stopped.job_id);
+    // Cancelled while its agent says nothing: past the grace its attempt ends asking for a kill.
+    await ok('/compute/jobs/cancel', { job_id: stopped.job_id }, key);
+    await waitFor('the cancel to end the attempt', async () => {
+      const row = await db()('jobs').where({ id: stopped.job_id }).first('state');
+      return row.state === 'CANCELLED';
+    });
+    const next = await submit(key, { selector: lane });
+
+    const polled: Polled & { cancel: string[] } = await ok(
+      '/compute/nodes/poll',
+      { nodeId: node.nodeId, maxJobs: 2, waitSeconds: 0 },
+      node.nodeKey,
+    );
+
+    assert.deepEqual(
+      polled.jobs.map((j) => j.job_id),
+      [next.job_id],
+    );
+    assert.deepEqual(polled.cancel, [stopped.job_id], 'the job it still runs is to stop; the one handed now is not');
+    await ok('/compute/nodes/result', resultOf(node, polled.jobs[0], 0), node.nodeKey);
+  });
+
   it('passes over a job its run refuses and hands out the rest of the batch', async () => {
     const { key } = await newWorkspace();
     const lane = { lane: 'refused' };
