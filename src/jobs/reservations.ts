@@ -123,13 +123,12 @@ export async function reserveSome(
   o: { types?: string[]; limit: number },
 ): Promise<ReservedRow[]> {
   const managed = agent.pool === 'managed';
-  const types = o.types;
   const values = {
     agent: agent.id,
     seconds,
     labels: JSON.stringify(agent.labels),
     skip,
-    types: types ?? null,
+    types: o.types ?? null,
     free: agent.free ? JSON.stringify(agent.free) : null,
     workspace: agent.workspace_id,
     region: agent.region,
