@@ -15,7 +15,9 @@ class PostApiComputeNodesPollBody:
     """
     Attributes:
         node_id (str):
-        max_jobs (int | Unset):  Default: 1.
+        max_jobs (int | Unset): At most this many jobs, the highest priority first, then the oldest; reserved together,
+            up to the instance's free places among CLAIMS_IN_FLIGHT_MAX at a time (one at a time for a node with a capacity,
+            key quotas or the managed pool) Default: 1.
         wait_seconds (int | Unset):  Default: 0.
     """
 
