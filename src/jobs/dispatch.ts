@@ -48,7 +48,7 @@ export interface ClaimOptions {
  * the write fail, the reconciler repairs the rows from the workflows. An Update that fails
  * otherwise has its lease withdrawn; the error is thrown only when no job was taken. Once one job
  * is taken, the others' Updates are waited for only until `held` (its agent's loss clock is
- * running): one that answers later is withdrawn, nobody being told of it. `settled` is called
+ * running): one that answers later is written, then withdrawn, nobody being told of it. `settled` is called
  * once every Update it sent has its answer, the late ones too.
  */
 export async function claimSome(
