@@ -9,6 +9,7 @@ import { openEnv } from '../jobs/env-at-rest';
 import { resourcesOf } from '../jobs/record';
 import type { Capacity } from './record';
 import { claimsRun, dispatchLatency, longPollsWaiting } from '../metrics/registry';
+import { type Late, lateAfter } from './late-clock';
 import type { NodeCaller, PollBody, PollCaller, PollDeps } from './poll';
 
 /**
@@ -158,33 +159,24 @@ export class PollRun implements Awaiting, NodeCaller, PollBody {
     const skip = skipClaims ? [] : (this.skip ??= []);
     const jobs = this.jobs;
     while (!skipClaims && !node.drain && jobs.length < this.maxJobs && !this.clocks?.handOver.fired) {
-      // Bounded per instance: each claim in flight is a Temporal Update waiting on a worker. A
-      // claim in batches takes what places are free now, one per job it may take.
-      const leave = await d.claims.enter(this.deadline, this.caller);
-      if (!leave) break;
-      const places = [leave];
-      while (places.length < this.maxJobs - jobs.length) {
-        const extra = d.claims.tryEnter();
-        if (!extra) break;
-        places.push(extra);
-      }
+      // Bounded per instance: each Update in flight waits on a worker. A claim in batches takes
+      // what places are free now, one per job it may take, and holds them until every Update it
+      // sent has its answer, a late one's too.
+      const entered = await d.claims.enterUpTo(this.maxJobs - jobs.length, this.deadline, this.caller);
+      if (!entered) break;
       const claimedFrom = d.emptyClaims.started();
       const seesAll = shape !== undefined && skip.length === 0 && jobs.length === 0;
       const free = this.free;
       const agent = { ...node, ...(free && { free }) };
       // Its first job taken, the clocks of what it holds start: the rest of the batch waits so long.
       const held = () => this.heldClocks().abandon.promise;
-      // Its places are held until every Update it sent has its answer, a late one's too.
-      const settled = () => {
-        for (const place of places) place();
-      };
       // The answer's stop list is read in the trip that writes the assignments; a later batch's
       // read, after more of its jobs are written, replaces an earlier one's.
       const alongside = () => d.stops.alongside(node.id, (stops) => (this.cancel = stops));
       const claim = claimSome(d.db, d.transitions, agent, skip, d.claimOptions, {
-        limit: places.length,
+        limit: entered.places,
         held,
-        settled,
+        settled: entered.leave,
         alongside,
       });
       let next: Assignment[] | 'late';
@@ -303,25 +295,3 @@ function slim(n: PollingNode, caller: { nodeId: string; workspaceId: string }): 
   const pool = n.pool === 'managed' ? 'managed' : n.pool === 'self' ? 'self' : n.pool;
   return { id, workspace_id, labels, pool, region, registered_with_key_id, key_has_quotas, drain, capacity };
 }
-
-/** A promise that resolves to 'late' once `ms` have passed. */
-function lateAfter(ms: number) {
-  let fired = false;
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => {
-      fired = true;
-      resolve('late');
-    }, ms);
-  });
-  return {
-    promise,
-    get fired() {
-      return fired;
-    },
-    clear() {
-      clearTimeout(timer);
-    },
-  };
-}
-type Late = ReturnType<typeof lateAfter>;

@@ -48,8 +48,8 @@ export interface ClaimOptions {
  * the write fail, the reconciler repairs the rows from the workflows. An Update that fails
  * otherwise has its lease withdrawn; the error is thrown only when no job was taken. Once one job
  * is taken, the others' Updates are waited for only until `held` (its agent's loss clock is
- * running): one that answers later is written, then withdrawn, nobody being told of it. `settled` is called
- * once every Update it sent has its answer, the late ones too.
+ * running): one that answers later is written, then withdrawn, nobody being told of it.
+ * `settled` is called once every Update it sent has its answer, the late ones too.
  */
 export async function claimSome(
   db: Knex,
@@ -214,13 +214,11 @@ async function handOut(transitions: Transitions, agent: ClaimingAgent, row: Rese
 
 /**
  * Reserves claimable rows for the agent: under the key's lock, and one, when its key has quotas;
- * up to `limit` only for a node that weighs nothing else (no quotas, capacity or managed turn).
+ * one for a node with a capacity, which each job taken changes (a managed-pool agent's statement
+ * takes one anyway); else up to `limit`.
  */
 async function reserve(db: Knex, agent: ClaimingAgent, skip: string[], seconds: number, limit: number) {
-  if (!agent.key_has_quotas) {
-    const batch = agent.pool === 'managed' || agent.free ? 1 : limit;
-    return reserveSome(db, agent, skip, seconds, { limit: batch });
-  }
+  if (!agent.key_has_quotas) return reserveSome(db, agent, skip, seconds, { limit: agent.free ? 1 : limit });
   return db.transaction(async (trx) => {
     // The quotas of the key the node registered with bound what all its nodes hold together.
     const allowance = await assignmentAllowance(trx, agent.registered_with_key_id);

@@ -96,24 +96,10 @@ const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
 type ReservedRow = { id: string; workspace_id: string } & Record<string, unknown>;
 
 /**
- * Reserves the best claimable row for the agent: a workspace's agent takes only its workspace's
- * `self` jobs, a managed-pool agent only `managed` jobs of its region (fair across workspaces);
- * labels must match the job's selector.
- */
-export async function reserveNext(
-  db: Knex | Knex.Transaction,
-  agent: ReservingAgent,
-  skip: string[],
-  seconds: number,
-  types?: string[],
-): Promise<ReservedRow | undefined> {
-  const [row] = await reserveSome(db, agent, skip, seconds, { types, limit: 1 });
-  return row;
-}
-
-/**
- * Reserves up to `limit` of the best claimable rows for a workspace's agent, best first, in one
- * statement; a managed-pool agent's turn is one row of one workspace, so it gets one at most.
+ * Reserves the best claimable rows for the agent, best first, in one statement: a workspace's
+ * agent takes up to `limit` of its workspace's `self` jobs; a managed-pool agent one `managed` job
+ * of its region, its turn being one workspace's (fair across workspaces). Labels must match the
+ * job's selector.
  */
 export async function reserveSome(
   db: Knex | Knex.Transaction,
@@ -132,7 +118,7 @@ export async function reserveSome(
     free: agent.free ? JSON.stringify(agent.free) : null,
     workspace: agent.workspace_id,
     region: agent.region,
-    limit: managed ? 1 : o.limit,
+    limit: o.limit,
   };
   const rows = (await (managed ? reserveManaged : reserveSelf)(db, values)) as ReservedRow[];
   // RETURNING follows no order: best first, as the pick chose them.
