@@ -35,9 +35,9 @@ export interface RiderStep {
   values: unknown[];
 }
 
-type TripStep = Step | RiderStep;
+export type TripStep = Step | RiderStep;
 
-type Rows = Array<Record<string, unknown>>;
+export type Rows = Array<Record<string, unknown>>;
 
 /** A read that rides a write's trip, in its transaction: no round trip or transaction of its own. */
 export interface RideAlong {
@@ -162,17 +162,12 @@ export function inOneTrip(db: Knex | Knex.Transaction, steps: Step[], riders?: T
   if (db.isTransaction || steps.length === 1) return inOrder(db, steps);
   return onConnection(db, async (connection, told) => {
     for (const { statement, values } of steps) told(statement.text, values);
-    const parsed = (connection as unknown as { connection: Wire }).connection.parsedStatements;
-    if (!steps.every(({ statement }) => parsed[statement.statementName] !== undefined))
-      return oneAtATime(connection, steps);
+    if (!parsedOn(connection, steps)) return oneAtATime(connection, steps);
     const aboard = riders?.board() ?? [];
     for (const { step } of aboard) told(step.statement.text, step.values);
     const all: TripStep[] = [...steps, ...aboard.map((b) => b.step)];
     try {
-      const results = await new Promise<Rows[]>((resolve, reject) => {
-        const query: OneTripQuery = new OneTripQuery(all, (err) => (err ? reject(err) : resolve(query.results)));
-        void connection.query(query as unknown as pg.Submittable);
-      });
+      const results = await tripOn(connection, all);
       aboard.forEach((b, i) => b.took(results[steps.length + i]));
       return results.slice(0, steps.length);
     } catch (err) {
@@ -180,6 +175,20 @@ export function inOneTrip(db: Knex | Knex.Transaction, steps: Step[], riders?: T
       throw err;
     }
   });
+}
+
+/** Sends `steps` in one round trip on `connection`, each parsed there already (or unprepared); their rows. */
+export function tripOn(connection: pg.Client, steps: TripStep[]): Promise<Rows[]> {
+  return new Promise<Rows[]>((resolve, reject) => {
+    const query: OneTripQuery = new OneTripQuery(steps, (err) => (err ? reject(err) : resolve(query.results)));
+    void connection.query(query as unknown as pg.Submittable);
+  });
+}
+
+/** Whether every one of `steps` is parsed on `connection` (pg keeps which are). */
+export function parsedOn(connection: pg.Client, steps: Step[]): boolean {
+  const parsed = (connection as unknown as { connection: Wire }).connection.parsedStatements;
+  return steps.every(({ statement }) => parsed[statement.statementName] !== undefined);
 }
 
 /** On a transaction, which commits them; or a single statement, a transaction of its own. */

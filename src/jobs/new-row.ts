@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { pendingEntry } from '../audit/log';
 import type { Principal } from '../auth/principal';
+import type { Step } from '../db/one-trip';
 import { prepared } from '../db/prepared';
 import { traceparentOf } from '../telemetry/tracing';
 import type { StoredEnv } from './env-at-rest';
-import { JOB_COLUMN_NAMES, type Job, jobFromRow } from './record';
+import { JOB_COLUMN_NAMES } from './record';
 import type { Manifest } from './schemas';
 
 // A submitted job's row as its submit inserts it (unacknowledged, src/jobs/submit.ts): built by
@@ -90,11 +91,7 @@ export function rowInsert(trx: Knex | Knex.Transaction, principal: Principal, ma
 }
 
 /** The hot path's insert (a workspace's own job, no quotas, no idempotency key): rowInsert's, prepared. */
-export async function insertPrepared(db: Knex, principal: Principal, manifest: Manifest, row: NewRow): Promise<Job> {
+export function insertStep(principal: Principal, manifest: Manifest, row: NewRow): Step {
   const columns = newRowColumns(principal, manifest, row);
-  const [made] = await insertStatement(
-    db,
-    NEW_ROW_COLUMNS.map((c) => columns[c]),
-  );
-  return jobFromRow(made);
+  return { statement: insertStatement, values: NEW_ROW_COLUMNS.map((c) => columns[c]) };
 }

@@ -7,12 +7,14 @@ import type { Transitions } from './transitions';
 const SETTLE_MS = 30_000;
 /** How far back the first sweep looks for closed runs: a restart's worth of crash windows. */
 const FIRST_LOOKBACK_MS = 10 * 60_000;
+/** Past this, a run's held submit has committed or never will (its start's call budget is 10 s). */
+const UNCOMMITTED_AFTER_MS = 60_000;
 /** Reservations that ran out are freed and announced this many times a sweep interval (5 s at 30 s). */
 const RESERVATION_PASSES_PER_SWEEP = 6;
 
 /**
  * Periodically settles what a crash of some API instance left half-done: submits interrupted
- * between their steps, rows left behind their workflow by a transition whose write was lost, and
+ * between their steps, runs whose submit never committed, rows left behind their workflow by a transition whose write was lost, and
  * (every few seconds, apart) reservations whose claim never wrote; and removes expired
  * idempotency keys.
  * Each sweep reads every run closed since its watermark, the start of the sweep before less an
@@ -28,6 +30,8 @@ export function startReconciler(o: {
 }): () => void {
   const intervalMs = o.config.durations.reconcileIntervalMs;
   let since = new Date(Date.now() - FIRST_LOOKBACK_MS);
+  /** Runs started before this were all checked for a row. */
+  let startedSince = since;
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -36,6 +40,14 @@ export function startReconciler(o: {
     void (async () => {
       try {
         await o.jobs.reconcile();
+        const startedBefore = new Date(startedAt.getTime() - UNCOMMITTED_AFTER_MS);
+        if (startedBefore > startedSince) {
+          // A window that could not be read whole is read again by the next sweep.
+          await o.jobs.endRunsWithoutRows(startedSince, startedBefore).then(
+            () => (startedSince = startedBefore),
+            (err: unknown) => o.log.warn({ err: String(err) }, 'could not check recent runs for their rows'),
+          );
+        }
         await o.jobs.sweepIdempotencyKeys();
         const { caughtUp } = await o.transitions.repairBehind({
           silentForMs: o.config.durations.agentLostAfterMs + SETTLE_MS,

@@ -13,8 +13,10 @@ import type { DataKeys } from '../crypto/data-keys';
 import { sealEnv } from './env-at-rest';
 import { createIdempotencyKeys, fingerprintOf } from './idempotency';
 import { JOB_COLUMNS, type Job, jobFromRow } from './record';
-import { type NewRow, insertPrepared, rowInsert } from './new-row';
+import { type NewRow, insertStep, rowInsert } from './new-row';
 import { type HandedStart, type WaitingPolls, abandonHandOff, handOver, startRun } from './hand-off';
+import { withdrawInBackground } from './dispatch';
+import { holding } from '../db/held-transaction';
 import type { Manifest } from './schemas';
 import type { Transitions } from './transitions';
 
@@ -28,6 +30,9 @@ export interface SubmitDeps {
   /** Polls waiting on this instance that a new job may be handed to at its start (src/jobs/hand-off.ts). */
   waitingPolls?: WaitingPolls;
 }
+
+/** Why the reconciler ends a run: its submit's transaction never committed, so no one knows the job. */
+const RUN_WITHOUT_ROW = 'its submit was never committed: no job row, nobody can see it';
 
 /** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
 const RECONCILE_AFTER_MS = 30_000;
@@ -81,8 +86,11 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
       env: await sealEnv(dataKeys, principal.workspaceId, id, manifest.env),
       again: jobId !== undefined,
     };
-    if (!principal.hasQuotas && !jobId)
-      return managed ? insertGated(principal, manifest, row) : insertPrepared(db, principal, manifest, row);
+    if (!principal.hasQuotas && !jobId) {
+      if (managed) return insertGated(principal, manifest, row);
+      const { statement, values } = insertStep(principal, manifest, row);
+      return jobFromRow((await statement(db, values))[0]);
+    }
     return db.transaction(async (trx) => {
       if (principal.hasQuotas) await enforceSubmitQuota(trx, principal.keyId, manifest.type);
       const job = await insertRow(trx, principal, manifest, row);
@@ -130,6 +138,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         supported: ['COMMAND'],
       });
     }
+    if (!principal.hasQuotas && !jobId && manifest.pool !== 'managed') return submitHeld(principal, manifest);
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
     otel.trace.getActiveSpan()?.setAttribute('job.id', job.id);
     if (acknowledged) return job;
@@ -188,6 +197,82 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
   }
 
   /**
+   * The hot path's submit (a workspace's own job, no quotas, no idempotency key) in one
+   * transaction: the row is inserted, the run started within the submit's turn while the
+   * transaction is held, and the row made visible and committed with its audit entry and event.
+   * No one else ever sees the row before its run exists, so nothing is left for the reconciler
+   * but two cases: a start whose outcome is unknown commits the row unacknowledged (the
+   * reconciler looks for its run, as for a stepwise submit), and a crash before the commit leaves
+   * a run without a row, which the reconciler's sweep of recent runs ends (`endRunsWithoutRows`).
+   * Managed jobs go stepwise: their credit gate locks the workspace's account until its commit.
+   * Key quotas and idempotency keys do too: a key's job ID may name a row a crash left.
+   */
+  async function submitHeld(principal: Principal, manifest: Manifest): Promise<Job> {
+    const id = newId('job');
+    otel.trace.getActiveSpan()?.setAttribute('job.id', id);
+    const row: NewRow = { id, env: await sealEnv(dataKeys, principal.workspaceId, id, manifest.env), again: false };
+    // The transaction is held within the turn, which bounds how many connections submits hold.
+    return transitions.turns.change(principal.workspaceId, () =>
+      holding(db, insertStep(principal, manifest, row), async (inserted, held) => {
+        const job = jobFromRow(inserted[0]);
+        let handed: HandedStart | undefined;
+        try {
+          handed = await startRun({ workflows, waitingPolls }, job, {
+            spec: specOf(job),
+            timings,
+            attempt: 1,
+            version: 0,
+          });
+        } catch (err) {
+          if (err instanceof StartOutcomeUnknownError) {
+            log.warn({ jobId: id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');
+            await held.commit([]);
+          }
+          throw err;
+        }
+        const ack = transitions.acknowledgement(id, {
+          handed: handed && {
+            workspaceId: job.workspaceId,
+            assigned: handed.assigned,
+            alongside: handed.poll.alongside,
+          },
+        });
+        try {
+          ack.took(await held.commit(ack.steps, ack.riders));
+        } catch (err) {
+          handed?.poll.release();
+          endUncommitted(id, handed);
+          throw err;
+        }
+        if (handed) handOver({ workflows, log }, job, handed);
+        return job;
+      }),
+    );
+  }
+
+  /**
+   * A held submit whose commit failed after its run started: a run nobody can see unless the
+   * commit went through after all. Ended in the background once the row is known to be absent;
+   * a row that is there keeps its run (a hand-off's lease is withdrawn: its poll never heard);
+   * a database that cannot say leaves it to the reconciler's sweep.
+   */
+  function endUncommitted(jobId: string, handed: HandedStart | undefined): void {
+    void db('jobs')
+      .where({ id: jobId })
+      .first('id')
+      .then(async (row) => {
+        if (row) {
+          if (handed) withdrawInBackground(workflows, jobId, handed.leaseId, log);
+          return;
+        }
+        await workflows.terminate(jobId, RUN_WITHOUT_ROW);
+      })
+      .catch((err: unknown) =>
+        log.warn({ err: String(err), jobId }, 'submit: a run whose row did not commit is left to the reconciler'),
+      );
+  }
+
+  /**
    * Whether a failed submit may have left its job: its row is there (the run started and a later
    * write failed, and the reconciler will finish it), or the database cannot say. Only a job
    * certainly not made lets its key go; otherwise a retry after the hold would make a second.
@@ -242,6 +327,28 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     submitWithKey,
     /** Removes expired idempotency keys (the reconciler's sweep). */
     sweepIdempotencyKeys: () => idempotencyKeys.sweep(),
+
+    /**
+     * Ends the open runs started in [from, to) that have no row: a held submit (`submitHeld`) cut
+     * between its run's start and its commit. Nobody was told of the job, so nothing is lost; a
+     * row that commits after its run was ended is settled as any run terminated in Temporal.
+     * `to` must lie further back than any held transaction can last (its start's call budget).
+     * `workspaceId` narrows the sweep to one workspace's runs. Answers how many it ended; throws
+     * when a page could not be read or settled, so the caller reads the same window again.
+     */
+    async endRunsWithoutRows(from: Date, to: Date, workspaceId?: string): Promise<number> {
+      let ended = 0;
+      for await (const ids of workflows.openStartedBetween(from, to, workspaceId)) {
+        const rows = await db('jobs').whereIn('id', ids).pluck('id');
+        const known = new Set(rows);
+        for (const id of ids.filter((i) => !known.has(i))) {
+          await workflows.terminate(id, RUN_WITHOUT_ROW);
+          ended++;
+        }
+      }
+      if (ended > 0) log.warn({ ended }, 'ended runs whose submit never committed');
+      return ended;
+    },
 
     /**
      * Settles rows whose submit was interrupted between its steps: a row whose workflow exists

@@ -14,7 +14,7 @@ import {
   queuedSnapshot,
 } from '../../workflows/definitions';
 import { applyProjection, projectionWrite } from './projection';
-import { type RideAlong, inOneTrip } from '../db/one-trip';
+import { type RideAlong, type Rows, type Step, inOneTrip } from '../db/one-trip';
 import type { TripRiders } from '../db/trip-riders';
 import { createTurns } from './turns';
 import { createRowRepairs } from './row-repairs';
@@ -36,6 +36,16 @@ const createStatementOf = (name: string, notify: boolean) =>
 const createStatement = createStatementOf('job_create', true);
 /** For a job handed to a waiting poll with its start: no other poll is to be woken for it. */
 const createHandedStatement = createStatementOf('job_create_handed', false);
+
+/** A job handed to a waiting poll with its run's start: its assignment, written with its acknowledgement. */
+export interface Handed {
+  workspaceId: string;
+  assigned: Transition;
+  alongside?: RideAlong;
+}
+
+const createdOutcome = (rows: Rows): 'marked' | 'already' | 'gone' =>
+  Number(rows[0].marked) > 0 ? 'marked' : rows[0].present ? 'already' : 'gone';
 
 /** Who asked for a change: its audit entry's actor and origin. */
 export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
@@ -129,6 +139,31 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
     }
   }
 
+  /** The statements that make a job visible (`create`), and what their rows say. */
+  function acknowledgement(
+    jobId: string,
+    o: { handed?: Handed } = {},
+  ): { steps: Step[]; riders?: TripRiders; took(results: Rows[]): 'marked' | 'already' | 'gone' } {
+    const values = [jobId, newEventId(), jobId];
+    if (!o.handed) {
+      return { steps: [{ statement: createStatement, values }], riders, took: ([rows]) => createdOutcome(rows) };
+    }
+    // A job handed to a waiting poll at its start: the assignment its run made is written in the
+    // same transaction and round trip, before the poll is answered. The acknowledgement waits for
+    // the disk, so that write does too.
+    const { workspaceId, assigned: t, alongside } = o.handed;
+    const write = projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable: true });
+    return {
+      steps: [{ statement: createHandedStatement, values }, ...write.steps, ...(alongside ? [alongside.step] : [])],
+      riders,
+      took: ([created, ...rest]) => {
+        write.written(rest.slice(0, write.steps.length));
+        if (alongside) alongside.took(rest[write.steps.length]);
+        return createdOutcome(created);
+      },
+    };
+  }
+
   return {
     /** Who goes first among this instance's Temporal calls (submits take their turn with `turns.change`). */
     turns,
@@ -143,31 +178,13 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
      * is written in the same round trip, with what the poll's answer reads (`alongside`). `gone`
      * means no row is left to mark.
      */
-    async create(
-      jobId: string,
-      o: { handed?: { workspaceId: string; assigned: Transition; alongside?: RideAlong } } = {},
-    ): Promise<'marked' | 'already' | 'gone'> {
-      const values = [jobId, newEventId(), jobId];
-      let rows;
-      if (!o.handed) rows = await createStatement(db, values);
-      else {
-        // A job handed to a waiting poll at its start: the assignment its run made is written in
-        // the same transaction and round trip, before the poll is answered. The acknowledgement
-        // waits for the disk, so that write does too.
-        const { workspaceId, assigned: t, alongside } = o.handed;
-        const write = projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable: true });
-        const [created, ...rest] = await inOneTrip(
-          db,
-          [{ statement: createHandedStatement, values }, ...write.steps, ...(alongside ? [alongside.step] : [])],
-          riders,
-        );
-        write.written(rest.slice(0, write.steps.length));
-        if (alongside) alongside.took(rest[write.steps.length]);
-        rows = created;
-      }
-      if (Number(rows[0].marked) > 0) return 'marked';
-      return rows[0].present ? 'already' : 'gone';
+    async create(jobId: string, o: { handed?: Handed } = {}): Promise<'marked' | 'already' | 'gone'> {
+      const ack = acknowledgement(jobId, o);
+      return ack.took(await inOneTrip(db, ack.steps, ack.riders));
     },
+
+    /** `create`'s statements, for a submit that commits them in a transaction it holds (src/jobs/submit.ts). */
+    acknowledgement,
 
     /**
      * Asks a reserved job's run to hand it to an agent; `written` must follow before the agent is

@@ -6,7 +6,7 @@ import { type ComputeCodec, createPayloadCodec, jobWorkspaces } from './payload-
 
 export interface Codec {
   codec: ComputeCodec;
-  /** Tells the codec a job's workspace as its submit starts it (the row is ours and just written). */
+  /** Tells the codec a job's workspace as its submit starts it (its row may not be committed yet). */
   knowJob: (jobId: string, workspaceId: string) => void;
   /** For every Client and Worker of ours: the payloads go through the codec. */
   dataConverter: DataConverter;

@@ -84,8 +84,11 @@ export function createJobWorkflowClient(
     taskQueue: string;
     retryAfterSeconds: number;
     eager: boolean;
-    /** Called before a job's first start is sealed: the codec then need not look its workspace up. */
-    knowJob?: (jobId: string, workspaceId: string) => void;
+    /**
+     * Called before a job's first start is sealed, so the codec need not look its workspace up:
+     * it could not, as a held submit's row commits only after its run started (src/jobs/submit.ts).
+     */
+    knowJob: (jobId: string, workspaceId: string) => void;
   },
 ) {
   const retryAfterMs = opts.retryAfterSeconds * 1000;
@@ -206,7 +209,7 @@ export function createJobWorkflowClient(
   /** A job's run as it is started: a first run once ever, a retry by hand under a closed one's ID. */
   const startOptionsOf = (input: JobWorkflowInput) => {
     const { spec } = input;
-    opts.knowJob?.(spec.jobId, spec.workspaceId);
+    opts.knowJob(spec.jobId, spec.workspaceId);
     // Started within the submit's span: its trace is the job's, findable from the run.
     const traceId = traceIdOf(traceparentOf());
     return {
@@ -306,6 +309,12 @@ export function createJobWorkflowClient(
         throw err;
       }
     },
+    /** IDs of jobs whose run is open and started in [from, to) (of one workspace's), from visibility, a page at a time. */
+    openStartedBetween: (from: Date, to: Date, workspaceId?: string): AsyncGenerator<string[]> =>
+      pagesOf(
+        `WorkflowType = "${WORKFLOW_TYPE}" AND ExecutionStatus = "Running" AND StartTime >= "${from.toISOString()}" AND StartTime < "${to.toISOString()}"` +
+          (workspaceId ? ` AND ${WorkspaceIdKey.name} = "${workspaceId.replace(/[^\w-]/g, '')}"` : ''),
+      ),
     /** IDs of jobs whose run was terminated since `since`, from visibility, a page at a time. */
     terminatedSince: (since: Date): AsyncGenerator<string[]> =>
       pagesOf(

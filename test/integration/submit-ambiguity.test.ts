@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { suiteClient } from '../support/temporal-client';
+import { knowSuiteJob, suiteClient } from '../support/temporal-client';
 import type { DataKeys } from '../../src/crypto/data-keys';
 import { suiteDataKeys } from '../support/data-keys';
 import { Client, Connection, ServiceError } from '@temporalio/client';
@@ -10,6 +10,7 @@ import { createJobsService } from '../../src/jobs/service';
 import { ManifestSchema } from '../../src/jobs/schemas';
 import { createJobWorkflowClient, workflowIdOf } from '../../src/temporal/job-workflow-client';
 import { AppError } from '../../src/shared/errors';
+import { newId } from '../../src/shared/ids';
 import { quietLog, reconcileWorkspace, testEnv } from '../support/env';
 import { newWorkspace, pollOne, registerNode, resultOf, ok, retrieve } from '../support/http';
 
@@ -55,6 +56,7 @@ describe('submit across an ambiguous Temporal error', () => {
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: 1,
       eager: false,
+      knowJob: knowSuiteJob,
     });
     return createJobsService({
       db: testEnv().db,
@@ -128,7 +130,7 @@ describe('submit across an ambiguous Temporal error', () => {
     assert.deepEqual(await rowsOf(workspaceId), []);
   });
 
-  it('a row removed by the reconciler while the start was slow: the new run is terminated and the submit fails', async () => {
+  it('a stepwise submit whose row the reconciler removed while the start was slow: the new run is terminated and the submit fails', async () => {
     const { workspaceId } = await newWorkspace();
     let jobId = '';
     const workflow = Object.create(real.workflow, {
@@ -147,6 +149,7 @@ describe('submit across an ambiguous Temporal error', () => {
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: 1,
       eager: false,
+      knowJob: knowSuiteJob,
     });
     const jobs = createJobsService({
       db: testEnv().db,
@@ -156,8 +159,10 @@ describe('submit across an ambiguous Temporal error', () => {
       config,
       log: quietLog,
     });
+    // A job ID (as an idempotency key names) takes the stepwise submit, whose row others can see
+    // while its run starts; the held one's is seen by no one before its commit.
     await assert.rejects(
-      jobs.submit(principalOf(workspaceId), manifest),
+      jobs.submit(principalOf(workspaceId), manifest, newId('job')),
       (e: AppError) => e.code === 'dependency.unavailable',
     );
     assert.deepEqual(await rowsOf(workspaceId), []);
@@ -192,6 +197,7 @@ describe('submit across an ambiguous Temporal error', () => {
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: 1,
       eager: false,
+      knowJob: knowSuiteJob,
     });
     const serviceWith = (failCreate: boolean) => {
       const transitions = createTransitions({ db, workflows, config, log: quietLog, silentAttempts });

@@ -1,6 +1,6 @@
 // temporal: dev, server
 import assert from 'node:assert/strict';
-import { suiteClient } from '../support/temporal-client';
+import { knowSuiteJob, suiteClient } from '../support/temporal-client';
 import { Connection } from '@temporalio/client';
 import { type JobWorkflowClient, createJobWorkflowClient } from '../../src/temporal/job-workflow-client';
 import { waitFor } from '../support/agents';
@@ -34,6 +34,7 @@ describe('a crash between a transition and its write', () => {
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: 1,
       eager: false,
+      knowJob: knowSuiteJob,
     });
   });
   after(() => connection.close());

@@ -4,7 +4,7 @@ import { createJobWorkflowClient, workflowIdOf } from '../../src/temporal/job-wo
 import { AppError } from '../../src/shared/errors';
 import { testEnv } from '../support/env';
 import { newWorkspace, submit } from '../support/http';
-import { suiteClient } from '../support/temporal-client';
+import { knowSuiteJob, suiteClient } from '../support/temporal-client';
 
 // An Update the server aborts because it failed the workflow task carrying it (WorkflowNotReady,
 // "unexpected workflow task failure", seen under load) is sent again under the same update ID
@@ -60,6 +60,7 @@ describe('an Update aborted with its workflow task', () => {
       taskQueue: testEnv().config.temporal.taskQueue,
       retryAfterSeconds: 1,
       eager: false,
+      knowJob: knowSuiteJob,
     });
     return { workflows, sent };
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import stableStringify from 'safe-stable-stringify';
-import { suiteClient } from '../support/temporal-client';
+import { knowSuiteJob, suiteClient } from '../support/temporal-client';
 import { suiteDataKeys } from '../support/data-keys';
 import { Client, Connection, ServiceError } from '@temporalio/client';
 import type { Principal } from '../../src/auth/principal';
@@ -276,6 +276,7 @@ describe('Idempotency-Key on POST /v0/jobs', () => {
       taskQueue: config.temporal.taskQueue,
       retryAfterSeconds: 1,
       eager: false,
+      knowJob: knowSuiteJob,
     });
     const shortHold = { ...config, durations: { ...config.durations, idempotencyHoldMs: 200 } };
     const jobs = createJobsService({

@@ -1,19 +1,27 @@
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { computeCodec } from '../../src/temporal/data-converter';
+import { type Codec, computeCodec } from '../../src/temporal/data-converter';
 import { suiteDataKeys } from './data-keys';
 import { testEnv } from './env';
 
-let converter: Promise<DataConverter> | undefined;
+let codec: Promise<Codec> | undefined;
+let made: Codec | undefined;
 
-/** The data converter of the suite's API and worker: payloads sealed with the suite's keys. */
-export function suiteDataConverter(): Promise<DataConverter> {
-  converter ??= suiteDataKeys().then(
-    async (keys) => (await computeCodec(testEnv().db, testEnv().config, keys)).dataConverter,
-  );
-  return converter;
+/** The codec of the suite's API and worker: payloads sealed with the suite's keys. */
+function suiteCodec(): Promise<Codec> {
+  codec ??= suiteDataKeys().then(async (keys) => (made = await computeCodec(testEnv().db, testEnv().config, keys)));
+  return codec;
 }
+
+/** Tells the suite's codec a job's workspace, as a submit does (createJobWorkflowClient's `knowJob`); after suiteClient. */
+export function knowSuiteJob(jobId: string, workspaceId: string): void {
+  if (!made) throw new Error('knowSuiteJob before the suite codec was made: make a suiteClient first');
+  made.knowJob(jobId, workspaceId);
+}
+
+/** The data converter of the suite's API and worker. */
+export const suiteDataConverter = (): Promise<DataConverter> => suiteCodec().then((c) => c.dataConverter);
 
 /** A Temporal client on the suite's stack that reads and writes payloads as the service does. */
 export async function suiteClient(connection?: Connection): Promise<Client> {

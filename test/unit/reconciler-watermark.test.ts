@@ -24,7 +24,11 @@ async function sweepsOver(outcomes: Array<boolean | Error>) {
     },
     releaseExpiredReservations: async () => ({ released: 0, repaired: 0 }),
   } as unknown as Transitions;
-  const jobs = { reconcile: async () => ({}), sweepIdempotencyKeys: async () => 0 } as unknown as JobsService;
+  const jobs = {
+    reconcile: async () => ({}),
+    sweepIdempotencyKeys: async () => 0,
+    endRunsWithoutRows: async () => 0,
+  } as unknown as JobsService;
   const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as ApiConfig;
   const log = { warn: noop, info: noop } as unknown as Logger;
   const stop = startReconciler({ jobs, transitions, config, log });
@@ -60,12 +64,48 @@ describe('the reconciler frees expired reservations apart from its sweeps', () =
       repairBehind: () => (sweeps++, new Promise(() => undefined)),
       releaseExpiredReservations: async () => (passes++, { released: 0, repaired: 0 }),
     } as unknown as Transitions;
-    const jobs = { reconcile: async () => ({}), sweepIdempotencyKeys: async () => 0 } as unknown as JobsService;
+    const jobs = {
+      reconcile: async () => ({}),
+      sweepIdempotencyKeys: async () => 0,
+      endRunsWithoutRows: async () => 0,
+    } as unknown as JobsService;
     const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as ApiConfig;
     const stop = startReconciler({ jobs, transitions, config, log: { warn: noop, info: noop } as unknown as Logger });
     // Twelve passes take two sweep intervals: the hung sweep would have been followed by two more.
     while (passes < 12) await new Promise((r) => setTimeout(r, 5));
     stop();
     assert.equal(sweeps, 1, 'the next sweep waits for the hung one');
+  });
+});
+
+describe('the reconciler checks each window of started runs for rows once', () => {
+  it('reads a window again after a check that failed, then goes on from its end; the repair runs either way', async () => {
+    const windows: Array<{ from: number; to: number }> = [];
+    let repairs = 0;
+    const transitions = {
+      repairBehind: async () => (repairs++, { repaired: 0, caughtUp: true }),
+      releaseExpiredReservations: async () => ({ released: 0, repaired: 0 }),
+    } as unknown as Transitions;
+    const jobs = {
+      reconcile: async () => ({}),
+      sweepIdempotencyKeys: async () => 0,
+      async endRunsWithoutRows(from: Date, to: Date) {
+        windows.push({ from: from.getTime(), to: to.getTime() });
+        if (windows.length === 1) throw new Error('visibility went away');
+        return 0;
+      },
+    } as unknown as JobsService;
+    const config = { durations: { reconcileIntervalMs: INTERVAL_MS, agentLostAfterMs: 0 } } as ApiConfig;
+    const stop = startReconciler({ jobs, transitions, config, log: { warn: noop, info: noop } as unknown as Logger });
+    while (windows.length < 3) await new Promise((r) => setTimeout(r, 5));
+    stop();
+    const now = Date.now();
+    assert.equal(windows[1]!.from, windows[0]!.from, 'the failed window is read again');
+    assert.equal(windows[2]!.from, windows[1]!.to, 'then the next one starts where it ended');
+    assert.ok(
+      windows.every((w) => w.to <= now - 60_000),
+      'no run younger than a minute is checked',
+    );
+    assert.ok(repairs >= 3, 'a failed check does not hold up the repair of rows behind closed runs');
   });
 });
