@@ -61,7 +61,10 @@ export const SECTIONS: Section[] = [
     title: 'PostgreSQL',
     variables: {
       DATABASE_URL: { meaning: 'PostgreSQL', unset: 'unset: `npm run dev` starts an embedded one' },
-      DB_POOL_MAX: { meaning: 'PostgreSQL connections per process (each API instance also holds one LISTEN connection)' },
+      DB_POOL_MAX: {
+        meaning:
+          'PostgreSQL connections per process (each API instance also holds one LISTEN connection); at most half of them are held in transactions across Temporal calls (a submit’s, a claim’s), the rest always serve other requests',
+      },
     },
   },
   {

@@ -1,5 +1,6 @@
 import { queuedChannelOf } from '../db/channels';
-import type { Assignment, ClaimingAgent } from '../jobs/dispatch';
+import type { ClaimingAgent } from '../jobs/dispatch';
+import type { Assignment } from '../jobs/hand-outs';
 import type { WaitingPolls } from '../jobs/hand-off';
 import type { PollWaiters } from './poll-waiters';
 import type { StopLists } from './stop-lists';

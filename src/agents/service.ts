@@ -119,17 +119,20 @@ export function createAgentsService({
         if (!touched) throw notFound('node');
         return { drain: touched.drain, cancel: [] };
       }
-      const node = { id: body.nodeId };
       let drain = false;
       const keep = await db.transaction(async (trx) => {
         const [touched] = await trx('agents')
           .where({ id: body.nodeId, workspace_id: principal.workspaceId })
           .whereNull('deregistered_at')
           .update({ last_heartbeat_at: trx.fn.now() })
-          .returning('drain');
+          .returning(['drain', 'pool']);
         if (!touched) throw notFound('node');
         drain = touched.drain;
-        return heartbeatAttempts(trx, node, running);
+        return heartbeatAttempts(
+          trx,
+          { id: body.nodeId, workspace_id: principal.workspaceId, pool: touched.pool },
+          running,
+        );
       });
       return { drain, cancel: running.filter((id) => !keep.has(id)) };
     },

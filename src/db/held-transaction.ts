@@ -81,3 +81,28 @@ export function holding<T>(db: Knex, open: Step, fn: (rows: Rows, held: Held) =>
     }
   });
 }
+
+/**
+ * How many transactions a process holds open across calls elsewhere at once: half its pool, so a
+ * Temporal (or a worker) that hangs holds at most half the connections, and the rest serve every
+ * other request. `take` answers the release of one, or undefined when none is free: the caller
+ * then goes the way that holds none.
+ */
+export function heldBudget(poolMax: number) {
+  const max = Math.floor(poolMax / 2);
+  let held = 0;
+  return {
+    take(): (() => void) | undefined {
+      if (held >= max) return undefined;
+      held++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        held--;
+      };
+    },
+  };
+}
+
+export type HeldBudget = ReturnType<typeof heldBudget>;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
+import type { Step } from './one-trip';
 import { runPrepared } from './prepared-query';
 
 /**
@@ -71,9 +72,10 @@ export function preparedNamed<Row = Record<string, unknown>>(name: string, text:
     return `$${order.indexOf(key) + 1}`;
   });
   const run = prepared<Row>(name, numbered);
-  return (db: Knex | Knex.Transaction, values: Record<string, unknown>): Promise<Row[]> =>
-    run(
-      db,
-      order.map((key) => values[key]),
-    );
+  const positionalOf = (values: Record<string, unknown>) => order.map((key) => values[key]);
+  return Object.assign(
+    (db: Knex | Knex.Transaction, values: Record<string, unknown>): Promise<Row[]> => run(db, positionalOf(values)),
+    /** The statement with its values, as a step of a trip (src/db/one-trip.ts). */
+    { step: (values: Record<string, unknown>): Step => ({ statement: run as Prepared, values: positionalOf(values) }) },
+  );
 }

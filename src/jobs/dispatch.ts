@@ -2,23 +2,27 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { assignmentAllowance } from '../auth/quotas';
 import { coverNextAttempt } from '../billing/gate';
-import { snapshotColumns } from './projection';
-import { type ReservingAgent, releaseReservation, reserveSome } from './reservations';
+import {
+  type ReservedRow,
+  type ReservingAgent,
+  bestFirst,
+  releaseReservation,
+  reservationStep,
+  reserveSome,
+} from './reservations';
+import { holding } from '../db/held-transaction';
 import type { Transitions } from './transitions';
 import type { RideAlong } from '../db/one-trip';
-import type { Transition } from '../../workflows/definitions';
-import { type Job, jobFromRow } from './record';
-import { AppError } from '../shared/errors';
-import { newId } from '../shared/ids';
-import { type JobWorkflowClient, WorkflowClosedError } from '../temporal/job-workflow-client';
-import { contextOf, inSpan, linkToActive, traceparentOf } from '../telemetry/tracing';
-
-export interface Assignment {
-  job: Job;
-  leaseId: string;
-  /** The hand-out span's `traceparent`: the agent's run of the attempt is its child. */
-  traceparent?: string;
-}
+import type { JobWorkflowClient } from '../temporal/job-workflow-client';
+import {
+  type Assignment,
+  type Handing,
+  type Outcome,
+  handOut,
+  outcomeOf,
+  untilAllOrHeld,
+  withdrawInBackground,
+} from './hand-outs';
 
 export interface ClaimingAgent extends ReservingAgent {
   registered_with_key_id: string | null;
@@ -37,10 +41,12 @@ export interface ClaimOptions {
  * matching its labels (for a managed-pool agent: one job, across the workspaces of its region in
  * turn, see reservations.ts).
  *
- * The rows are first reserved for the agent in a statement of their own (SKIP LOCKED, so pollers
- * pass over each other), and only then are the jobs' workflows asked, through their `assign`
- * Updates, all at once and with no database connection held: a slow or absent worker cannot
- * drain the pool. A refusal (cancelled meanwhile) moves on to the next rows.
+ * The rows are first reserved for the agent (SKIP LOCKED, so pollers pass over each other), and
+ * only then are the jobs' workflows asked, through their `assign` Updates, all at once. A
+ * workspace's own agent with nothing to weigh reserves them in a transaction it holds while the
+ * runs answer, one connection a batch (within the instance's budget of those: half its pool),
+ * and its assignments commit with it; any other reserves in a statement of its own and holds no
+ * connection meanwhile. A refusal (cancelled meanwhile) moves on to the next rows.
  *
  * Once the workflows have assigned the jobs, the read model's writes (one transaction, its commit
  * not waiting for the disk: see transitions.written) go before the answer, so whoever asks the
@@ -73,57 +79,166 @@ async function claimBatch(
   agent: ClaimingAgent,
   skip: string[],
   o: ClaimOptions,
-  { limit, held, alongside }: Batch,
+  batch: Batch,
   sent: Array<Promise<unknown>>,
 ): Promise<Assignment[]> {
   for (;;) {
-    const rows = await reserve(db, agent, skip, o.reservationSeconds, limit);
-    if (rows.length === 0) return [];
-    const open: typeof rows = [];
-    for (const row of rows) {
-      // Every managed attempt runs inside its reservation: a later one the credit no longer
-      // covers is not started, and the job ends billing.hard_cap.
-      if (row.pool === 'managed' && Number(row.attempt) >= 2 && !(await coverNextAttempt(db, row.id))) {
-        skip.push(row.id);
-        await releaseReservation(db, row.id, agent.id);
-        await o.workflows
-          .stop(row.id, 'billing.hard_cap')
-          .catch((err: unknown) =>
-            o.log.warn({ err, jobId: row.id }, 'could not stop a job its credit no longer covers'),
-          );
-      } else open.push(row);
-    }
-    const taken: Handing[] = [];
-    let failure: unknown;
-    const settle = async (row: ReservedRow, outcome: Outcome, late: boolean) => {
-      if ('handing' in outcome) {
-        if (!late) return void taken.push(outcome.handing);
-        // Written as any assignment (its attempt recorded), then taken back: nobody was told of it.
-        await transitions.written([outcome.handing]);
-        withdrawInBackground(o.workflows, row.id, outcome.handing.assignment.leaseId, o.log);
-      } else if (outcome.failed) {
-        // The Update may still apply, to an agent that will never hear of it: withdraw the lease.
-        // The reservation keeps the row from other pollers meanwhile.
-        withdrawInBackground(o.workflows, row.id, outcome.failed.leaseId, o.log);
-        if (!late) failure ??= outcome.failed.cause;
-      } else {
-        skip.push(row.id);
-        await releaseReservation(db, row.id, agent.id).catch(() => undefined);
-      }
-    };
-    const outcomes = open.map((row) => outcomeOf(handOut(transitions, agent, row)));
-    const now = await untilAllOrHeld(outcomes, held);
-    for (const [i, row] of open.entries()) {
-      const outcome = now[i];
-      if (outcome) await settle(row, outcome, false);
-      else sent.push(outcomes[i].then((later) => settle(row, later, true)));
-    }
-    if (taken.length > 0) {
-      await transitions.written(taken, alongside?.());
-      return taken.map(({ assignment }) => assignment);
-    }
-    if (failure !== undefined) throw failure;
+    const release = holdsItsReservation(agent) ? transitions.holds.take() : undefined;
+    const round = release
+      ? await heldRound(db, transitions, agent, skip, o, batch, sent).finally(release)
+      : await stepwiseRound(db, transitions, agent, skip, o, batch, sent);
+    if (round.reserved === 0) return [];
+    if (round.taken.length > 0) return round.taken.map(({ assignment }) => assignment);
+    if (round.failure !== undefined) throw round.failure;
   }
+}
+
+/**
+ * Whether a claim may reserve its rows in a transaction it holds until their assignments commit
+ * with it: one transaction a batch instead of two. Only for a workspace's own agent that no
+ * reader of reservations weighs (free room and key quotas count them, and could not see these),
+ * and while the instance may hold one more (transitions.holds).
+ */
+const holdsItsReservation = (agent: ClaimingAgent) => agent.pool === 'self' && !agent.key_has_quotas && !agent.free;
+
+/** What one reservation came to: how many rows it reserved, the jobs taken, an Update's failure. */
+interface Round {
+  reserved: number;
+  taken: Handing[];
+  failure?: unknown;
+}
+
+/** The rows reserved in a statement of their own, then their assignments written in another transaction. */
+async function stepwiseRound(
+  db: Knex,
+  transitions: Transitions,
+  agent: ClaimingAgent,
+  skip: string[],
+  o: ClaimOptions,
+  { limit, held, alongside }: Batch,
+  sent: Array<Promise<unknown>>,
+): Promise<Round> {
+  const rows = await reserve(db, agent, skip, o.reservationSeconds, limit);
+  if (rows.length === 0) return { reserved: 0, taken: [] };
+  const open: typeof rows = [];
+  for (const row of rows) {
+    // Every managed attempt runs inside its reservation: a later one the credit no longer
+    // covers is not started, and the job ends billing.hard_cap.
+    if (row.pool === 'managed' && Number(row.attempt) >= 2 && !(await coverNextAttempt(db, row.id))) {
+      skip.push(row.id);
+      await releaseReservation(db, row.id, agent.id);
+      await o.workflows
+        .stop(row.id, 'billing.hard_cap')
+        .catch((err: unknown) =>
+          o.log.warn({ err, jobId: row.id }, 'could not stop a job its credit no longer covers'),
+        );
+    } else open.push(row);
+  }
+  const r = sortOut(await askRuns(db, transitions, agent, open, o, held, sent, skip), o);
+  for (const row of r.refused) await passOver(db, transitions, agent, row, skip);
+  if (r.taken.length > 0) await transitions.written(r.taken, alongside?.());
+  return { reserved: rows.length, taken: r.taken, failure: r.failure };
+}
+
+/**
+ * The rows reserved in a transaction held while their runs are asked (one connection a batch),
+ * committed with their assignments in one round trip. Refused rows are repaired only after the
+ * commit: the repair writes rows this transaction holds locked.
+ */
+async function heldRound(
+  db: Knex,
+  transitions: Transitions,
+  agent: ClaimingAgent,
+  skip: string[],
+  o: ClaimOptions,
+  { limit, held, alongside }: Batch,
+  sent: Array<Promise<unknown>>,
+): Promise<Round> {
+  const step = reservationStep(agent, skip, o.reservationSeconds, limit);
+  const { r, reserved } = await holding(db, step, async (found, tx) => {
+    const rows = bestFirst(found as ReservedRow[]);
+    if (rows.length === 0) return { r: undefined, reserved: 0 };
+    const r = sortOut(await askRuns(db, transitions, agent, rows, o, held, sent, skip), o);
+    const writes = r.taken.length > 0 ? transitions.assignmentWrites(r.taken, alongside?.()) : undefined;
+    try {
+      const results = await tx.commit(writes?.steps ?? [], writes?.riders);
+      writes?.took(results);
+    } catch (err) {
+      // The runs decided: answered all the same, and the reconciler levels the rows behind them.
+      o.log.warn(
+        { err: String(err), jobIds: rows.map((row) => row.id) },
+        'assignments answered, their read-model write failed; the reconciler repairs the rows',
+      );
+    }
+    return { r, reserved: rows.length };
+  });
+  if (!r) return { reserved, taken: [] };
+  for (const row of r.refused) await passOver(db, transitions, agent, row, skip);
+  return { reserved, taken: r.taken, failure: r.failure };
+}
+
+/**
+ * Asks the reserved rows' runs to assign them, all at once: their outcomes once all have one, or
+ * once `held` resolves after the first job was taken. One still under way then is undefined, and
+ * settled when it answers: written, then withdrawn, nobody being told of it; or passed over.
+ */
+async function askRuns(
+  db: Knex,
+  transitions: Transitions,
+  agent: ClaimingAgent,
+  rows: ReservedRow[],
+  o: ClaimOptions,
+  held: Batch['held'],
+  sent: Array<Promise<unknown>>,
+  skip: string[],
+): Promise<Array<[ReservedRow, Outcome | undefined]>> {
+  const outcomes = rows.map((row) => outcomeOf(handOut(transitions, agent, row)));
+  const now = await untilAllOrHeld(outcomes, held);
+  rows.forEach((row, i) => {
+    if (now[i]) return;
+    sent.push(
+      outcomes[i].then(async (later) => {
+        if ('handing' in later) {
+          // Written as any assignment (its attempt recorded), then taken back.
+          await transitions.written([later.handing]);
+          withdrawInBackground(o.workflows, row.id, later.handing.assignment.leaseId, o.log);
+        } else if (later.failed) withdrawInBackground(o.workflows, row.id, later.failed.leaseId, o.log);
+        else await passOver(db, transitions, agent, row, skip);
+      }),
+    );
+  });
+  return rows.map((row, i) => [row, now[i]]);
+}
+
+/** The outcomes at hand: the jobs taken, the rows whose runs refused, the first failure. */
+function sortOut(outcomes: Array<[ReservedRow, Outcome | undefined]>, o: ClaimOptions) {
+  const taken: Handing[] = [];
+  const refused: ReservedRow[] = [];
+  let failure: unknown;
+  for (const [row, outcome] of outcomes) {
+    if (!outcome) continue;
+    if ('handing' in outcome) taken.push(outcome.handing);
+    else if (outcome.failed) {
+      // The Update may still apply, to an agent that will never hear of it: withdraw the lease.
+      // The reservation keeps the row from other pollers meanwhile.
+      withdrawInBackground(o.workflows, row.id, outcome.failed.leaseId, o.log);
+      failure ??= outcome.failed.cause;
+    } else refused.push(row);
+  }
+  return { taken, refused, failure };
+}
+
+/** A row whose run refused it (cancelled meanwhile): repaired, skipped by this poll, and let go. */
+async function passOver(
+  db: Knex,
+  transitions: Transitions,
+  agent: ClaimingAgent,
+  row: ReservedRow,
+  skip: string[],
+): Promise<void> {
+  await transitions.passOver(row.id, row.workspace_id);
+  skip.push(row.id);
+  await releaseReservation(db, row.id, agent.id).catch(() => undefined);
 }
 
 /** How a claim takes its jobs. */
@@ -136,80 +251,6 @@ export interface Batch {
   settled?: () => void;
   /** What rides the trip that writes the assignments (the poll answer's stop list). */
   alongside?: () => RideAlong;
-}
-
-/** What one hand-out came to: a job taken, an Update that failed, or the run's refusal. */
-type Outcome = { handing: Handing } | { failed?: HandOutFailed };
-
-const outcomeOf = (p: Promise<Handing>): Promise<Outcome> =>
-  p.then(
-    (handing) => ({ handing }),
-    (err: unknown) => (err instanceof HandOutFailed ? { failed: err } : {}),
-  );
-
-/**
- * The outcomes, once all have one, or once `held` resolves after the first job was taken: those
- * still under way then are undefined.
- */
-function untilAllOrHeld(outcomes: Array<Promise<Outcome>>, held?: () => Promise<unknown>) {
-  const now: Array<Outcome | undefined> = outcomes.map(() => undefined);
-  return new Promise<typeof now>((resolve) => {
-    let left = outcomes.length;
-    if (left === 0) return resolve(now);
-    let holding = false;
-    outcomes.forEach((p, i) =>
-      p.then((outcome) => {
-        now[i] = outcome;
-        if (--left === 0) return resolve(now);
-        if ('handing' in outcome && held && !holding) {
-          holding = true;
-          void held().then(() => resolve(now.slice()));
-        }
-      }),
-    );
-  });
-}
-
-type ReservedRow = Awaited<ReturnType<typeof reserve>>[number];
-
-/** An assignment its run made, its write still to come. */
-interface Handing {
-  assignment: Assignment;
-  workspaceId: string;
-  t: Transition;
-}
-
-/** An Update that failed other than by the run's refusal: its lease may have been taken. */
-class HandOutFailed extends Error {
-  constructor(
-    readonly leaseId: string,
-    override readonly cause: unknown,
-  ) {
-    super('hand-out failed');
-  }
-}
-
-/** One reserved job's `assign` Update, in a span of the job's trace (its parent the submit), linked to the poll. */
-async function handOut(transitions: Transitions, agent: ClaimingAgent, row: ReservedRow): Promise<Handing> {
-  const leaseId = newId('lease');
-  try {
-    return await inSpan(
-      'job.hand-out',
-      { 'job.id': row.id, 'agent.id': agent.id },
-      async (span) => {
-        // The job's workspace: a managed-pool agent's own is the operator's, not the job's.
-        const t = await transitions.assign(row.id, row.workspace_id, { leaseId, agentId: agent.id });
-        const job = jobFromRow({ ...row, ...snapshotColumns(t.snapshot) });
-        span?.setAttribute('job.attempt', job.attempt);
-        return { assignment: { job, leaseId, traceparent: traceparentOf() }, workspaceId: row.workspace_id, t };
-      },
-      contextOf(row.trace_parent as string | null),
-      linkToActive(),
-    );
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'job.invalid_state') throw err;
-    throw new HandOutFailed(leaseId, err);
-  }
 }
 
 /**
@@ -225,25 +266,4 @@ async function reserve(db: Knex, agent: ClaimingAgent, skip: string[], seconds: 
     if (allowance?.blocked) return [];
     return reserveSome(trx, agent, skip, seconds, { types: allowance?.types, limit: 1 });
   });
-}
-
-const WITHDRAW_TRIES = 8;
-
-/** Keeps trying for about a minute: an outage that hid the Update's answer may hide this too. */
-export function withdrawInBackground(workflows: JobWorkflowClient, jobId: string, leaseId: string, log: Logger): void {
-  void (async () => {
-    for (let i = 0; i < WITHDRAW_TRIES; i++) {
-      try {
-        await workflows.withdrawLease(jobId, leaseId);
-        return;
-      } catch (err) {
-        if (err instanceof WorkflowClosedError) return;
-        await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** i, 10_000)));
-      }
-    }
-    log.warn(
-      { jobId, leaseId },
-      'could not withdraw an unconfirmed assignment; the job counts an agent loss if it applied',
-    );
-  })();
 }

@@ -4,7 +4,7 @@ import type { JobWorkflowInput, Transition } from '../../workflows/definitions';
 import { newId } from '../shared/ids';
 import { inSpan, traceparentOf } from '../telemetry/tracing';
 import type { JobWorkflowClient } from '../temporal/job-workflow-client';
-import { type Assignment, withdrawInBackground } from './dispatch';
+import { type Assignment, withdrawInBackground } from './hand-outs';
 import type { Job } from './record';
 
 // A submitted job handed straight to a poll waiting on this instance: its run starts with the

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { holdsLease } from './lease';
+import { type AskingNode, askableBy, holdsLease } from './lease';
 
 /**
  * A node's heartbeat, as the jobs it names see it: stamps their attempts (on the database clock,
@@ -8,17 +8,15 @@ import { holdsLease } from './lease';
  */
 export async function heartbeatAttempts(
   trx: Knex.Transaction,
-  node: { id: string },
+  node: AskingNode,
   running: string[],
 ): Promise<Set<string>> {
   // Waits for a claim of these jobs still committing: its answer may have reached the agent first.
-  // Only rows the node holds or is being handed (a managed-pool agent's are any workspace's): a
-  // node cannot lock other jobs by naming them.
-  await trx('jobs')
-    .whereIn('id', running)
-    .where((q) => q.where({ agent_id: node.id }).orWhere({ claimed_by: node.id }))
-    .forShare()
-    .select('id');
+  // Only rows the node may ask about, as a log push (a managed-pool agent's: those it holds or is
+  // being handed, of any workspace): a node cannot lock other workspaces' jobs by naming them. A
+  // workspace's agent waits on any of its workspace's, as a plain node's claim reserves its rows
+  // in the transaction that writes them (src/jobs/dispatch.ts): unseen until it commits.
+  await trx('jobs').whereIn('id', running).where(askableBy(node)).forShare().select('id');
   await trx('job_attempts')
     .where({ agent_id: node.id })
     .whereIn('job_id', running)

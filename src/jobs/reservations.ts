@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
 import { notifyQueuedSql } from '../db/channels';
+import type { Step } from '../db/one-trip';
 import { preparedNamed } from '../db/prepared';
 import { JOB_COLUMN_NAMES } from './record';
 
-// A reservation keeps other pollers off a queued row while its assign Update runs, with no
-// transaction held. It is not a transition: the job stays QUEUED until the workflow assigns it,
-// and an expired reservation is simply free again.
+// A reservation keeps other pollers off a queued row while its assign Update runs: committed at
+// once, or (a plain node's batch, src/jobs/dispatch.ts) in a transaction held until the
+// assignments commit with it. It is not a transition: the job stays QUEUED until the workflow
+// assigns it, and an expired reservation is simply free again.
 
 /** Who reserves: a workspace's own agent (`pool: self`) or a managed-pool agent of a region. */
 export interface ReservingAgent {
@@ -93,7 +95,7 @@ const MANAGED = `WITH RECURSIVE queued(workspace_id) AS (
   )
   SELECT ${JOB_COLUMN_NAMES.join(', ')}, relaxed FROM reserved`;
 
-type ReservedRow = { id: string; workspace_id: string } & Record<string, unknown>;
+export type ReservedRow = { id: string; workspace_id: string } & Record<string, unknown>;
 
 /**
  * Reserves the best claimable rows for the agent, best first, in one statement: a workspace's
@@ -108,8 +110,33 @@ export async function reserveSome(
   seconds: number,
   o: { types?: string[]; limit: number },
 ): Promise<ReservedRow[]> {
-  const managed = agent.pool === 'managed';
-  const values = {
+  const values = reservationValues(agent, skip, seconds, o);
+  return bestFirst((await (agent.pool === 'managed' ? reserveManaged : reserveSelf)(db, values)) as ReservedRow[]);
+}
+
+/**
+ * reserveSome's statement for a workspace's agent, as the step that opens a transaction held
+ * while the runs are asked (src/jobs/dispatch.ts): its rows stay locked, and their reservation
+ * unseen by others, until the assignments commit with it. Only for an agent no reader of its
+ * reservations weighs: no capacity to fit (free room counts them), no key quotas, not managed.
+ */
+export function reservationStep(agent: ReservingAgent, skip: string[], seconds: number, limit: number): Step {
+  return reserveSelf.step(reservationValues(agent, skip, seconds, { limit }));
+}
+
+/** The reserved rows, best first, as the pick chose them (RETURNING follows no order). */
+export function bestFirst(rows: ReservedRow[]): ReservedRow[] {
+  if (rows.length > 1) rows.sort(best);
+  return rows;
+}
+
+function reservationValues(
+  agent: ReservingAgent,
+  skip: string[],
+  seconds: number,
+  o: { types?: string[]; limit: number },
+) {
+  return {
     agent: agent.id,
     seconds,
     labels: JSON.stringify(agent.labels),
@@ -120,10 +147,6 @@ export async function reserveSome(
     region: agent.region,
     limit: o.limit,
   };
-  const rows = (await (managed ? reserveManaged : reserveSelf)(db, values)) as ReservedRow[];
-  // RETURNING follows no order: best first, as the pick chose them.
-  if (rows.length > 1) rows.sort(best);
-  return rows;
 }
 
 const best = (a: Record<string, unknown>, b: Record<string, unknown>) =>

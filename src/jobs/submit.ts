@@ -15,7 +15,7 @@ import { createIdempotencyKeys, fingerprintOf } from './idempotency';
 import { JOB_COLUMNS, type Job, jobFromRow } from './record';
 import { type NewRow, insertStep, rowInsert } from './new-row';
 import { type HandedStart, type WaitingPolls, abandonHandOff, handOver, startRun } from './hand-off';
-import { withdrawInBackground } from './dispatch';
+import { withdrawInBackground } from './hand-outs';
 import { holding } from '../db/held-transaction';
 import type { Manifest } from './schemas';
 import type { Transitions } from './transitions';
@@ -138,7 +138,8 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         supported: ['COMMAND'],
       });
     }
-    if (!principal.hasQuotas && !jobId && manifest.pool !== 'managed') return submitHeld(principal, manifest);
+    const release = !principal.hasQuotas && !jobId && manifest.pool !== 'managed' && transitions.holds.take();
+    if (release) return submitHeld(principal, manifest).finally(release);
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
     otel.trace.getActiveSpan()?.setAttribute('job.id', job.id);
     if (acknowledged) return job;
@@ -205,7 +206,8 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
    * reconciler looks for its run, as for a stepwise submit), and a crash before the commit leaves
    * a run without a row, which the reconciler's sweep of recent runs ends (`endRunsWithoutRows`).
    * Managed jobs go stepwise: their credit gate locks the workspace's account until its commit.
-   * Key quotas and idempotency keys do too: a key's job ID may name a row a crash left.
+   * Key quotas and idempotency keys do too: a key's job ID may name a row a crash left. So does any
+   * submit while the instance holds as many transactions across Temporal calls as it may.
    */
   async function submitHeld(principal: Principal, manifest: Manifest): Promise<Job> {
     const id = newId('job');

@@ -15,6 +15,7 @@ import {
 } from '../../workflows/definitions';
 import { applyProjection, projectionWrite } from './projection';
 import { type RideAlong, type Rows, type Step, inOneTrip } from '../db/one-trip';
+import { heldBudget } from '../db/held-transaction';
 import type { TripRiders } from '../db/trip-riders';
 import { createTurns } from './turns';
 import { createRowRepairs } from './row-repairs';
@@ -47,6 +48,9 @@ export interface Handed {
 const createdOutcome = (rows: Rows): 'marked' | 'already' | 'gone' =>
   Number(rows[0].marked) > 0 ? 'marked' : rows[0].present ? 'already' : 'gone';
 
+/** Makes the rest of its transaction's commit wait for the WAL's flush, whatever set it off before. */
+const waitForTheDisk = prepared('commit_waits_for_disk', `SELECT set_config('synchronous_commit', 'on', true)`);
+
 /** Who asked for a change: its audit entry's actor and origin. */
 export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
 
@@ -59,7 +63,7 @@ export type SilentAttempts = (
 export interface TransitionsDeps {
   db: Knex;
   workflows: JobWorkflowClient;
-  config: Pick<ApiConfig, 'limits' | 'dependencyRetryAfterSeconds'>;
+  config: Pick<ApiConfig, 'limits' | 'dependencyRetryAfterSeconds' | 'dbPoolMax'>;
   log: Logger;
   silentAttempts: SilentAttempts;
   /** Writes that ride this instance's job writes (src/db/trip-riders.ts). */
@@ -105,16 +109,15 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
   const { repair, endTerminated } = repairs;
 
   /**
-   * Writes assignments the runs have made, then lets them be answered: one statement each, all in
-   * one transaction and round trip (a claim in batches hands out several), whose commit does not
-   * wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the agent's
-   * next call finds its lease in the row. A write that fails is answered all the same: the runs
-   * decided, and the reconciler levels the rows behind them (`alongside` then has nothing).
+   * The statements that write assignments the runs have made, one statement each, and what the
+   * poll's answer reads (`alongside`) after them; `took` hands each its rows. Their commit does
+   * not wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the
+   * agent's next call finds its lease in the row.
    */
-  async function commitBeforeAnswer(
+  function assignmentWrites(
     assigned: Array<{ workspaceId: string; t: Transition }>,
     alongside?: RideAlong,
-  ): Promise<void> {
+  ): { steps: Step[]; riders?: TripRiders; took(results: Rows[]): void } {
     // Rows locked in the order of their IDs: two batches never wait on each other in a cycle.
     const sorted = [...assigned].sort((a, b) => (a.t.snapshot.jobId < b.t.snapshot.jobId ? -1 : 1));
     // An attempt end (none is expected here) carries a usage entry: that waits for the disk.
@@ -122,18 +125,38 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
     const writes = sorted.map(({ workspaceId, t }) =>
       projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable }),
     );
+    // Its transaction may have turned the wait off before (a claim's reservation, src/jobs/dispatch.ts).
+    const steps = [...(durable ? [{ statement: waitForTheDisk, values: [] }] : []), ...writes.flatMap((w) => w.steps)];
+    return {
+      steps: alongside ? [...steps, alongside.step] : steps,
+      riders,
+      took(results) {
+        let at = durable ? 1 : 0;
+        for (const w of writes) {
+          w.written(results.slice(at, at + w.steps.length));
+          at += w.steps.length;
+        }
+        alongside?.took(results[at]);
+      },
+    };
+  }
+
+  /**
+   * Writes assignments the runs have made, then lets them be answered: all in one transaction and
+   * round trip (a claim in batches hands out several). A write that fails is answered all the
+   * same: the runs decided, and the reconciler levels the rows behind them (`alongside` then has
+   * nothing).
+   */
+  async function commitBeforeAnswer(
+    assigned: Array<{ workspaceId: string; t: Transition }>,
+    alongside?: RideAlong,
+  ): Promise<void> {
+    const w = assignmentWrites(assigned, alongside);
     try {
-      const steps = writes.flatMap((w) => w.steps);
-      const results = await inOneTrip(db, alongside ? [...steps, alongside.step] : steps, riders);
-      let at = 0;
-      for (const w of writes) {
-        w.written(results.slice(at, at + w.steps.length));
-        at += w.steps.length;
-      }
-      alongside?.took(results[at]);
+      w.took(await inOneTrip(db, w.steps, riders));
     } catch (err) {
       log.warn(
-        { err: String(err), jobIds: sorted.map(({ t }) => t.snapshot.jobId) },
+        { err: String(err), jobIds: assigned.map(({ t }) => t.snapshot.jobId) },
         'transition answered, its read-model write failed; the reconciler repairs the row',
       );
     }
@@ -168,6 +191,9 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
     /** Who goes first among this instance's Temporal calls (submits take their turn with `turns.change`). */
     turns,
 
+    /** The transactions this instance may hold open across Temporal calls (held submits and claims). */
+    holds: heldBudget(config.dbPoolMax),
+
     /**
      * A submitted job comes to be: its row, inserted unacknowledged by the submit, becomes visible
      * once its workflow exists, with the submit's audit entry and its `job.created` event, in one
@@ -189,7 +215,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
     /**
      * Asks a reserved job's run to hand it to an agent; `written` must follow before the agent is
      * answered. 409 `job.invalid_state` when the workflow refuses (the job moved on since its row
-     * was read): the row is then repaired, as it was behind.
+     * was read): the caller then repairs the row (`passOver`), once it holds no lock on it.
      */
     async assign(jobId: string, workspaceId: string, input: AssignInput): Promise<Transition> {
       try {
@@ -198,18 +224,25 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
         const refused =
           err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'job.invalid_state');
         if (!refused) throw err;
-        await repair(jobId, workspaceId).catch((e) =>
-          log.warn({ err: String(e), jobId }, 'could not repair a row behind its workflow'),
-        );
         throw invalidState('the job is no longer claimable');
       }
     },
+
+    /** A job whose run refused its assignment: its row was behind the run, and is repaired. */
+    passOver: (jobId: string, workspaceId: string): Promise<void> =>
+      repair(jobId, workspaceId).then(
+        () => undefined,
+        (e: unknown) => log.warn({ err: String(e), jobId }, 'could not repair a row behind its workflow'),
+      ),
 
     /**
      * Writes the assignments `assign` returned, together, before their agents are answered, with
      * what the poll's answer reads (`alongside`) in the same trip.
      */
     written: commitBeforeAnswer,
+
+    /** `written`'s statements, for a claim that commits them in the transaction that reserved the rows (src/jobs/dispatch.ts). */
+    assignmentWrites,
 
     /**
      * Applies an agent's terminal report and returns the written row (undefined when it was

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { claimsRun } from '../../src/metrics/registry';
 import { waitFor } from '../support/agents';
-import { testEnv } from '../support/env';
+import { quietLog, testEnv } from '../support/env';
+import { knowSuiteJob, suiteClient } from '../support/temporal-client';
+import { silentAttempts } from '../../src/agents/liveness';
+import { claimSome } from '../../src/jobs/dispatch';
+import { createTransitions } from '../../src/jobs/transitions';
+import { createJobWorkflowClient } from '../../src/temporal/job-workflow-client';
 import { newWorkspace, ok, registerNode, resultOf, submit } from '../support/http';
 import { temporalCli } from '../support/temporal-cli';
 
@@ -116,5 +121,75 @@ describe('a poll for several queued jobs', function () {
       return row.state === 'CANCELLED' && row.claimed_by === null;
     });
     for (const job of polled.jobs) await ok('/compute/nodes/result', resultOf(node, job, 0), node.nodeKey);
+  });
+
+  it("reserves in the transaction its assignments commit in: no one sees a plain node's reservation while the runs answer", async () => {
+    const { key, workspaceId } = await newWorkspace();
+    const { config } = testEnv();
+    const client = await suiteClient();
+    const real = createJobWorkflowClient(client, {
+      taskQueue: config.temporal.taskQueue,
+      retryAfterSeconds: 1,
+      eager: false,
+      knowJob: knowSuiteJob,
+    });
+    // What another connection reads of each row while its run is asked to assign it.
+    const seen: Array<string | null> = [];
+    const workflows: typeof real = Object.create(real, {
+      assign: {
+        value: async (jobId: string, input: Parameters<typeof real.assign>[1]) => {
+          seen.push((await db()('jobs').where({ id: jobId }).first('claimed_by')).claimed_by);
+          return real.assign(jobId, input);
+        },
+      },
+    });
+    const transitions = createTransitions({ db: db(), workflows, config, log: quietLog, silentAttempts });
+    const claim = async (count: number, lane: Record<string, string>, capacity?: Record<string, number>) => {
+      const jobs = [];
+      for (let i = 0; i < count; i++) jobs.push(await submit(key, { selector: lane }));
+      const node = await registerNode(key, lane);
+      const agent = {
+        id: node.nodeId,
+        workspace_id: workspaceId,
+        labels: lane,
+        pool: 'self',
+        region: null,
+        registered_with_key_id: null,
+        ...(capacity && { free: { cpu: 4, memoryMb: 4096, gpu: 0, ...capacity } }),
+      };
+      seen.length = 0;
+      const taken = await claimSome(
+        db(),
+        transitions,
+        agent,
+        [],
+        { reservationSeconds: 30, workflows, log: quietLog },
+        {
+          limit: 5,
+        },
+      );
+      assert.deepEqual(taken.map((a) => a.job.id).sort(), jobs.map((j) => j.job_id).sort());
+      const rows = await db()('jobs')
+        .whereIn(
+          'id',
+          jobs.map((j) => j.job_id),
+        )
+        .select('state', 'agent_id', 'claimed_by');
+      assert.deepEqual(
+        rows,
+        jobs.map(() => ({ state: 'RUNNING', agent_id: node.nodeId, claimed_by: null })),
+      );
+      for (const j of jobs) await ok('/compute/jobs/cancel', { job_id: j.job_id }, key);
+      return { seen: [...seen], nodeId: node.nodeId };
+    };
+    try {
+      const plain = await claim(2, { lane: 'held' });
+      assert.deepEqual(plain.seen, [null, null], 'the reservation commits with the assignments');
+      // A node with a capacity reserves stepwise: free room counts its reservations, which must be seen.
+      const sized = await claim(1, { lane: 'sized' }, { cpu: 8 });
+      assert.deepEqual(sized.seen, [sized.nodeId], 'reserved and committed before its run is asked');
+    } finally {
+      await client.connection.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ const POOL = 3;
 const POLLS = 5;
 const IN_FLIGHT = 4;
 
-describe('a poll never holds a database connection across a Temporal call', () => {
+describe('polls hold at most half the database pool across Temporal calls', () => {
   // An API whose jobs' workflows no worker serves yet: every assign Update hangs until its budget.
   const taskQueue = `unserved-${Date.now()}`;
   // This API's sessions by name: the suite's own service shares the server, and its transactions
@@ -49,22 +49,30 @@ describe('a poll never holds a database connection across a Temporal call', () =
       nodes.map((n) => post('/compute/nodes/poll', { nodeId: n.nodeId, waitSeconds: 0 }, n.nodeKey, url)),
     ).finally(() => (pollsDone = true));
     // As many claims as the instance allows are reserved and waiting: more than its connections.
+    // Half the pool (one connection) may hold a claim's reservation uncommitted while its run is
+    // asked; the others commit theirs first.
+    const held = Math.floor(POOL / 2);
     await waitFor('claims reserved up to the in-flight bound', async () => {
       const [{ n }] = await testEnv()
         .db('jobs')
         .where({ workspace_id: workspaceId })
         .whereNotNull('claimed_until')
         .count<{ n: string }[]>('* as n');
-      return Number(n) === IN_FLIGHT;
+      return Number(n) === IN_FLIGHT - held;
     });
-    // Sampled for a second while the Updates hang: a transaction held across one would sit idle
-    // for seconds; the gap between two statements of a transaction lasts well under 250 ms.
+    // A transaction held across an Update sits idle for seconds; the gap between two statements
+    // of a transaction lasts well under 250 ms.
+    const heldNow = async () =>
+      (
+        await testEnv().db.raw(
+          `SELECT query FROM pg_stat_activity WHERE application_name = ? AND state LIKE 'idle in transaction%' AND state_change < now() - interval '250 milliseconds'`,
+          [sessions],
+        )
+      ).rows.length;
+    await waitFor('the held claim to sit idle in its transaction', async () => (await heldNow()) === held);
+    // Sampled for a second while the Updates hang: no more than that one.
     for (let i = 0; i < 5; i++) {
-      const { rows: held } = await testEnv().db.raw(
-        `SELECT query FROM pg_stat_activity WHERE application_name = ? AND state LIKE 'idle in transaction%' AND state_change < now() - interval '250 milliseconds'`,
-        [sessions],
-      );
-      assert.deepEqual(held, [], 'no connection is held in a transaction while the workflow is asked');
+      assert.equal(await heldNow(), held, 'at most half the pool is held in a transaction while a workflow is asked');
       await new Promise((r) => setTimeout(r, 200));
     }
     const { rows: ours } = await testEnv().db.raw(

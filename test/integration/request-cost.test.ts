@@ -31,7 +31,15 @@ async function oneTripsDuring(fn: () => Promise<void>): Promise<string[][]> {
     if (args[0] instanceof OneTripQuery)
       trips.push(
         args[0].steps
-          .map((s) => s.statement.statementName || (/\brate_limits\b/.test(s.statement.text) ? LEASE : '?'))
+          .map(
+            (s) =>
+              s.statement.statementName ||
+              (/\brate_limits\b/.test(s.statement.text)
+                ? LEASE
+                : /^(BEGIN|COMMIT)$/.test(s.statement.text)
+                  ? s.statement.text
+                  : '?'),
+          )
           // Leases asked ahead of need ride whatever trip comes (src/db/trip-riders.ts).
           .filter((name) => name !== LEASE),
       );
@@ -203,24 +211,24 @@ describe('what a request costs: cached credentials, leased budgets, hand-outs re
     await ok('/compute/nodes/result', resultOf(node, held, 0), node.nodeKey, here.url);
     assert.equal((await post('/compute/jobs/retrieve', { job_id: job.job_id }, key)).body.payload.state, 'succeeded');
   });
-  it('acknowledges a job handed to a waiting poll with its assignment and its stop list in one round trip, and ends it in another', async () => {
+  it('submits a job handed to a waiting poll in one transaction of two round trips (the insert; then its acknowledgement, assignment and stop list with COMMIT), and ends it in a third', async () => {
     const api = await apiWith();
     const { key } = await newWorkspace();
     const node = await registerNode(key);
     // A connection's first meeting with a write's statements parses them one at a time; once the
     // few connections these calls take have met them, every write goes in one trip.
     const seen = new Set<string>();
-    for (let i = 0; i < 10 && seen.size < 2; i++) {
+    for (let i = 0; i < 10 && seen.size < 3; i++) {
       const trips = await oneTripsDuring(() => handedAndEnded(api.url!, key, node));
       for (const trip of trips) {
         assert.ok(
-          [HANDED, ENDED].some((kind) => trip.join() === kind.join()),
+          [OPENED, HANDED, ENDED].some((kind) => trip.join() === kind.join()),
           `a trip of the statements of one write: ${trip.join()}`,
         );
         seen.add(trip.join());
       }
     }
-    assert.deepEqual([...seen].sort(), [HANDED.join(), ENDED.join()].sort());
+    assert.deepEqual([...seen].sort(), [OPENED.join(), HANDED.join(), ENDED.join()].sort());
   });
 });
 
@@ -231,8 +239,12 @@ async function keyRow(key: string) {
     .first();
 }
 
-/** A handed-off job's acknowledgement, its assignment and its node's stop list; an attempt's end and its usage entry. */
-const HANDED = ['job_create_handed', 'job_projection', 'node_stops'];
+/**
+ * A submit's insert, opening its transaction; the handed-off job's acknowledgement, its assignment
+ * and its node's stop list, committing it; an attempt's end and its usage entry.
+ */
+const OPENED = ['BEGIN', 'job_insert'];
+const HANDED = ['job_create_handed', 'job_projection', 'node_stops', 'COMMIT'];
 const ENDED = ['job_projection', 'usage_attempt_end'];
 const LEASE = 'rate-limit lease';
 

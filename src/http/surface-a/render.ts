@@ -1,5 +1,5 @@
 import type { Agent } from '../../agents/record';
-import type { Assignment } from '../../jobs/dispatch';
+import type { Assignment } from '../../jobs/hand-outs';
 import { type Job, resourcesOf } from '../../jobs/record';
 import { jobFields } from '../job-fields';
 import type { JobState } from '../../../workflows/definitions';
