@@ -8,15 +8,14 @@ import type { ApiConfig } from '../config';
 import { AppError } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { type JobWorkflowClient, StartOutcomeUnknownError } from '../temporal/job-workflow-client';
-import type { JobSpec, JobTimings } from '../../workflows/definitions';
 import type { DataKeys } from '../crypto/data-keys';
 import { sealEnv } from './env-at-rest';
 import { createIdempotencyKeys, fingerprintOf } from './idempotency';
 import { JOB_COLUMNS, type Job, jobFromRow } from './record';
 import { type NewRow, insertStep, rowInsert } from './new-row';
 import { type HandedStart, type WaitingPolls, abandonHandOff, handOver, startRun } from './hand-off';
-import { withdrawInBackground } from './hand-outs';
-import { holding } from '../db/held-transaction';
+import { createHeldSubmits } from './held-submit';
+import { specOf, timingsOf } from './run-input';
 import type { Manifest } from './schemas';
 import type { Transitions } from './transitions';
 
@@ -31,31 +30,10 @@ export interface SubmitDeps {
   waitingPolls?: WaitingPolls;
 }
 
-/** Why the reconciler ends a run: its submit's transaction never committed, so no one knows the job. */
-const RUN_WITHOUT_ROW = 'its submit was never committed: no job row, nobody can see it';
-
 /** Older than any submit can still be under way (its turn waits up to 10 s, its start's call budget is 10 s). */
 const RECONCILE_AFTER_MS = 30_000;
 
-/** The durations a job's run is started with. */
-export const timingsOf = (config: Pick<ApiConfig, 'durations' | 'limits'>): JobTimings => ({
-  agentLostAfterMs: config.durations.agentLostAfterMs,
-  cancelGraceMs: config.durations.cancelGraceMs,
-  agentLossBackoffMs: config.durations.agentLossBackoffMs,
-  agentLossMaxAttempts: config.limits.agentLossMaxAttempts,
-});
-
-/** What a job's run is started with, from its record. */
-export const specOf = (job: Job): JobSpec => ({
-  jobId: job.id,
-  workspaceId: job.workspaceId,
-  type: job.type,
-  command: job.command,
-  labels: job.labels,
-  timeoutSeconds: job.timeoutSeconds,
-  retry: job.retry,
-  createdAt: job.createdAt,
-});
+export { specOf, timingsOf } from './run-input';
 
 /**
  * Submitting a job: its row inserted unacknowledged, its run started, then the row made visible
@@ -64,6 +42,7 @@ export const specOf = (job: Job): JobSpec => ({
 export function createSubmits({ db, dataKeys, workflows, transitions, config, log, waitingPolls }: SubmitDeps) {
   const timings = timingsOf(config);
   const idempotencyKeys = createIdempotencyKeys(db, { holdMs: config.durations.idempotencyHoldMs });
+  const held = createHeldSubmits({ db, workflows, transitions, log, waitingPolls, timings });
 
   /**
    * Inserts the not-yet-acknowledged row: step one of submit, invisible until its workflow exists.
@@ -138,14 +117,38 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
         supported: ['COMMAND'],
       });
     }
-    const release = !principal.hasQuotas && !jobId && manifest.pool !== 'managed' && transitions.holds.take();
-    if (release) return submitHeld(principal, manifest).finally(release);
+    if (!principal.hasQuotas && !jobId && manifest.pool !== 'managed') return submitInTurn(principal, manifest);
     const { acknowledged, ...job } = await insertUnstarted(principal, manifest, jobId);
     otel.trace.getActiveSpan()?.setAttribute('job.id', job.id);
     if (acknowledged) return job;
+    return startAndAcknowledge(job, (start) => transitions.turns.change(principal.workspaceId, start));
+  }
+
+  /**
+   * A hot-path submit: within its turn, in one transaction when the instance may hold one more
+   * across a Temporal call (transitions.holds), else stepwise. The choice is made once the turn
+   * has come: submits waiting their turn hold nothing.
+   */
+  async function submitInTurn(principal: Principal, manifest: Manifest): Promise<Job> {
+    const id = newId('job');
+    otel.trace.getActiveSpan()?.setAttribute('job.id', id);
+    const row: NewRow = { id, env: await sealEnv(dataKeys, principal.workspaceId, id, manifest.env), again: false };
+    return transitions.turns.change(principal.workspaceId, async () => {
+      const release = transitions.holds.take();
+      if (release) return held.submit(principal, manifest, row).finally(release);
+      const { statement, values } = insertStep(principal, manifest, row);
+      return startAndAcknowledge(jobFromRow((await statement(db, values))[0]), (start) => start());
+    });
+  }
+
+  /**
+   * The stepwise submit's steps after its row: the run started (`inTurn`), then the row made
+   * visible. The reconciler settles a row a crash leaves between them.
+   */
+  async function startAndAcknowledge(job: Job, inTurn: (start: () => Promise<void>) => Promise<void>): Promise<Job> {
     let handed: HandedStart | undefined;
     try {
-      await transitions.turns.change(principal.workspaceId, async () => {
+      await inTurn(async () => {
         handed = await startRun({ workflows, waitingPolls }, job, {
           spec: specOf(job),
           timings,
@@ -195,83 +198,6 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     }
     if (handed) handOver({ workflows, log }, job, handed);
     return job;
-  }
-
-  /**
-   * The hot path's submit (a workspace's own job, no quotas, no idempotency key) in one
-   * transaction: the row is inserted, the run started within the submit's turn while the
-   * transaction is held, and the row made visible and committed with its audit entry and event.
-   * No one else ever sees the row before its run exists, so nothing is left for the reconciler
-   * but two cases: a start whose outcome is unknown commits the row unacknowledged (the
-   * reconciler looks for its run, as for a stepwise submit), and a crash before the commit leaves
-   * a run without a row, which the reconciler's sweep of recent runs ends (`endRunsWithoutRows`).
-   * Managed jobs go stepwise: their credit gate locks the workspace's account until its commit.
-   * Key quotas and idempotency keys do too: a key's job ID may name a row a crash left. So does any
-   * submit while the instance holds as many transactions across Temporal calls as it may.
-   */
-  async function submitHeld(principal: Principal, manifest: Manifest): Promise<Job> {
-    const id = newId('job');
-    otel.trace.getActiveSpan()?.setAttribute('job.id', id);
-    const row: NewRow = { id, env: await sealEnv(dataKeys, principal.workspaceId, id, manifest.env), again: false };
-    // The transaction is held within the turn, which bounds how many connections submits hold.
-    return transitions.turns.change(principal.workspaceId, () =>
-      holding(db, insertStep(principal, manifest, row), async (inserted, held) => {
-        const job = jobFromRow(inserted[0]);
-        let handed: HandedStart | undefined;
-        try {
-          handed = await startRun({ workflows, waitingPolls }, job, {
-            spec: specOf(job),
-            timings,
-            attempt: 1,
-            version: 0,
-          });
-        } catch (err) {
-          if (err instanceof StartOutcomeUnknownError) {
-            log.warn({ jobId: id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');
-            await held.commit([]);
-          }
-          throw err;
-        }
-        const ack = transitions.acknowledgement(id, {
-          handed: handed && {
-            workspaceId: job.workspaceId,
-            assigned: handed.assigned,
-            alongside: handed.poll.alongside,
-          },
-        });
-        try {
-          ack.took(await held.commit(ack.steps, ack.riders));
-        } catch (err) {
-          handed?.poll.release();
-          endUncommitted(id, handed);
-          throw err;
-        }
-        if (handed) handOver({ workflows, log }, job, handed);
-        return job;
-      }),
-    );
-  }
-
-  /**
-   * A held submit whose commit failed after its run started: a run nobody can see unless the
-   * commit went through after all. Ended in the background once the row is known to be absent;
-   * a row that is there keeps its run (a hand-off's lease is withdrawn: its poll never heard);
-   * a database that cannot say leaves it to the reconciler's sweep.
-   */
-  function endUncommitted(jobId: string, handed: HandedStart | undefined): void {
-    void db('jobs')
-      .where({ id: jobId })
-      .first('id')
-      .then(async (row) => {
-        if (row) {
-          if (handed) withdrawInBackground(workflows, jobId, handed.leaseId, log);
-          return;
-        }
-        await workflows.terminate(jobId, RUN_WITHOUT_ROW);
-      })
-      .catch((err: unknown) =>
-        log.warn({ err: String(err), jobId }, 'submit: a run whose row did not commit is left to the reconciler'),
-      );
   }
 
   /**
@@ -330,27 +256,8 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     /** Removes expired idempotency keys (the reconciler's sweep). */
     sweepIdempotencyKeys: () => idempotencyKeys.sweep(),
 
-    /**
-     * Ends the open runs started in [from, to) that have no row: a held submit (`submitHeld`) cut
-     * between its run's start and its commit. Nobody was told of the job, so nothing is lost; a
-     * row that commits after its run was ended is settled as any run terminated in Temporal.
-     * `to` must lie further back than any held transaction can last (its start's call budget).
-     * `workspaceId` narrows the sweep to one workspace's runs. Answers how many it ended; throws
-     * when a page could not be read or settled, so the caller reads the same window again.
-     */
-    async endRunsWithoutRows(from: Date, to: Date, workspaceId?: string): Promise<number> {
-      let ended = 0;
-      for await (const ids of workflows.openStartedBetween(from, to, workspaceId)) {
-        const rows = await db('jobs').whereIn('id', ids).pluck('id');
-        const known = new Set(rows);
-        for (const id of ids.filter((i) => !known.has(i))) {
-          await workflows.terminate(id, RUN_WITHOUT_ROW);
-          ended++;
-        }
-      }
-      if (ended > 0) log.warn({ ended }, 'ended runs whose submit never committed');
-      return ended;
-    },
+    /** Ends the open runs started in [from, to) that have no row (src/jobs/held-submit.ts). */
+    endRunsWithoutRows: held.endRunsWithoutRows,
 
     /**
      * Settles rows whose submit was interrupted between its steps: a row whose workflow exists
