@@ -6,6 +6,16 @@ import { runPrepared } from './prepared-query';
 import type { TripRiders } from './trip-riders';
 
 const BEGIN: TripStep = { statement: { statementName: '', text: 'BEGIN' }, values: [] };
+/**
+ * Past this, PostgreSQL ends a held transaction's session itself: a process that hangs (rather
+ * than crashes, which ends the session at once) holds its rows' locks no longer. Longer than any
+ * call a transaction is held across (a Temporal call's budget is 10 s).
+ */
+const IDLE_LIMIT_MS = 60_000;
+const idleLimit = (ms: number): TripStep => ({
+  statement: { statementName: '', text: `SET LOCAL idle_in_transaction_session_timeout = ${Math.round(ms)}` },
+  values: [],
+});
 const COMMIT: TripStep = { statement: { statementName: '', text: 'COMMIT' }, values: [] };
 
 /** A transaction held open by `holding`: it ends with `commit`, or is rolled back. */
@@ -23,10 +33,17 @@ export interface Held {
  * while `fn` makes a call elsewhere (a job's run started in Temporal), so that what the call's
  * outcome decides commits with that statement: one transaction and one wait for the disk where
  * two would be. Rolled back when `fn` ends without committing, or throws. The connection is held
- * all the while, so callers bound how many hold one at once. No riders board the opening trip:
- * their locks would be held across the call.
+ * all the while, so callers bound how many hold one at once (`heldBudget`), and PostgreSQL ends
+ * the session of one left idle past `idleLimitMs`. No riders board the opening trip: their locks
+ * would be held across the call.
  */
-export function holding<T>(db: Knex, open: Step, fn: (rows: Rows, held: Held) => Promise<T>): Promise<T> {
+export function holding<T>(
+  db: Knex,
+  open: Step,
+  fn: (rows: Rows, held: Held) => Promise<T>,
+  o: { idleLimitMs?: number } = {},
+): Promise<T> {
+  const limit = idleLimit(o.idleLimitMs ?? IDLE_LIMIT_MS);
   return onConnection(db, async (connection, told) => {
     let ended = false;
     const rollback = async () => {
@@ -70,9 +87,10 @@ export function holding<T>(db: Knex, open: Step, fn: (rows: Rows, held: Held) =>
     try {
       told(open.statement.text, open.values);
       let rows: Rows;
-      if (parsedOn(connection, [open])) rows = (await tripOn(connection, [BEGIN, open]))[1];
+      if (parsedOn(connection, [open])) rows = (await tripOn(connection, [BEGIN, limit, open]))[2];
       else {
         await connection.query('BEGIN');
+        await connection.query(limit.statement.text);
         rows = await runPrepared(connection, open.statement.statementName, open.statement.text, open.values);
       }
       return await fn(rows, held);

@@ -36,8 +36,8 @@ async function oneTripsDuring(fn: () => Promise<void>): Promise<string[][]> {
               s.statement.statementName ||
               (/\brate_limits\b/.test(s.statement.text)
                 ? LEASE
-                : /^(BEGIN|COMMIT)$/.test(s.statement.text)
-                  ? s.statement.text
+                : /^(BEGIN|COMMIT|SET) ?/.test(s.statement.text)
+                  ? s.statement.text.split(' ')[0]
                   : '?'),
           )
           // Leases asked ahead of need ride whatever trip comes (src/db/trip-riders.ts).
@@ -240,10 +240,10 @@ async function keyRow(key: string) {
 }
 
 /**
- * A submit's insert, opening its transaction; the handed-off job's acknowledgement, its assignment
+ * A submit's insert, opening its transaction (with its idle limit); the handed-off job's acknowledgement, its assignment
  * and its node's stop list, committing it; an attempt's end and its usage entry.
  */
-const OPENED = ['BEGIN', 'job_insert'];
+const OPENED = ['BEGIN', 'SET', 'job_insert'];
 const HANDED = ['job_create_handed', 'job_projection', 'node_stops', 'COMMIT'];
 const ENDED = ['job_projection', 'usage_attempt_end'];
 const LEASE = 'rate-limit lease';
