@@ -106,10 +106,10 @@ export function createHeldSubmits({
     submit,
 
     /**
-     * Ends the open runs started in [from, to) that have no row: a held submit (`submitHeld`) cut
+     * Ends the open runs started in [from, to) that have no row: a held submit (`submit`) cut
      * between its run's start and its commit. Nobody was told of the job, so nothing is lost; a
      * row that commits after its run was ended is settled as any run terminated in Temporal.
-     * `to` must lie further back than any held transaction can last (its start's call budget).
+     * `to` must lie further back than any held transaction can last (its idle limit).
      * `workspaceId` narrows the sweep to one workspace's runs. Answers how many it ended; throws
      * when a page could not be read or settled, so the caller reads the same window again.
      */

@@ -7,8 +7,11 @@ import type { Transitions } from './transitions';
 const SETTLE_MS = 30_000;
 /** How far back the first sweep looks for closed runs: a restart's worth of crash windows. */
 const FIRST_LOOKBACK_MS = 10 * 60_000;
-/** Past this, a run's held submit has committed or never will (its start's call budget is 10 s). */
-const UNCOMMITTED_AFTER_MS = 60_000;
+/**
+ * Past this, a run's held submit has committed or never will: its start's call budget is 10 s,
+ * and PostgreSQL ends a held transaction idle for a minute (src/db/held-transaction.ts).
+ */
+const UNCOMMITTED_AFTER_MS = 120_000;
 /** Reservations that ran out are freed and announced this many times a sweep interval (5 s at 30 s). */
 const RESERVATION_PASSES_PER_SWEEP = 6;
 
