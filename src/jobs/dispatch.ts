@@ -65,28 +65,29 @@ export async function claimSome(
   o: ClaimOptions,
   batch: Batch = { limit: 1 },
 ): Promise<Assignment[]> {
-  const sent: Array<Promise<unknown>> = [];
+  const c: Claim = { db, transitions, agent, skip, o, batch, sent: [] };
   try {
-    return await claimBatch(db, transitions, agent, skip, o, batch, sent);
+    return await claimBatch(c);
   } finally {
-    if (batch.settled) void Promise.allSettled(sent).then(batch.settled);
+    if (batch.settled) void Promise.allSettled(c.sent).then(batch.settled);
   }
 }
 
-async function claimBatch(
-  db: Knex,
-  transitions: Transitions,
-  agent: ClaimingAgent,
-  skip: string[],
-  o: ClaimOptions,
-  batch: Batch,
-  sent: Array<Promise<unknown>>,
-): Promise<Assignment[]> {
+/** One claim's parts: whose it is, what it skips, and the Updates it sent (their settling included). */
+interface Claim {
+  db: Knex;
+  transitions: Transitions;
+  agent: ClaimingAgent;
+  skip: string[];
+  o: ClaimOptions;
+  batch: Batch;
+  sent: Array<Promise<unknown>>;
+}
+
+async function claimBatch(c: Claim): Promise<Assignment[]> {
   for (;;) {
-    const release = holdsItsReservation(agent) ? transitions.holds.take() : undefined;
-    const round = release
-      ? await heldRound(db, transitions, agent, skip, o, batch, sent).finally(release)
-      : await stepwiseRound(db, transitions, agent, skip, o, batch, sent);
+    const release = holdsItsReservation(c.agent) ? c.transitions.holds.take() : undefined;
+    const round = release ? await heldRound(c).finally(release) : await stepwiseRound(c);
     if (round.reserved === 0) return [];
     if (round.taken.length > 0) return round.taken.map(({ assignment }) => assignment);
     if (round.failure !== undefined) throw round.failure;
@@ -109,16 +110,9 @@ interface Round {
 }
 
 /** The rows reserved in a statement of their own, then their assignments written in another transaction. */
-async function stepwiseRound(
-  db: Knex,
-  transitions: Transitions,
-  agent: ClaimingAgent,
-  skip: string[],
-  o: ClaimOptions,
-  { limit, held, alongside }: Batch,
-  sent: Array<Promise<unknown>>,
-): Promise<Round> {
-  const rows = await reserve(db, agent, skip, o.reservationSeconds, limit);
+async function stepwiseRound(c: Claim): Promise<Round> {
+  const { db, transitions, agent, skip, o, batch } = c;
+  const rows = await reserve(db, agent, skip, o.reservationSeconds, batch.limit);
   if (rows.length === 0) return { reserved: 0, taken: [] };
   const open: typeof rows = [];
   for (const row of rows) {
@@ -134,9 +128,9 @@ async function stepwiseRound(
         );
     } else open.push(row);
   }
-  const r = sortOut(await askRuns(db, transitions, agent, open, o, held, sent, skip), o);
-  for (const row of r.refused) await passOver(db, transitions, agent, row, skip);
-  if (r.taken.length > 0) await transitions.written(r.taken, alongside?.());
+  const r = sortOut(await askRuns(c, open), o);
+  for (const row of r.refused) await passOver(c, row);
+  if (r.taken.length > 0) await transitions.written(r.taken, batch.alongside?.());
   return { reserved: rows.length, taken: r.taken, failure: r.failure };
 }
 
@@ -145,21 +139,14 @@ async function stepwiseRound(
  * committed with their assignments in one round trip. Refused rows are repaired only after the
  * commit: the repair writes rows this transaction holds locked.
  */
-async function heldRound(
-  db: Knex,
-  transitions: Transitions,
-  agent: ClaimingAgent,
-  skip: string[],
-  o: ClaimOptions,
-  { limit, held, alongside }: Batch,
-  sent: Array<Promise<unknown>>,
-): Promise<Round> {
-  const step = reservationStep(agent, skip, o.reservationSeconds, limit);
+async function heldRound(c: Claim): Promise<Round> {
+  const { db, transitions, agent, skip, o, batch } = c;
+  const step = reservationStep(agent, skip, o.reservationSeconds, batch.limit);
   const { r, reserved } = await holding(db, step, async (found, tx) => {
     const rows = bestFirst(found as ReservedRow[]);
     if (rows.length === 0) return { r: undefined, reserved: 0 };
-    const r = sortOut(await askRuns(db, transitions, agent, rows, o, held, sent, skip), o);
-    const writes = r.taken.length > 0 ? transitions.assignmentWrites(r.taken, alongside?.()) : undefined;
+    const r = sortOut(await askRuns(c, rows), o);
+    const writes = r.taken.length > 0 ? transitions.assignmentWrites(r.taken, batch.alongside?.()) : undefined;
     try {
       const results = await tx.commit(writes?.steps ?? [], writes?.riders);
       writes?.took(results);
@@ -173,7 +160,7 @@ async function heldRound(
     return { r, reserved: rows.length };
   });
   if (!r) return { reserved, taken: [] };
-  for (const row of r.refused) await passOver(db, transitions, agent, row, skip);
+  for (const row of r.refused) await passOver(c, row);
   return { reserved, taken: r.taken, failure: r.failure };
 }
 
@@ -182,18 +169,10 @@ async function heldRound(
  * once `held` resolves after the first job was taken. One still under way then is undefined, and
  * settled when it answers: written, then withdrawn, nobody being told of it; or passed over.
  */
-async function askRuns(
-  db: Knex,
-  transitions: Transitions,
-  agent: ClaimingAgent,
-  rows: ReservedRow[],
-  o: ClaimOptions,
-  held: Batch['held'],
-  sent: Array<Promise<unknown>>,
-  skip: string[],
-): Promise<Array<[ReservedRow, Outcome | undefined]>> {
-  const outcomes = rows.map((row) => outcomeOf(handOut(transitions, agent, row)));
-  const now = await untilAllOrHeld(outcomes, held);
+async function askRuns(c: Claim, rows: ReservedRow[]): Promise<Array<[ReservedRow, Outcome | undefined]>> {
+  const { transitions, o, sent } = c;
+  const outcomes = rows.map((row) => outcomeOf(handOut(transitions, c.agent, row)));
+  const now = await untilAllOrHeld(outcomes, c.batch.held);
   rows.forEach((row, i) => {
     if (now[i]) return;
     sent.push(
@@ -203,7 +182,7 @@ async function askRuns(
           await transitions.written([later.handing]);
           withdrawInBackground(o.workflows, row.id, later.handing.assignment.leaseId, o.log);
         } else if (later.failed) withdrawInBackground(o.workflows, row.id, later.failed.leaseId, o.log);
-        else await passOver(db, transitions, agent, row, skip);
+        else await passOver(c, row);
       }),
     );
   });
@@ -229,16 +208,10 @@ function sortOut(outcomes: Array<[ReservedRow, Outcome | undefined]>, o: ClaimOp
 }
 
 /** A row whose run refused it (cancelled meanwhile): repaired, skipped by this poll, and let go. */
-async function passOver(
-  db: Knex,
-  transitions: Transitions,
-  agent: ClaimingAgent,
-  row: ReservedRow,
-  skip: string[],
-): Promise<void> {
-  await transitions.passOver(row.id, row.workspace_id);
-  skip.push(row.id);
-  await releaseReservation(db, row.id, agent.id).catch(() => undefined);
+async function passOver(c: Claim, row: ReservedRow): Promise<void> {
+  await c.transitions.passOver(row.id, row.workspace_id);
+  c.skip.push(row.id);
+  await releaseReservation(c.db, row.id, c.agent.id).catch(() => undefined);
 }
 
 /** How a claim takes its jobs. */

@@ -10,7 +10,7 @@ import { type NewRow, insertStep } from './new-row';
 import { type Job, jobFromRow } from './record';
 import type { Manifest } from './schemas';
 import type { Transitions } from './transitions';
-import { specOf } from './run-input';
+import { firstRunOf } from './run-input';
 
 /** Why a run is ended: its submit's transaction never committed, so no one knows the job. */
 const RUN_WITHOUT_ROW = 'its submit was never committed: no job row, nobody can see it';
@@ -48,12 +48,7 @@ export function createHeldSubmits({
       const job = jobFromRow(inserted[0]);
       let handed: HandedStart | undefined;
       try {
-        handed = await startRun({ workflows, waitingPolls }, job, {
-          spec: specOf(job),
-          timings,
-          attempt: 1,
-          version: 0,
-        });
+        handed = await startRun({ workflows, waitingPolls }, job, firstRunOf(job, timings));
       } catch (err) {
         if (err instanceof StartOutcomeUnknownError) {
           log.warn({ jobId: id }, 'submit: the workflow start is unconfirmed; the reconciler will settle the row');

@@ -1,5 +1,5 @@
 import type { ApiConfig } from '../config';
-import type { JobSpec, JobTimings } from '../../workflows/definitions';
+import type { JobSpec, JobTimings, JobWorkflowInput } from '../../workflows/definitions';
 import type { Job } from './record';
 
 /** The durations a job's run is started with. */
@@ -20,4 +20,12 @@ export const specOf = (job: Job): JobSpec => ({
   timeoutSeconds: job.timeoutSeconds,
   retry: job.retry,
   createdAt: job.createdAt,
+});
+
+/** A submitted job's first run, as its submit starts it. */
+export const firstRunOf = (job: Job, timings: JobTimings): JobWorkflowInput => ({
+  spec: specOf(job),
+  timings,
+  attempt: 1,
+  version: 0,
 });

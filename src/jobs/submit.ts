@@ -15,7 +15,7 @@ import { JOB_COLUMNS, type Job, jobFromRow } from './record';
 import { type NewRow, insertStep, rowInsert } from './new-row';
 import { type HandedStart, type WaitingPolls, abandonHandOff, handOver, startRun } from './hand-off';
 import { createHeldSubmits } from './held-submit';
-import { specOf, timingsOf } from './run-input';
+import { firstRunOf, timingsOf } from './run-input';
 import type { Manifest } from './schemas';
 import type { Transitions } from './transitions';
 
@@ -149,12 +149,7 @@ export function createSubmits({ db, dataKeys, workflows, transitions, config, lo
     let handed: HandedStart | undefined;
     try {
       await inTurn(async () => {
-        handed = await startRun({ workflows, waitingPolls }, job, {
-          spec: specOf(job),
-          timings,
-          attempt: 1,
-          version: 0,
-        });
+        handed = await startRun({ workflows, waitingPolls }, job, firstRunOf(job, timings));
       });
     } catch (err) {
       // The workflow may exist after all: the reconciler looks and then starts or removes the row.

@@ -1,9 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { type AuditEntry, appendAudit, auditInsertFromPending } from '../audit/log';
-import { notifyQueuedSql } from '../db/channels';
-import { positional, prepared } from '../db/prepared';
-import { createdEventInsert, newEventId } from './outbox';
+import { type AuditEntry, appendAudit } from '../audit/log';
 import { AppError, invalidState, notAssigned } from '../shared/errors';
 import { type JobWorkflowClient, RunTerminatedError, WorkflowClosedError } from '../temporal/job-workflow-client';
 import {
@@ -13,43 +10,14 @@ import {
   type Transition,
   queuedSnapshot,
 } from '../../workflows/definitions';
-import { applyProjection, projectionWrite } from './projection';
-import { type RideAlong, type Rows, type Step, inOneTrip } from '../db/one-trip';
+import { applyProjection } from './projection';
+import { inOneTrip } from '../db/one-trip';
 import { heldBudget } from '../db/held-transaction';
+import { type Handed, createAnswerWrites } from './answer-writes';
 import type { TripRiders } from '../db/trip-riders';
 import { createTurns } from './turns';
 import { createRowRepairs } from './row-repairs';
 import type { ApiConfig } from '../config';
-
-const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
-const CREATED_EVENT = createdEventInsert('started');
-/** Makes a submitted job visible; `notify`: its NOTIFY wakes the polls able to take it. */
-const createStatementOf = (name: string, notify: boolean) =>
-  prepared<{ marked: string; present: boolean }>(
-    name,
-    positional(`WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
-                          RETURNING *, id AS target_id, submitted_by AS pending),
-         audited AS (${AUDIT_SUBMIT}),
-         created AS (${CREATED_EVENT}),
-         n AS (SELECT ${notify ? notifyQueuedSql('started') : 'NULL'} FROM started)
-         SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`),
-  );
-const createStatement = createStatementOf('job_create', true);
-/** For a job handed to a waiting poll with its start: no other poll is to be woken for it. */
-const createHandedStatement = createStatementOf('job_create_handed', false);
-
-/** A job handed to a waiting poll with its run's start: its assignment, written with its acknowledgement. */
-export interface Handed {
-  workspaceId: string;
-  assigned: Transition;
-  alongside?: RideAlong;
-}
-
-const createdOutcome = (rows: Rows): 'marked' | 'already' | 'gone' =>
-  Number(rows[0].marked) > 0 ? 'marked' : rows[0].present ? 'already' : 'gone';
-
-/** Makes the rest of its transaction's commit wait for the WAL's flush, whatever set it off before. */
-const waitForTheDisk = prepared('commit_waits_for_disk', `SELECT set_config('synchronous_commit', 'on', true)`);
 
 /** Who asked for a change: its audit entry's actor and origin. */
 export type ChangeBy = Pick<AuditEntry, 'actor' | 'origin'>;
@@ -108,84 +76,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
   const repairs = createRowRepairs({ db, workflows, log, silentAttempts, write, writeAudited });
   const { repair, endTerminated } = repairs;
 
-  /**
-   * The statements that write assignments the runs have made, one statement each, and what the
-   * poll's answer reads (`alongside`) after them; `took` hands each its rows. Their commit does
-   * not wait for the WAL's flush (see docs/architecture.md, what waits for the disk), so the
-   * agent's next call finds its lease in the row.
-   */
-  function assignmentWrites(
-    assigned: Array<{ workspaceId: string; t: Transition }>,
-    alongside?: RideAlong,
-  ): { steps: Step[]; riders?: TripRiders; took(results: Rows[]): void } {
-    // Rows locked in the order of their IDs: two batches never wait on each other in a cycle.
-    const sorted = [...assigned].sort((a, b) => (a.t.snapshot.jobId < b.t.snapshot.jobId ? -1 : 1));
-    // An attempt end (none is expected here) carries a usage entry: that waits for the disk.
-    const durable = sorted.some(({ t }) => t.ends.length > 0);
-    const writes = sorted.map(({ workspaceId, t }) =>
-      projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable }),
-    );
-    // Its transaction may have turned the wait off before (a claim's reservation, src/jobs/dispatch.ts).
-    const steps = [...(durable ? [{ statement: waitForTheDisk, values: [] }] : []), ...writes.flatMap((w) => w.steps)];
-    return {
-      steps: alongside ? [...steps, alongside.step] : steps,
-      riders,
-      took(results) {
-        let at = durable ? 1 : 0;
-        for (const w of writes) {
-          w.written(results.slice(at, at + w.steps.length));
-          at += w.steps.length;
-        }
-        alongside?.took(results[at]);
-      },
-    };
-  }
-
-  /**
-   * Writes assignments the runs have made, then lets them be answered: all in one transaction and
-   * round trip (a claim in batches hands out several). A write that fails is answered all the
-   * same: the runs decided, and the reconciler levels the rows behind them (`alongside` then has
-   * nothing).
-   */
-  async function commitBeforeAnswer(
-    assigned: Array<{ workspaceId: string; t: Transition }>,
-    alongside?: RideAlong,
-  ): Promise<void> {
-    const w = assignmentWrites(assigned, alongside);
-    try {
-      w.took(await inOneTrip(db, w.steps, riders));
-    } catch (err) {
-      log.warn(
-        { err: String(err), jobIds: assigned.map(({ t }) => t.snapshot.jobId) },
-        'transition answered, its read-model write failed; the reconciler repairs the row',
-      );
-    }
-  }
-
-  /** The statements that make a job visible (`create`), and what their rows say. */
-  function acknowledgement(
-    jobId: string,
-    o: { handed?: Handed } = {},
-  ): { steps: Step[]; riders?: TripRiders; took(results: Rows[]): 'marked' | 'already' | 'gone' } {
-    const values = [jobId, newEventId(), jobId];
-    if (!o.handed) {
-      return { steps: [{ statement: createStatement, values }], riders, took: ([rows]) => createdOutcome(rows) };
-    }
-    // A job handed to a waiting poll at its start: the assignment its run made is written in the
-    // same transaction and round trip, before the poll is answered. The acknowledgement waits for
-    // the disk, so that write does too.
-    const { workspaceId, assigned: t, alongside } = o.handed;
-    const write = projectionWrite({ snapshot: t.snapshot, workspaceId, attemptEnds: t.ends }, { durable: true });
-    return {
-      steps: [{ statement: createHandedStatement, values }, ...write.steps, ...(alongside ? [alongside.step] : [])],
-      riders,
-      took: ([created, ...rest]) => {
-        write.written(rest.slice(0, write.steps.length));
-        if (alongside) alongside.took(rest[write.steps.length]);
-        return createdOutcome(created);
-      },
-    };
-  }
+  const answers = createAnswerWrites({ db, log, riders });
 
   return {
     /** Who goes first among this instance's Temporal calls (submits take their turn with `turns.change`). */
@@ -205,12 +96,12 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
      * means no row is left to mark.
      */
     async create(jobId: string, o: { handed?: Handed } = {}): Promise<'marked' | 'already' | 'gone'> {
-      const ack = acknowledgement(jobId, o);
+      const ack = answers.acknowledgement(jobId, o);
       return ack.took(await inOneTrip(db, ack.steps, ack.riders));
     },
 
     /** `create`'s statements, for a submit that commits them in a transaction it holds (src/jobs/submit.ts). */
-    acknowledgement,
+    acknowledgement: answers.acknowledgement,
 
     /**
      * Asks a reserved job's run to hand it to an agent; `written` must follow before the agent is
@@ -239,10 +130,10 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
      * Writes the assignments `assign` returned, together, before their agents are answered, with
      * what the poll's answer reads (`alongside`) in the same trip.
      */
-    written: commitBeforeAnswer,
+    written: answers.written,
 
     /** `written`'s statements, for a claim that commits them in the transaction that reserved the rows (src/jobs/dispatch.ts). */
-    assignmentWrites,
+    assignmentWrites: answers.assignmentWrites,
 
     /**
      * Applies an agent's terminal report and returns the written row (undefined when it was

@@ -1,12 +1,12 @@
+import { suiteWorkflows } from '../support/jobs-service';
 import assert from 'node:assert/strict';
 import { claimsRun } from '../../src/metrics/registry';
 import { waitFor } from '../support/agents';
 import { quietLog, testEnv } from '../support/env';
-import { knowSuiteJob, suiteClient } from '../support/temporal-client';
+import { suiteClient } from '../support/temporal-client';
 import { silentAttempts } from '../../src/agents/liveness';
 import { claimSome } from '../../src/jobs/dispatch';
 import { createTransitions } from '../../src/jobs/transitions';
-import { createJobWorkflowClient } from '../../src/temporal/job-workflow-client';
 import { newWorkspace, ok, registerNode, resultOf, submit } from '../support/http';
 import { temporalCli } from '../support/temporal-cli';
 
@@ -127,12 +127,7 @@ describe('a poll for several queued jobs', function () {
     const { key, workspaceId } = await newWorkspace();
     const { config } = testEnv();
     const client = await suiteClient();
-    const real = createJobWorkflowClient(client, {
-      taskQueue: config.temporal.taskQueue,
-      retryAfterSeconds: 1,
-      eager: false,
-      knowJob: knowSuiteJob,
-    });
+    const real = suiteWorkflows(client);
     // What another connection reads of each row while its run is asked to assign it.
     const seen: Array<string | null> = [];
     const workflows: typeof real = Object.create(real, {

@@ -1,65 +1,35 @@
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
-import { suiteClient, knowSuiteJob } from '../support/temporal-client';
-import { suiteDataKeys } from '../support/data-keys';
-import type { DataKeys } from '../../src/crypto/data-keys';
-import type { Principal } from '../../src/auth/principal';
-import { silentAttempts } from '../../src/agents/liveness';
-import { createTransitions } from '../../src/jobs/transitions';
-import { createJobsService } from '../../src/jobs/service';
+import { type Client, Connection } from '@temporalio/client';
+import { suiteClient } from '../support/temporal-client';
+import { jobsServiceOn, memberOf, withStart } from '../support/jobs-service';
 import { ManifestSchema } from '../../src/jobs/schemas';
-import { specOf, timingsOf } from '../../src/jobs/submit';
+import { firstRunOf, timingsOf } from '../../src/jobs/run-input';
 import { newId } from '../../src/shared/ids';
-import { createJobWorkflowClient, workflowIdOf } from '../../src/temporal/job-workflow-client';
+import { workflowIdOf } from '../../src/temporal/job-workflow-client';
 import { waitFor } from '../support/agents';
-import { OUR_SESSIONS, quietLog, testEnv } from '../support/env';
+import { OUR_SESSIONS, testEnv } from '../support/env';
 import { newWorkspace, pollOne, registerNode } from '../support/http';
 
 // A workspace's own job without quotas or an idempotency key is submitted in one transaction,
-// held open while its run starts (src/jobs/submit.ts, submitHeld).
+// held open while its run starts (src/jobs/held-submit.ts).
 describe('a submit in one transaction', () => {
   let connection: Connection;
   let real: Client;
-  let dataKeys: DataKeys;
   before(async () => {
-    dataKeys = await suiteDataKeys();
     connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     real = await suiteClient(connection);
   });
   after(() => connection.close());
 
   /** The jobs service over the real Temporal client, with `meanwhile` run once the run has started. */
-  function jobsWith(meanwhile: (workflowId: string) => Promise<void>) {
-    const workflow = Object.create(real.workflow, {
-      start: {
-        value: async (...args: Parameters<Client['workflow']['start']>) => {
-          const handle = await real.workflow.start(...args);
-          await meanwhile(args[1].workflowId);
-          return handle;
-        },
-      },
-    });
-    const client = Object.create(real, { workflow: { value: workflow } }) as Client;
-    const { config, db } = testEnv();
-    const workflows = createJobWorkflowClient(client, {
-      taskQueue: config.temporal.taskQueue,
-      retryAfterSeconds: 1,
-      eager: false,
-      knowJob: knowSuiteJob,
-    });
-    const transitions = createTransitions({ db, workflows, config, log: quietLog, silentAttempts });
-    return { workflows, jobs: createJobsService({ db, dataKeys, workflows, transitions, config, log: quietLog }) };
-  }
-
-  const principalOf = (workspaceId: string): Principal => ({
-    workspaceId,
-    kind: 'user',
-    credential: 'api_key',
-    role: 'member',
-    actor: { type: 'key', id: 'key_test' },
-    rateSubject: `ws:${workspaceId}`,
-    credentialId: 'test',
-  });
+  const jobsWith = (meanwhile: (workflowId: string) => Promise<void>) =>
+    jobsServiceOn(
+      withStart(real, async (...args) => {
+        const handle = await real.workflow.start(...args);
+        await meanwhile(args[1].workflowId);
+        return handle;
+      }),
+    );
   const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo held' });
   const statusOf = (jobId: string) =>
     real.workflow
@@ -73,10 +43,10 @@ describe('a submit in one transaction', () => {
   it('nobody sees the row while its run starts; the row and its audit entry commit in one transaction', async () => {
     const { key, workspaceId } = await newWorkspace();
     const seen: unknown[] = [];
-    const { jobs } = jobsWith(async (id) => {
+    const { jobs } = await jobsWith(async (id) => {
       seen.push(await testEnv().db('jobs').where({ id }).first('id'));
     });
-    const job = await jobs.submit(principalOf(workspaceId), manifest);
+    const job = await jobs.submit(memberOf(workspaceId), manifest);
     assert.deepEqual(seen, [undefined], 'the row is not there for others before its run exists');
     const { db } = testEnv();
     const row = await db('jobs').where({ id: job.id }).first(db.raw('xmin::text AS xid'), 'workflow_started');
@@ -94,7 +64,7 @@ describe('a submit in one transaction', () => {
   it('a commit lost after the run started: the submit fails, no row is left, and the run is ended', async () => {
     const { workspaceId } = await newWorkspace();
     let jobId = '';
-    const { jobs } = jobsWith(async (id) => {
+    const { jobs } = await jobsWith(async (id) => {
       jobId = id;
       // The held transaction's connection dies (as with its database's restart) before the commit.
       const { rows } = await testEnv().db.raw(
@@ -106,23 +76,23 @@ describe('a submit in one transaction', () => {
         [true],
       );
     });
-    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest));
+    await assert.rejects(jobs.submit(memberOf(workspaceId), manifest));
     assert.equal(await testEnv().db('jobs').where({ workspace_id: workspaceId }).first('id'), undefined);
     await waitFor('the run nobody can see to be ended', async () => (await statusOf(jobId)) === 'TERMINATED');
     // The pool let the dead connection go: the next submit goes through.
-    const { jobs: healthy } = jobsWith(async () => undefined);
-    const next = await healthy.submit(principalOf(workspaceId), manifest);
+    const { jobs: healthy } = await jobsWith(async () => undefined);
+    const next = await healthy.submit(memberOf(workspaceId), manifest);
     assert.equal((await testEnv().db('jobs').where({ id: next.id }).first('state')).state, 'QUEUED');
   });
 
   it("a run whose submit never committed (its API crashed first) is ended by the reconciler's sweep; one with its row is not", async () => {
     const { workspaceId } = await newWorkspace();
-    const { jobs, workflows } = jobsWith(async () => undefined);
+    const { jobs, workflows } = await jobsWith(async () => undefined);
     const from = new Date(Date.now() - 1000);
-    const kept = await jobs.submit(principalOf(workspaceId), manifest);
+    const kept = await jobs.submit(memberOf(workspaceId), manifest);
     // What a crash between the start and the commit leaves: the run, and no row.
     const orphan = { ...kept, id: newId('job') };
-    await workflows.start({ spec: specOf(orphan), timings: timingsOf(testEnv().config), attempt: 1, version: 0 });
+    await workflows.start(firstRunOf(orphan, timingsOf(testEnv().config)));
     const to = new Date(Date.now() + 1000);
     // Visibility lists a new run a moment after its start.
     await waitFor(

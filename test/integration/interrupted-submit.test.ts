@@ -3,23 +3,14 @@ import { startServiceProcess } from '../../src/runtime/service-process';
 import { waitFor } from '../support/agents';
 import { quietLog, reconcileWorkspace, testEnv } from '../support/env';
 import { newWorkspace, pollOne, registerNode, retrieve } from '../support/http';
-import type { Principal } from '../../src/auth/principal';
+import { memberOf } from '../support/jobs-service';
 import { ManifestSchema } from '../../src/jobs/schemas';
 
 describe('a crash of the API between the steps of a submit', () => {
   it('neither loses an acknowledged job nor runs an unacknowledged one', async () => {
     const { key, workspaceId } = await newWorkspace();
     const jobs = testEnv().service.services!.jobs;
-    const principal: Principal = {
-      workspaceId,
-      kind: 'user',
-      credential: 'api_key',
-      keyId: 'key_test',
-      role: 'member',
-      actor: { type: 'key', id: 'key_test' },
-      rateSubject: `ws:${workspaceId}`,
-      credentialId: 'key_test',
-    };
+    const principal = memberOf(workspaceId);
     const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo interrupted' });
 
     // Crash after the row, before the workflow: never acknowledged, so it must never run.
@@ -48,16 +39,7 @@ describe('a crash of the API between the steps of a submit', () => {
   it('is settled by the periodic reconciler of a running API, on its own', async () => {
     const { workspaceId } = await newWorkspace();
     const jobs = testEnv().service.services!.jobs;
-    const principal: Principal = {
-      workspaceId,
-      kind: 'user',
-      credential: 'api_key',
-      keyId: 'key_test',
-      role: 'member',
-      actor: { type: 'key', id: 'key_test' },
-      rateSubject: `ws:${workspaceId}`,
-      credentialId: 'key_test',
-    };
+    const principal = memberOf(workspaceId);
     const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo settled' });
     const orphan = await jobs.insertUnstarted(principal, manifest);
     const acknowledged = await jobs.submit(principal, manifest);

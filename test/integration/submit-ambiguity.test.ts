@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { knowSuiteJob, suiteClient } from '../support/temporal-client';
-import type { DataKeys } from '../../src/crypto/data-keys';
-import { suiteDataKeys } from '../support/data-keys';
-import { Client, Connection, ServiceError } from '@temporalio/client';
-import type { Principal } from '../../src/auth/principal';
-import { silentAttempts } from '../../src/agents/liveness';
-import { createTransitions } from '../../src/jobs/transitions';
-import { createJobsService } from '../../src/jobs/service';
+import { suiteClient } from '../support/temporal-client';
+import { jobsServiceOn, memberOf, withStart } from '../support/jobs-service';
+import { type Client, Connection, ServiceError } from '@temporalio/client';
 import { ManifestSchema } from '../../src/jobs/schemas';
-import { createJobWorkflowClient, workflowIdOf } from '../../src/temporal/job-workflow-client';
+import { workflowIdOf } from '../../src/temporal/job-workflow-client';
 import { AppError } from '../../src/shared/errors';
 import { newId } from '../../src/shared/ids';
-import { quietLog, reconcileWorkspace, testEnv } from '../support/env';
+import { reconcileWorkspace, testEnv } from '../support/env';
 import { newWorkspace, pollOne, registerNode, resultOf, ok, retrieve } from '../support/http';
 
 /** A gRPC failure as the Temporal client reports it. */
@@ -26,9 +21,7 @@ type Fault = { when: 'before' | 'after'; error: () => Error; meanwhile?: (workfl
 describe('submit across an ambiguous Temporal error', () => {
   let connection: Connection;
   let real: Client;
-  let dataKeys: DataKeys;
   before(async () => {
-    dataKeys = await suiteDataKeys();
     connection = await Connection.connect({ address: testEnv().config.temporal.address! });
     real = await suiteClient(connection);
   });
@@ -38,45 +31,19 @@ describe('submit across an ambiguous Temporal error', () => {
    * The jobs service over the real Temporal client, with one fault injected into the start call:
    * thrown before the start reaches the server, or after it was applied there.
    */
-  function jobsWith(fault: Fault) {
-    const workflow = Object.create(real.workflow, {
-      start: {
-        value: async (...args: Parameters<Client['workflow']['start']>) => {
+  const jobsWith = async (fault: Fault) =>
+    (
+      await jobsServiceOn(
+        withStart(real, async (...args) => {
           if (fault.when === 'after') {
             await real.workflow.start(...args);
             await fault.meanwhile?.(args[1].workflowId);
           }
           throw fault.error();
-        },
-      },
-    });
-    const client = Object.create(real, { workflow: { value: workflow } }) as Client;
-    const { config } = testEnv();
-    const workflows = createJobWorkflowClient(client, {
-      taskQueue: config.temporal.taskQueue,
-      retryAfterSeconds: 1,
-      eager: false,
-      knowJob: knowSuiteJob,
-    });
-    return createJobsService({
-      db: testEnv().db,
-      dataKeys,
-      workflows,
-      transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }),
-      config,
-      log: quietLog,
-    });
-  }
+        }),
+      )
+    ).jobs;
 
-  const principalOf = (workspaceId: string): Principal => ({
-    workspaceId,
-    kind: 'user',
-    credential: 'api_key',
-    role: 'member',
-    actor: { type: 'key', id: 'key_test' },
-    rateSubject: `ws:${workspaceId}`,
-    credentialId: 'test',
-  });
   const manifest = ManifestSchema.parse({ type: 'COMMAND', command: 'echo ambiguous' });
   const rowsOf = (workspaceId: string) =>
     testEnv().db('jobs').where({ workspace_id: workspaceId }).select('id', 'workflow_started');
@@ -91,9 +58,9 @@ describe('submit across an ambiguous Temporal error', () => {
 
   it('a deadline after the start applied keeps the row for the reconciler, which makes it visible; it runs once', async () => {
     const { key, workspaceId } = await newWorkspace();
-    const jobs = jobsWith({ when: 'after', error: () => grpcError(DEADLINE_EXCEEDED, 'deadline exceeded') });
+    const jobs = await jobsWith({ when: 'after', error: () => grpcError(DEADLINE_EXCEEDED, 'deadline exceeded') });
     await assert.rejects(
-      jobs.submit(principalOf(workspaceId), manifest),
+      jobs.submit(memberOf(workspaceId), manifest),
       (e: AppError) => e.code === 'dependency.unavailable',
     );
     const [row] = await rowsOf(workspaceId);
@@ -111,9 +78,9 @@ describe('submit across an ambiguous Temporal error', () => {
 
   it('unavailable before the start reached the server: the reconciler finds no workflow and removes the row', async () => {
     const { workspaceId } = await newWorkspace();
-    const jobs = jobsWith({ when: 'before', error: () => grpcError(UNAVAILABLE, 'unavailable') });
+    const jobs = await jobsWith({ when: 'before', error: () => grpcError(UNAVAILABLE, 'unavailable') });
     await assert.rejects(
-      jobs.submit(principalOf(workspaceId), manifest),
+      jobs.submit(memberOf(workspaceId), manifest),
       (e: AppError) => e.code === 'dependency.unavailable',
     );
     const [row] = await rowsOf(workspaceId);
@@ -125,44 +92,26 @@ describe('submit across an ambiguous Temporal error', () => {
 
   it('a definite refusal takes the row back at once', async () => {
     const { workspaceId } = await newWorkspace();
-    const jobs = jobsWith({ when: 'before', error: () => grpcError(INVALID_ARGUMENT, 'invalid argument') });
-    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest));
+    const jobs = await jobsWith({ when: 'before', error: () => grpcError(INVALID_ARGUMENT, 'invalid argument') });
+    await assert.rejects(jobs.submit(memberOf(workspaceId), manifest));
     assert.deepEqual(await rowsOf(workspaceId), []);
   });
 
   it('a stepwise submit whose row the reconciler removed while the start was slow: the new run is terminated and the submit fails', async () => {
     const { workspaceId } = await newWorkspace();
     let jobId = '';
-    const workflow = Object.create(real.workflow, {
-      start: {
-        value: async (...args: Parameters<Client['workflow']['start']>) => {
-          jobId = args[1].workflowId.replace(/^job-/, '');
-          // The reconciler's view while the start is in flight: no workflow yet, so the row goes.
-          await testEnv().db('jobs').where({ id: jobId, workflow_started: false }).delete();
-          return real.workflow.start(...args);
-        },
-      },
-    });
-    const client = Object.create(real, { workflow: { value: workflow } }) as Client;
-    const { config } = testEnv();
-    const workflows = createJobWorkflowClient(client, {
-      taskQueue: config.temporal.taskQueue,
-      retryAfterSeconds: 1,
-      eager: false,
-      knowJob: knowSuiteJob,
-    });
-    const jobs = createJobsService({
-      db: testEnv().db,
-      dataKeys,
-      workflows,
-      transitions: createTransitions({ db: testEnv().db, workflows, config, log: quietLog, silentAttempts }),
-      config,
-      log: quietLog,
-    });
+    const { jobs } = await jobsServiceOn(
+      withStart(real, async (...args) => {
+        jobId = args[1].workflowId.replace(/^job-/, '');
+        // The reconciler's view while the start is in flight: no workflow yet, so the row goes.
+        await testEnv().db('jobs').where({ id: jobId, workflow_started: false }).delete();
+        return real.workflow.start(...args);
+      }),
+    );
     // A job ID (as an idempotency key names) takes the stepwise submit, whose row others can see
     // while its run starts; the held one's is seen by no one before its commit.
     await assert.rejects(
-      jobs.submit(principalOf(workspaceId), manifest, newId('job')),
+      jobs.submit(memberOf(workspaceId), manifest, newId('job')),
       (e: AppError) => e.code === 'dependency.unavailable',
     );
     assert.deepEqual(await rowsOf(workspaceId), []);
@@ -171,8 +120,8 @@ describe('submit across an ambiguous Temporal error', () => {
 
   it('the reconciler measures ages on the database clock', async () => {
     const { workspaceId } = await newWorkspace();
-    const jobs = jobsWith({ when: 'before', error: () => grpcError(UNAVAILABLE, 'unavailable') });
-    await assert.rejects(jobs.submit(principalOf(workspaceId), manifest));
+    const jobs = await jobsWith({ when: 'before', error: () => grpcError(UNAVAILABLE, 'unavailable') });
+    await assert.rejects(jobs.submit(memberOf(workspaceId), manifest));
     const [row] = await rowsOf(workspaceId);
     // Stamped by the database: a row is young to the database however the API's clock is set.
     const { rows } = await testEnv().db.raw(
@@ -192,21 +141,16 @@ describe('submit across an ambiguous Temporal error', () => {
 
   it('with an Idempotency-Key, a write that fails after the run started keeps the key: a retry after the hold finishes that job, and makes no second', async () => {
     const { key, workspaceId } = await newWorkspace();
-    const { config, db } = testEnv();
-    const workflows = createJobWorkflowClient(real, {
-      taskQueue: config.temporal.taskQueue,
-      retryAfterSeconds: 1,
-      eager: false,
-      knowJob: knowSuiteJob,
-    });
-    const serviceWith = (failCreate: boolean) => {
-      const transitions = createTransitions({ db, workflows, config, log: quietLog, silentAttempts });
-      if (failCreate) transitions.create = () => Promise.reject(new Error('Connection terminated unexpectedly'));
-      return createJobsService({ db, dataKeys, workflows, transitions, config, log: quietLog });
-    };
-    const principal = principalOf(workspaceId);
+    const { db } = testEnv();
+    const serviceWith = async (failCreate: boolean) =>
+      (
+        await jobsServiceOn(real, (transitions) => {
+          if (failCreate) transitions.create = () => Promise.reject(new Error('Connection terminated unexpectedly'));
+        })
+      ).jobs;
+    const principal = memberOf(workspaceId);
     const render = (job: { id: string }) => ({ id: job.id });
-    await assert.rejects(serviceWith(true).submitWithKey(principal, manifest, 'key-after-start', render));
+    await assert.rejects((await serviceWith(true)).submitWithKey(principal, manifest, 'key-after-start', render));
     const [row] = await rowsOf(workspaceId);
     assert.ok(row, 'the row is there: the run started');
     assert.equal(await workflowStatus(row.id), 'RUNNING');
@@ -218,7 +162,7 @@ describe('submit across an ambiguous Temporal error', () => {
     await db('idempotency_keys')
       .where({ workspace_id: workspaceId, key: 'key-after-start' })
       .update({ holder_until: db.raw("now() - interval '1 second'") });
-    const { body } = await serviceWith(false).submitWithKey(principal, manifest, 'key-after-start', render);
+    const { body } = await (await serviceWith(false)).submitWithKey(principal, manifest, 'key-after-start', render);
     assert.equal(body.id, row.id, 'the retry answers the job the first attempt made');
     assert.deepEqual(
       (await rowsOf(workspaceId)).map((r) => r.id),

@@ -1,8 +1,9 @@
 // temporal: dev, server
+import { suiteWorkflows } from '../support/jobs-service';
 import assert from 'node:assert/strict';
-import { knowSuiteJob, suiteClient } from '../support/temporal-client';
+import { suiteClient } from '../support/temporal-client';
 import { Connection } from '@temporalio/client';
-import { type JobWorkflowClient, createJobWorkflowClient } from '../../src/temporal/job-workflow-client';
+import type { JobWorkflowClient } from '../../src/temporal/job-workflow-client';
 import { waitFor } from '../support/agents';
 import { testEnv, OUR_SESSIONS } from '../support/env';
 import { login } from '../support/auth';
@@ -29,13 +30,7 @@ describe('a crash between a transition and its write', () => {
   let workflows: JobWorkflowClient;
   before(async () => {
     connection = await Connection.connect({ address: testEnv().config.temporal.address! });
-    const { config } = testEnv();
-    workflows = createJobWorkflowClient(await suiteClient(connection), {
-      taskQueue: config.temporal.taskQueue,
-      retryAfterSeconds: 1,
-      eager: false,
-      knowJob: knowSuiteJob,
-    });
+    workflows = suiteWorkflows(await suiteClient(connection));
   });
   after(() => connection.close());
 

@@ -1,10 +1,11 @@
+import { suiteWorkflows } from '../support/jobs-service';
 import assert from 'node:assert/strict';
 import { Client, Connection, ServiceError, type WorkflowHandle } from '@temporalio/client';
-import { createJobWorkflowClient, workflowIdOf } from '../../src/temporal/job-workflow-client';
+import { workflowIdOf } from '../../src/temporal/job-workflow-client';
 import { AppError } from '../../src/shared/errors';
 import { testEnv } from '../support/env';
 import { newWorkspace, submit } from '../support/http';
-import { knowSuiteJob, suiteClient } from '../support/temporal-client';
+import { suiteClient } from '../support/temporal-client';
 
 // An Update the server aborts because it failed the workflow task carrying it (WorkflowNotReady,
 // "unexpected workflow task failure", seen under load) is sent again under the same update ID
@@ -56,12 +57,7 @@ describe('an Update aborted with its workflow task', () => {
     const client = Object.create(real, {
       workflow: { value: Object.create(real.workflow, { getHandle: { value: getHandle } }) },
     }) as Client;
-    const workflows = createJobWorkflowClient(client, {
-      taskQueue: testEnv().config.temporal.taskQueue,
-      retryAfterSeconds: 1,
-      eager: false,
-      knowJob: knowSuiteJob,
-    });
+    const workflows = suiteWorkflows(client);
     return { workflows, sent };
   }
 
