@@ -6,6 +6,13 @@ import { NODE_FLAGS } from '../src/runtime/node-flags';
 import { type BareStack, BUILT_ROOT, buildService } from './stack';
 
 /**
+ * The database of the bare service, beside ours in the same PostgreSQL: PostgreSQL wakes every
+ * LISTEN connection of a database for each NOTIFY, whatever its channel, so in one database each
+ * side's NOTIFYs would cost the other's listener a transaction (bench/load.ts counts both).
+ */
+export const BARE_DATABASE = 'bare_service';
+
+/**
  * The bare service (bench/bare-service-server.ts) and its worker (bench/bare-service-worker.ts)
  * as processes of their own on the bench's stack, compiled and started with the flags our API and
  * worker get (bench/stack.ts spawnService), with our pool size, workflow cache and loss clock.
@@ -18,8 +25,12 @@ export async function startBareService(
   const { config } = stack;
   const port = await freePort();
   const logDir = path.join(stack.dataDir, 'logs');
+  const exists = await stack.db.raw('SELECT 1 FROM pg_database WHERE datname = ?', [BARE_DATABASE]);
+  if (!exists.rows.length) await stack.db.raw(`CREATE DATABASE ${BARE_DATABASE}`);
+  const databaseUrl = new URL(stack.databaseUrl);
+  databaseUrl.pathname = `/${BARE_DATABASE}`;
   const env = {
-    DATABASE_URL: stack.databaseUrl,
+    DATABASE_URL: databaseUrl.toString(),
     TEMPORAL_ADDRESS: stack.temporalAddress,
     TEMPORAL_NAMESPACE: config.temporal.namespace,
     TASK_QUEUE: `bench-bare-service-${Date.now()}`,

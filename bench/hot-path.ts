@@ -20,16 +20,10 @@ import type { Knex } from 'knex';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
 import { type BareStack, option, runBench } from './stack';
 import { describe, sleep, summarize } from './stats';
-import { watchPostgres } from './load';
+import { STATS_FLUSH_MS, watchPostgres } from './load';
 
 const IN_FLIGHT = 200;
 const ROUNDS = 4;
-/**
- * PostgreSQL counts a backend's transactions when it flushes its statistics, which a backend gone
- * idle within a second of its last flush does only up to 10 s later (PGSTAT_IDLE_INTERVAL): the
- * handed round's window opens and closes after that long, and so does its quiet one.
- */
-const STATS_FLUSH_MS = 10_500;
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
@@ -75,8 +69,7 @@ async function handedTransactions(
     await sleep(STATS_FLUSH_MS);
     const pg = await watchPostgres(db);
     await fn();
-    await sleep(STATS_FLUSH_MS);
-    await pg.stop(1);
+    await pg.stop(1, STATS_FLUSH_MS);
     return { xacts: pg.perJob().xacts, ms: pg.windowMs() };
   };
   const quiet = await counted(() => sleep(STATS_FLUSH_MS));

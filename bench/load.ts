@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Knex } from 'knex';
+import { BARE_DATABASE } from './bare-service';
 import { nowMs } from './stats';
 
 // Where a phase's CPU and database connections go: CPU time per process group from /proc (Linux),
@@ -178,8 +179,9 @@ export function watchLoad(db?: Knex, named: Record<number, string> = {}) {
 /**
  * PostgreSQL's own count of transactions, row writes and rows fetched in the database so far
  * (pg_stat_database; stats are flushed when a backend goes idle, so a phase of seconds is
- * counted whole once it has been idle a second). Everything in the database counts: API,
- * worker, and the bench's checker. Cluster-wide beside them: `xids`, the transaction IDs handed
+ * counted whole once it has been idle a second), and in the bare service's
+ * (bench/bare-service.ts). Everything in them counts: API, worker, and the bench's checker, or
+ * the bare service. Cluster-wide beside them: `xids`, the transaction IDs handed
  * out so far (a transaction gets one when it first writes, locks a row or NOTIFYs, and only such
  * a transaction's commit waits for its WAL to be flushed: synchronous_commit is on), and
  * `walFsyncs`, the WAL fsyncs made (pg_stat_io, PostgreSQL 16+; one fsync can serve several
@@ -190,9 +192,10 @@ export async function postgresCounters(
 ): Promise<{ xacts: number; writes: number; fetched: number; xids: number; walFsyncs: number }> {
   await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined);
   const { rows } = await db.raw(
-    `SELECT xact_commit + xact_rollback AS xacts, tup_inserted + tup_updated + tup_deleted AS writes, tup_fetched AS fetched,
-            pg_snapshot_xmax(pg_current_snapshot())::text AS xids
-       FROM pg_stat_database WHERE datname = current_database()`,
+    `SELECT sum(xact_commit + xact_rollback) AS xacts, sum(tup_inserted + tup_updated + tup_deleted) AS writes,
+            sum(tup_fetched) AS fetched, pg_snapshot_xmax(pg_current_snapshot())::text AS xids
+       FROM pg_stat_database WHERE datname IN (current_database(), ?)`,
+    [BARE_DATABASE],
   );
   const wal = await db.raw(`SELECT sum(fsyncs) AS fsyncs FROM pg_stat_io WHERE object = 'wal'`).then(
     (r) => Number(r.rows[0].fsyncs ?? NaN),
@@ -209,7 +212,18 @@ export async function postgresCounters(
 
 export type PostgresPerJob = Awaited<ReturnType<typeof postgresCounters>>;
 
-/** As `postgresCounters`, per job over a phase: `stop(jobs)` reports, `perJob()` then gives the figures. */
+/**
+ * PostgreSQL counts a backend's transactions when it flushes its statistics, which a backend gone
+ * idle within a second of its last flush does only up to 10 s later (PGSTAT_IDLE_INTERVAL): a
+ * window that must hold a phase's every transaction, and none of the one before, opens and closes
+ * after that long.
+ */
+export const STATS_FLUSH_MS = 10_500;
+
+/**
+ * As `postgresCounters`, per job over a phase: `stop(jobs, settleMs)` reports once idle backends
+ * had `settleMs` to report (by default the second in which most do), `perJob()` then gives the figures.
+ */
 export async function watchPostgres(db: Knex) {
   const read = () => postgresCounters(db);
   const startedAt = nowMs();
@@ -217,8 +231,8 @@ export async function watchPostgres(db: Knex) {
   let figures: PostgresPerJob | undefined;
   let endedAt: number | undefined;
   return {
-    async stop(jobs: number): Promise<string> {
-      await new Promise((r) => setTimeout(r, 1100)); // idle backends flush within a second
+    async stop(jobs: number, settleMs = 1100): Promise<string> {
+      await new Promise((r) => setTimeout(r, settleMs));
       const after = await read();
       endedAt = nowMs();
       const per = (k: keyof typeof before) => (after[k] - before[k]) / jobs;

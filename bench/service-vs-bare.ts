@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { apiClient } from './api';
 import { startBareService } from './bare-service';
 import { startComposeShape } from './compose-shape';
-import { type PostgresPerJob, watchLoad, watchPostgres } from './load';
+import { type PostgresPerJob, STATS_FLUSH_MS, watchLoad, watchPostgres } from './load';
 import { startLoadGenerator } from './load-process';
 import type { DispatchSample } from './service';
 import type { BareStack } from './stack';
@@ -20,6 +20,8 @@ const THROUGHPUT_ORDER: Side[] = ['bare', 'ours', 'ours', 'bare'];
 const COUNTERS = ['xacts', 'writes', 'fetched', 'xids', 'walFsyncs'] as const;
 /** How long the stack is left idle to read PostgreSQL's background rate. */
 const QUIET_MS = 4000;
+/** How long after a throughput round its processes' CPU is still counted: the runs' last workflow tasks. */
+const TAIL_MS = 1100;
 /** The job-state transitions on a job's hot path: submit → QUEUED, assign → RUNNING, result → SUCCEEDED. */
 export const TRANSITIONS_PER_JOB = 3;
 
@@ -80,7 +82,8 @@ export async function startServiceVsBare(stack: BareStack) {
        * CPU of every process and PostgreSQL's counters taken around each round and summed by side.
        * PostgreSQL's figures are net of the idle stack's own traffic (webhook relays, notifier
        * pings, reconcilers: per second, whatever the jobs), its rate read in a quiet window before
-       * and after the rounds: what remains is the hot path's.
+       * and after the rounds: what remains is the hot path's. Each round's window opens and closes
+       * once every backend has reported (STATS_FLUSH_MS), so no round is charged another's.
        */
       async throughput(
         jobs: number,
@@ -91,12 +94,13 @@ export async function startServiceVsBare(stack: BareStack) {
         const quietBefore = await backgroundRate(stack.db);
         for (const side of THROUGHPUT_ORDER) {
           const cpu = watchLoad(undefined, pids);
+          // Opened once the last round's backends have all reported (see STATS_FLUSH_MS).
           const pg = await watchPostgres(stack.db);
           const tp = await throughputRound(side, perRound, inFlight);
-          // PostgreSQL's counters first: its wait for idle backends to report charges the round's
-          // tail (runs completing after their last answer) to its CPU too.
-          await pg.stop(perRound);
+          // The round's tail (runs completing after their last answer) is charged to its CPU.
+          await sleep(TAIL_MS);
           cpu.stop(perRound);
+          await pg.stop(perRound, STATS_FLUSH_MS - TAIL_MS);
           const a = (acc[side] ??= {
             jobs: 0,
             elapsedMs: 0,
@@ -141,9 +145,10 @@ export async function startServiceVsBare(stack: BareStack) {
 
 /** PostgreSQL's counts per ms while nothing is asked of the stack. */
 async function backgroundRate(db: Knex): Promise<PostgresPerJob> {
+  await sleep(STATS_FLUSH_MS);
   const pg = await watchPostgres(db);
   await sleep(QUIET_MS);
-  await pg.stop(1);
+  await pg.stop(1, STATS_FLUSH_MS);
   const total = pg.perJob();
   const rate = {} as PostgresPerJob;
   for (const k of COUNTERS) rate[k] = total[k] / pg.windowMs();
