@@ -247,7 +247,7 @@ export const SECTIONS: Section[] = [
       },
       CREDENTIAL_CACHE_MAX_ENTRIES: { meaning: 'at most this many cached credentials of each kind per instance' },
       NOTIFY_PING_MS: {
-        meaning: 'the LISTEN connection is pinged this often; one silent for twice this is replaced, and meanwhile nothing is served from the credential cache',
+        meaning: 'the LISTEN connection is pinged this often; one silent for twice this is replaced, and meanwhile nothing is served from the credential cache. Each ping also counts the other listeners on the database: with none, submits offer their jobs to this instance’s polls in memory rather than by NOTIFY',
       },
     },
   },

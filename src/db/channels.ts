@@ -17,6 +17,12 @@ export const NOTIFY = {
    * `member:<userId>:<workspaceId>`, or `all`.
    */
   credentials: 'compute_credentials',
+  /**
+   * An instance's LISTEN connection is up (`hello <name> <token>`): the instances of a database
+   * learn at once that a change only one of them listened for now has another listener
+   * (src/db/notifier.ts).
+   */
+  instances: 'compute_instances',
 } as const;
 
 /**
@@ -30,13 +36,19 @@ export const queuedChannelOf = (agent: {
 }): [channel: string, payload: string] =>
   agent.pool === 'managed' ? [NOTIFY.managedJobQueued, agent.region!] : [NOTIFY.jobQueued, agent.workspace_id];
 
+/** SQL: the channel a job row `alias` is offered on when it becomes claimable (its pool's). */
+export const queuedChannelSql = (alias: string) =>
+  `CASE WHEN ${alias}.pool = 'managed' THEN '${NOTIFY.managedJobQueued}' ELSE '${NOTIFY.jobQueued}' END`;
+
 /**
- * SQL: the pg_notify that offers the job row `alias` to a poll that may take it (its pool, region
- * or workspace, and its selector for matching labels in memory). PostgreSQL caps a payload at
- * 8000 bytes: a selector past 4000 is left out, and any poll of the queue may be offered the job.
+ * SQL: the payload that offers the job row `alias` to a poll that may take it (its region or
+ * workspace, and its selector for matching labels in memory). PostgreSQL caps a payload at 8000
+ * bytes: a selector past 4000 is left out, and any poll of the queue may be offered the job.
  */
-export const notifyQueuedSql = (alias: string) =>
-  `pg_notify(CASE WHEN ${alias}.pool = 'managed' THEN '${NOTIFY.managedJobQueued}' ELSE '${NOTIFY.jobQueued}' END,
-             CASE WHEN ${alias}.pool = 'managed' THEN ${alias}.region ELSE ${alias}.workspace_id END
-             || ' ' || ${alias}.id
-             || CASE WHEN octet_length(${alias}.selector::text) <= 4000 THEN ' ' || ${alias}.selector::text ELSE '' END)`;
+export const queuedPayloadSql = (alias: string) =>
+  `CASE WHEN ${alias}.pool = 'managed' THEN ${alias}.region ELSE ${alias}.workspace_id END
+   || ' ' || ${alias}.id
+   || CASE WHEN octet_length(${alias}.selector::text) <= 4000 THEN ' ' || ${alias}.selector::text ELSE '' END`;
+
+/** SQL: the pg_notify that offers the job row `alias` to a poll that may take it. */
+export const notifyQueuedSql = (alias: string) => `pg_notify(${queuedChannelSql(alias)}, ${queuedPayloadSql(alias)})`;

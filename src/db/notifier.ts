@@ -1,8 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { NOTIFY } from './channels';
 
+/** The application name of every instance's LISTEN connection: how instances count one another. */
+export const LISTENER_NAME = 'compute-listener';
+/** The URL with its session named `name` (pg takes a name in the URL over one in its options). */
+const named = (url: string, name: string): string => {
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
+};
 /**
  * One LISTEN connection per process, fanned out in memory. Waiters take a ticket *before*
  * reading the database, so a notification that lands between the read and the wait still wakes
@@ -13,6 +22,15 @@ import { NOTIFY } from './channels';
  * not used again until the connection is back (`onReset` fires at both moments). A connection
  * that hangs without closing (a silent network partition) is found by a ping every `pingMs`:
  * it stops counting as live once `2 x pingMs` pass without an answer, and is then replaced.
+ *
+ * Every NOTIFY wakes every LISTEN connection of the database, each reading the notification queue
+ * in a transaction of its own. A change that only instances listen for (a queued job) need not be
+ * NOTIFYed while this instance is `alone`: `offer` then hands it to this instance's subscribers in
+ * memory. Instances find one another by their connections' application name: each ping counts the
+ * other listeners, and an instance whose connection comes up announces itself on
+ * `NOTIFY.instances`, so the others stop offering in memory as soon as they hear it. What was
+ * offered in memory since the last count that found no one is then NOTIFYed after all: a listener
+ * that came up since may have missed it.
  */
 export class Notifier {
   private readonly emitter = new EventEmitter();
@@ -23,11 +41,20 @@ export class Notifier {
   /** When the connection last answered a ping (or delivered a notification). */
   private heardAt = 0;
   private pinger?: NodeJS.Timeout;
+  /** How many other instances listen, as last counted or announced; undefined until counted on this connection. */
+  private others: number | undefined;
+  /** Announcements heard from other instances: a count answered while one arrived may predate it. */
+  private announced = 0;
+  private readonly token = randomUUID();
+  /** What was offered in memory since the last count that found no other listener: [channel, payload, when]. */
+  private offeredAlone: Array<[channel: string, payload: string, at: number]> = [];
 
   constructor(
     private readonly url: string,
     private readonly log: Logger,
     private readonly pingMs = 5_000,
+    /** The application name instances know one another by; a test gives its own (LISTENER_NAME-…) to stand apart. */
+    private readonly name = LISTENER_NAME,
   ) {
     this.emitter.setMaxListeners(0);
     this.channels.setMaxListeners(0);
@@ -38,18 +65,42 @@ export class Notifier {
     return this.client !== undefined && Date.now() - this.heardAt < 2 * this.pingMs;
   }
 
+  /** True while no other listener is known: a change only instances listen for may be `offer`ed in memory. */
+  get alone(): boolean {
+    return this.others === 0 && this.live;
+  }
+
+  /**
+   * A committed change only instances listen for (a queued job): handed to this instance's
+   * subscribers as its NOTIFY would be, and kept to be NOTIFYed should another listener show up.
+   * False when this instance is no longer alone (it heard of another since the change was
+   * decided): the caller NOTIFYs it instead.
+   */
+  offer(channel: string, payload: string): boolean {
+    if (!this.alone) return false;
+    this.offeredAlone.push([channel, payload, performance.now()]);
+    this.deliver(channel, payload);
+    return true;
+  }
+
+  private deliver(channel: string, payload: string): void {
+    this.channels.emit(channel, payload);
+    this.fire(`${channel}:${payload}`);
+  }
+
   async start(): Promise<void> {
+    this.others = undefined;
     // A connect that hangs (a partition) is given up like a ping that does not answer.
     const client = new pg.Client({
-      connectionString: this.url,
+      connectionString: named(this.url, this.name),
       connectionTimeoutMillis: 2 * this.pingMs,
       keepAlive: true,
     });
     client.on('notification', (msg) => {
       this.heardAt = Date.now();
       const payload = msg.payload ?? '';
-      this.channels.emit(msg.channel, payload);
-      this.fire(`${msg.channel}:${payload}`);
+      if (msg.channel === NOTIFY.instances) this.heardInstance(client, payload);
+      else this.deliver(msg.channel, payload);
     });
     client.on('error', (err) => {
       this.log.warn({ err: err.message }, 'notifier connection lost; reconnecting');
@@ -57,10 +108,60 @@ export class Notifier {
     });
     await client.connect();
     for (const channel of Object.values(NOTIFY)) await client.query(`LISTEN ${channel}`);
+    await client.query('SELECT pg_notify($1, $2)', [NOTIFY.instances, `hello ${this.name} ${this.token}`]);
+    await this.countOthers(client);
     this.client = client;
     this.heardAt = Date.now();
     this.reset();
     this.ping(client);
+  }
+
+  /** Another instance's `hello <name> <token>`: its listener is up, so this one is no longer alone. */
+  private heardInstance(client: pg.Client, payload: string) {
+    const [, name, from] = payload.split(' ');
+    if (name !== this.name || from === this.token) return;
+    this.announced += 1;
+    if (this.others === 0) this.others = 1;
+    this.notifyOffered(client);
+  }
+
+  /** NOTIFYs what was offered in memory while alone, now that another listener is known; kept if that fails. */
+  private notifyOffered(client: pg.Client) {
+    if (!this.offeredAlone.length) return;
+    const offered = this.offeredAlone;
+    this.offeredAlone = [];
+    client
+      .query('SELECT pg_notify(c, p) FROM unnest($1::text[], $2::text[]) AS t (c, p)', [
+        offered.map(([channel]) => channel),
+        offered.map(([, payload]) => payload),
+      ])
+      .catch(() => {
+        // Sent at the next count that finds another listener, on this connection or the next.
+        this.offeredAlone.unshift(...offered);
+      });
+  }
+
+  /**
+   * Counts the other LISTEN connections on this database: instances by their application name, and
+   * by their last statement the listeners of earlier builds (a LISTEN, or their ping's `SELECT 1`),
+   * which neither name themselves nor announce: a rolling upgrade never leaves their polls unwoken.
+   */
+  private async countOthers(client: pg.Client): Promise<void> {
+    const heard = this.announced;
+    const askedAt = performance.now();
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND (application_name = $1
+               OR (application_name NOT LIKE $2 AND (query = 'SELECT 1' OR query LIKE 'LISTEN %')))`,
+      [this.name, `${LISTENER_NAME}%`],
+    );
+    // pg hands over a notification that came in during the query before its answer: an instance
+    // announced meanwhile may have connected after the count was taken.
+    this.others = this.announced === heard ? rows[0].n : Math.max(rows[0].n, 1);
+    // A listener that comes up later missed nothing offered before this count was asked.
+    if (this.others === 0) this.offeredAlone = this.offeredAlone.filter(([, , at]) => at >= askedAt);
+    else this.notifyOffered(client);
   }
 
   /** Asks the connection every pingMs; one that does not answer within 2 x pingMs is given up. */
@@ -72,7 +173,7 @@ export class Notifier {
         this.log.warn('notifier connection stopped answering; reconnecting');
         void this.reconnect(client);
       }, 2 * this.pingMs);
-      client.query('SELECT 1').then(
+      this.countOthers(client).then(
         () => {
           clearTimeout(overdue);
           this.heardAt = Date.now();
@@ -87,6 +188,7 @@ export class Notifier {
   private async reconnect(dead: pg.Client) {
     if (this.closed || this.client !== dead) return;
     this.client = undefined;
+    this.others = undefined;
     clearTimeout(this.pinger);
     this.reset();
     // end() waits for a hung connection's answer: destroy its socket instead.

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { auditInsertFromPending } from '../audit/log';
-import { notifyQueuedSql } from '../db/channels';
+import { notifyQueuedSql, queuedChannelSql, queuedPayloadSql } from '../db/channels';
+import type { Notifier } from '../db/notifier';
 import { type RideAlong, type Rows, type Step, inOneTrip } from '../db/one-trip';
 import { positional, prepared } from '../db/prepared';
 import type { TripRiders } from '../db/trip-riders';
@@ -15,16 +16,26 @@ import { projectionWrite } from './projection';
 
 const AUDIT_SUBMIT = auditInsertFromPending('started', 'job.submit', 'job');
 const CREATED_EVENT = createdEventInsert('started');
-/** Makes a submitted job visible; `notify`: its NOTIFY wakes the polls able to take it. */
-const createStatementOf = (name: string, notify: boolean) =>
+/**
+ * The polls able to take a queued job are woken by its NOTIFY when the statement's placeholder
+ * for it is true (`n`, which must be read to run); else the caller offers it in memory, with the
+ * channel and payload the statement returns (src/db/notifier.ts, `alone`).
+ */
+const OFFER = {
+  cte: `, n AS (SELECT ${notifyQueuedSql('started')} FROM started WHERE ?::boolean)`,
+  columns: `, (SELECT count(*) FROM n) AS notified, (SELECT ${queuedChannelSql('started')} FROM started) AS channel,
+            (SELECT ${queuedPayloadSql('started')} FROM started) AS payload`,
+};
+/** Makes a submitted job visible; `offered`: the polls able to take it are to be woken (OFFER). */
+const createStatementOf = (name: string, offered: boolean) =>
   prepared<{ marked: string; present: boolean }>(
     name,
     positional(`WITH started AS (UPDATE jobs SET workflow_started = true WHERE id = ? AND NOT workflow_started
                           RETURNING *, id AS target_id, submitted_by AS pending),
          audited AS (${AUDIT_SUBMIT}),
-         created AS (${CREATED_EVENT}),
-         n AS (SELECT ${notify ? notifyQueuedSql('started') : 'NULL'} FROM started)
-         SELECT (SELECT count(*) FROM n) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present`),
+         created AS (${CREATED_EVENT})${offered ? OFFER.cte : ''}
+         SELECT (SELECT count(*) FROM started) AS marked, EXISTS (SELECT 1 FROM jobs WHERE id = ?) AS present
+                ${offered ? OFFER.columns : ''}`),
   );
 const createStatement = createStatementOf('job_create', true);
 /** For a job handed to a waiting poll with its start: no other poll is to be woken for it. */
@@ -44,7 +55,18 @@ const createdOutcome = (rows: Rows): 'marked' | 'already' | 'gone' =>
 const waitForTheDisk = prepared('commit_waits_for_disk', `SELECT set_config('synchronous_commit', 'on', true)`);
 
 /** The statements of the writes an answer waits for, and those writes sent alone. */
-export function createAnswerWrites({ db, log, riders }: { db: Knex; log: Logger; riders?: TripRiders }) {
+export function createAnswerWrites({
+  db,
+  log,
+  riders,
+  notifier,
+}: {
+  db: Knex;
+  log: Logger;
+  riders?: TripRiders;
+  /** This instance's listener: while it is the only one, a queued job is offered in memory, not NOTIFYed. */
+  notifier?: Pick<Notifier, 'alone' | 'offer'>;
+}) {
   /**
    * The statements that write assignments the runs have made, one statement each, and what the
    * poll's answer reads (`alongside`) after them; `took` hands each its rows. Their commit does
@@ -104,10 +126,32 @@ export function createAnswerWrites({ db, log, riders }: { db: Knex; log: Logger;
     jobId: string,
     o: { handed?: Handed } = {},
   ): { steps: Step[]; riders?: TripRiders; took(results: Rows[]): 'marked' | 'already' | 'gone' } {
-    const values = [jobId, newEventId(), jobId];
     if (!o.handed) {
-      return { steps: [{ statement: createStatement, values }], riders, took: ([rows]) => createdOutcome(rows) };
+      // Decided as the commit is sent: an instance that comes up later catches up (notifier.ts).
+      const inMemory = notifier?.alone === true;
+      return {
+        steps: [{ statement: createStatement, values: [jobId, newEventId(), !inMemory, jobId] }],
+        riders,
+        took: ([rows]) => {
+          const { channel, payload } = rows[0];
+          // Another instance showed up since the commit was sent: it is NOTIFYed after all.
+          if (
+            inMemory &&
+            typeof channel === 'string' &&
+            typeof payload === 'string' &&
+            !notifier!.offer(channel, payload)
+          )
+            db.raw('SELECT pg_notify(?, ?)', [channel, payload]).catch((err: unknown) =>
+              log.warn(
+                { err: String(err), jobId },
+                'could not NOTIFY a queued job; polls take it when their wait ends',
+              ),
+            );
+          return createdOutcome(rows);
+        },
+      };
     }
+    const values = [jobId, newEventId(), jobId];
     // A job handed to a waiting poll at its start: the assignment its run made is written in the
     // same transaction and round trip, before the poll is answered. The acknowledgement waits for
     // the disk, so that write does too.

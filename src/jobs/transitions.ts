@@ -15,6 +15,7 @@ import { inOneTrip } from '../db/one-trip';
 import { heldBudget } from '../db/held-transaction';
 import { type Handed, createAnswerWrites } from './answer-writes';
 import type { TripRiders } from '../db/trip-riders';
+import type { Notifier } from '../db/notifier';
 import { createTurns } from './turns';
 import { createRowRepairs } from './row-repairs';
 import type { ApiConfig } from '../config';
@@ -36,6 +37,8 @@ export interface TransitionsDeps {
   silentAttempts: SilentAttempts;
   /** Writes that ride this instance's job writes (src/db/trip-riders.ts). */
   riders?: TripRiders;
+  /** This instance's listener, when it has one: a submit offers its job in memory while no other instance listens. */
+  notifier?: Pick<Notifier, 'alone' | 'offer'>;
 }
 
 /**
@@ -49,7 +52,7 @@ export interface TransitionsDeps {
  * result or cancel (the caller retries what it got no answer to), a claim the workflow refuses,
  * and the reconciler.
  */
-export function createTransitions({ db, workflows, config, log, silentAttempts, riders }: TransitionsDeps) {
+export function createTransitions({ db, workflows, config, log, silentAttempts, riders, notifier }: TransitionsDeps) {
   const turns = createTurns({
     changesMax: config.limits.changesInFlightMax,
     pushLinesMax: config.limits.logLinesInFlightMax,
@@ -76,7 +79,7 @@ export function createTransitions({ db, workflows, config, log, silentAttempts, 
   const repairs = createRowRepairs({ db, workflows, log, silentAttempts, write, writeAudited });
   const { repair, endTerminated } = repairs;
 
-  const answers = createAnswerWrites({ db, log, riders });
+  const answers = createAnswerWrites({ db, log, riders, notifier });
 
   return {
     /** Who goes first among this instance's Temporal calls (submits take their turn with `turns.change`). */

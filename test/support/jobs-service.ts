@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Principal } from '../../src/auth/principal';
 import { silentAttempts } from '../../src/agents/liveness';
+import type { Notifier } from '../../src/db/notifier';
 import { createJobsService } from '../../src/jobs/service';
 import { createTransitions } from '../../src/jobs/transitions';
 import { createJobWorkflowClient } from '../../src/temporal/job-workflow-client';
@@ -23,11 +24,18 @@ export function withStart(real: Client, start: Client['workflow']['start']): Cli
   return Object.create(real, { workflow: { value: workflow } }) as Client;
 }
 
-/** The jobs service over `client`, on the suite's database; `adjust` may replace a transition. */
-export async function jobsServiceOn(client: Client, adjust?: (t: ReturnType<typeof createTransitions>) => void) {
+/**
+ * The jobs service over `client`, on the suite's database; `adjust` may replace a transition;
+ * `notifier`: the instance's listener, which a submit offers its job through while it is alone.
+ */
+export async function jobsServiceOn(
+  client: Client,
+  adjust?: (t: ReturnType<typeof createTransitions>) => void,
+  notifier?: Notifier,
+) {
   const { config, db } = testEnv();
   const workflows = suiteWorkflows(client);
-  const transitions = createTransitions({ db, workflows, config, log: quietLog, silentAttempts });
+  const transitions = createTransitions({ db, workflows, config, log: quietLog, silentAttempts, notifier });
   adjust?.(transitions);
   const jobs = createJobsService({
     db,
