@@ -91,6 +91,8 @@ export function createServices(deps: ServiceDeps) {
   return {
     /** Keys' last-used stamps waiting for their window; flushed on stop. */
     keyStamps,
+    /** Rate-limit leases waiting to ride or under way; stopped before the pool goes. */
+    leaseStore: leases,
     transitions,
     jobs: createJobsService({ ...deps, transitions, waitingPolls: agentsService.waitingPolls }),
     artifacts: createArtifactsService({ db, store: deps.store, signer, config }),

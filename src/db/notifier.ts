@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
@@ -79,9 +80,17 @@ export class Notifier {
   offer(channel: string, payload: string): boolean {
     if (!this.alone) return false;
     this.offeredAlone.push([channel, payload, performance.now()]);
-    this.deliver(channel, payload);
+    this.deliverOutside(channel, payload);
     return true;
   }
+
+  /**
+   * `deliver` in the async context this notifier was made in, as a NOTIFY arrives: a poll woken
+   * by an offer carries none of the submit's request (its ID in logs, its trace).
+   */
+  private readonly deliverOutside = AsyncResource.bind((channel: string, payload: string) =>
+    this.deliver(channel, payload),
+  );
 
   private deliver(channel: string, payload: string): void {
     this.channels.emit(channel, payload);

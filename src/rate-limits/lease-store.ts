@@ -65,6 +65,9 @@ export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders
   const waiting = new Map<string, Pending>();
   let rideBy: NodeJS.Timeout | undefined;
   let warned = false;
+  /** Leases sent and not yet answered: a stopping instance waits for them before its pool goes. */
+  const underWay = new Set<Promise<void>>();
+  let stopped = false;
 
   const leaseOf = (pending: Pending[]) => {
     const parts = pending.flatMap((p) => p.parts).sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
@@ -95,7 +98,16 @@ export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders
   };
 
   /** Leases in a statement of their own. */
-  const send = async (pending: Pending[]) => {
+  const send = (pending: Pending[]): Promise<void> => {
+    if (stopped) {
+      for (const p of pending) p.settle(false);
+      return Promise.resolve();
+    }
+    const sent = sendAlone(pending);
+    underWay.add(sent);
+    return sent.finally(() => underWay.delete(sent));
+  };
+  const sendAlone = async (pending: Pending[]) => {
     const lease = leaseOf(pending);
     let rows;
     try {
@@ -146,7 +158,8 @@ export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders
      */
     lease(asker: string, parts: WindowAsk[], urgent: boolean): Promise<boolean> {
       return new Promise<boolean>((settle) => {
-        if (urgent || !o.riders) void send([{ parts, settle }]);
+        if (stopped) settle(false);
+        else if (urgent || !o.riders) void send([{ parts, settle }]);
         else {
           waiting.set(asker, { parts, settle });
           rideBy ??= setTimeout(sendWaiting, rideWaitMs).unref();
@@ -156,6 +169,16 @@ export function createLeaseStore(o: { db: Knex; log: Logger; riders?: TripRiders
     /** A request needs `asker`'s lease: if it waits to ride, it goes now, with every other waiting. */
     hurry(asker: string): void {
       if (waiting.has(asker)) sendWaiting();
+    },
+    /**
+     * The instance is stopping, its requests answered: leases waiting to ride are given up (their
+     * limiters go on alone, as when the store fails) and those under way are waited for, so that
+     * none meets a closed pool.
+     */
+    async stop(): Promise<void> {
+      stopped = true;
+      for (const p of takeWaiting()) p.settle(false);
+      await Promise.all(underWay);
     },
   };
 }

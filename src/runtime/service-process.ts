@@ -295,6 +295,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       removeQueueDepth();
       removeServiceState();
       await services!.keyStamps.flush();
+      await services!.leaseStore.stop();
     });
     routes = mounted;
     // Deadlines are checked every second rather than Node's default 30 s. The request line and

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { NOTIFY } from '../../src/db/channels';
 import { LISTENER_NAME, Notifier } from '../../src/db/notifier';
 import { ManifestSchema } from '../../src/jobs/schemas';
+import { logContext } from '../../src/logging/context';
 import { workflowIdOf } from '../../src/temporal/job-workflow-client';
 import { waitFor } from '../support/agents';
 import { quietLog, testEnv } from '../support/env';
@@ -64,19 +65,26 @@ describe('instances that find one another', function () {
   it('alone, a submit offers its queued job in memory and NOTIFYs nothing; once another instance is up, it NOTIFYs that one and the next', async () => {
     const name = `${LISTENER_NAME}-test-${randomUUID().slice(0, 8)}`;
     const offered: string[] = [];
-    const a = await notifierNamed(name, 60_000, (p) => offered.push(p));
+    const contexts = new Map<string, unknown>();
+    const a = await notifierNamed(name, 60_000, (p) => {
+      offered.push(p);
+      contexts.set(p, logContext.getStore());
+    });
     assert.equal(a.alone, true, 'the only listener of its name');
     const { workspaceId } = await newWorkspace();
     const { jobs } = await jobsServiceOn(client, undefined, a);
     const payloadOf = (jobId: string) => `${workspaceId} ${jobId} {"nobody": "x"}`;
     await heardUpToNow();
 
-    const first = await jobs.submit(memberOf(workspaceId), manifest);
+    // Submitted within a request: the polls its offer wakes carry nothing of it.
+    const first = await logContext.run({ requestId: 'req_submit' }, () => jobs.submit(memberOf(workspaceId), manifest));
     assert.deepEqual(
       offered.filter((p) => p.includes(first.id)),
       [payloadOf(first.id)],
       'offered to this instance’s polls, with its selector',
     );
+    assert.ok(contexts.has(payloadOf(first.id)));
+    assert.equal(contexts.get(payloadOf(first.id)), undefined, 'outside the submit’s request, as a NOTIFY arrives');
     assert.deepEqual(
       (await heardUpToNow()).filter((p) => p.includes(first.id)),
       [],
