@@ -13,6 +13,7 @@ const named = (url: string, name: string): string => {
   u.searchParams.set('application_name', name);
   return u.toString();
 };
+
 /**
  * One LISTEN connection per process, fanned out in memory. Waiters take a ticket *before*
  * reading the database, so a notification that lands between the read and the wait still wakes
