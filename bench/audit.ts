@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import { apiClient } from './api';
-import { postgresCounters } from './load';
+import { postgresCounters } from './postgres-counters';
 import { type BenchStack, option, runBench } from './stack';
 import { ms, nowMs, runPool, summarize } from './stats';
 

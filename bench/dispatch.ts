@@ -87,7 +87,8 @@
  */
 import { apiClient, shedCount } from './api';
 import { type BareLatency, startBareNotify, startBareTemporal } from './baselines';
-import { watchLoad, watchPostgres, watchQueries } from './load';
+import { watchLoad, watchQueries } from './load';
+import { watchPostgres } from './postgres-counters';
 import { profileDispatch } from './profile';
 import { cacheWeight } from './cache-weight';
 import { codecCost } from './codec';

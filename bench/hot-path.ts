@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
 import { type BareStack, option, runBench } from './stack';
 import { describe, sleep, summarize } from './stats';
-import { STATS_FLUSH_MS, watchPostgres } from './load';
+import { STATS_FLUSH_MS, settledWindow } from './postgres-counters';
 
 const IN_FLIGHT = 200;
 const ROUNDS = 4;
@@ -66,10 +66,7 @@ async function handedTransactions(
   loop: () => Promise<unknown[]>,
 ): Promise<{ perJob: number; statements: string[] }> {
   const counted = async (fn: () => Promise<unknown>) => {
-    await sleep(STATS_FLUSH_MS);
-    const pg = await watchPostgres(db);
-    await fn();
-    await pg.stop(1, STATS_FLUSH_MS);
+    const pg = await settledWindow(db, fn);
     return { xacts: pg.perJob().xacts, ms: pg.windowMs() };
   };
   const quiet = await counted(() => sleep(STATS_FLUSH_MS));

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { apiClient } from './api';
 import { startBareService } from './bare-service';
 import { startComposeShape } from './compose-shape';
-import { type PostgresPerJob, STATS_FLUSH_MS, watchLoad, watchPostgres } from './load';
+import { watchLoad } from './load';
+import { type PostgresPerJob, STATS_FLUSH_MS, settledWindow, watchPostgres } from './postgres-counters';
 import { startLoadGenerator } from './load-process';
 import type { DispatchSample } from './service';
 import type { BareStack } from './stack';
@@ -145,10 +146,7 @@ export async function startServiceVsBare(stack: BareStack) {
 
 /** PostgreSQL's counts per ms while nothing is asked of the stack. */
 async function backgroundRate(db: Knex): Promise<PostgresPerJob> {
-  await sleep(STATS_FLUSH_MS);
-  const pg = await watchPostgres(db);
-  await sleep(QUIET_MS);
-  await pg.stop(1, STATS_FLUSH_MS);
+  const pg = await settledWindow(db, () => sleep(QUIET_MS));
   const total = pg.perJob();
   const rate = {} as PostgresPerJob;
   for (const k of COUNTERS) rate[k] = total[k] / pg.windowMs();
