@@ -1,12 +1,10 @@
 import { AsyncResource } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { NOTIFY } from './channels';
+import { LISTENER_NAME, ListenerPeers } from './listener-peers';
 
-/** The application name of every instance's LISTEN connection: how instances count one another. */
-export const LISTENER_NAME = 'compute-listener';
 /** The URL with its session named `name` (pg takes a name in the URL over one in its options). */
 const named = (url: string, name: string): string => {
   const u = new URL(url);
@@ -28,11 +26,8 @@ const named = (url: string, name: string): string => {
  * Every NOTIFY wakes every LISTEN connection of the database, each reading the notification queue
  * in a transaction of its own. A change that only instances listen for (a queued job) need not be
  * NOTIFYed while this instance is `alone`: `offer` then hands it to this instance's subscribers in
- * memory. Instances find one another by their connections' application name: each ping counts the
- * other listeners, and an instance whose connection comes up announces itself on
- * `NOTIFY.instances`, so the others stop offering in memory as soon as they hear it. What was
- * offered in memory since the last count that found no one is then NOTIFYed after all: a listener
- * that came up since may have missed it.
+ * memory. Whether another listener exists is learnt at each ping and from other instances'
+ * announcements (src/db/listener-peers.ts).
  */
 export class Notifier {
   private readonly emitter = new EventEmitter();
@@ -43,21 +38,16 @@ export class Notifier {
   /** When the connection last answered a ping (or delivered a notification). */
   private heardAt = 0;
   private pinger?: NodeJS.Timeout;
-  /** How many other instances listen, as last counted or announced; undefined until counted on this connection. */
-  private others: number | undefined;
-  /** Announcements heard from other instances: a count answered while one arrived may predate it. */
-  private announced = 0;
-  private readonly token = randomUUID();
-  /** What was offered in memory since the last count that found no other listener: [channel, payload, when]. */
-  private offeredAlone: Array<[channel: string, payload: string, at: number]> = [];
+  private readonly peers: ListenerPeers;
 
   constructor(
     private readonly url: string,
     private readonly log: Logger,
     private readonly pingMs = 5_000,
     /** The application name instances know one another by; a test gives its own (LISTENER_NAME-…) to stand apart. */
-    private readonly name = LISTENER_NAME,
+    name = LISTENER_NAME,
   ) {
+    this.peers = new ListenerPeers(name);
     this.emitter.setMaxListeners(0);
     this.channels.setMaxListeners(0);
   }
@@ -69,7 +59,7 @@ export class Notifier {
 
   /** True while no other listener is known: a change only instances listen for may be `offer`ed in memory. */
   get alone(): boolean {
-    return this.others === 0 && this.live;
+    return this.peers.none && this.live;
   }
 
   /**
@@ -80,7 +70,7 @@ export class Notifier {
    */
   offer(channel: string, payload: string): boolean {
     if (!this.alone) return false;
-    this.offeredAlone.push([channel, payload, performance.now()]);
+    this.peers.offered(channel, payload);
     this.deliverOutside(channel, payload);
     return true;
   }
@@ -99,17 +89,17 @@ export class Notifier {
   }
 
   async start(): Promise<void> {
-    this.others = undefined;
+    this.peers.forget();
     // A connect that hangs (a partition) is given up like a ping that does not answer.
     const client = new pg.Client({
-      connectionString: named(this.url, this.name),
+      connectionString: named(this.url, this.peers.name),
       connectionTimeoutMillis: 2 * this.pingMs,
       keepAlive: true,
     });
     client.on('notification', (msg) => {
       this.heardAt = Date.now();
       const payload = msg.payload ?? '';
-      if (msg.channel === NOTIFY.instances) this.heardInstance(client, payload);
+      if (msg.channel === NOTIFY.instances) this.peers.heard(client, payload);
       else this.deliver(msg.channel, payload);
     });
     client.on('error', (err) => {
@@ -118,60 +108,12 @@ export class Notifier {
     });
     await client.connect();
     for (const channel of Object.values(NOTIFY)) await client.query(`LISTEN ${channel}`);
-    await client.query('SELECT pg_notify($1, $2)', [NOTIFY.instances, `hello ${this.name} ${this.token}`]);
-    await this.countOthers(client);
+    await this.peers.announce(client);
+    await this.peers.count(client);
     this.client = client;
     this.heardAt = Date.now();
     this.reset();
     this.ping(client);
-  }
-
-  /** Another instance's `hello <name> <token>`: its listener is up, so this one is no longer alone. */
-  private heardInstance(client: pg.Client, payload: string) {
-    const [, name, from] = payload.split(' ');
-    if (name !== this.name || from === this.token) return;
-    this.announced += 1;
-    if (this.others === 0) this.others = 1;
-    this.notifyOffered(client);
-  }
-
-  /** NOTIFYs what was offered in memory while alone, now that another listener is known; kept if that fails. */
-  private notifyOffered(client: pg.Client) {
-    if (!this.offeredAlone.length) return;
-    const offered = this.offeredAlone;
-    this.offeredAlone = [];
-    client
-      .query('SELECT pg_notify(c, p) FROM unnest($1::text[], $2::text[]) AS t (c, p)', [
-        offered.map(([channel]) => channel),
-        offered.map(([, payload]) => payload),
-      ])
-      .catch(() => {
-        // Sent at the next count that finds another listener, on this connection or the next.
-        this.offeredAlone.unshift(...offered);
-      });
-  }
-
-  /**
-   * Counts the other LISTEN connections on this database: instances by their application name, and
-   * by their last statement the listeners of earlier builds (a LISTEN, or their ping's `SELECT 1`),
-   * which neither name themselves nor announce: a rolling upgrade never leaves their polls unwoken.
-   */
-  private async countOthers(client: pg.Client): Promise<void> {
-    const heard = this.announced;
-    const askedAt = performance.now();
-    const { rows } = await client.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND pid <> pg_backend_pid()
-          AND (application_name = $1
-               OR (application_name NOT LIKE $2 AND (query = 'SELECT 1' OR query LIKE 'LISTEN %')))`,
-      [this.name, `${LISTENER_NAME}%`],
-    );
-    // pg hands over a notification that came in during the query before its answer: an instance
-    // announced meanwhile may have connected after the count was taken.
-    this.others = this.announced === heard ? rows[0].n : Math.max(rows[0].n, 1);
-    // A listener that comes up later missed nothing offered before this count was asked.
-    if (this.others === 0) this.offeredAlone = this.offeredAlone.filter(([, , at]) => at >= askedAt);
-    else this.notifyOffered(client);
   }
 
   /** Asks the connection every pingMs; one that does not answer within 2 x pingMs is given up. */
@@ -183,7 +125,7 @@ export class Notifier {
         this.log.warn('notifier connection stopped answering; reconnecting');
         void this.reconnect(client);
       }, 2 * this.pingMs);
-      this.countOthers(client).then(
+      this.peers.count(client).then(
         () => {
           clearTimeout(overdue);
           this.heardAt = Date.now();
@@ -198,7 +140,7 @@ export class Notifier {
   private async reconnect(dead: pg.Client) {
     if (this.closed || this.client !== dead) return;
     this.client = undefined;
-    this.others = undefined;
+    this.peers.forget();
     clearTimeout(this.pinger);
     this.reset();
     // end() waits for a hung connection's answer: destroy its socket instead.
