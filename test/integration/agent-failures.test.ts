@@ -1,9 +1,12 @@
 // lane: isolated (test/lanes.ts)
 // temporal: dev, server
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { freePort } from '../../src/stack/ports';
 import { agentPool, waitFor } from '../support/agents';
 import { spawnApi } from '../support/api-process';
+import { testEnv } from '../support/env';
 import { inState, newWorkspace, ok, retrieve, sleep, submit, waitForJob, storedLines } from '../support/http';
 
 const hasLine = (jobId: string, line: string) => async () => (await storedLines(jobId)).includes(line);
@@ -42,12 +45,28 @@ describe('agent failures on the real stack', () => {
   it('a frozen agent brought back gets 409 for its late log push and result, stops the job and forgets it', async () => {
     const { key } = await newWorkspace();
     const frozen = await start({ key, concurrency: 2 });
-    const chatty = await submit(key, { command: 'echo x-$COMPUTE_ATTEMPT; sleep 2; echo late-x-$COMPUTE_ATTEMPT' });
-    const quiet = await submit(key, { command: 'echo y-$COMPUTE_ATTEMPT; sleep 2' });
-    await waitFor(
-      'both first attempts',
-      async () => (await hasLine(chatty.job_id, 'x-1')()) && hasLine(quiet.job_id, 'y-1')(),
-    ).catch(async (err: Error) => {
+    // Each attempt waits at the gate, opened once the first agent is frozen: both jobs are still
+    // running there when it stops, however slowly they got to it.
+    const env = { GATE: path.join(testEnv().dataDir, `frozen-${Date.now()}.gate`) };
+    const wait = 'while [ ! -e "$GATE" ]; do sleep 0.1; done';
+    const chatty = await submit(key, {
+      command: `echo x-$COMPUTE_ATTEMPT; ${wait}; echo late-x-$COMPUTE_ATTEMPT`,
+      env,
+    });
+    const quiet = await submit(key, { command: `echo y-$COMPUTE_ATTEMPT; ${wait}`, env });
+    // The attempt each job runs on the frozen agent. Not always the first: a claim that answers
+    // after the poll stopped waiting for it has its assignment withdrawn (an `undelivered`
+    // attempt), and the job goes out again as the next.
+    const runningAttempt = async (jobId: string, prefix: string) => {
+      const lines = await storedLines(jobId);
+      const first = lines.map((l) => new RegExp(`^${prefix}-(\\d+)$`).exec(l)).find(Boolean);
+      return first ? Number(first[1]) : undefined;
+    };
+    let attempts: (number | undefined)[] = [];
+    await waitFor('both jobs running on the first agent', async () => {
+      attempts = await Promise.all([runningAttempt(chatty.job_id, 'x'), runningAttempt(quiet.job_id, 'y')]);
+      return attempts.every((n) => n !== undefined);
+    }).catch(async (err: Error) => {
       // Where each job stopped short: the failure is read from this alone.
       const where = await Promise.all(
         [chatty, quiet].map(async (j) => ({ ...(await retrieve(key, j.job_id)), lines: await storedLines(j.job_id) })),
@@ -55,10 +74,19 @@ describe('agent failures on the real stack', () => {
       throw new Error(`${err.message}: ${JSON.stringify(where)}\nagent: ${frozen.log().slice(-3000)}`);
     });
     process.kill(frozen.child.pid, 'SIGSTOP');
+    fs.writeFileSync(env.GATE, '');
 
     await start({ key, concurrency: 2 });
-    for (const j of [chatty, quiet])
-      assert.equal((await waitForJob(key, j.job_id, inState('succeeded'), 30_000)).attempt, 2);
+    const [x, y] = attempts as number[];
+    const finals: number[] = [];
+    for (const [j, held] of [
+      [chatty, x],
+      [quiet, y],
+    ] as const) {
+      const done = await waitForJob(key, j.job_id, inState('succeeded'), 30_000);
+      assert.ok(done.attempt > held, `${j.job_id} finished in a later attempt than the frozen one`);
+      finals.push(done.attempt);
+    }
     process.kill(frozen.child.pid, 'SIGCONT');
     await waitFor('the late agent to give up both jobs', () => {
       const log = frozen.log();
@@ -66,10 +94,10 @@ describe('agent failures on the real stack', () => {
     });
     assert.deepEqual(
       await storedLines(chatty.job_id),
-      ['x-1', 'x-2', 'late-x-2'],
+      [`x-${x}`, `x-${finals[0]}`, `late-x-${finals[0]}`],
       "the late attempt's last line was refused",
     );
-    assert.deepEqual(await storedLines(quiet.job_id), ['y-1', 'y-2']);
+    assert.deepEqual(await storedLines(quiet.job_id), [`y-${y}`, `y-${finals[1]}`]);
     for (const j of [chatty, quiet]) assert.equal((await retrieve(key, j.job_id)).state, 'succeeded');
   });
 
