@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { apiClient } from './api';
+import { bareIdleCpuPct } from './bare-fleet';
 import { startBenchChild } from './child-process';
 import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
 import { cpuMsOf, threadCpuMsOf, watchLoad } from './load';
@@ -21,7 +22,9 @@ import { describeTail, oursTail } from './tail';
 // keeps the snapshots there, to see what that is. While idle it lists the statements PostgreSQL
 // ran most often (pg_stat_statements); PROFILE_DIR=<dir> profiles the API's CPU, with the idle
 // window's bounds beside the profile; FLEET_API_FLAGS='--trace-gc …' adds node flags to the API's.
-// The API and the worker run as the image runs them, compiled (see spawnService).
+// The API and the worker run as the image runs them, compiled (see spawnService). Last, with them
+// stopped, the same fleet idles against a bare server (bench/bare-fleet.ts): the floor under the
+// idle CPU figure.
 
 const AGENTS = option('agents', 10_000);
 const JOBS = option('jobs', 200);
@@ -280,8 +283,10 @@ runBench(
 
     await api.stop();
     await worker.stop();
+    // The floor under the idle figure: the same fleet held by a bare server, the machine otherwise as quiet.
+    const bareIdle = await bareIdleCpuPct(stack, agents, IDLE_S, note);
     const ratio = deep.latencies.p50 / baseline.latencies.p50;
-    return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)} idle_pg_tx_per_s=${pgTxPerS.toFixed(0)} dispatch_p99_ms=${deep.latencies.p99.toFixed(0)}`;
+    return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)} bare_idle_cpu_pct=${bareIdle.toFixed(1)} idle_pg_tx_per_s=${pgTxPerS.toFixed(0)} dispatch_p99_ms=${deep.latencies.p99.toFixed(0)}`;
   },
   { inProcess: false, postgresSettings: { shared_preload_libraries: 'pg_stat_statements' } },
 );
