@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
+import { listenBare } from './bare-listen';
 
 // The baseline of `npm run bench:api`: a bare node:http server with a pg pool that answers each
 // measured operation with the one statement it needs, prepared by name as ours are, and nothing
@@ -81,10 +82,4 @@ const server = http.createServer((req, res) => {
       .catch((err) => res.writeHead(500).end(String(err)));
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.end().then(() => process.exit(0));
-});
+listenBare(server, Number(process.env.PORT), () => pool.end());

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import pg from 'pg';
+import { listenBare } from './bare-listen';
 
 // The idle baseline of `npm run bench:fleet`: a bare node:http server that does what an idle
 // fleet asks of the API, as cheaply as its authors can make it. A poll is held in memory until
@@ -60,10 +61,4 @@ const server = http.createServer((req, res) => {
     } else res.writeHead(404).end();
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.end().then(() => process.exit(0));
-});
+listenBare(server, Number(process.env.PORT), () => pool.end());

@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { JobStateKey, JobTypeKey, LabelsKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { bareServiceAssign, bareServiceResult } from './bare-service-workflow';
+import { listenBare } from './bare-listen';
 
 // The bare service of `npm run bench:dispatch`: the agent protocol of Surface A (submit, long
 // poll, result) on a plain node:http server with a pg pool and the Temporal client, written to be
@@ -195,14 +196,7 @@ async function main() {
         .catch((err) => res.writeHead(500).end(String(err)));
     });
   });
-  // Long polls last up to 30 s, as ours.
-  server.keepAliveTimeout = 65_000;
-  server.listen(Number(env('PORT')), '127.0.0.1', () => process.stdout.write('listening\n'));
-  process.on('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-    void Promise.allSettled([listener.end(), pool.end(), connection.close()]).then(() => process.exit(0));
-  });
+  listenBare(server, Number(env('PORT')), () => Promise.allSettled([listener.end(), pool.end(), connection.close()]));
 }
 
 main().catch((err) => {

@@ -5,7 +5,7 @@ import { bareIdleCpuPct } from './bare-fleet';
 import { startBenchChild } from './child-process';
 import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
 import { cpuMsOf, threadCpuMsOf, watchLoad } from './load';
-import { postgresCounters } from './postgres-counters';
+import { busiestStatements, postgresCounters } from './postgres-counters';
 import { type BareStack, option, runBench, spawnService } from './stack';
 import { describe as line, nowMs, runPool, sleep, summarize } from './stats';
 import { describeTail, oursTail } from './tail';
@@ -290,16 +290,3 @@ runBench(
   },
   { inProcess: false, postgresSettings: { shared_preload_libraries: 'pg_stat_statements' } },
 );
-
-/** What PostgreSQL ran most often since the last reset, per second, the bench's own reads left out. */
-async function busiestStatements(db: BareStack['db'], seconds: number): Promise<string[]> {
-  const { rows } = (await db.raw(
-    `SELECT calls, query FROM pg_stat_statements
-      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-        AND query NOT LIKE '%pg_stat_%'
-      ORDER BY calls DESC LIMIT 8`,
-  )) as { rows: Array<{ calls: string; query: string }> };
-  return rows.map(
-    (r) => `${(Number(r.calls) / seconds).toFixed(1).padStart(7)}/s  ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`,
-  );
-}

@@ -3,7 +3,8 @@ import { BARE_DATABASE } from './bare-service';
 import { nowMs, sleep } from './stats';
 
 // PostgreSQL's own counters over a phase of a bench: transactions, row writes, rows fetched,
-// transaction IDs and WAL fsyncs, read from pg_stat_database and pg_stat_io.
+// transaction IDs and WAL fsyncs, read from pg_stat_database and pg_stat_io; and the statements
+// it ran most often, from pg_stat_statements.
 
 /**
  * PostgreSQL's own count of transactions, row writes and rows fetched in the database so far
@@ -101,4 +102,17 @@ export async function settledWindow(db: Knex, phase: () => Promise<unknown>) {
   await phase();
   await pg.stop(1, STATS_FLUSH_MS);
   return pg;
+}
+
+/** What PostgreSQL ran most often since the last reset, per second, the bench's own reads left out. */
+export async function busiestStatements(db: Knex, seconds: number): Promise<string[]> {
+  const { rows } = (await db.raw(
+    `SELECT calls, query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND query NOT LIKE '%pg_stat_%'
+      ORDER BY calls DESC LIMIT 8`,
+  )) as { rows: Array<{ calls: string; query: string }> };
+  return rows.map(
+    (r) => `${(Number(r.calls) / seconds).toFixed(1).padStart(7)}/s  ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`,
+  );
 }
