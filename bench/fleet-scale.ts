@@ -4,6 +4,7 @@ import { apiClient } from './api';
 import { bareIdleCpuPct } from './bare-fleet';
 import { startBenchChild } from './child-process';
 import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
+import { metricIn, waitingFor, weighWaitingPolls } from './fleet-heap';
 import { cpuMsOf, threadCpuMsOf, watchLoad } from './load';
 import { busiestStatements, postgresCounters } from './postgres-counters';
 import { type BareStack, option, runBench, spawnService } from './stack';
@@ -16,10 +17,9 @@ import { describeTail, oursTail } from './tail';
 // every 30 s. It measures what the waiting polls cost the API (heap per poll, idle CPU, the
 // database's work per second while idle), and how fast a job reaches the one agent its selector
 // names with the whole fleet waiting, against the same with 10 agents, and how many claims the
-// wakes ran per job dispatched. The heap is read just after a heap snapshot, which collects all
-// garbage first (the renewing polls leave plenty), at half the memory depth and at the whole of it:
-// its growth between the two, per poll, is what a waiting poll holds. FLEET_HEAP_SNAPSHOTS=<folder>
-// keeps the snapshots there, to see what that is. While idle it lists the statements PostgreSQL
+// wakes ran per job dispatched. The heap per poll is weighed first, on an API instance of its own
+// (bench/fleet-heap.ts); FLEET_HEAP_SNAPSHOTS=<folder> keeps its heap snapshots there, to see what
+// a poll holds. The rest runs on a fresh instance. While idle it lists the statements PostgreSQL
 // ran most often (pg_stat_statements); PROFILE_DIR=<dir> profiles the API's CPU, with the idle
 // window's bounds beside the profile; FLEET_API_FLAGS='--trace-gc …' adds node flags to the API's.
 // The API and the worker run as the image runs them, compiled (see spawnService). Last, with them
@@ -40,22 +40,15 @@ runBench(
   async (stack: BareStack) => {
     const note = (s: string) => process.stderr.write(`${s}\n`);
     await stack.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    const snapshots = process.env.FLEET_HEAP_SNAPSHOTS ?? fs.mkdtempSync(path.join(stack.dataDir, 'heap-'));
     // PROFILE_DIR=dir: a CPU profile of the API there, and the idle window's bounds on the same
     // (monotonic) clock in dir/idle-window.json, to read the idle API's profile alone.
     const profileDir = process.env.PROFILE_DIR;
     const api = await spawnService(stack, 'api', {}, [
-      '--heapsnapshot-signal=SIGUSR2',
       ...(process.env.FLEET_API_FLAGS ? process.env.FLEET_API_FLAGS.split(' ') : []),
-      `--diagnostic-dir=${snapshots}`,
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     ]);
     const worker = await spawnService(stack, 'worker');
     const client = apiClient(api.url!);
-    const metricIn = (text: string, name: string, labels = ''): number => {
-      const re = new RegExp(`^${name}${labels ? `\\{[^}]*${labels}[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'gm');
-      return [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
-    };
     const metric = async (name: string, labels = ''): Promise<number> =>
       metricIn(await (await fetch(`${api.url}/metrics`)).text(), name, labels);
     /** Claims after a poll's start, and those skipped, from one scrape: apart, polls arriving between them skew the difference. */
@@ -66,40 +59,16 @@ runBench(
         skipped: metricIn(text, 'compute_claims_total', 'after="start"[^}]*outcome="skipped"'),
       };
     };
-    /**
-     * The API's live heap, in bytes: the sum over a heap snapshot (which collects all garbage first),
-     * read from the file; kept only when asked (FLEET_HEAP_SNAPSHOTS).
-     */
-    const liveHeap = async () => {
-      const before = new Set(fs.readdirSync(snapshots));
-      process.kill(api.pid, 'SIGUSR2');
-      let file: string | undefined;
-      for (let size = -1, t = 0; ; t++, await sleep(1000)) {
-        file ??= fs.readdirSync(snapshots).find((f) => !before.has(f));
-        const now = file ? fs.statSync(path.join(snapshots, file)).size : -1;
-        if (now > 0 && now === size) break;
-        if (t > 300) throw new Error('the heap snapshot never finished');
-        size = now;
-      }
-      const full = path.join(snapshots, file!);
-      const { snapshot, nodes } = JSON.parse(fs.readFileSync(full, 'utf8')) as {
-        snapshot: { meta: { node_fields: string[] } };
-        nodes: number[];
-      };
-      const width = snapshot.meta.node_fields.length;
-      const at = snapshot.meta.node_fields.indexOf('self_size');
-      let bytes = 0;
-      for (let i = at; i < nodes.length; i += width) bytes += nodes[i];
-      if (!process.env.FLEET_HEAP_SNAPSHOTS) fs.rmSync(full);
-      return bytes;
-    };
-
     note(`registering ${AGENTS} agents …`);
     const agents: FleetAgent[] = new Array(AGENTS);
     await runPool(AGENTS, 64, async (i) => {
       const node = await client.register(stack.userKey, `fleet-${i}`, { slot: String(i), zone: `z${i % ZONES}` });
       agents[i] = { ...node, slot: i };
     });
+    const depth = Math.min(MEMORY_DEPTH, AGENTS);
+    note(`weighing a waiting poll: ${depth} polls on an API instance of their own …`);
+    const heap = await weighWaitingPolls(stack, agents.slice(0, depth), depth, process.env.FLEET_HEAP_SNAPSHOTS);
+    note(heap.report);
 
     // The agents are a process of their own (bench/fleet-agents.ts), which announces each job's
     // arrival and, once its result is answered, that it reported it.
@@ -187,47 +156,18 @@ runBench(
     note('10 agents waiting: dispatch baseline …');
     const few = agents.slice(0, 10);
     await start(0, 10);
-    await sleep(2000);
-    const heapBefore = await liveHeap();
-    const waitingBefore = await metric('compute_long_polls_waiting');
+    await waitingFor(api.url!, 10);
     const baseline = await dispatchWithTail(few);
     note(line('dispatch to the named agent, 10 agents', baseline.latencies));
 
-    // What a waiting poll holds, at a depth whose heap snapshots stay quick to write and to read.
-    // While thousands of agents connect at once the API's accept queue is full, and a scrape may
-    // fail to connect: that is a "not yet", not a failure of the bench.
-    const waitingFor = async (n: number) => {
-      for (let t = 0; (await metric('compute_long_polls_waiting').catch(() => 0)) < n * 0.98; t++) {
-        if (t > 600) throw new Error(`only ${await metric('compute_long_polls_waiting')} of ${n} polls waiting`);
-        await sleep(500);
-      }
-      return metric('compute_long_polls_waiting');
-    };
-    // Weighed at half the depth and at the depth: the difference is what the second half of the
-    // polls holds, without what the first ones warmed up once (compiled code, caches).
-    const depth = Math.min(MEMORY_DEPTH, AGENTS);
-    const half = Math.floor(depth / 2);
-    await start(10, half);
-    const atHalf = await waitingFor(half);
-    const heapAtHalf = await liveHeap();
-    await start(half, depth);
-    const atDepth = await waitingFor(depth);
-    const heapAtDepth = await liveHeap();
-    const kibPerPoll = (heapAtDepth - heapAtHalf) / (atDepth - atHalf) / 1024;
-    const kibFirstHalf = (heapAtHalf - heapBefore) / (atHalf - waitingBefore) / 1024;
-    note(
-      `${atHalf} → ${atDepth} polls waiting: live API heap ${mib(heapAtHalf)} → ${mib(heapAtDepth)} MiB, ${kibPerPoll.toFixed(1)} KiB per waiting poll ` +
-        `(heap snapshots; ${kibFirstHalf.toFixed(1)} KiB per poll over the first ${atHalf}, with what they warmed up)`,
-    );
-
     note(`${AGENTS} agents waiting …`);
-    await start(depth, AGENTS);
+    await start(10, AGENTS);
     await fleet.ask({ op: 'beat' });
-    const waiting = await waitingFor(AGENTS);
+    const waiting = await waitingFor(api.url!, AGENTS);
     note(
       `${waiting} polls waiting; API resident memory ${mib(await metric('compute_process_resident_memory_bytes'))} MiB`,
     );
-    // The snapshots held the API still: let the polls they delayed renew before the idle figures.
+    // Each first poll's wait was spread over 30 s: by then their renewals are too.
     await sleep(30_000);
 
     note(`idle for ${IDLE_S} s: heartbeats every 30 s and polls renewed every 30 s …`);
@@ -286,7 +226,7 @@ runBench(
     // The floor under the idle figure: the same fleet held by a bare server, the machine otherwise as quiet.
     const bareIdle = await bareIdleCpuPct(stack, agents, IDLE_S, note);
     const ratio = deep.latencies.p50 / baseline.latencies.p50;
-    return `fleet agents=${waiting} kib_per_poll=${kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)} bare_idle_cpu_pct=${bareIdle.toFixed(1)} idle_pg_tx_per_s=${pgTxPerS.toFixed(0)} dispatch_p99_ms=${deep.latencies.p99.toFixed(0)}`;
+    return `fleet agents=${waiting} kib_per_poll=${heap.kibPerPoll.toFixed(1)} ratio_dispatch_p50=${ratio.toFixed(2)} claims_per_job=${deep.claimsPerJob.toFixed(2)} idle_cpu_pct=${idleCpuPct.toFixed(1)} bare_idle_cpu_pct=${bareIdle.toFixed(1)} idle_pg_tx_per_s=${pgTxPerS.toFixed(0)} dispatch_p99_ms=${deep.latencies.p99.toFixed(0)}`;
   },
   { inProcess: false, postgresSettings: { shared_preload_libraries: 'pg_stat_statements' } },
 );
