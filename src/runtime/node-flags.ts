@@ -5,10 +5,10 @@
  *
  * - `--max-semi-space-size=64`: a 64 MiB young generation. A 16 MiB one spends 15.6% of the wall
  *   time in GC under load and serves 5% fewer requests (docs/performance.md).
- * - Not `--single-threaded-gc`: it saved an idle fleet's API a few points of a core in some runs
- *   and not in others, and cost it 13% more CPU per job under full load (docs/performance.md).
- * - Not `--no-parallel-scavenge`: it moves scavenges from V8's helper threads onto the main thread,
- *   about as much CPU in all, and the longer pauses slowed dispatch with 10 000 polls waiting.
+ * - Not `--single-threaded-gc`: it cost the API 13% more CPU per job under full load
+ *   (docs/performance.md).
+ * - Not `--no-parallel-scavenge`: it moves scavenges from V8's helper threads onto the main
+ *   thread, whose pauses grow, and saved no CPU per job under full load.
  */
 export const NODE_FLAGS = {
   api: ['--max-semi-space-size=64'],
