@@ -64,7 +64,9 @@
  *   and once a third of the jobs are done another workspace bursts 2000 submits no agent takes
  *   (100 at a time) at the same API: `ratio_completions_in_burst` = the agents' completions per
  *   second during it against outside it. And a third time, four jobs pushing 1000-line log batches back to back
- *   from a third of the jobs done to two thirds: `ratio_completions_in_log_flood`.
+ *   from a third of the jobs done to two thirds: `ratio_completions_in_log_flood`. The burst and
+ *   the flood rounds alternate, --disturbed-rounds=N of each (default 3), and each figure pools
+ *   its rounds: all their completions during the disturbance per second against all outside it.
  * - tracing's cost (bench/tracing-cost.ts): two API + worker pairs as compose runs them, one
  *   exporting every span to a real Jaeger (OTEL_EXPORTER_OTLP_ENDPOINT), one untraced, one load
  *   generator; latency rounds interleaved, --tracing=N jobs a side in throughput rounds alternated:
@@ -80,7 +82,7 @@
  *
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
  * run, default 1000), --warmup=N (default 20), --fleet=N (jobs through the agents, default
- * 1000), --burst=N (default 2000), --queue=N (default 10000), --codec=N (jobs per round of the codec comparison, default 500), --tracing=N (jobs per side of the tracing comparison, default 600). WORKFLOW_CACHE_SIZE=N in the
+ * 1000), --burst=N (default 2000), --queue=N (default 10000), --codec=N (jobs per round of the codec comparison, default 500), --tracing=N (jobs per side of the tracing comparison, default 600), --disturbed-rounds=N (default 3). WORKFLOW_CACHE_SIZE=N in the
  * environment runs the service with that cache. --temporal=server runs it all on the Temporal
  * server users deploy (PostgreSQL persistence, bench/stack.ts) instead of the dev server. The last
  * line of output is the summary, alone.
@@ -94,7 +96,7 @@ import { cacheWeight } from './cache-weight';
 import { codecCost } from './codec';
 import { tracingCost } from './tracing-cost';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
-import { fleetThroughput, logFlood, submitBurst } from './fleet';
+import { type FleetResult, fleetThroughput, logFlood, submitBurst } from './fleet';
 import { deepQueue } from './queue';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
 import { type BenchStack, anotherWorkspaceKey, option, runBench } from './stack';
@@ -119,6 +121,7 @@ async function run(
     queue: number;
     codec: number;
     tracing: number;
+    disturbedRounds: number;
   },
 ) {
   const { config } = stack;
@@ -238,14 +241,22 @@ async function run(
     const fleetLoad = watchLoad(stack.service.db);
     const fleet = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT });
     const fleetLoadLines = fleetLoad.stop(counts.fleet);
-    note(`end to end again, with a burst of ${counts.burst} submits no agent takes …`);
+    // One disturbed round's ratio moves by ±0.1 from round to round on the same stack (its window
+    // is 5-20 s of a bursty loop): the figure pools `disturbedRounds` of each, alternated.
     const fleetArgs = { stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT };
-    const burstRun = await fleetThroughput({
-      ...fleetArgs,
-      disturbance: submitBurst(api, await anotherWorkspaceKey(stack.db, 'bench-burst'), counts.burst, 100),
-    });
-    note('end to end again, with four jobs flooding their logs …');
-    const floodRun = await fleetThroughput({ ...fleetArgs, disturbance: logFlood(api, stack.userKey, 4) });
+    const burstKey = await anotherWorkspaceKey(stack.db, 'bench-burst');
+    const burstRuns: FleetResult[] = [];
+    const floodRuns: FleetResult[] = [];
+    for (let round = 1; round <= counts.disturbedRounds; round++) {
+      note(
+        `end to end again (${round} of ${counts.disturbedRounds}), with a burst of ${counts.burst} submits no agent takes …`,
+      );
+      burstRuns.push(
+        await fleetThroughput({ ...fleetArgs, disturbance: submitBurst(api, burstKey, counts.burst, 100) }),
+      );
+      note(`end to end again (${round} of ${counts.disturbedRounds}), with four jobs flooding their logs …`);
+      floodRuns.push(await fleetThroughput({ ...fleetArgs, disturbance: logFlood(api, stack.userKey, 4) }));
+    }
     note('profile: reading workflow histories …');
     const profile = await profileDispatch({
       ...temporal,
@@ -365,16 +376,25 @@ async function run(
     );
     say(describe('  submit → SUCCEEDED in the read model', fleet.endToEnd));
     for (const line of fleetLoadLines) say(`  ${line}`);
-    const disturbed = (run: typeof burstRun) => {
-      const d = run.disturbed!;
-      const ratio = d.completionsDuring / d.completionsOutside;
-      say(
-        `  again with ${d.description} over ${d.seconds.toFixed(1)} s while they work: ${rate(d.completionsDuring)} completions/s during it, ${rate(d.completionsOutside)}/s outside it (ratio ${ratio.toFixed(2)})`,
-      );
+    /** Each round's ratio, and the rounds pooled: all their completions during it per second against all outside it. */
+    const disturbed = (runs: FleetResult[]) => {
+      const total = { during: 0, seconds: 0, outside: 0, outsideSeconds: 0 };
+      for (const run of runs) {
+        const d = run.disturbed!;
+        say(
+          `  again with ${d.description} over ${d.seconds.toFixed(1)} s while they work: ${rate(d.completionsDuring)} completions/s during it, ${rate(d.completionsOutside)}/s outside it (ratio ${(d.completionsDuring / d.completionsOutside).toFixed(2)})`,
+        );
+        total.during += d.during;
+        total.seconds += d.seconds;
+        total.outside += d.outside;
+        total.outsideSeconds += d.outsideSeconds;
+      }
+      const ratio = total.during / total.seconds / (total.outside / total.outsideSeconds);
+      if (runs.length > 1) say(`  the ${runs.length} rounds pooled: ratio ${ratio.toFixed(2)}`);
       return ratio;
     };
-    const ratioBurst = disturbed(burstRun);
-    const ratioFlood = disturbed(floodRun);
+    const ratioBurst = disturbed(burstRuns);
+    const ratioFlood = disturbed(floodRuns);
     say();
     const [rssBefore, rssFull, rssAfter] = queue.rss.process;
     const [tBefore, tFull, tAfter] = queue.rss.temporal;
@@ -431,5 +451,6 @@ runBench((stack) =>
     queue: option('queue', 10_000),
     codec: option('codec', 500),
     tracing: option('tracing', 600),
+    disturbedRounds: option('disturbed-rounds', 3),
   }),
 );

@@ -21,8 +21,16 @@ export interface Disturbance {
 }
 
 export interface FleetResult extends ThroughputResult {
-  /** The agents' completions per second while the disturbance ran, and outside it. */
-  disturbed?: { description: string; seconds: number; completionsDuring: number; completionsOutside: number };
+  /** The agents' completions while the disturbance ran and outside it: per second, and counted over how long. */
+  disturbed?: {
+    description: string;
+    seconds: number;
+    completionsDuring: number;
+    completionsOutside: number;
+    during: number;
+    outside: number;
+    outsideSeconds: number;
+  };
 }
 
 /** Submits no agent takes, `concurrency` at a time; cancelled afterwards. */
@@ -181,6 +189,9 @@ export async function fleetThroughput(o: {
         seconds,
         completionsDuring: during / seconds,
         completionsOutside: ((sorted.length - during) / outsideMs) * 1000,
+        during,
+        outside: sorted.length - during,
+        outsideSeconds: outsideMs / 1000,
       },
     };
   } finally {
