@@ -14,6 +14,8 @@ const ROOT = path.resolve(__dirname, '..');
 
 /** Load put on the same API while the agents work, from a third of their jobs done until it ends. */
 export interface Disturbance {
+  /** What it needs in place before the agents start (so its load begins on time), if anything. */
+  prepare?(): Promise<void>;
   /** Runs until `enough()` (checked as it goes) or its own end; says what it did and when its load ran (epoch ms, setup excluded). */
   run(
     enough: () => boolean,
@@ -58,20 +60,26 @@ export function submitBurst(api: ApiClient, key: string, jobs: number, concurren
   };
 }
 
-/** A node of the bench's own holding `pushers` jobs and pushing 1000-line batches to each back to back, until the agents are two thirds done. */
+/**
+ * A node of the bench's own holding `pushers` jobs (taken before the agents start: behind their
+ * jobs, its own would reach it late and shorten the flood) and pushing 1000-line batches to each
+ * back to back, until the agents are two thirds done.
+ */
 export function logFlood(api: ApiClient, key: string, pushers: number): Disturbance {
+  let node: Awaited<ReturnType<ApiClient['register']>>;
+  const held: Assigned[] = [];
+  let pushing = true;
+  let beating: Promise<void> = Promise.resolve();
   return {
-    async run(enough) {
+    async prepare() {
       const tag = `flood-${Date.now()}`;
       // One node holding them all: a node's jobs are what the flood is about, not its count.
-      const node = await api.register(key, tag, { flood: tag });
+      node = await api.register(key, tag, { flood: tag });
       for (let i = 0; i < pushers; i++)
         await api.call('/compute/jobs/submit', { type: 'COMMAND', command: 'true', selector: { flood: tag } }, key);
-      const held: Assigned[] = [];
       while (held.length < pushers) held.push(...(await api.poll(node, pushers - held.length, 10)));
       // Heartbeats naming the held jobs, as an agent sends them: else they count as lost.
-      let pushing = true;
-      const beating = (async () => {
+      beating = (async () => {
         while (pushing) {
           await api.call(
             '/compute/nodes/heartbeat',
@@ -81,6 +89,8 @@ export function logFlood(api: ApiClient, key: string, pushers: number): Disturba
           await sleep(5000);
         }
       })();
+    },
+    async run(enough) {
       const from = nowMs();
       let lines = 0;
       await Promise.all(
@@ -123,6 +133,7 @@ export async function fleetThroughput(o: {
   /** Started once a third of the jobs are done; told to stop once two thirds are. */
   disturbance?: Disturbance;
 }): Promise<FleetResult> {
+  await o.disturbance?.prepare?.();
   const dir = fs.mkdtempSync(path.join(o.stack.dataDir, 'fleet-'));
   const children: ManagedChild[] = [];
   try {
