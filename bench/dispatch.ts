@@ -242,7 +242,7 @@ async function run(
     const fleet = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT });
     const fleetLoadLines = fleetLoad.stop(counts.fleet);
     // One disturbed round's ratio moves by ±0.1 from round to round on the same stack (its window
-    // is 5-20 s of a bursty loop): the figure pools `disturbedRounds` of each, alternated.
+    // is about 20 s of a bursty loop): the figure pools `disturbedRounds` of each, alternated.
     const fleetArgs = { stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT };
     const burstKey = await anotherWorkspaceKey(stack.db, 'bench-burst');
     const burstRuns: FleetResult[] = [];
