@@ -11,7 +11,9 @@
  *
  * Printed per run: ingest (lines / time from the first push to the last push's answer), push
  * latency, how long after the last push the slowest follower had everything, and PostgreSQL's
- * index scans on job_logs per push (the reads: one per push for the feed, not one per follower).
+ * index scans on job_logs per push (the reads: one per push for the feed, not one per follower),
+ * and what each line costs: the API's and PostgreSQL's CPU per 1000 lines and the write-ahead log
+ * it adds (pg_current_wal_lsn's advance over the pushes).
  * Last line: `logs ingest=<lines/s without followers> ingest_50=<with> ratio_fanout=<with/without>`.
  * Targets: ingest >= 20000 lines/s, ratio_fanout >= 0.7.
  */
@@ -98,6 +100,18 @@ async function jobLogScans(db: Knex): Promise<number> {
   return Number(rows[0].scans);
 }
 
+/** Where PostgreSQL's write-ahead log is now, and how many bytes it has grown since. */
+const walPosition = async (db: Knex): Promise<string> =>
+  ((await db.raw('SELECT pg_current_wal_lsn()::text AS lsn')) as { rows: Array<{ lsn: string }> }).rows[0].lsn;
+const walSince = async (db: Knex, lsn: string): Promise<number> =>
+  Number(
+    (
+      (await db.raw('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) AS bytes', [lsn])) as {
+        rows: Array<{ bytes: string }>;
+      }
+    ).rows[0].bytes,
+  );
+
 async function run(stack: BareStack, o: { lines: number; followers: number; rounds: number }): Promise<string> {
   note('starting the API and the worker (npm run api, npm run worker) …');
   const worker = await spawnService(stack, 'worker');
@@ -129,6 +143,7 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
       // Every follower is live (past its first read) before the first push.
       await new Promise((r) => setTimeout(r, followers ? 500 : 0));
       const scans0 = await jobLogScans(stack.db);
+      const lsn0 = await walPosition(stack.db);
       const load = watchLoad(undefined, {
         [api.pid]: 'API',
         [worker.pid]: 'worker',
@@ -152,6 +167,8 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
       }
       const pushedAt = nowMs();
       const cpu = load.stop()[0];
+      const walBytes = await walSince(stack.db, lsn0);
+      const perThousand = load.perJob(o.lines / 1000);
       await client.result(node, assigned);
       const ends = await Promise.all(streams.map((s) => s.done));
       const scans = (await jobLogScans(stack.db)) - scans0;
@@ -161,6 +178,11 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
         lagMs: ends.length ? Math.max(...ends.map((e) => e.doneAt)) - pushedAt : 0,
         scansPerPush: scans / batches,
         cpu,
+        walPerLine: walBytes / o.lines,
+        cpuPerThousand: Object.entries(perThousand)
+          .filter(([group]) => group === 'API' || group === 'postgres')
+          .map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`)
+          .join(', '),
       };
     };
 
@@ -186,6 +208,9 @@ async function run(stack: BareStack, o: { lines: number; followers: number; roun
       );
       say(`  push p50 / p99: ${runs.map((r) => `${r.push.p50.toFixed(1)} / ${r.push.p99.toFixed(1)} ms`).join(', ')}`);
       for (const r of runs) say(`  ${r.cpu}`);
+      say(
+        `  CPU per 1000 lines: ${runs.map((r) => r.cpuPerThousand).join(' / ')}; WAL per line ${runs.map((r) => r.walPerLine.toFixed(0)).join(' / ')} bytes`,
+      );
       if (runs[0].lagMs)
         say(
           `  the slowest follower had every line ${runs.map((r) => r.lagMs.toFixed(0)).join(' / ')} ms after the last push was answered`,
