@@ -96,10 +96,10 @@ import { cacheWeight } from './cache-weight';
 import { codecCost } from './codec';
 import { tracingCost } from './tracing-cost';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
-import { type FleetResult, fleetThroughput, logFlood, submitBurst } from './fleet';
+import { endToEnd, reportEndToEnd } from './end-to-end';
 import { deepQueue } from './queue';
 import { type DispatchSample, serviceLatency, serviceThroughput, startNotifyProbe } from './service';
-import { type BenchStack, anotherWorkspaceKey, option, runBench } from './stack';
+import { type BenchStack, option, runBench } from './stack';
 import { describe, ms, summarize } from './stats';
 
 const IN_FLIGHT = 200;
@@ -237,26 +237,15 @@ async function run(
       jobs: counts.tracing,
       inFlight: IN_FLIGHT,
     });
-    note(`end to end: 2 reference agents x 8 slots, ${counts.fleet} jobs …`);
-    const fleetLoad = watchLoad(stack.service.db);
-    const fleet = await fleetThroughput({ stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT });
-    const fleetLoadLines = fleetLoad.stop(counts.fleet);
-    // One disturbed round's ratio moves by ±0.1 from round to round on the same stack (its window
-    // is about 20 s of a bursty loop): the figure pools `disturbedRounds` of each, alternated.
-    const fleetArgs = { stack, api, agents: 2, slots: 8, jobs: counts.fleet, inFlight: IN_FLIGHT };
-    const burstKey = await anotherWorkspaceKey(stack.db, 'bench-burst');
-    const burstRuns: FleetResult[] = [];
-    const floodRuns: FleetResult[] = [];
-    for (let round = 1; round <= counts.disturbedRounds; round++) {
-      note(
-        `end to end again (${round} of ${counts.disturbedRounds}), with a burst of ${counts.burst} submits no agent takes …`,
-      );
-      burstRuns.push(
-        await fleetThroughput({ ...fleetArgs, disturbance: submitBurst(api, burstKey, counts.burst, 100) }),
-      );
-      note(`end to end again (${round} of ${counts.disturbedRounds}), with four jobs flooding their logs …`);
-      floodRuns.push(await fleetThroughput({ ...fleetArgs, disturbance: logFlood(api, stack.userKey, 4) }));
-    }
+    const e2e = await endToEnd({
+      stack,
+      api,
+      jobs: counts.fleet,
+      burst: counts.burst,
+      disturbedRounds: counts.disturbedRounds,
+      inFlight: IN_FLIGHT,
+      note,
+    });
     note('profile: reading workflow histories …');
     const profile = await profileDispatch({
       ...temporal,
@@ -369,32 +358,7 @@ async function run(
         `API + worker CPU per job ${f1(traced.cpuMsPerJob.traced)} against ${f1(traced.cpuMsPerJob.untraced)} ms (ratio ${traced.ratioCpu.toFixed(2)})`,
     );
     say();
-    const ratioFleet = fleet.perSecond / tp.perSecond;
-    say(`== end to end: 2 reference agents x 8 slots, ${fleet.jobs} jobs, ${IN_FLIGHT} in flight ==`);
-    say(
-      `agents: ${rate(fleet.perSecond)} jobs/s (middle 80%: ${rate(fleet.steadyPerSecond)} jobs/s) against the service loop's ${rate(tp.perSecond)}: ratio ${ratioFleet.toFixed(2)}`,
-    );
-    say(describe('  submit → SUCCEEDED in the read model', fleet.endToEnd));
-    for (const line of fleetLoadLines) say(`  ${line}`);
-    /** Each round's ratio, and the rounds pooled: all their completions during it per second against all outside it. */
-    const disturbed = (runs: FleetResult[]) => {
-      const total = { during: 0, seconds: 0, outside: 0, outsideSeconds: 0 };
-      for (const run of runs) {
-        const d = run.disturbed!;
-        say(
-          `  again with ${d.description} over ${d.seconds.toFixed(1)} s while they work: ${rate(d.completionsDuring)} completions/s during it, ${rate(d.completionsOutside)}/s outside it (ratio ${(d.completionsDuring / d.completionsOutside).toFixed(2)})`,
-        );
-        total.during += d.during;
-        total.seconds += d.seconds;
-        total.outside += d.outside;
-        total.outsideSeconds += d.outsideSeconds;
-      }
-      const ratio = total.during / total.seconds / (total.outside / total.outsideSeconds);
-      if (runs.length > 1) say(`  the ${runs.length} rounds pooled: ratio ${ratio.toFixed(2)}`);
-      return ratio;
-    };
-    const ratioBurst = disturbed(burstRuns);
-    const ratioFlood = disturbed(floodRuns);
+    const { ratioFleet, ratioBurst, ratioFlood } = reportEndToEnd(e2e, tp.perSecond, IN_FLIGHT, say);
     say();
     const [rssBefore, rssFull, rssAfter] = queue.rss.process;
     const [tBefore, tFull, tAfter] = queue.rss.temporal;
@@ -429,7 +393,7 @@ async function run(
       `cpu_ms_per_job=${f1(cpuMsPerJob)} bare_service_cpu_ms_per_job=${f1(sum(bareCpu))} tx_per_transition=${txPerTransition.toFixed(2)} fsync_commits_per_job=${f1(fsyncCommitsPerJob)} ` +
       `cpu_ms_per_job_api=${f1(oursCpu.api)} cpu_ms_per_job_worker=${f1(oursCpu.worker)} cpu_ms_per_job_temporal=${f1(oursCpu.temporal)} cpu_ms_per_job_postgres=${f1(oursCpu.postgres)} ` +
       `ratio_codec=${codec.ratio.toFixed(2)} tracing_ratio_p50=${traced.ratioP50.toFixed(2)} tracing_ratio_p99=${traced.ratioP99.toFixed(2)} tracing_ratio_throughput=${traced.ratioThroughput.toFixed(2)} tracing_ratio_cpu=${traced.ratioCpu.toFixed(2)} events_per_job=${profile.eventsPerJob.toFixed(1)} workflow_tasks_per_job=${profile.workflowTasksPerJob.toFixed(1)} ` +
-      `fleet_throughput=${rate(fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
+      `fleet_throughput=${rate(e2e.fleet.perSecond)} ratio_fleet=${ratioFleet.toFixed(2)} ratio_completions_in_burst=${ratioBurst.toFixed(2)} ratio_completions_in_log_flood=${ratioFlood.toFixed(2)} ` +
       `queue_submit=${rate(queue.submitPerSecond)} queue_cancel=${rate(queue.cancelPerSecond)} kib_per_queued_job=${(perJobKiB + ((tFull - tBefore) * 1024) / queue.jobs).toFixed(1)} ` +
       `kib_per_cached_run=${weight.job.toFixed(0)} kib_per_cached_bare_run=${weight.bare.toFixed(0)} retried_503=${shedCount() + serviceShed}`
     );

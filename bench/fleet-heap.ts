@@ -2,28 +2,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startBenchChild } from './child-process';
 import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
+import { scrape, total } from '../test/support/metrics';
 import { type BareStack, spawnService } from './stack';
 import { sleep } from './stats';
 
-/** The sum of a metric's series (those whose labels match `labels`, a regex fragment) in a /metrics text. */
-export function metricIn(text: string, name: string, labels = ''): number {
-  const re = new RegExp(`^${name}${labels ? `\\{[^}]*${labels}[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'gm');
-  return [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
-}
-
-export const metricOf = async (url: string, name: string, labels = ''): Promise<number> =>
-  metricIn(await (await fetch(`${url}/metrics`)).text(), name, labels);
+const waitingAt = async (url: string) => total(await scrape(url), 'compute_long_polls_waiting');
 
 /**
  * Waits until about `n` polls wait at the API at `url`. While thousands of agents connect at once
  * its accept queue is full and a scrape may fail to connect: that is a "not yet", not a failure.
  */
 export async function waitingFor(url: string, n: number): Promise<number> {
-  for (let t = 0; (await metricOf(url, 'compute_long_polls_waiting').catch(() => 0)) < n * 0.98; t++) {
-    if (t > 600) throw new Error(`only ${await metricOf(url, 'compute_long_polls_waiting')} of ${n} polls waiting`);
+  for (let t = 0; (await waitingAt(url).catch(() => 0)) < n * 0.98; t++) {
+    if (t > 600) throw new Error(`only ${await waitingAt(url)} of ${n} polls waiting`);
     await sleep(500);
   }
-  return metricOf(url, 'compute_long_polls_waiting');
+  return waitingAt(url);
 }
 
 /**

@@ -4,7 +4,8 @@ import { apiClient } from './api';
 import { bareIdleCpuPct } from './bare-fleet';
 import { startBenchChild } from './child-process';
 import type { FleetAgent, FleetAnswer, FleetCall } from './fleet-agents';
-import { metricIn, waitingFor, weighWaitingPolls } from './fleet-heap';
+import { scrape, total } from '../test/support/metrics';
+import { waitingFor, weighWaitingPolls } from './fleet-heap';
 import { cpuMsOf, threadCpuMsOf, watchLoad } from './load';
 import { busiestStatements, postgresCounters } from './postgres-counters';
 import { type BareStack, option, runBench, spawnService } from './stack';
@@ -49,14 +50,14 @@ runBench(
     ]);
     const worker = await spawnService(stack, 'worker');
     const client = apiClient(api.url!);
-    const metric = async (name: string, labels = ''): Promise<number> =>
-      metricIn(await (await fetch(`${api.url}/metrics`)).text(), name, labels);
+    const metric = async (name: string, labels: Record<string, string> = {}): Promise<number> =>
+      total(await scrape(api.url!), name, labels);
     /** Claims after a poll's start, and those skipped, from one scrape: apart, polls arriving between them skew the difference. */
     const startClaims = async () => {
-      const text = await (await fetch(`${api.url}/metrics`)).text();
+      const samples = await scrape(api.url!);
       return {
-        starts: metricIn(text, 'compute_claims_total', 'after="start"'),
-        skipped: metricIn(text, 'compute_claims_total', 'after="start"[^}]*outcome="skipped"'),
+        starts: total(samples, 'compute_claims_total', { after: 'start' }),
+        skipped: total(samples, 'compute_claims_total', { after: 'start', outcome: 'skipped' }),
       };
     };
     note(`registering ${AGENTS} agents …`);
@@ -140,11 +141,11 @@ runBench(
      * starts the loop-delay window afresh.
      */
     const dispatchWithTail = async (among: FleetAgent[]) => {
-      const claimsBefore = await metric('compute_claims_total', 'after="wake"');
-      const handedBefore = await metric('compute_claims_total', 'outcome="handed"');
+      const claimsBefore = await metric('compute_claims_total', { after: 'wake' });
+      const handedBefore = await metric('compute_claims_total', { outcome: 'handed' });
       const { result, tail } = await oursTail(api.url!, () => dispatch(among));
-      const claims = (await metric('compute_claims_total', 'after="wake"')) - claimsBefore;
-      const handed = (await metric('compute_claims_total', 'outcome="handed"')) - handedBefore;
+      const claims = (await metric('compute_claims_total', { after: 'wake' })) - claimsBefore;
+      const handed = (await metric('compute_claims_total', { outcome: 'handed' })) - handedBefore;
       note(`  handed to a waiting poll as the run started: ${handed} of ${JOBS}`);
       note(line('  submit answered', summarize(result.parts.answered)));
       note(line('  to a slot (one agent matches)', summarize(result.parts.bySlot)));

@@ -23,6 +23,7 @@ import { createApiKey } from '../src/auth/api-keys';
 import { apiClient } from './api';
 import { type BareStack, option, runBench, spawnService } from './stack';
 import { watchLoad } from './load';
+import { walPosition, walSince } from './postgres-counters';
 import { nowMs, summarize } from './stats';
 
 const BATCH = 1000;
@@ -99,18 +100,6 @@ async function jobLogScans(db: Knex): Promise<number> {
   );
   return Number(rows[0].scans);
 }
-
-/** Where PostgreSQL's write-ahead log is now, and how many bytes it has grown since. */
-const walPosition = async (db: Knex): Promise<string> =>
-  ((await db.raw('SELECT pg_current_wal_lsn()::text AS lsn')) as { rows: Array<{ lsn: string }> }).rows[0].lsn;
-const walSince = async (db: Knex, lsn: string): Promise<number> =>
-  Number(
-    (
-      (await db.raw('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) AS bytes', [lsn])) as {
-        rows: Array<{ bytes: string }>;
-      }
-    ).rows[0].bytes,
-  );
 
 async function run(stack: BareStack, o: { lines: number; followers: number; rounds: number }): Promise<string> {
   note('starting the API and the worker (npm run api, npm run worker) …');

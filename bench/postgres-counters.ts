@@ -116,3 +116,15 @@ export async function busiestStatements(db: Knex, seconds: number): Promise<stri
     (r) => `${(Number(r.calls) / seconds).toFixed(1).padStart(7)}/s  ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`,
   );
 }
+
+/** Where PostgreSQL's write-ahead log is now, and how many bytes it has grown since. */
+export const walPosition = async (db: Knex): Promise<string> =>
+  ((await db.raw('SELECT pg_current_wal_lsn()::text AS lsn')) as { rows: Array<{ lsn: string }> }).rows[0].lsn;
+export const walSince = async (db: Knex, lsn: string): Promise<number> =>
+  Number(
+    (
+      (await db.raw('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) AS bytes', [lsn])) as {
+        rows: Array<{ bytes: string }>;
+      }
+    ).rows[0].bytes,
+  );
