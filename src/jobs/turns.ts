@@ -8,22 +8,27 @@ import { AppError } from '../shared/errors';
  * changes (submits, cancels, retries: Temporal calls, one each) and log pushes (PostgreSQL rows,
  * one per line). A lane lets in at most its `max` at once while no progress is under way, and a
  * quarter of that while some is, or was in the last `quietMs`; work alone in its lane always gets
- * in (heavy work, below, once its lane's rest is over). A burst of submits or a job flooding its log therefore fills an idle instance at full speed,
- * and leaves most of a busy one to the agents whose jobs it would otherwise hold back.
+ * in (heavy work, below, once its lane's rest is over). A burst of submits or a job flooding its
+ * log therefore fills an idle instance at full speed, and leaves most of a busy one to the agents
+ * whose jobs it would otherwise hold back.
  *
  * While agents progress, bulk work is *heavy*: a change of a workspace whose own jobs do not
- * progress (a bulk submitter beside another workspace's working fleet), and a push that takes its
- * job past the busy lane's lines within `quietMs` (a job printing faster than that is a flood,
- * however it batches its lines). Heavy work goes in one at a time per lane, and the lane then
- * rests from heavy work for as long as the last one took: it gets at most half of one turn, a
- * bounded share of a busy instance's CPU. Other work passes heavy work that rests, and never
- * waits for the rest.
+ * progress (a bulk submitter beside another workspace's working fleet), and a push of a job that
+ * floods its log: past the busy lane's lines within `quietMs` (however it batches them), and from
+ * then on while it goes on pushing within the next `quietMs`. Heavy work goes in one at a time per
+ * lane, and the lane then rests from heavy work: a change's rest is as long as the change took
+ * (half of one turn), a flood's `floodRestFactor` times as long as its push took (by default a
+ * tenth of one turn: a flood's rows cost PostgreSQL a core while they are written, which the
+ * agents' work would otherwise have). Other work passes heavy work that rests, and never waits
+ * for the rest.
  */
 export function createTurns(o: {
   changesMax: number;
   pushLinesMax?: number;
   quietMs?: number;
   waitMs?: number;
+  /** A flood's rest after each of its pushes, in multiples of how long the push took. */
+  floodRestFactor?: number;
   retryAfterSeconds: number;
 }) {
   const quietMs = o.quietMs ?? 1000;
@@ -33,13 +38,15 @@ export function createTurns(o: {
   /** Per workspace: progress under way, and when it last ended (forgotten once quiet). */
   const progressingBy = new Map<string, number>();
   const progressedAtBy = new Map<string, number>();
-  /** Per job: the lines let in since `since` (a window of quietMs). */
-  const pushedBy = new Map<string, { since: number; lines: number }>();
+  /** Per job: the lines let in since `since` (a window of quietMs), and until when it is a flood. */
+  const pushedBy = new Map<string, { since: number; lines: number; floodUntil: number }>();
   let sweptAt = 0;
   const recentLines = (job: string) => {
     const w = pushedBy.get(job);
     return w && Date.now() - w.since < quietMs ? w.lines : 0;
   };
+  /** Whether `job` flooded its log and has not been quiet for quietMs since (its rests aside). */
+  const floods = (job: string) => Date.now() < (pushedBy.get(job)?.floodUntil ?? 0);
 
   interface Entry {
     weight: number;
@@ -59,8 +66,10 @@ export function createTurns(o: {
     /** Heavy work running, and until when the lane rests from it. */
     heavyRunning: number;
     restUntil: number;
+    /** The rest after heavy work, in multiples of how long it took. */
+    restFactor: number;
   }
-  const lane = (max: number, busyMessage: string, heavy: Lane['heavy']): Lane => ({
+  const lane = (max: number, busyMessage: string, restFactor: number, heavy: Lane['heavy']): Lane => ({
     max,
     busyMax: Math.max(1, Math.floor(max / 4)),
     running: 0,
@@ -69,18 +78,21 @@ export function createTurns(o: {
     heavy,
     heavyRunning: 0,
     restUntil: 0,
+    restFactor,
   });
   const progresses = (owner: string) =>
     (progressingBy.get(owner) ?? 0) > 0 || Date.now() - (progressedAtBy.get(owner) ?? 0) < quietMs;
   const changes = lane(
     o.changesMax,
     'This API instance is busy; retry the change shortly',
+    1,
     (e) => !progresses(e.owner),
   );
   const pushes = lane(
     o.pushLinesMax ?? 4000,
     'This API instance is busy; push the lines again shortly',
-    (e, busyMax) => recentLines(e.owner) + e.weight > busyMax,
+    o.floodRestFactor ?? 9,
+    (e, busyMax) => floods(e.owner) || recentLines(e.owner) + e.weight > busyMax,
   );
   const lanes = [changes, pushes];
 
@@ -99,9 +111,11 @@ export function createTurns(o: {
     if (heavy) l.heavyRunning++;
     if (l === pushes) {
       const now = Date.now();
-      const w = pushedBy.get(e.owner);
-      if (w && now - w.since < quietMs) w.lines += e.weight;
-      else pushedBy.set(e.owner, { since: now, lines: e.weight });
+      const w = pushedBy.get(e.owner) ?? { since: now, lines: 0, floodUntil: 0 };
+      pushedBy.set(e.owner, w);
+      if (now - w.since < quietMs) w.lines += e.weight;
+      else Object.assign(w, { since: now, lines: e.weight });
+      if (w.lines > l.busyMax) w.floodUntil = Math.max(w.floodUntil, now + quietMs);
     }
     return heavy;
   };
@@ -129,7 +143,7 @@ export function createTurns(o: {
     if (now - sweptAt >= quietMs) {
       sweptAt = now;
       for (const [owner, at] of progressedAtBy) if (now - at >= quietMs) progressedAtBy.delete(owner);
-      for (const [job, w] of pushedBy) if (now - w.since >= quietMs) pushedBy.delete(job);
+      for (const [job, w] of pushedBy) if (now - w.since >= quietMs && now >= w.floodUntil) pushedBy.delete(job);
     }
     const waits = lanes.some((l) => l.waiting.length > 0);
     const rests = lanes.filter((l) => l.waiting.length > 0 && l.restUntil > now).map((l) => l.restUntil);
@@ -170,7 +184,11 @@ export function createTurns(o: {
       l.running -= weight;
       if (heavy) {
         l.heavyRunning--;
-        l.restUntil = Date.now() + (Date.now() - startedAt);
+        // At most half of waitMs: work that waits out a rest is not refused for it.
+        l.restUntil = Date.now() + Math.min((Date.now() - startedAt) * l.restFactor, waitMs / 2);
+        // A flood stays one through its rest and for quietMs after: the rest is not a quiet spell.
+        const w = l === pushes ? pushedBy.get(owner) : undefined;
+        if (w) w.floodUntil = Math.max(w.floodUntil, l.restUntil + quietMs);
       }
       admit();
     }

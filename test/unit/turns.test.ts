@@ -85,10 +85,10 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await after;
   });
 
-  it('weighs log pushes by their lines: many small ones at once; while agents progress, a job pushing past the lane in a second is a flood, one batch at a time with rests', async () => {
+  it('weighs log pushes by their lines: many small ones at once; while agents progress, a job pushing past the lane in a second is a flood, one batch at a time with long rests', async () => {
     // A flood is a job past the busy lane's lines within quietMs: long enough here that its window
     // outlasts the rest below by hundreds of ms, however late this machine runs the timers.
-    const turns = createTurns({ changesMax: 8, pushLinesMax: 4000, quietMs: 2000, retryAfterSeconds: 1 });
+    const turns = createTurns({ changesMax: 8, pushLinesMax: 4000, quietMs: 3000, retryAfterSeconds: 1 });
     // Idle: four 1000-line batches fit, the fifth waits.
     const idle = Array.from({ length: 5 }, held);
     const idleRuns = idle.map((c, i) => turns.push(`job_idle${i}`, 1000, c.run));
@@ -101,7 +101,8 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await Promise.all(idleRuns);
 
     // Busy: a quarter, 1000 lines. The flood's first batch is a job's first 1000 lines (not yet a
-    // flood); its next goes in once there is room, as heavy work; the one after rests as long as it took.
+    // flood); its next goes in once there is room, as heavy work; the one after rests nine times
+    // as long as it took.
     const progress = held();
     const progressRun = turns.progress('ws_a', progress.run);
     const floods = Array.from({ length: 3 }, held);
@@ -114,7 +115,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     );
     floods[0].finish();
     await waitUntil(() => floods[1].started);
-    await sleep(800);
+    await sleep(150);
     floods[1].finish();
     const rested = Date.now();
     // Timers and ticks run late on a loaded machine, so nothing here asserts what has happened by
@@ -130,7 +131,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await Promise.all(smallRuns);
     await waitUntil(() => floods[2].started);
     const rest = floods[2].startedAt - rested;
-    assert.ok(rest >= 795, `the flood rested ${rest} ms of the 800 its last batch took`);
+    assert.ok(rest >= 9 * 150 - 5, `the flood rested ${rest} ms, nine times the 150 its last batch took`);
     floods[2].finish();
     await Promise.all(floodRuns);
 
@@ -144,6 +145,54 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     change.finish();
     progress.finish();
     await Promise.all([bigRun, changeRun, progressRun]);
+  });
+
+  it('keeps a job that flooded its log heavy while it goes on pushing, through its rests, however small its batches', async () => {
+    const turns = createTurns({
+      changesMax: 8,
+      pushLinesMax: 400,
+      quietMs: 300,
+      floodRestFactor: 4,
+      retryAfterSeconds: 1,
+    });
+    const progress = held();
+    const progressRun = turns.progress('ws_a', progress.run);
+    const pushed = async (lines: number, ms = 0) => {
+      const c = held();
+      const run = turns.push('job_flood', lines, c.run);
+      await waitUntil(() => c.started);
+      await sleep(ms);
+      c.finish();
+      await run;
+      return Date.now();
+    };
+    // Past the busy lane's 100 lines within one window: a flood, whose second batch rests the lane 400 ms.
+    await pushed(100);
+    const rested = await pushed(100, 100);
+    // After the rest, in a window of its own, a batch of 10 lines is still the flood's: heavy, so
+    // its next one waits out the rest while another job's batch of the same size passes.
+    await waitUntil(() => Date.now() >= rested + 420);
+    await pushed(10, 100);
+    const next = held();
+    const nextRun = turns.push('job_flood', 10, next.run);
+    const other = held();
+    const otherRun = turns.push('job_quiet', 10, other.run);
+    await tick();
+    assert.equal(other.started, true, "another job's small batch passes");
+    assert.equal(next.started, false, "the flood's small batch rests");
+    await waitUntil(() => next.started);
+    next.finish();
+    other.finish();
+    await Promise.all([nextRun, otherRun]);
+    // Quiet for quietMs, the job is no flood any more: its batch goes straight in.
+    await sleep(350);
+    const later = held();
+    const laterRun = turns.push('job_flood', 10, later.run);
+    await tick();
+    assert.equal(later.started, true, 'a job quiet for quietMs is no flood');
+    later.finish();
+    progress.finish();
+    await Promise.all([laterRun, progressRun]);
   });
   it("while other workspaces' jobs progress, lets one change of a workspace whose jobs do not in at a time, then rests as long as it took; the progressing workspace's changes pass", async () => {
     const turns = createTurns({ changesMax: 8, quietMs: 100, retryAfterSeconds: 1 });
