@@ -47,6 +47,11 @@ export function createTurns(o: {
   };
   /** Whether `job` flooded its log and has not been quiet for quietMs since (its rests aside). */
   const floods = (job: string) => Date.now() < (pushedBy.get(job)?.floodUntil ?? 0);
+  /** A flood's push held by the rest: waiting its turn is not a quiet spell either. */
+  const stillFlooding = (job: string) => {
+    const w = pushedBy.get(job);
+    if (w) w.floodUntil = Math.max(w.floodUntil, Math.max(Date.now(), pushes.restUntil) + quietMs);
+  };
 
   interface Entry {
     weight: number;
@@ -130,8 +135,10 @@ export function createTurns(o: {
         const e = l.waiting[i];
         const verdict = fits(l, e);
         if (verdict === 'full') break;
-        if (verdict === 'rest') i++;
-        else {
+        if (verdict === 'rest') {
+          if (l === pushes) stillFlooding(e.owner);
+          i++;
+        } else {
           l.waiting.splice(i, 1);
           e.enter(enter(l, e));
         }

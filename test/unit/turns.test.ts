@@ -194,6 +194,49 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     progress.finish();
     await Promise.all([laterRun, progressRun]);
   });
+  it("keeps a flood's batch that waits out another flood's rest a flood: it never slips in as light work", async () => {
+    const turns = createTurns({
+      changesMax: 8,
+      pushLinesMax: 400,
+      quietMs: 200,
+      floodRestFactor: 4,
+      retryAfterSeconds: 1,
+    });
+    const progress = held();
+    const progressRun = turns.progress('ws_a', progress.run);
+    const pushed = async (job: string, lines: number) => {
+      const c = held();
+      const run = turns.push(job, lines, c.run);
+      await waitUntil(() => c.started);
+      c.finish();
+      await run;
+    };
+    // Two floods: past the busy lane's 100 lines each.
+    await pushed('job_a', 100);
+    await pushed('job_a', 100);
+    await pushed('job_b', 100);
+    const b = held();
+    const bRun = turns.push('job_b', 100, b.run);
+    await waitUntil(() => b.started);
+    // A's next batch, small, waits while B's runs and then through the rest B's leaves (600 ms).
+    const a = held();
+    const aRun = turns.push('job_a', 10, a.run);
+    await sleep(150);
+    b.finish();
+    await bRun;
+    const rested = Date.now();
+    // Longer than quietMs into the rest, another job's batch comes and goes: A's is still held.
+    await sleep(300);
+    await pushed('job_c', 10);
+    await tick();
+    assert.equal(a.started, false, "the waiting flood's batch does not pass the rest as light work");
+    await waitUntil(() => a.started);
+    const rest = a.startedAt - rested;
+    assert.ok(rest >= 4 * 150 - 5, `it waited ${rest} ms of the rest B's 150 ms batch left`);
+    a.finish();
+    progress.finish();
+    await Promise.all([aRun, progressRun]);
+  });
   it("while other workspaces' jobs progress, lets one change of a workspace whose jobs do not in at a time, then rests as long as it took; the progressing workspace's changes pass", async () => {
     const turns = createTurns({ changesMax: 8, quietMs: 100, retryAfterSeconds: 1 });
     const progress = held();
