@@ -38,9 +38,10 @@
  *   (src/runtime/node-flags.ts: the bare server gets the API's, its worker the worker's);
  *   the bare service gets our pool size, workflow cache and loss clock. One load generator, a
  *   process of its own (compiled, same flags), drives both over the same HTTP protocol: their
- *   dispatch latency in the interleaved rounds, then throughput in rounds of half the jobs
- *   alternated bare, ours, ours, bare (four nodes polling up to 50, 200 in flight; a job is done
- *   when its result is answered, which both give once the row is written). service_ratio_p50 and
+ *   dispatch latency in the interleaved rounds, then, after an unmeasured round a side that grows
+ *   each side's database pool, throughput in rounds of half the jobs alternated bare, ours, ours,
+ *   bare (four nodes polling up to 50, 200 in flight; a job is done when its result is answered,
+ *   which both give once the row is written). service_ratio_p50 and
  *   _p99 = ours ÷ bare service latency, service_ratio_throughput = ours ÷ bare service jobs/s;
  *   compose_ratio_* set the same figures against the bare Temporal baselines. Around each
  *   throughput round, from /proc and PostgreSQL's own statistics (both sides printed):
@@ -81,8 +82,11 @@
  *   what one cached run weighs, next to the SDK's own floor.
  *
  * Options: --latency=N (measured dispatches, default 300), --throughput=N (jobs per throughput
- * run, default 1000), --warmup=N (default 20), --fleet=N (jobs through the agents, default
- * 1000), --burst=N (default 2000), --queue=N (default 10000), --codec=N (jobs per round of the codec comparison, default 500), --tracing=N (jobs per side of the tracing comparison, default 600), --disturbed-rounds=N (default 3). WORKFLOW_CACHE_SIZE=N in the
+ * run, default 1000), --throughput-warmup=N (unmeasured jobs a side before the production shape's
+ * throughput rounds against the bare service, default 200), --warmup=N (default 20), --fleet=N
+ * (jobs through the agents, default 1000), --burst=N (default 2000), --queue=N (default 10000),
+ * --codec=N (jobs per round of the codec comparison, default 500), --tracing=N (jobs per side of
+ * the tracing comparison, default 600), --disturbed-rounds=N (default 3). WORKFLOW_CACHE_SIZE=N in the
  * environment runs the service with that cache. --temporal=server runs it all on the Temporal
  * server users deploy (PostgreSQL persistence, bench/stack.ts) instead of the dev server. The last
  * line of output is the summary, alone.
@@ -116,6 +120,7 @@ async function run(
     warmup: number;
     latency: number;
     throughput: number;
+    throughputWarmup: number;
     fleet: number;
     burst: number;
     queue: number;
@@ -216,6 +221,9 @@ async function run(
       await tpPostgres.stop(counts.throughput),
     ];
     note('throughput: the API and the worker as compose runs them against the bare service, rounds alternated …');
+    // As bench:hot-path does: each side's pool grows to its size first (the latency rounds used a
+    // connection or two), so the rounds measure services in their steady state.
+    await apart.warmThroughput(counts.throughputWarmup, IN_FLIGHT);
     const apartTp = await apart.throughput(counts.throughput, IN_FLIGHT);
     const composeTp = apartTp.ours;
     const bareServiceTp = apartTp.bare;
@@ -410,6 +418,7 @@ runBench((stack) =>
     warmup: option('warmup', 20),
     latency: option('latency', 300),
     throughput: option('throughput', 1000),
+    throughputWarmup: option('throughput-warmup', 200),
     fleet: option('fleet', 1000),
     burst: option('burst', 2000),
     queue: option('queue', 10_000),
