@@ -15,12 +15,12 @@ import { AppError } from '../shared/errors';
  * While agents progress, bulk work is *heavy*: a change of a workspace whose own jobs do not
  * progress (a bulk submitter beside another workspace's working fleet), and a push of a job that
  * floods its log: past the busy lane's lines within `quietMs` (however it batches them), and from
- * then on while it goes on pushing within the next `quietMs`. Heavy work goes in one at a time per
- * lane, and the lane then rests from heavy work: a change's rest is as long as the change took
- * (half of one turn), a flood's `floodRestFactor` times as long as its push took (by default a
- * tenth of one turn: a flood's rows cost PostgreSQL a core while they are written, which the
- * agents' work would otherwise have). Other work passes heavy work that rests, and never waits
- * for the rest.
+ * then on while it goes on pushing, or waits its turn, within `quietMs` of its last push. Heavy
+ * work goes in one at a time per lane, and the lane then rests from heavy work: after a change as
+ * long as the change took (half of the lane's time), after a flood's push `floodRestFactor` times
+ * as long as the push took (by default a tenth of the lane's time: a flood's rows cost PostgreSQL
+ * a core while they are written, which the agents' work would otherwise have). Rests are capped at
+ * half of `waitMs`. Other work passes heavy work that rests, and never waits for the rest.
  */
 export function createTurns(o: {
   changesMax: number;

@@ -152,7 +152,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
       changesMax: 8,
       pushLinesMax: 400,
       quietMs: 300,
-      floodRestFactor: 4,
+      floodRestFactor: 6,
       retryAfterSeconds: 1,
     });
     const progress = held();
@@ -166,12 +166,12 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
       await run;
       return Date.now();
     };
-    // Past the busy lane's 100 lines within one window: a flood, whose second batch rests the lane 400 ms.
+    // Past the busy lane's 100 lines within one window: a flood, whose second batch rests the lane 600 ms.
     await pushed(100);
     const rested = await pushed(100, 100);
     // After the rest, in a window of its own, a batch of 10 lines is still the flood's: heavy, so
     // its next one waits out the rest while another job's batch of the same size passes.
-    await waitUntil(() => Date.now() >= rested + 420);
+    await waitUntil(() => Date.now() >= rested + 620);
     await pushed(10, 100);
     const next = held();
     const nextRun = turns.push('job_flood', 10, next.run);
@@ -184,22 +184,24 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     next.finish();
     other.finish();
     await Promise.all([nextRun, otherRun]);
-    // Quiet for quietMs, the job is no flood any more: its batch goes straight in.
-    await sleep(350);
-    const later = held();
-    const laterRun = turns.push('job_flood', 10, later.run);
+    // Quiet for longer than quietMs after its last rest, the job is no flood any more: its batch
+    // is light work, which leaves no rest, so the one after it goes straight in too.
+    await sleep(1000);
+    await pushed(10, 100);
+    const after = held();
+    const afterRun = turns.push('job_flood', 10, after.run);
     await tick();
-    assert.equal(later.started, true, 'a job quiet for quietMs is no flood');
-    later.finish();
+    assert.equal(after.started, true, 'a job quiet for quietMs is no flood: no rest after its batch');
+    after.finish();
     progress.finish();
-    await Promise.all([laterRun, progressRun]);
+    await Promise.all([afterRun, progressRun]);
   });
   it("keeps a flood's batch that waits out another flood's rest a flood: it never slips in as light work", async () => {
     const turns = createTurns({
       changesMax: 8,
       pushLinesMax: 400,
       quietMs: 200,
-      floodRestFactor: 4,
+      floodRestFactor: 8,
       retryAfterSeconds: 1,
     });
     const progress = held();
@@ -218,7 +220,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const b = held();
     const bRun = turns.push('job_b', 100, b.run);
     await waitUntil(() => b.started);
-    // A's next batch, small, waits while B's runs and then through the rest B's leaves (600 ms).
+    // A's next batch, small, waits while B's runs and then through the rest B's leaves (1200 ms).
     const a = held();
     const aRun = turns.push('job_a', 10, a.run);
     await sleep(150);
@@ -232,7 +234,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     assert.equal(a.started, false, "the waiting flood's batch does not pass the rest as light work");
     await waitUntil(() => a.started);
     const rest = a.startedAt - rested;
-    assert.ok(rest >= 4 * 150 - 5, `it waited ${rest} ms of the rest B's 150 ms batch left`);
+    assert.ok(rest >= 8 * 150 - 5, `it waited ${rest} ms of the rest B's 150 ms batch left`);
     a.finish();
     progress.finish();
     await Promise.all([aRun, progressRun]);
