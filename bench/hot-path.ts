@@ -9,7 +9,9 @@
  * --throughput=N (jobs a side, default 800, in rounds alternated bare, ours, ours, bare),
  * --throughput-warmup=N (unmeasured jobs a side before those rounds, default 200: each side's
  * database pool grows to its size there), --warmup=N (dispatches before the latency rounds,
- * default 20). Last line:
+ * default 20), --idle-apis=N (more API instances on the same database, idle throughout, default 0:
+ * each is another LISTEN connection, so our submits notify instead of handing their jobs to the
+ * polls in memory, and each listener reads every job's notification). Last line:
  * `hot-path service_ratio_p50=… service_ratio_p99=… service_ratio_throughput=… cpu_ms_per_job=…
  * bare_service_cpu_ms_per_job=… tx_per_transition=… fsync_commits_per_job=… tx_per_transition_handed=…`:
  * tx_per_transition counts the throughput rounds (nearly every job claimed from the queue),
@@ -18,7 +20,7 @@
  */
 import type { Knex } from 'knex';
 import { TRANSITIONS_PER_JOB, cpuOfSide, startServiceVsBare } from './service-vs-bare';
-import { type BareStack, option, runBench } from './stack';
+import { type BareStack, option, runBench, spawnService } from './stack';
 import { describe, sleep, summarize } from './stats';
 import { STATS_FLUSH_MS, settledWindow } from './postgres-counters';
 
@@ -86,11 +88,14 @@ async function run(stack: BareStack): Promise<string> {
     handed: option('handed', 120),
     throughput: option('throughput', 800),
     throughputWarmup: option('throughput-warmup', 200),
+    idleApis: option('idle-apis', 0),
   };
   await stack.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   note('starting the API and a worker as compose runs them, the bare service and its worker, and a load generator …');
   const apart = await startServiceVsBare(stack);
+  const idleApis: Array<{ stop(): Promise<void> }> = [];
   try {
+    for (let i = 0; i < counts.idleApis; i++) idleApis.push(await spawnService(stack, 'api'));
     note(`latency: ${ROUNDS} interleaved rounds a side …`);
     await apart.latency('ours', 0, counts.warmup);
     await apart.latency('bare', 0, counts.warmup);
@@ -147,9 +152,11 @@ async function run(stack: BareStack): Promise<string> {
       `hot-path service_ratio_p50=${f2(ours.p50 / bare.p50)} service_ratio_p99=${f2(ours.p99 / bare.p99)} ` +
       `service_ratio_throughput=${f2(tp.ours.perSecond / tp.bare.perSecond)} cpu_ms_per_job=${f1(sum(oursCpu))} ` +
       `bare_service_cpu_ms_per_job=${f1(sum(bareCpu))} tx_per_transition=${f2(tp.ours.postgres.xacts / TRANSITIONS_PER_JOB)} ` +
-      `fsync_commits_per_job=${f1(tp.ours.postgres.xids)} tx_per_transition_handed=${f2(handedTx / TRANSITIONS_PER_JOB)}`
+      `fsync_commits_per_job=${f1(tp.ours.postgres.xids)} tx_per_transition_handed=${f2(handedTx / TRANSITIONS_PER_JOB)}` +
+      (counts.idleApis > 0 ? ` idle_apis=${counts.idleApis}` : '')
     );
   } finally {
+    for (const api of idleApis) await api.stop();
     await apart.stop();
   }
 }
