@@ -151,8 +151,8 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const turns = createTurns({
       changesMax: 8,
       pushLinesMax: 400,
-      quietMs: 300,
-      floodRestFactor: 6,
+      quietMs: 1000,
+      floodRestFactor: 12,
       retryAfterSeconds: 1,
     });
     const progress = held();
@@ -162,16 +162,18 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
       const run = turns.push('job_flood', lines, c.run);
       await waitUntil(() => c.started);
       await sleep(ms);
+      // Before the turn ends: the rest it leaves runs from later than this.
+      const finished = Date.now();
       c.finish();
       await run;
-      return Date.now();
+      return finished;
     };
-    // Past the busy lane's 100 lines within one window: a flood, whose second batch rests the lane 600 ms.
+    // Past the busy lane's 100 lines within one window: a flood, whose second batch rests the lane 1200 ms.
     await pushed(100);
     const rested = await pushed(100, 100);
     // After the rest, in a window of its own, a batch of 10 lines is still the flood's: heavy, so
     // its next one waits out the rest while another job's batch of the same size passes.
-    await waitUntil(() => Date.now() >= rested + 620);
+    await waitUntil(() => Date.now() >= rested + 1220);
     await pushed(10, 100);
     const next = held();
     const nextRun = turns.push('job_flood', 10, next.run);
@@ -186,7 +188,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await Promise.all([nextRun, otherRun]);
     // Quiet for longer than quietMs after its last rest, the job is no flood any more: its batch
     // is light work, which leaves no rest, so the one after it goes straight in too.
-    await sleep(1000);
+    await sleep(2500);
     await pushed(10, 100);
     const after = held();
     const afterRun = turns.push('job_flood', 10, after.run);
@@ -224,9 +226,10 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     const a = held();
     const aRun = turns.push('job_a', 10, a.run);
     await sleep(150);
+    // Before the turn ends: the rest it leaves runs from later than this.
+    const rested = Date.now();
     b.finish();
     await bRun;
-    const rested = Date.now();
     // Longer than quietMs into the rest, another job's batch comes and goes: A's is still held.
     await sleep(300);
     await pushed('job_c', 10);
