@@ -21,6 +21,28 @@ async function waitUntil(cond: () => boolean): Promise<void> {
   while (!cond()) await tick();
 }
 
+/**
+ * A push lane of 400 lines (100 while busy) whose agents progress until `progress.finish()`, and
+ * `pushed`: one batch of a job through it, held `ms`; it returns when the batch was finishing, a
+ * lower bound of when the rest it leaves starts.
+ */
+function busyPushLane(o: { quietMs: number; floodRestFactor: number }) {
+  const turns = createTurns({ changesMax: 8, pushLinesMax: 400, retryAfterSeconds: 1, ...o });
+  const progress = held();
+  const progressRun = turns.progress('ws_a', progress.run);
+  const pushed = async (job: string, lines: number, ms = 0) => {
+    const c = held();
+    const run = turns.push(job, lines, c.run);
+    await waitUntil(() => c.started);
+    await sleep(ms);
+    const finished = Date.now();
+    c.finish();
+    await run;
+    return finished;
+  };
+  return { turns, progress, progressRun, pushed };
+}
+
 describe('turns: progress first, changes and log pushes in their turn', () => {
   it('lets changesMax changes in at once on an idle instance, and the next when one ends', async () => {
     const turns = createTurns({ changesMax: 4, quietMs: 50, retryAfterSeconds: 1 });
@@ -148,33 +170,14 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
   });
 
   it('keeps a job that flooded its log heavy while it goes on pushing, through its rests, however small its batches', async () => {
-    const turns = createTurns({
-      changesMax: 8,
-      pushLinesMax: 400,
-      quietMs: 1000,
-      floodRestFactor: 12,
-      retryAfterSeconds: 1,
-    });
-    const progress = held();
-    const progressRun = turns.progress('ws_a', progress.run);
-    const pushed = async (lines: number, ms = 0) => {
-      const c = held();
-      const run = turns.push('job_flood', lines, c.run);
-      await waitUntil(() => c.started);
-      await sleep(ms);
-      // Before the turn ends: the rest it leaves runs from later than this.
-      const finished = Date.now();
-      c.finish();
-      await run;
-      return finished;
-    };
+    const { turns, progress, progressRun, pushed } = busyPushLane({ quietMs: 1000, floodRestFactor: 12 });
     // Past the busy lane's 100 lines within one window: a flood, whose second batch rests the lane 1200 ms.
-    await pushed(100);
-    const rested = await pushed(100, 100);
+    await pushed('job_flood', 100);
+    const rested = await pushed('job_flood', 100, 100);
     // After the rest, in a window of its own, a batch of 10 lines is still the flood's: heavy, so
     // its next one waits out the rest while another job's batch of the same size passes.
     await waitUntil(() => Date.now() >= rested + 1220);
-    await pushed(10, 100);
+    await pushed('job_flood', 10, 100);
     const next = held();
     const nextRun = turns.push('job_flood', 10, next.run);
     const other = held();
@@ -189,7 +192,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     // Quiet for longer than quietMs after its last rest, the job is no flood any more: its batch
     // is light work, which leaves no rest, so the one after it goes straight in too.
     await sleep(2500);
-    await pushed(10, 100);
+    await pushed('job_flood', 10, 100);
     const after = held();
     const afterRun = turns.push('job_flood', 10, after.run);
     await tick();
@@ -199,22 +202,7 @@ describe('turns: progress first, changes and log pushes in their turn', () => {
     await Promise.all([afterRun, progressRun]);
   });
   it("keeps a flood's batch that waits out another flood's rest a flood: it never slips in as light work", async () => {
-    const turns = createTurns({
-      changesMax: 8,
-      pushLinesMax: 400,
-      quietMs: 200,
-      floodRestFactor: 8,
-      retryAfterSeconds: 1,
-    });
-    const progress = held();
-    const progressRun = turns.progress('ws_a', progress.run);
-    const pushed = async (job: string, lines: number) => {
-      const c = held();
-      const run = turns.push(job, lines, c.run);
-      await waitUntil(() => c.started);
-      c.finish();
-      await run;
-    };
+    const { turns, progress, progressRun, pushed } = busyPushLane({ quietMs: 200, floodRestFactor: 8 });
     // Two floods: past the busy lane's 100 lines each.
     await pushed('job_a', 100);
     await pushed('job_a', 100);
