@@ -88,7 +88,7 @@ async function run(stack: BareStack): Promise<string> {
     handed: option('handed', 120),
     throughput: option('throughput', 800),
     throughputWarmup: option('throughput-warmup', 200),
-    idleApis: option('idle-apis', 0),
+    idleApis: option('idle-apis', 0, 0),
   };
   await stack.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   note('starting the API and a worker as compose runs them, the bare service and its worker, and a load generator …');

@@ -272,10 +272,11 @@ export function temporalOption(): 'dev' | 'server' {
   return value;
 }
 
-/** `--name=N` from the command line, a positive integer, else `fallback`. */
-export function option(name: string, fallback: number): number {
+/** `--name=N` from the command line, an integer of at least `min` (1 unless told), else `fallback`. */
+export function option(name: string, fallback: number, min = 1): number {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
   const value = arg ? Number(arg.split('=')[1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`--${name} must be ${min === 1 ? 'a positive integer' : `an integer of at least ${min}`}`);
   return value;
 }
