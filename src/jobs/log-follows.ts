@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { prepared } from '../db/prepared';
 
-// A job's end NOTIFYs its log's followers only when someone followed it (src/jobs/projection.ts):
-// a NOTIFY wakes every LISTEN connection of the database, one transaction each, whatever channel
-// it listens on. A follower marks the row before its first read of the job. Both writes take the
-// row, so either the end sees the mark and notifies, or the follower's read after the mark sees
-// the end.
+// A job's end and its pushed lines NOTIFY its log's followers only when someone followed it
+// (src/jobs/projection.ts, src/logs/push.ts): a NOTIFY wakes every LISTEN connection of the
+// database, one transaction each, whatever channel it listens on. A follower marks the row before
+// its first read of the job. The end and a push take the row too, so either they see the mark and
+// notify, or the follower's read after the mark sees what they wrote.
 
 const mark = prepared('job_log_followed', 'UPDATE jobs SET log_followed = true WHERE id = $1 AND NOT log_followed');
 

@@ -52,6 +52,7 @@ async function lockedWithLogState(trx: Knex.Transaction, node: AskingNode, q: { 
       'j.state',
       'j.lease_id',
       'j.agent_id',
+      'j.log_followed',
       trx.raw('coalesce(s.next_seq, 1)::bigint AS log_next_seq'),
       trx.raw('coalesce(s.head_bytes, 0)::bigint AS log_head_bytes'),
       trx.raw('coalesce(s.tail_bytes, 0)::bigint AS log_tail_bytes'),
@@ -223,7 +224,9 @@ export function createLogPush({
         })
         .onConflict('job_id')
         .merge();
-      await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobLogs, `${job.id} ${seq - 1}`]);
+      // Only a followed job's lines are NOTIFYed, as its end is (src/jobs/log-follows.ts): the job's
+      // row lock above orders this read against a follower's mark.
+      if (job.log_followed) await trx.raw('SELECT pg_notify(?, ?)', [NOTIFY.jobLogs, `${job.id} ${seq - 1}`]);
       // Appended after what was stored before, with no marker in between: readers on this instance
       // can take these rows as they are, without reading them back.
       const stored =

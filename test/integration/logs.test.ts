@@ -104,6 +104,37 @@ describe('job logs', () => {
     }
   });
 
+  it('notifies a job’s pushed lines only when someone followed its log', async () => {
+    const listener = new pg.Client({ connectionString: testEnv().config.databaseUrl! });
+    await listener.connect();
+    const notified: string[] = [];
+    listener.on('notification', (n) => n.channel === NOTIFY.jobLogs && notified.push(n.payload ?? ''));
+    await listener.query(`LISTEN ${NOTIFY.jobLogs}`);
+    try {
+      const unfollowed = await runningJob();
+      await unfollowed.push(lines(1, 3));
+      const followed = await runningJob();
+      const follower = readLogStream(followed.key, followed.jobId);
+      await waitFor(
+        'the follower to mark the job',
+        async () => (await testEnv().db('jobs').where({ id: followed.jobId }).first('log_followed')).log_followed,
+      );
+      await followed.push(lines(1, 2));
+      // Delivered in commit order: the unfollowed job's push, had it notified, would be here first.
+      await waitFor('the followed job’s push to notify', () => notified.includes(`${followed.jobId} 2`));
+      assert.deepEqual(
+        notified.filter((p) => p.startsWith(`${unfollowed.jobId} `) || p.startsWith(`${followed.jobId} `)),
+        [`${followed.jobId} 2`],
+      );
+      await followed.finish();
+      const got = (await follower).events.filter((e) => e.event === 'log').map((e) => e.data.line);
+      assert.deepEqual(got, ['line 1', 'line 2']);
+      await unfollowed.finish();
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('sends keep-alive comments while a job is quiet', async () => {
     const j = await runningJob();
     const stream = readLogStream(j.key, j.jobId, { timeoutMs: 1500 });
