@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startChild } from '../src/stack/child';
 import { freePort } from '../src/stack/ports';
 import { NODE_FLAGS } from '../src/runtime/node-flags';
-import { type BareStack, BUILT_ROOT, buildService } from './stack';
+import { type BareStack, BUILT_ROOT, buildService, databaseBeside } from './stack';
 
 /**
  * The database of the bare service, beside ours in the same PostgreSQL: PostgreSQL wakes every
@@ -25,12 +25,8 @@ export async function startBareService(
   const { config } = stack;
   const port = await freePort();
   const logDir = path.join(stack.dataDir, 'logs');
-  const exists = await stack.db.raw('SELECT 1 FROM pg_database WHERE datname = ?', [BARE_DATABASE]);
-  if (!exists.rows.length) await stack.db.raw(`CREATE DATABASE ${BARE_DATABASE}`);
-  const databaseUrl = new URL(stack.databaseUrl);
-  databaseUrl.pathname = `/${BARE_DATABASE}`;
   const env = {
-    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_URL: await databaseBeside(stack, BARE_DATABASE),
     TEMPORAL_ADDRESS: stack.temporalAddress,
     TEMPORAL_NAMESPACE: config.temporal.namespace,
     TASK_QUEUE: `bench-bare-service-${Date.now()}`,

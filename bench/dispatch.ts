@@ -36,7 +36,8 @@
  *   authentication, codec, audit, metering or rate limiting. All four processes are compiled
  *   (dist/) and run by node with the flags `npm run api` and `npm run worker` give them
  *   (src/runtime/node-flags.ts: the bare server gets the API's, its worker the worker's);
- *   the bare service gets our pool size, workflow cache and loss clock. One load generator, a
+ *   the bare service gets our pool size, workflow cache and loss clock. Each side has a database
+ *   of its own, away from this process's listeners (bench/service-vs-bare.ts). One load generator, a
  *   process of its own (compiled, same flags), drives both over the same HTTP protocol: their
  *   dispatch latency in the interleaved rounds, then, after an unmeasured round a side that grows
  *   each side's database pool, throughput in rounds of half the jobs alternated bare, ours, ours,
@@ -46,7 +47,7 @@
  *   compose_ratio_* set the same figures against the bare Temporal baselines. Around each
  *   throughput round, from /proc and PostgreSQL's own statistics (both sides printed):
  *   cpu_ms_per_job = the CPU of the API, the worker, Temporal and PostgreSQL per job, summed;
- *   tx_per_transition = the app database's transactions (pg_stat_database xact_commit +
+ *   tx_per_transition = the side's database's transactions (pg_stat_database xact_commit +
  *   xact_rollback, polls included) per job ÷ 3, the transitions a job makes on the hot path:
  *   submit → QUEUED, assign → RUNNING, result → SUCCEEDED; fsync_commits_per_job = the
  *   transaction IDs PostgreSQL handed out per job (the advance of pg_current_snapshot()'s xmax,

@@ -9,7 +9,7 @@
  * --throughput=N (jobs a side, default 800, in rounds alternated bare, ours, ours, bare),
  * --throughput-warmup=N (unmeasured jobs a side before those rounds, default 200: each side's
  * database pool grows to its size there), --warmup=N (dispatches before the latency rounds,
- * default 20), --idle-apis=N (more API instances on the same database, idle throughout, default 0:
+ * default 20), --idle-apis=N (more API instances on our database, idle throughout, default 0:
  * each is another LISTEN connection, so our submits notify instead of handing their jobs to the
  * polls in memory, and each listener reads every job's notification). Last line:
  * `hot-path service_ratio_p50=… service_ratio_p99=… service_ratio_throughput=… cpu_ms_per_job=…
@@ -43,12 +43,12 @@ interface StatementRow {
   shared_blks_hit: string;
 }
 
-/** Our statements (the bare service's touch bare_jobs) over `jobs`, by total time. */
+/** Our statements (those of `db`'s database) over `jobs`, by total time. */
 async function statementsPerJob(db: Knex, jobs: number): Promise<string[]> {
   const { rows } = (await db.raw(
     `SELECT query, calls, plans, rows, total_exec_time, total_plan_time, shared_blks_hit FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-        AND query NOT LIKE '%bare_jobs%' AND query NOT LIKE '%pg_stat_%'
+        AND query NOT LIKE '%pg_stat_%'
       ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
   )) as { rows: StatementRow[] };
   return rows.map(
@@ -90,12 +90,13 @@ async function run(stack: BareStack): Promise<string> {
     throughputWarmup: option('throughput-warmup', 200),
     idleApis: option('idle-apis', 0, 0),
   };
-  await stack.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   note('starting the API and a worker as compose runs them, the bare service and its worker, and a load generator …');
   const apart = await startServiceVsBare(stack);
+  const { db } = apart.ours;
   const idleApis: Array<{ stop(): Promise<void> }> = [];
   try {
-    for (let i = 0; i < counts.idleApis; i++) idleApis.push(await spawnService(stack, 'api'));
+    await db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    for (let i = 0; i < counts.idleApis; i++) idleApis.push(await spawnService(stack, 'api', apart.ours.env));
     note(`latency: ${ROUNDS} interleaved rounds a side …`);
     await apart.latency('ours', 0, counts.warmup);
     await apart.latency('bare', 0, counts.warmup);
@@ -106,13 +107,13 @@ async function run(stack: BareStack): Promise<string> {
         samples[side].push(...(await apart.latency(side, n)).map((x) => x.polledAt - x.sentAt));
     }
     note(`transactions of ${counts.handed} jobs handed to a waiting poll, and of the idle stack …`);
-    const handed = await handedTransactions(stack.db, () => apart.latency('ours', counts.handed));
+    const handed = await handedTransactions(db, () => apart.latency('ours', counts.handed));
     const handedTx = handed.perJob;
     note(`throughput: ${counts.throughput} jobs a side, rounds alternated …`);
     await apart.warmThroughput(counts.throughputWarmup, IN_FLIGHT);
-    await stack.db.raw('SELECT pg_stat_statements_reset()');
+    await db.raw('SELECT pg_stat_statements_reset()');
     const tp = await apart.throughput(counts.throughput * 2, IN_FLIGHT);
-    const statements = await statementsPerJob(stack.db, tp.ours.jobs);
+    const statements = await statementsPerJob(db, tp.ours.jobs);
 
     const ours = summarize(samples.ours);
     const bare = summarize(samples.bare);

@@ -19,13 +19,15 @@ import { nowMs, sleep } from './stats';
  */
 export async function postgresCounters(
   db: Knex,
+  /** The databases counted, if not `db`'s own and the bare service's. */
+  databases?: string[],
 ): Promise<{ xacts: number; writes: number; fetched: number; xids: number; walFsyncs: number }> {
   await db.raw('SELECT pg_stat_force_next_flush()').catch(() => undefined);
   const { rows } = await db.raw(
     `SELECT sum(xact_commit + xact_rollback) AS xacts, sum(tup_inserted + tup_updated + tup_deleted) AS writes,
             sum(tup_fetched) AS fetched, pg_snapshot_xmax(pg_current_snapshot())::text AS xids
-       FROM pg_stat_database WHERE datname IN (current_database(), ?)`,
-    [BARE_DATABASE],
+       FROM pg_stat_database WHERE datname = ANY(coalesce(?::text[], ARRAY[current_database(), ?]))`,
+    [databases ?? null, BARE_DATABASE],
   );
   const wal = await db.raw(`SELECT sum(fsyncs) AS fsyncs FROM pg_stat_io WHERE object = 'wal'`).then(
     (r) => Number(r.rows[0].fsyncs ?? NaN),
@@ -54,8 +56,8 @@ export const STATS_FLUSH_MS = 10_500;
  * As `postgresCounters`, per job over a phase: `stop(jobs, settleMs)` reports once idle backends
  * had `settleMs` to report (by default the second in which most do), `perJob()` then gives the figures.
  */
-export async function watchPostgres(db: Knex) {
-  const read = () => postgresCounters(db);
+export async function watchPostgres(db: Knex, databases?: string[]) {
+  const read = () => postgresCounters(db, databases);
   const startedAt = nowMs();
   const before = await read();
   let figures: PostgresPerJob | undefined;
@@ -96,9 +98,9 @@ export async function watchPostgres(db: Knex) {
  * backend has reported (STATS_FLUSH_MS), so that it holds the phase's every transaction and none
  * of what ran before.
  */
-export async function settledWindow(db: Knex, phase: () => Promise<unknown>) {
+export async function settledWindow(db: Knex, phase: () => Promise<unknown>, databases?: string[]) {
   await sleep(STATS_FLUSH_MS);
-  const pg = await watchPostgres(db);
+  const pg = await watchPostgres(db, databases);
   await phase();
   await pg.stop(1, STATS_FLUSH_MS);
   return pg;

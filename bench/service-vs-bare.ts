@@ -1,20 +1,30 @@
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { apiClient } from './api';
-import { startBareService } from './bare-service';
+import { createDb } from '../src/db/knex';
+import { migrateLatest } from '../src/db/migrate';
+import { BARE_DATABASE, startBareService } from './bare-service';
 import { startComposeShape } from './compose-shape';
 import { watchLoad } from './load';
 import { type PostgresPerJob, STATS_FLUSH_MS, settledWindow, watchPostgres } from './postgres-counters';
 import { startLoadGenerator } from './load-process';
 import type { DispatchSample } from './service';
-import type { BareStack } from './stack';
+import { type BareStack, anotherWorkspaceKey, databaseBeside } from './stack';
 import { sleep, steadyRate } from './stats';
 
 // The production shape against the bare service, on the bench's stack: our API and worker as
 // compose runs them (bench/compose-shape.ts) and the bare service with its worker
 // (bench/bare-service.ts), all four compiled and started alike, driven by one load generator in a
 // process of its own (bench/load-process.ts). Latency is taken in rounds the bench interleaves
-// with its others; throughput in rounds alternated bare, ours, ours, bare.
+// with its others; throughput in rounds alternated bare, ours, ours, bare. Each side has a
+// database of its own (OURS_DATABASE, BARE_DATABASE): PostgreSQL wakes every LISTEN connection of
+// a database for each NOTIFY, so ours beside the bench's other listeners (bench:dispatch's
+// in-process service, its NOTIFY probes) would pay a transaction on each for every job, and would
+// not be the one listener that hands a queued job to its polls in memory, as one API instance
+// alone on its database is (docs/performance: what more instances cost is measured apart).
+
+/** Our API and worker's database, beside the stack's and the bare service's. */
+export const OURS_DATABASE = 'compose_shape';
 
 export type Side = 'ours' | 'bare';
 const THROUGHPUT_ORDER: Side[] = ['bare', 'ours', 'ours', 'bare'];
@@ -39,12 +49,17 @@ export interface SideThroughput {
 }
 
 export async function startServiceVsBare(stack: BareStack) {
-  const compose = await startComposeShape(stack);
-  const stops: Array<() => Promise<void>> = [compose.stop];
+  const oursEnv = { DATABASE_URL: await databaseBeside(stack, OURS_DATABASE) };
+  const db = createDb(oursEnv.DATABASE_URL);
+  const stops: Array<() => Promise<void>> = [() => db.destroy()];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
   };
   try {
+    await migrateLatest(db);
+    const userKey = await anotherWorkspaceKey(db, 'bench-ours');
+    const compose = await startComposeShape(stack, oursEnv);
+    stops.push(compose.stop);
     const bare = await startBareService(stack);
     stops.push(bare.stop);
     const load = await startLoadGenerator(path.join(stack.dataDir, 'logs'));
@@ -52,19 +67,23 @@ export async function startServiceVsBare(stack: BareStack) {
     const urls: Record<Side, string> = { ours: compose.url, bare: bare.url };
     const clients = { ours: compose.api, bare: apiClient(bare.url) };
     const pids = { ...compose.pids, ...bare.pids, [load.pid]: 'load generator' };
+    const keys: Record<Side, string> = { ours: userKey, bare: stack.userKey };
     const latencyNode = {
-      ours: await clients.ours.register(stack.userKey, 'bench-compose-latency', { role: 'compose-latency' }),
-      bare: await clients.bare.register(stack.userKey, 'bench-bare-latency'),
+      ours: await clients.ours.register(keys.ours, 'bench-compose-latency', { role: 'compose-latency' }),
+      bare: await clients.bare.register(keys.bare, 'bench-bare-latency'),
     };
     const tpNodes = async (side: Side) =>
-      Promise.all([1, 2, 3, 4].map((i) => clients[side].register(stack.userKey, `bench-${side}-tp-${i}`)));
+      Promise.all([1, 2, 3, 4].map((i) => clients[side].register(keys[side], `bench-${side}-tp-${i}`)));
     const nodes = { ours: await tpNodes('ours'), bare: await tpNodes('bare') };
+    const counted = [OURS_DATABASE, BARE_DATABASE];
 
     const throughputRound = (side: Side, jobs: number, inFlight: number) =>
-      load.throughput(urls[side], { userKey: stack.userKey, nodes: nodes[side], jobs, inFlight, maxJobs: 50 });
+      load.throughput(urls[side], { userKey: keys[side], nodes: nodes[side], jobs, inFlight, maxJobs: 50 });
 
     return {
       pids,
+      /** Our database, and the settings that put another of our processes on it. */
+      ours: { db, env: oursEnv },
       /**
        * An unmeasured throughput round a side (the bare service's first, so ours, measured second,
        * is not left idle long): each side's database pool grows to its size here, and the rounds
@@ -76,7 +95,7 @@ export async function startServiceVsBare(stack: BareStack) {
       },
       /** One latency round on one side: submit sent → poll answer with the job, the poll already waiting. */
       latency: (side: Side, iterations: number, warmup = 0): Promise<DispatchSample[]> =>
-        load.latency(urls[side], { userKey: stack.userKey, node: latencyNode[side], warmup, iterations }),
+        load.latency(urls[side], { userKey: keys[side], node: latencyNode[side], warmup, iterations }),
 
       /**
        * Throughput rounds of `jobs / 2` each (200 in flight, four nodes polling up to 50), with the
@@ -92,11 +111,11 @@ export async function startServiceVsBare(stack: BareStack) {
       ): Promise<Record<Side, SideThroughput> & { background: PostgresPerJob }> {
         const perRound = Math.ceil(jobs / 2);
         const acc = {} as Record<Side, SideThroughput & { steady: number[]; pgWindowMs: number }>;
-        const quietBefore = await backgroundRate(stack.db);
+        const quietBefore = await backgroundRate(stack.db, counted);
         for (const side of THROUGHPUT_ORDER) {
           const cpu = watchLoad(undefined, pids);
           // Opened once the last round's backends have all reported (see STATS_FLUSH_MS).
-          const pg = await watchPostgres(stack.db);
+          const pg = await watchPostgres(stack.db, counted);
           const tp = await throughputRound(side, perRound, inFlight);
           // The round's tail (runs completing after their last answer) is charged to its CPU.
           await sleep(TAIL_MS);
@@ -123,7 +142,7 @@ export async function startServiceVsBare(stack: BareStack) {
           const p = pg.perJob();
           for (const k of COUNTERS) a.postgres[k] += p[k] * perRound;
         }
-        const quietAfter = await backgroundRate(stack.db);
+        const quietAfter = await backgroundRate(stack.db, counted);
         const background = {} as PostgresPerJob;
         for (const k of COUNTERS) background[k] = (quietBefore[k] + quietAfter[k]) / 2;
         for (const a of Object.values(acc)) {
@@ -144,9 +163,9 @@ export async function startServiceVsBare(stack: BareStack) {
   }
 }
 
-/** PostgreSQL's counts per ms while nothing is asked of the stack. */
-async function backgroundRate(db: Knex): Promise<PostgresPerJob> {
-  const pg = await settledWindow(db, () => sleep(QUIET_MS));
+/** PostgreSQL's counts per ms in `databases` while nothing is asked of the stack. */
+async function backgroundRate(db: Knex, databases: string[]): Promise<PostgresPerJob> {
+  const pg = await settledWindow(db, () => sleep(QUIET_MS), databases);
   const total = pg.perJob();
   const rate = {} as PostgresPerJob;
   for (const k of COUNTERS) rate[k] = total[k] / pg.windowMs();

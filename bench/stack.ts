@@ -54,6 +54,15 @@ export async function anotherWorkspaceKey(db: Knex, name: string): Promise<strin
   return (await createApiKey(db, { workspaceId, name, kind: 'user' })).key;
 }
 
+/** The URL of `name`, a database beside the stack's in the same PostgreSQL, created if missing. */
+export async function databaseBeside(stack: BareStack, name: string): Promise<string> {
+  const exists = await stack.db.raw('SELECT 1 FROM pg_database WHERE datname = ?', [name]);
+  if (!exists.rows.length) await stack.db.raw(`CREATE DATABASE ${name}`);
+  const url = new URL(stack.databaseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export interface BenchStack extends BareStack {
   service: ServiceProcess;
   url: string;
