@@ -24,6 +24,27 @@ async function runningJob() {
   return { key, jobId: sub.job_id as string, push, finish };
 }
 
+/** The payloads NOTIFYed on `channel` from now on, heard on a LISTEN connection of the test's own. */
+async function listenTo(channel: string) {
+  const listener = new pg.Client({ connectionString: testEnv().config.databaseUrl! });
+  await listener.connect();
+  const notified: string[] = [];
+  listener.on('notification', (n) => n.channel === channel && notified.push(n.payload ?? ''));
+  await listener.query(`LISTEN ${channel}`);
+  return { notified, end: () => listener.end() };
+}
+
+/** A running job whose log a client follows, once the follower has marked it. */
+async function followedJob() {
+  const j = await runningJob();
+  const follower = readLogStream(j.key, j.jobId);
+  await waitFor(
+    'the follower to mark the job',
+    async () => (await testEnv().db('jobs').where({ id: j.jobId }).first('log_followed')).log_followed,
+  );
+  return { ...j, follower };
+}
+
 const lines = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, line: `line ${from + i}` }));
 
@@ -76,22 +97,13 @@ describe('job logs', () => {
   });
 
   it('notifies a job’s end only when someone followed its log: a NOTIFY wakes every listener of the database', async () => {
-    const listener = new pg.Client({ connectionString: testEnv().config.databaseUrl! });
-    await listener.connect();
-    const notified: string[] = [];
-    listener.on('notification', (n) => n.channel === NOTIFY.jobState && notified.push(n.payload ?? ''));
-    await listener.query(`LISTEN ${NOTIFY.jobState}`);
+    const { notified, end } = await listenTo(NOTIFY.jobState);
     try {
       const unfollowed = await runningJob();
       await unfollowed.finish();
-      const followed = await runningJob();
-      const follower = readLogStream(followed.key, followed.jobId);
-      await waitFor(
-        'the follower to mark the job',
-        async () => (await testEnv().db('jobs').where({ id: followed.jobId }).first('log_followed')).log_followed,
-      );
+      const followed = await followedJob();
       await followed.finish();
-      assert.equal((await follower).events.at(-1)!.event, 'end');
+      assert.equal((await followed.follower).events.at(-1)!.event, 'end');
       // Delivered in commit order: the unfollowed job's end, had it notified, would be here first.
       await waitFor('the followed job’s end to notify', () => notified.includes(followed.jobId));
       // Other lanes' followed jobs may notify too: only this test's two are looked at.
@@ -100,25 +112,16 @@ describe('job logs', () => {
         [followed.jobId],
       );
     } finally {
-      await listener.end();
+      await end();
     }
   });
 
   it('notifies a job’s pushed lines only when someone followed its log', async () => {
-    const listener = new pg.Client({ connectionString: testEnv().config.databaseUrl! });
-    await listener.connect();
-    const notified: string[] = [];
-    listener.on('notification', (n) => n.channel === NOTIFY.jobLogs && notified.push(n.payload ?? ''));
-    await listener.query(`LISTEN ${NOTIFY.jobLogs}`);
+    const { notified, end } = await listenTo(NOTIFY.jobLogs);
     try {
       const unfollowed = await runningJob();
       await unfollowed.push(lines(1, 3));
-      const followed = await runningJob();
-      const follower = readLogStream(followed.key, followed.jobId);
-      await waitFor(
-        'the follower to mark the job',
-        async () => (await testEnv().db('jobs').where({ id: followed.jobId }).first('log_followed')).log_followed,
-      );
+      const followed = await followedJob();
       await followed.push(lines(1, 2));
       // Delivered in commit order: the unfollowed job's push, had it notified, would be here first.
       await waitFor('the followed job’s push to notify', () => notified.includes(`${followed.jobId} 2`));
@@ -127,11 +130,11 @@ describe('job logs', () => {
         [`${followed.jobId} 2`],
       );
       await followed.finish();
-      const got = (await follower).events.filter((e) => e.event === 'log').map((e) => e.data.line);
+      const got = (await followed.follower).events.filter((e) => e.event === 'log').map((e) => e.data.line);
       assert.deepEqual(got, ['line 1', 'line 2']);
       await unfollowed.finish();
     } finally {
-      await listener.end();
+      await end();
     }
   });
 
